@@ -1,0 +1,20 @@
+"""crm-conformance: a contract-conformance suite for the Messaging and CRM service API."""
+
+from crm_conformance._errors import (
+    AdapterError,
+    CatalogueError,
+    ConformanceError,
+    TargetFileError,
+    TargetUnreachable,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AdapterError",
+    "CatalogueError",
+    "ConformanceError",
+    "TargetFileError",
+    "TargetUnreachable",
+    "__version__",
+]
