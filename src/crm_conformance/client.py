@@ -1,0 +1,339 @@
+"""The HTTP client every suite talks to the target through.
+
+It is polite to someone else's server (DESIGN.md principle 4) and honest in what it
+reports: it honours 429 `Retry-After` with bounded retries, keeps a request budget
+per run, stops the run with one message when the target keeps failing (circuit
+breaker), and records every exchange with tokens redacted for the report. A 429
+that arrives without `Retry-After` is retried too, but recorded in `throttled` so a
+header test can fail on it instead of the client hiding it.
+"""
+
+import enum
+import json as jsonlib
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from crm_conformance._errors import ConformanceError, TargetUnreachable
+from crm_conformance.redaction import Redactor
+from crm_conformance.reproduction import curl_command
+
+_BODY_LIMIT = 8000  # characters of each body kept in a recorded exchange
+
+
+class BudgetExhausted(ConformanceError):
+    """Raised when a run has sent as many requests as its budget (`--request-budget`) allows."""
+
+    exit_code = 2
+
+
+class _Default(enum.Enum):
+    """Sentinel type: "argument not given", distinct from an explicit None."""
+
+    VALUE = enum.auto()
+
+
+DEFAULT = _Default.VALUE
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One request and its response (or transport error), redacted, as the report shows it."""
+
+    method: str
+    url: str
+    request_headers: Mapping[str, str]
+    request_body: str | None
+    status: int | None
+    response_headers: Mapping[str, str]
+    response_body: str | None
+    elapsed: float
+    error: str | None = None
+
+    def curl(self) -> str:
+        """The request as a curl line, with the token as `$TOKEN`."""
+        return curl_command(
+            method=self.method, url=self.url, headers=self.request_headers, body=self.request_body
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready form for reports and xdist transport."""
+        return {
+            "method": self.method,
+            "url": self.url,
+            "request_headers": dict(self.request_headers),
+            "request_body": self.request_body,
+            "status": self.status,
+            "response_headers": dict(self.response_headers),
+            "response_body": self.response_body,
+            "elapsed": round(self.elapsed, 4),
+            "error": self.error,
+            "curl": self.curl(),
+        }
+
+
+@dataclass
+class ExchangeLog:
+    """Every exchange of a run in order, and the 429s the client retried on a test's behalf."""
+
+    exchanges: list[Exchange] = field(default_factory=list)
+    throttled: list[Exchange] = field(default_factory=list)
+
+    def mark(self) -> int:
+        """A position to read `since` from (the plugin marks the start of each test)."""
+        return len(self.exchanges)
+
+    def since(self, mark: int) -> list[Exchange]:
+        """The exchanges recorded after `mark`."""
+        return self.exchanges[mark:]
+
+
+class RequestBudget:
+    """A cap on requests per run (per xdist worker); shared by the API and adapter clients."""
+
+    def __init__(self, limit: int) -> None:
+        if limit < 1:
+            raise ValueError(f"limit={limit!r}: a request budget must be at least 1")
+        self.limit = limit
+        self.used = 0
+
+    def spend(self) -> None:
+        """Count one request, or raise `BudgetExhausted` when none is left."""
+        if self.used >= self.limit:
+            raise BudgetExhausted(
+                f"request budget exhausted: {self.used} requests sent, the limit is "
+                f"{self.limit}; raise it with --request-budget N if the target can take it"
+            )
+        self.used += 1
+
+
+class CircuitBreaker:
+    """Opens after `threshold` consecutive connection errors or 5xx answers, and stays open.
+
+    A crashed target then shows as one clear error instead of dozens of failures.
+    """
+
+    def __init__(self, threshold: int = 8) -> None:
+        if threshold < 1:
+            raise ValueError(f"threshold={threshold!r}: must be at least 1")
+        self.threshold = threshold
+        self.consecutive = 0
+        self.last_problem = ""
+        self.opened: str | None = None
+
+    def check(self) -> None:
+        """Raise `TargetUnreachable` when the breaker is open."""
+        if self.opened is not None:
+            raise TargetUnreachable(self.opened)
+
+    def record(self, *, problem: str | None) -> None:
+        """Count a bad outcome (`problem` says what) or reset on a good one."""
+        if problem is None:
+            self.consecutive = 0
+            return
+        self.consecutive += 1
+        self.last_problem = problem
+        if self.consecutive >= self.threshold:
+            self.opened = (
+                f"circuit breaker open after {self.consecutive} consecutive connection errors "
+                f"or 5xx answers from the target (last: {problem}); the run stops here"
+            )
+
+
+class ApiClient:
+    """Sends requests to the target's public API as one token; see ARCHITECTURE.md."""
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        token: str | None,
+        redactor: Redactor | None = None,
+        log: ExchangeLog | None = None,
+        budget: RequestBudget | None = None,
+        breaker: CircuitBreaker | None = None,
+        timeout: float = 10.0,
+        max_retries: int = 3,
+        max_retry_after: float = 30.0,
+        transport: httpx.BaseTransport | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        http: httpx.Client | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.token = token
+        self.redactor = redactor if redactor is not None else Redactor()
+        if token:
+            self.redactor.add(token)
+        self.log = log if log is not None else ExchangeLog()
+        self.budget = budget if budget is not None else RequestBudget(10_000)
+        self.breaker = breaker if breaker is not None else CircuitBreaker()
+        self.max_retries = max_retries
+        self.max_retry_after = max_retry_after
+        self._sleep = sleep
+        self._http = http or httpx.Client(
+            timeout=timeout, transport=transport, follow_redirects=False
+        )
+
+    def with_token(self, token: str | None) -> "ApiClient":
+        """A client for another token sharing this one's connection, budget, breaker and log."""
+        return ApiClient(
+            base_url=self.base_url,
+            token=token,
+            redactor=self.redactor,
+            log=self.log,
+            budget=self.budget,
+            breaker=self.breaker,
+            max_retries=self.max_retries,
+            max_retry_after=self.max_retry_after,
+            sleep=self._sleep,
+            http=self._http,
+        )
+
+    def close(self) -> None:
+        """Close the connection pool (shared with clients made by `with_token`)."""
+        self._http.close()
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, Any] | list[tuple[str, Any]] | None = None,
+        json: Any = DEFAULT,
+        content: bytes | str | None = None,
+        headers: Mapping[str, str] | None = None,
+        token: str | _Default | None = DEFAULT,
+        retry_429: bool = True,
+    ) -> httpx.Response:
+        """Send one request; `path` starts with /v1.
+
+        `json` is serialised as given, so `json=None` sends the body `null`; leave it out
+        for no body. `token=None` sends no Authorization header, `token="..."` sends
+        `Bearer <that exact value>`; an explicit Authorization in `headers` wins.
+        `retry_429=False` returns the first 429 as is (for the rate-limit suite).
+        """
+        sent_headers = {"Accept": "application/json"}
+        bearer = self.token if token is DEFAULT else token
+        if bearer is not None:
+            self.redactor.add(bearer)
+            sent_headers["Authorization"] = f"Bearer {bearer}"
+        body: bytes | None = None
+        if json is not DEFAULT:
+            body = jsonlib.dumps(json).encode()
+            sent_headers["Content-Type"] = "application/json"
+        elif content is not None:
+            body = content.encode() if isinstance(content, str) else content
+        sent_headers.update(headers or {})
+        request = self._http.build_request(
+            method.upper(), self.base_url + path, params=params, content=body, headers=sent_headers
+        )
+        for attempt in range(self.max_retries + 1):
+            response = self._send(request)
+            if response.status_code != 429 or not retry_429 or attempt == self.max_retries:
+                return response
+            wait = _retry_after(response.headers.get("Retry-After"))
+            if wait is None:
+                # Recorded (not hidden) so a header test can fail on it; back off a little.
+                self.log.throttled.append(self.log.exchanges[-1])
+                wait = 0.5 * 2**attempt
+            elif wait > self.max_retry_after:
+                return response
+            self._sleep(wait)
+        raise AssertionError("unreachable: the loop returns on its last attempt")
+
+    def get(self, path: str, **kwargs: Any) -> httpx.Response:
+        """`request("GET", path, ...)`."""
+        return self.request("GET", path, **kwargs)
+
+    def post(self, path: str, **kwargs: Any) -> httpx.Response:
+        """`request("POST", path, ...)`."""
+        return self.request("POST", path, **kwargs)
+
+    def put(self, path: str, **kwargs: Any) -> httpx.Response:
+        """`request("PUT", path, ...)`."""
+        return self.request("PUT", path, **kwargs)
+
+    def patch(self, path: str, **kwargs: Any) -> httpx.Response:
+        """`request("PATCH", path, ...)`."""
+        return self.request("PATCH", path, **kwargs)
+
+    def delete(self, path: str, **kwargs: Any) -> httpx.Response:
+        """`request("DELETE", path, ...)`."""
+        return self.request("DELETE", path, **kwargs)
+
+    def _send(self, request: httpx.Request) -> httpx.Response:
+        self.breaker.check()
+        self.budget.spend()
+        started = time.perf_counter()
+        try:
+            response = self._http.send(request)
+            response.read()
+        except httpx.TransportError as exc:
+            elapsed = time.perf_counter() - started
+            problem = f"{type(exc).__name__} on {request.method} {request.url.path}"
+            self.log.exchanges.append(self._record(request, None, elapsed, error=problem))
+            self.breaker.record(problem=problem)
+            raise
+        elapsed = time.perf_counter() - started
+        self.log.exchanges.append(self._record(request, response, elapsed))
+        server_error = response.status_code >= 500
+        self.breaker.record(
+            problem=f"{response.status_code} on {request.method} {request.url.path}"
+            if server_error
+            else None
+        )
+        return response
+
+    def _record(
+        self,
+        request: httpx.Request,
+        response: httpx.Response | None,
+        elapsed: float,
+        *,
+        error: str | None = None,
+    ) -> Exchange:
+        return record_exchange(self.redactor, request, response, elapsed, error=error)
+
+
+def record_exchange(
+    redactor: Redactor,
+    request: httpx.Request,
+    response: httpx.Response | None,
+    elapsed: float,
+    *,
+    error: str | None = None,
+) -> Exchange:
+    """A redacted `Exchange` of one request and its response (shared with the adapter client)."""
+    return Exchange(
+        method=request.method,
+        url=redactor.text(str(request.url)),
+        request_headers=redactor.headers(request.headers.multi_items()),
+        request_body=_text(redactor, request.content),
+        status=None if response is None else response.status_code,
+        response_headers={}
+        if response is None
+        else redactor.headers(response.headers.multi_items()),
+        response_body=None if response is None else _text(redactor, response.content),
+        elapsed=elapsed,
+        error=error,
+    )
+
+
+def _text(redactor: Redactor, body: bytes) -> str | None:
+    if not body:
+        return None
+    # Redact before cutting, so no secret is cut in half and left readable.
+    text = redactor.text(body.decode("utf-8", "replace"))
+    if len(text) > _BODY_LIMIT:
+        text = text[:_BODY_LIMIT] + f"… [{len(text) - _BODY_LIMIT} more characters]"
+    return text
+
+
+def _retry_after(value: str | None) -> float | None:
+    """Seconds from a Retry-After header the document defines as an integer; else None."""
+    if value is None or not value.strip().isdigit():
+        return None
+    return float(int(value.strip()))
