@@ -310,7 +310,7 @@ def record_exchange(
     return Exchange(
         method=request.method,
         url=redactor.text(str(request.url)),
-        request_headers=redactor.headers(request.headers.multi_items()),
+        request_headers=redactor.headers(_as_sent(request.headers)),
         request_body=_text(redactor, request.content),
         status=None if response is None else response.status_code,
         response_headers={}
@@ -320,6 +320,11 @@ def record_exchange(
         elapsed=elapsed,
         error=error,
     )
+
+
+def _as_sent(headers: httpx.Headers) -> list[tuple[str, str]]:
+    """Header names as they went over the wire (httpx lower-cases them in `items()`)."""
+    return [(name.decode("latin-1"), value.decode("latin-1")) for name, value in headers.raw]
 
 
 def _text(redactor: Redactor, body: bytes) -> str | None:

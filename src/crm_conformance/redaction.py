@@ -15,8 +15,9 @@ FILTERED = "[Filtered]"
 # A token of the document's shapes: workspace tokens `sk_live_<selector>.<verifier>`
 # and `sk_test_...`, OAuth access tokens `oat_live_...` (and a test twin, if any).
 _TOKEN_SHAPE = re.compile(r"\b(?:sk|oat)_(?:live|test)_[A-Za-z0-9_\-.~+/=]+")
-# Whatever follows `Bearer ` in a header or a text is a credential.
-_BEARER = re.compile(r"(?i)\b(bearer)\s+(?!\[Filtered\])[^\s'\",]+")
+# Whatever follows `Bearer ` in a header or a text is a credential (but the curl
+# line's `$TOKEN` placeholder).
+_BEARER = re.compile(r"(?i)\b(bearer)\s+(?!\[Filtered\]|\$TOKEN\b)[^\s'\",]+")
 _SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
 
 

@@ -5,7 +5,6 @@ placeholder (double-quoted so the shell expands it), everything else single-quot
 Headers httpx adds on its own are left out; they only add noise.
 """
 
-import shlex
 from collections.abc import Mapping
 
 _IMPLICIT_HEADERS = frozenset(
@@ -20,7 +19,7 @@ def curl_command(
     parts = ["curl"]
     if method.upper() != "GET" or body:
         parts += ["-X", method.upper()]
-    parts.append(shlex.quote(url))
+    parts.append(_quote(url))
     for name, value in headers.items():
         lowered = name.lower()
         if lowered in _IMPLICIT_HEADERS:
@@ -29,8 +28,13 @@ def curl_command(
             scheme = value.split(" ", 1)[0] if " " in value else "Bearer"
             parts += ["-H", f'"Authorization: {scheme} $TOKEN"']
         else:
-            parts += ["-H", shlex.quote(f"{name}: {value}")]
+            parts += ["-H", _quote(f"{name}: {value}")]
     if body:
         text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
-        parts += ["--data-raw", shlex.quote(text)]
+        parts += ["--data-raw", _quote(text)]
     return " ".join(parts)
+
+
+def _quote(text: str) -> str:
+    """Single-quoted for a POSIX shell, always (even when no character needs it)."""
+    return "'" + text.replace("'", "'\"'\"'") + "'"

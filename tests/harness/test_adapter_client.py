@@ -1,0 +1,103 @@
+"""AdapterClient: typed calls, cached health, and every failure as one AdapterError."""
+
+import json
+
+import httpx
+import pytest
+
+from crm_conformance import AdapterError
+from crm_conformance.adapter_client import AdapterClient, FeatureMissing
+
+ISSUED = "sk_test_issued.byTheAdapter42"
+
+
+def adapter(
+    features: list[str], answers: dict[str, httpx.Response] | None = None
+) -> tuple[AdapterClient, list[httpx.Request]]:
+    seen: list[httpx.Request] = []
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        key = f"{request.method} {request.url.path}"
+        if answers and key in answers:
+            return answers[key]
+        if key == "GET /_adapter/v1/health":
+            return httpx.Response(200, json={"ok": True, "features": features})
+        if key == "POST /_adapter/v1/tokens":
+            return httpx.Response(
+                201, json={"id": "tok_1", "token": ISSUED, "kind": "workspace", "scopes": ["a"]}
+            )
+        if key == "GET /_adapter/v1/fixtures":
+            return httpx.Response(
+                200,
+                json={
+                    "pipelines": [
+                        {"id": "pipe_1", "stages": [{"id": "stg_1", "default_probability": 10}]}
+                    ],
+                    "lost_reasons": ["lrsn_1"],
+                    "users": ["usr_1"],
+                    "contact_custom_fields": ["k"],
+                },
+            )
+        return httpx.Response(201, json={"id": "x", "echo": json.loads(request.content or b"{}")})
+
+    client = AdapterClient(adapter_url="http://h/_adapter/", transport=httpx.MockTransport(handle))
+    return client, seen
+
+
+def test_health_is_fetched_once_and_features_gate_calls() -> None:
+    client, seen = adapter(["records", "tokens"])
+    assert client.has("records") and not client.has("campaigns")
+    client.create_record(kind="contact", fields={"first_name": "A"})
+    with pytest.raises(FeatureMissing, match="does not offer 'campaigns'"):
+        client.create_campaign(status="running")
+    assert [r.url.path for r in seen].count("/_adapter/v1/health") == 1
+
+
+def test_issued_tokens_are_typed_and_redacted_from_then_on() -> None:
+    client, _ = adapter(["tokens"])
+    issued = client.create_token(scopes=["contacts:read"], state="expired")
+    assert issued.token == ISSUED and issued.scopes == ("a",)
+    assert ISSUED not in json.dumps([e.as_dict() for e in client.log.exchanges])
+
+
+def test_bodies_leave_out_what_was_not_given() -> None:
+    client, seen = adapter(["conversations"])
+    client.create_conversation(status="waiting", contact_id=None)
+    assert json.loads(seen[-1].content) == {
+        "workspace": "primary",
+        "status": "waiting",
+        "contact_id": None,
+    }
+
+
+def test_fixtures_are_parsed() -> None:
+    client, _ = adapter(["fixtures"])
+    fixtures = client.fixtures()
+    assert fixtures.pipelines[0].stages[0].default_probability == 10
+    assert fixtures.lost_reasons == ("lrsn_1",)
+
+
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        (httpx.Response(500, text="kaboom"), "adapter POST /v1/records answered 500: kaboom"),
+        (httpx.Response(201, text="<html>"), "with a body that is not JSON"),
+        (httpx.Response(201, json=[1]), "expected a JSON object"),
+    ],
+)
+def test_every_adapter_failure_is_one_adapter_error(answer: httpx.Response, message: str) -> None:
+    client, _ = adapter(["records"], {"POST /_adapter/v1/records": answer})
+    with pytest.raises(AdapterError, match=message.replace("(", r"\(")):
+        client.create_record(kind="contact", fields={})
+
+
+def test_an_unreachable_adapter_names_adapter_url() -> None:
+    def refuse(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("refused", request=request)
+
+    client = AdapterClient(adapter_url="http://h/_adapter", transport=httpx.MockTransport(refuse))
+    with pytest.raises(
+        AdapterError, match=r"adapter GET /v1/health failed: ConnectError.*adapter_url"
+    ):
+        client.has("records")

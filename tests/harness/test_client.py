@@ -1,0 +1,154 @@
+"""ApiClient against httpx.MockTransport: 429 handling, budget, breaker, recording, redaction."""
+
+import json
+
+import httpx
+import pytest
+from fake_target import TOKEN, conformant, rate_headers
+
+from crm_conformance import TargetUnreachable
+from crm_conformance.client import ApiClient, BudgetExhausted, CircuitBreaker, RequestBudget
+from crm_conformance.redaction import FILTERED, Redactor
+
+
+def client(
+    handler: httpx.MockTransport | None = None, **options: object
+) -> tuple[ApiClient, list[float]]:
+    slept: list[float] = []
+    api = ApiClient(
+        base_url="http://target",
+        token=TOKEN,
+        transport=handler or httpx.MockTransport(conformant),
+        sleep=slept.append,
+        **options,  # type: ignore[arg-type]
+    )
+    return api, slept
+
+
+def throttling(first: int, retry_after: str | None) -> httpx.MockTransport:
+    """Answers 429 `first` times, then what a conforming server would."""
+    calls = {"n": 0}
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        calls["n"] += 1
+        if calls["n"] <= first:
+            headers = rate_headers()
+            if retry_after is not None:
+                headers["Retry-After"] = retry_after
+            return httpx.Response(
+                429, json={"error": {"type": "rate_limit_error"}}, headers=headers
+            )
+        return conformant(request)
+
+    return httpx.MockTransport(handle)
+
+
+def test_a_429_is_retried_after_the_seconds_it_names() -> None:
+    api, slept = client(throttling(2, "3"))
+    assert api.get("/v1/contacts").status_code == 200
+    assert slept == [3.0, 3.0]
+    assert api.log.throttled == []
+    assert [e.status for e in api.log.exchanges] == [429, 429, 200]
+
+
+def test_a_429_without_retry_after_is_retried_but_recorded() -> None:
+    api, slept = client(throttling(1, None))
+    assert api.get("/v1/contacts").status_code == 200
+    assert slept == [0.5]
+    assert [e.status for e in api.log.throttled] == [429]
+
+
+def test_retries_are_bounded_and_the_last_429_returned() -> None:
+    api, slept = client(throttling(10, "1"), max_retries=2)
+    assert api.get("/v1/contacts").status_code == 429
+    assert len(slept) == 2
+
+
+def test_a_retry_after_beyond_the_cap_is_returned_not_waited() -> None:
+    api, slept = client(throttling(1, "3600"))
+    assert api.get("/v1/contacts").status_code == 429
+    assert slept == []
+
+
+def test_retry_can_be_turned_off_for_the_rate_limit_suite() -> None:
+    api, slept = client(throttling(1, "1"))
+    assert api.get("/v1/contacts", retry_429=False).status_code == 429
+    assert slept == []
+
+
+def test_the_budget_stops_requests_with_a_clear_error() -> None:
+    api, _ = client(budget=RequestBudget(2))
+    api.get("/v1/me")
+    api.get("/v1/me")
+    with pytest.raises(BudgetExhausted, match="--request-budget"):
+        api.get("/v1/me")
+
+
+def test_the_breaker_opens_after_consecutive_5xx_and_stays_open() -> None:
+    transport = httpx.MockTransport(lambda request: httpx.Response(500, text="boom"))
+    api, _ = client(transport, breaker=CircuitBreaker(3))
+    for _ in range(3):
+        assert api.get("/v1/me").status_code == 500
+    with pytest.raises(TargetUnreachable, match="circuit breaker open after 3 consecutive"):
+        api.get("/v1/me")
+    assert len(api.log.exchanges) == 3
+
+
+def test_connection_errors_count_towards_the_breaker_and_are_recorded() -> None:
+    def refuse(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("refused", request=request)
+
+    api, _ = client(httpx.MockTransport(refuse), breaker=CircuitBreaker(2))
+    for _ in range(2):
+        with pytest.raises(httpx.ConnectError):
+            api.get("/v1/me")
+    assert api.log.exchanges[0].error == "ConnectError on GET /v1/me"
+    with pytest.raises(TargetUnreachable, match="last: ConnectError on GET /v1/me"):
+        api.get("/v1/me")
+
+
+def test_a_good_answer_resets_the_breaker() -> None:
+    answers = iter([500, 500, 200, 500, 500, 200])
+    transport = httpx.MockTransport(lambda request: httpx.Response(next(answers), json={}))
+    api, _ = client(transport, breaker=CircuitBreaker(3))
+    assert [api.get("/v1/me").status_code for _ in range(6)] == [500, 500, 200, 500, 500, 200]
+
+
+def test_token_choices_and_bodies() -> None:
+    seen: list[httpx.Request] = []
+
+    def record(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return conformant(request)
+
+    api, _ = client(httpx.MockTransport(record))
+    api.post("/v1/conversations/x/close", json=None)
+    api.post("/v1/x", token=None)
+    api.post("/v1/x", token="raw value", content=b"{}")
+    api.with_token("sk_test_second.token").get("/v1/me")
+    assert seen[0].content == b"null" and seen[0].headers["Authorization"] == f"Bearer {TOKEN}"
+    assert "Authorization" not in seen[1].headers and seen[1].content == b""
+    assert seen[2].headers["Authorization"] == "Bearer raw value"
+    assert seen[3].headers["Authorization"] == "Bearer sk_test_second.token"
+    assert len(api.log.exchanges) == 4  # with_token shares the log
+
+
+def test_recorded_exchanges_never_hold_a_token() -> None:
+    def echo(request: httpx.Request) -> httpx.Response:
+        body = {"you_sent": request.headers["Authorization"], "token": TOKEN}
+        return httpx.Response(200, json=body, headers={"X-Echo": TOKEN})
+
+    api, _ = client(httpx.MockTransport(echo))
+    api.post("/v1/tokens", json={"token": TOKEN})
+    recorded = json.dumps(api.log.exchanges[0].as_dict())
+    assert TOKEN not in recorded
+    assert FILTERED in recorded
+    assert '"Authorization: Bearer $TOKEN"' in api.log.exchanges[0].curl()
+
+
+def test_redactor_filters_known_secrets_bearer_values_and_token_shapes() -> None:
+    redactor = Redactor(["my-very-own-secret"])
+    text = "a my-very-own-secret b Bearer abc.def c sk_live_x.y d oat_live_zz e"
+    assert redactor.text(text) == (f"a {FILTERED} b Bearer {FILTERED} c {FILTERED} d {FILTERED} e")
+    headers = redactor.headers({"Authorization": "Bearer abc", "X-Other": "my-very-own-secret"})
+    assert headers == {"Authorization": f"Bearer {FILTERED}", "X-Other": FILTERED}

@@ -1,0 +1,121 @@
+"""Target files: every mistake is one TargetFileError naming the key (DESIGN.md)."""
+
+from pathlib import Path
+
+import pytest
+
+from crm_conformance import TargetFileError
+from crm_conformance.target import load_target
+
+GOOD = """
+base_url = "http://127.0.0.1:8000/"
+adapter_url = "http://127.0.0.1:9100/_adapter"
+
+[tokens.full]
+value_env = "CRM_TOKEN_FULL"
+
+[tokens.other_workspace]
+value = "sk_test_other.verifier"
+scopes = ["contacts:read"]
+
+[conventions]
+tag_catalogue_field = "kind"
+[conventions.contact_filters]
+status = "status"
+
+[write_policy]
+contacts = false
+"""
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "target.toml"
+    path.write_text(text)
+    return path
+
+
+def test_a_good_file_loads_with_sources(tmp_path: Path) -> None:
+    target = load_target(path=write(tmp_path, GOOD), environ={"CRM_TOKEN_FULL": "sk_test_a.b"})
+    assert target.base_url == "http://127.0.0.1:8000"
+    assert target.adapter_url == "http://127.0.0.1:9100/_adapter"
+    assert target.tokens == {"full": "sk_test_a.b", "other_workspace": "sk_test_other.verifier"}
+    assert target.conventions == {"tag_catalogue_field": "kind", "contact_filters.status": "status"}
+    assert target.declared_scopes == {"other_workspace": frozenset({"contacts:read"})}
+    assert target.write_policy == {"contacts": False}
+    assert target.sources["tokens.full"] == "environment variable CRM_TOKEN_FULL"
+    assert target.sources["base_url"] == "target file target.toml"
+    assert "sk_test_a.b" not in str(target.describe())
+
+
+def test_base_url_flag_overrides_the_file_but_not_adapter_url(tmp_path: Path) -> None:
+    target = load_target(
+        path=write(tmp_path, GOOD),
+        base_url="https://other.example",
+        environ={"CRM_TOKEN_FULL": "sk_test_a.b"},
+    )
+    assert target.base_url == "https://other.example"
+    assert target.adapter_url == "http://127.0.0.1:9100/_adapter"
+    assert target.sources["base_url"] == "--base-url"
+
+
+def test_base_url_alone_reads_tokens_from_the_environment() -> None:
+    target = load_target(base_url="http://h:1", environ={"CRM_TOKEN_FULL": "sk_test_x.y"})
+    assert target.tokens == {"full": "sk_test_x.y"}
+    with pytest.raises(TargetFileError, match="CRM_TOKEN_FULL"):
+        load_target(base_url="http://h:1", environ={})
+
+
+MINIMAL = 'base_url = "http://h:1"\n[tokens.full]\nvalue = "sk_test_a.b"\n'
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('[tokens.full]\nvalue = "sk_test_a.b"\n', "missing key 'base_url'"),
+        ('base_url = "ftp://h"\n[tokens.full]\nvalue = "x"\n', "base_url = 'ftp://h'"),
+        ('base_url = "http://h/v1"\n[tokens.full]\nvalue = "x"\n', "ends with /v1"),
+        ('base_url = "http://h:99999"\n[tokens.full]\nvalue = "x"\n', "invalid port"),
+        ("base_url = 3\n", "base_url = 3 must be a str"),
+        ('base_url = "http://h"\n', "missing table [tokens.full]"),
+        (
+            'base_url = "http://h"\n[tokens.admin]\nvalue = "x"\n',
+            "unknown token role 'tokens.admin'",
+        ),
+        ('base_url = "http://h"\n[tokens.full]\n', "tokens.full needs exactly one of value"),
+        (
+            'base_url = "http://h"\n[tokens.full]\nvalue_env = "CRM_UNSET_FOR_TEST"\n',
+            "tokens.full.value_env = 'CRM_UNSET_FOR_TEST' names an environment variable",
+        ),
+        (MINIMAL + 'adapter_url = "nope"\n', "unknown key 'tokens.full.adapter_url'"),
+        (MINIMAL.replace("base_url", "base-url"), "unknown key 'base-url'"),
+        ('allow_live = "yes"\n' + MINIMAL, "allow_live = 'yes' must be a bool"),
+        (MINIMAL + "[conventions]\ntag_catalogue_field = 1\n", "conventions.tag_catalogue_field"),
+        (MINIMAL + "[write_policy]\ncontacts = 1\n", "write_policy.contacts = 1"),
+        ('base_url = "http://h"\n[tokens.full\n', "invalid TOML"),
+    ],
+)
+def test_each_mistake_names_its_key(tmp_path: Path, text: str, message: str) -> None:
+    with pytest.raises(TargetFileError) as caught:
+        load_target(path=write(tmp_path, text), environ={})
+    assert message in str(caught.value)
+
+
+def test_invalid_toml_names_the_line(tmp_path: Path) -> None:
+    with pytest.raises(TargetFileError, match="line 3"):
+        load_target(path=write(tmp_path, 'base_url = "http://h"\n\nnot toml at all\n'), environ={})
+
+
+def test_a_missing_file_is_named(tmp_path: Path) -> None:
+    with pytest.raises(TargetFileError, match="no such file"):
+        load_target(path=tmp_path / "absent.toml")
+
+
+def test_a_live_token_is_refused_unless_allowed(tmp_path: Path) -> None:
+    live = 'base_url = "http://h"\n[tokens.full]\nvalue = "sk_live_sel.ver"\n'
+    with pytest.raises(TargetFileError) as caught:
+        load_target(path=write(tmp_path, live), environ={})
+    message = str(caught.value)
+    assert "live workspace token" in message and "allow_live = true" in message
+    assert "sk_live_sel.ver" not in message
+    allowed = write(tmp_path, "allow_live = true\n" + live)
+    assert load_target(path=allowed, environ={}).allow_live
