@@ -672,11 +672,10 @@ def pytest_runtest_makereport(
         if classified is not None:
             outcome, cause, stop = classified
             report.longrepr = cause
-            report.user_properties = [
-                *report.user_properties,
-                (PROP_OUTCOME, outcome),
-                (PROP_CAUSE, cause.splitlines()[0]),
-            ]
+            # On the item too: JUnit writes the teardown report's properties only.
+            properties = [(PROP_OUTCOME, outcome), (PROP_CAUSE, cause.splitlines()[0])]
+            item.user_properties.extend(properties)
+            report.user_properties = [*report.user_properties, *properties]
             if stop:
                 item.session.shouldstop = cause
     if state is not None and state.redactor is not None:

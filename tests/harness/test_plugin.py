@@ -1,0 +1,327 @@
+"""The plugin, run by pytester against tiny fake targets on 127.0.0.1 (never the reference)."""
+
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from types import SimpleNamespace
+
+# httpx maps httpcore's exceptions by class, and pytester drops modules first imported inside
+# an in-process run: imported here, httpcore is not re-imported (with new classes) per run.
+import httpcore  # noqa: F401
+import httpx
+import pytest
+from fake_target import TOKEN, conformant, error_body, rate_headers, serve
+
+import crm_conformance.plugin as plugin
+
+pytest_plugins = ["pytester"]
+
+
+@pytest.fixture
+def base_url(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    monkeypatch.setenv("CRM_TOKEN_FULL", TOKEN)
+    monkeypatch.delenv("CRM_TOKEN_OTHER", raising=False)
+    with serve() as url:
+        yield url
+
+
+def suite(pytester: pytest.Pytester, source: str, name: str = "test_area") -> None:
+    (pytester.path / "suites").mkdir(exist_ok=True)
+    (pytester.path / "suites" / f"{name}.py").write_text(source)
+
+
+def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest("suites", "-p", "no:cacheprovider", "-rA", *args)
+
+
+def test_a_suite_test_without_req_fails_collection(pytester: pytest.Pytester) -> None:
+    suite(pytester, "import pytest\n\ndef test_unmarked():\n    pass\n")
+    result = run(pytester)
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(["*test_unmarked: no @pytest.mark.req(...)*"])
+
+
+def test_malformed_and_unknown_ids_fail_collection(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    known = {"PAG-004": SimpleNamespace(cls="pagination")}
+    fake = SimpleNamespace(get=known.get, classes={"core": {}, "pagination": {}})
+    monkeypatch.setattr(plugin, "_load_catalogue", lambda: fake)
+    suite(
+        pytester,
+        "import pytest\n\n"
+        "@pytest.mark.req('PAG-004')\ndef test_known():\n    pass\n\n"
+        "@pytest.mark.req('PAG-999')\ndef test_unknown():\n    pass\n",
+    )
+    suite(
+        pytester,
+        "import pytest\n\n"
+        "class TestGroup:\n    @pytest.mark.req('pag4')\n    def test_bad(self):\n        pass\n",
+        name="test_other",
+    )
+    result = run(pytester)
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(
+        [
+            "*test_unknown: requirement id 'PAG-999' is not in the catalogue*",
+            "*test_bad: requirement id 'pag4' is not of the form AREA-NNN*",
+        ]
+    )
+
+
+CLASSY = """
+import pytest
+
+@pytest.mark.req("PAG-001")
+def test_pages():
+    pass
+
+@pytest.mark.req("DEAL-001", "ERR-001")
+def test_deals():
+    pass
+
+@pytest.mark.req("HDR-001")
+def test_headers():
+    pass
+"""
+
+
+def test_classes_select_tests_and_core_always_runs(pytester: pytest.Pytester) -> None:
+    suite(pytester, CLASSY)
+    result = run(pytester, "--classes", "deals", "--junitxml=out.xml")
+    result.assert_outcomes(passed=2, deselected=1)
+    cases = ET.parse(pytester.path / "out.xml").getroot().iter("testcase")
+    properties = {
+        case.get("name"): [(p.get("name"), p.get("value")) for p in case.iter("property")]
+        for case in cases
+    }
+    assert properties["test_deals"] == [
+        ("requirement", "DEAL-001"),
+        ("requirement", "ERR-001"),
+        ("class", "deals"),
+        ("class", "core"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--classes", "nope"], "--classes='nope': unknown class 'nope'; expected*"),
+        (["--request-budget", "lots"], "*--request-budget='lots': expected a positive integer*"),
+        (["--run-id", "a b"], "*--run-id='a b': expected 1 to 40 letters*"),
+        (["--target", "absent.toml"], "*target file absent.toml: no such file*"),
+    ],
+)
+def test_bad_options_are_usage_errors_naming_the_flag(
+    pytester: pytest.Pytester, args: list[str], message: str
+) -> None:
+    suite(pytester, CLASSY)
+    result = run(pytester, *args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*{message}"])
+
+
+def test_selecting_no_test_is_an_error_not_a_silent_pass(pytester: pytest.Pytester) -> None:
+    suite(pytester, '@__import__("pytest").mark.req("PAG-001")\ndef test_pages():\n    pass\n')
+    result = run(pytester, "--classes", "oauth")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--classes core,oauth selects none of the 1 conformance tests*"])
+
+
+def test_a_target_file_error_names_the_key(pytester: pytest.Pytester) -> None:
+    suite(pytester, CLASSY)
+    pytester.path.joinpath("t.toml").write_text(
+        'base_url = "http://h"\n[tokens.admin]\nvalue="x"\n'
+    )
+    result = run(pytester, "--target", "t.toml")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*unknown token role 'tokens.admin'*"])
+
+
+USES_API = """
+import pytest
+from crm_conformance.checks import run_checks
+from crm_conformance.failure import ConformanceFailure
+
+@pytest.mark.req("PAG-001")
+def test_contacts_conform(api):
+    run_checks(api.get("/v1/contacts"))
+
+@pytest.mark.req("PAG-004")
+def test_target_breaks_it(api):
+    response = api.get("/v1/contacts", params={"limit": 2})
+    raise ConformanceFailure("PAG-004", expected="links.next null", got="a cursor",
+                             response=response)
+
+@pytest.mark.req("AUTH-001")
+def test_plain_assert_leaks_nothing(api):
+    assert api.token == "something else"
+
+@pytest.mark.req("HDR-001")
+def test_observes(api, observe, run_prefix, unique):
+    observe("default_page_size", api.get("/v1/contacts").json()["meta"]["limit"])
+    assert unique("x").startswith(run_prefix) and unique("x") != unique("x")
+"""
+
+
+def test_failures_print_the_fixed_format_and_never_a_token(
+    pytester: pytest.Pytester, base_url: str
+) -> None:
+    suite(pytester, USES_API)
+    result = run(pytester, "--base-url", base_url, "--junitxml=out.xml")
+    result.assert_outcomes(passed=2, failed=2)
+    output = result.stdout.str()
+    assert TOKEN not in output
+    assert TOKEN not in (pytester.path / "out.xml").read_text()
+    result.stdout.fnmatch_lines(
+        [
+            "PAG-004  (not in the catalogue)",
+            "  Request:  GET /v1/contacts?limit=2  -> 200",
+            "  Expected: links.next null",
+            "Reproduce with:",
+            f"  curl '{base_url}/v1/contacts?limit=2' -H \"Authorization: Bearer $TOKEN\"",
+        ]
+    )
+    assert "raise ConformanceFailure" not in output  # no traceback for our failure type
+    assert "[Filtered]" in output  # the plain assert's token, filtered
+    root = ET.parse(pytester.path / "out.xml").getroot()
+    observed = [p.get("value") for p in root.iter("property") if p.get("name") == "observation"]
+    assert observed and "default_page_size" in observed[0]
+
+
+SKIPS = """
+import pytest
+
+@pytest.mark.req("TEN-001")
+def test_tenancy(other_api):
+    pass
+
+@pytest.mark.req("CAMP-001")
+def test_campaigns(adapter):
+    pass
+
+@pytest.mark.req("TAG-001")
+def test_tags(factory):
+    factory.tag()
+
+@pytest.mark.req("CON-001")
+def test_filters(convention):
+    convention("contact_filters.status")
+"""
+
+
+def test_missing_preconditions_skip_saying_what_to_add(
+    pytester: pytest.Pytester, base_url: str
+) -> None:
+    suite(pytester, SKIPS)
+    result = run(pytester, "--base-url", base_url)
+    result.assert_outcomes(skipped=4)
+    result.stdout.fnmatch_lines_random(
+        [
+            "*add [[]tokens.other_workspace[]]*",
+            "*add adapter_url to the target file*",
+            "*tag_catalogue_field*",
+            '*add status = "..." under [[]conventions.contact_filters[]]*',
+        ]
+    )
+
+
+def test_an_unreachable_target_is_one_message_and_exit_3(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CRM_TOKEN_FULL", TOKEN)
+    suite(pytester, USES_API)
+    with serve(mode="drop") as url:
+        result = run(pytester, "--base-url", url)
+    assert result.ret == 3
+    result.stdout.fnmatch_lines(["*target unreachable: GET */v1/me failed*"])
+    assert "test_contacts_conform" not in result.stdout.str()
+
+
+def test_an_html_target_is_one_message(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CRM_TOKEN_FULL", TOKEN)
+    suite(pytester, USES_API)
+    html = httpx.Response(200, text="<html></html>", headers={"Content-Type": "text/html"})
+    with serve(lambda request: html) as url:
+        result = run(pytester, "--base-url", url)
+    assert result.ret == 3
+    result.stdout.fnmatch_lines(["*Content-Type 'text/html', not JSON*API root*"])
+
+
+MANY = "import pytest\n" + "".join(
+    f"\n@pytest.mark.req('HDR-001')\ndef test_{n}(api):\n    api.get('/v1/contacts')\n"
+    for n in range(12)
+)
+
+
+def test_a_crashing_target_stops_the_run_with_one_breaker_error(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CRM_TOKEN_FULL", TOKEN)
+    suite(pytester, MANY)
+
+    def crash(request: httpx.Request) -> httpx.Response:
+        body = error_body("api_error", "internal_error", request_id="r")
+        return httpx.Response(500, json=body, headers=rate_headers("r"))
+
+    with serve(crash) as url:
+        result = run(pytester, "--base-url", url)
+    result.assert_outcomes(passed=plugin.BREAKER_THRESHOLD, errors=1)
+    result.stdout.fnmatch_lines(["*circuit breaker open after 8 consecutive*"])
+
+
+ADAPTER_FAILS = """
+import pytest
+
+@pytest.mark.req("CON-001")
+def test_needs_a_contact(factory):
+    factory.contact()
+"""
+
+
+def test_an_adapter_failure_is_an_error_not_a_failure(pytester: pytest.Pytester) -> None:
+    def answer(request: httpx.Request) -> httpx.Response:
+        if request.url.path.startswith("/_adapter/v1/health"):
+            return httpx.Response(200, json={"ok": True, "features": ["records"]})
+        if request.url.path.startswith("/_adapter"):
+            return httpx.Response(500, text="adapter broke")
+        return conformant(request)
+
+    suite(pytester, ADAPTER_FAILS)
+    with serve(answer) as url:
+        pytester.path.joinpath("t.toml").write_text(
+            f'base_url = "{url}"\nadapter_url = "{url}/_adapter"\n'
+            f'[tokens.full]\nvalue = "{TOKEN}"\n'
+        )
+        result = run(pytester, "--target", "t.toml", "--junitxml=out.xml")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*adapter error (a setup problem, not a target failure): adapter POST /v1/records "
+            "answered 500: adapter broke*"
+        ]
+    )
+    root = ET.parse(pytester.path / "out.xml").getroot()
+    outcome = [p.get("value") for p in root.iter("property") if p.get("name") == "crm_outcome"]
+    assert outcome == ["error"]
+
+
+def test_requirements_travel_across_xdist_workers(pytester: pytest.Pytester, base_url: str) -> None:
+    suite(pytester, CLASSY)
+    result = pytester.runpytest_subprocess(
+        "suites", "-p", "no:cacheprovider", "-n", "2", "--junitxml=out.xml"
+    )
+    result.assert_outcomes(passed=3)
+    root = ET.parse(pytester.path / "out.xml").getroot()
+    names = sorted(
+        p.get("value") or "" for p in root.iter("property") if p.get("name") == "requirement"
+    )
+    assert names == ["DEAL-001", "ERR-001", "HDR-001", "PAG-001"]
+
+
+def test_an_unmarked_suite_test_fails_collection_under_xdist(pytester: pytest.Pytester) -> None:
+    suite(pytester, "def test_unmarked():\n    pass\n")
+    result = pytester.runpytest_subprocess("suites", "-p", "no:cacheprovider", "-n", "2")
+    assert result.ret != 0
+    result.stdout.fnmatch_lines(["*no @pytest.mark.req(...)*"])
