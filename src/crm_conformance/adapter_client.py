@@ -9,7 +9,7 @@ and how: the plugin reports that as a setup `error`, never as a target failure.
 import json as jsonlib
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 import httpx
@@ -48,7 +48,7 @@ class IssuedToken:
     """A token the adapter issued: `token` is the secret (already registered for redaction)."""
 
     id: str
-    token: str
+    token: str = field(repr=False)
     kind: str
     scopes: tuple[str, ...]
 

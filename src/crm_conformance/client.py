@@ -4,8 +4,9 @@ It is polite to someone else's server (DESIGN.md principle 4) and honest in what
 reports: it honours 429 `Retry-After` with bounded retries, keeps a request budget
 per run, stops the run with one message when the target keeps failing (circuit
 breaker), and records every exchange with tokens redacted for the report. A 429
-that arrives without `Retry-After` is retried too, but recorded in `throttled` so a
-header test can fail on it instead of the client hiding it.
+that arrives without `Retry-After` is retried too, but recorded in
+`ExchangeLog.missing_retry_after` so a header test can fail on it instead of the
+client hiding it.
 """
 
 import enum
@@ -77,10 +78,10 @@ class Exchange:
 
 @dataclass
 class ExchangeLog:
-    """Every exchange of a run in order, and the 429s the client retried on a test's behalf."""
+    """Every exchange of a run in order, and the 429s retried without a usable Retry-After."""
 
     exchanges: list[Exchange] = field(default_factory=list)
-    throttled: list[Exchange] = field(default_factory=list)
+    missing_retry_after: list[Exchange] = field(default_factory=list)
 
     def mark(self) -> int:
         """A position to read `since` from (the plugin marks the start of each test)."""
@@ -237,7 +238,7 @@ class ApiClient:
             wait = _retry_after(response.headers.get("Retry-After"))
             if wait is None:
                 # Recorded (not hidden) so a header test can fail on it; back off a little.
-                self.log.throttled.append(self.log.exchanges[-1])
+                self.log.missing_retry_after.append(self.log.exchanges[-1])
                 wait = 0.5 * 2**attempt
             elif wait > self.max_retry_after:
                 return response

@@ -153,6 +153,9 @@ class RunState:
     pending_observations: list[tuple[str, Any]] = field(default_factory=list)
     counter: Iterator[int] = field(default_factory=itertools.count)
     closers: list[Callable[[], None]] = field(default_factory=list)
+    shared_target: dict[str, Any] | None = None
+    """Controller only: the reference server's target, handed to xdist workers."""
+    shared_failed: bool = False
 
     @property
     def run_prefix(self) -> str:
@@ -161,7 +164,8 @@ class RunState:
 
 
 STATE = pytest.StashKey[RunState]()
-EXCHANGE_MARK = pytest.StashKey[int]()
+EXCHANGE_MARK = pytest.StashKey[tuple[int, int]]()
+"""Where the log stood when a test started: (exchanges, 429s without Retry-After)."""
 EXCHANGES = pytest.StashKey[list[Any]]()
 """The exchanges of one test (`client.Exchange`), for reporters running in the worker."""
 
@@ -230,6 +234,13 @@ def pytest_configure(config: pytest.Config) -> None:
             _adopt_target(state, load_target(path=options.target_path, base_url=options.base_url))
         except TargetFileError as exc:
             raise pytest.UsageError(str(exc)) from None
+    elif workerinput and _SHARED_TARGET in workerinput:
+        from crm_conformance.target import target_from_data
+
+        shared = target_from_data(
+            workerinput[_SHARED_TARGET], origin="embedded reference server (shared by xdist)"
+        )
+        _adopt_target(state, shared)
     config.stash[STATE] = state
 
 
@@ -293,22 +304,56 @@ def _ensure_target(config: pytest.Config) -> "Target":
     state = _state(config)
     if state.target is None:
         from crm_conformance._errors import TargetUnreachable
-        from crm_conformance.target import target_from_served
 
         try:
-            # By name: the harness does not type-check against the reference server.
-            reference = importlib.import_module("crm_conformance.reference")
-            server = reference.running_server(reference.ServerSettings())
-            served = server.__enter__()
+            target = _start_reference(state)
         except Exception as exc:
             raise TargetUnreachable(
                 "no --target or --base-url given, and the embedded reference server could not "
                 f"start ({type(exc).__name__}: {exc})"
             ) from exc
-        state.closers.append(lambda: server.__exit__(None, None, None))
-        _adopt_target(state, target_from_served(served))
+        _adopt_target(state, target)
     assert state.target is not None
     return state.target
+
+
+def _start_reference(state: RunState) -> "Target":
+    """Start the embedded reference server (stopped at unconfigure); return its target."""
+    from crm_conformance.target import target_from_served
+
+    # By name: the harness does not type-check against the reference server.
+    reference = importlib.import_module("crm_conformance.reference")
+    server = reference.running_server(reference.ServerSettings())
+    served = server.__enter__()
+    state.closers.append(lambda: server.__exit__(None, None, None))
+    return target_from_served(served)
+
+
+_SHARED_TARGET = "crm_shared_target"
+
+
+def _runs_suites(config: pytest.Config) -> bool:
+    return any(_in_suites(Path(str(arg).split("::")[0]).resolve()) for arg in config.args)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """xdist controller: share one embedded reference server with every worker.
+
+    Only when no target is given and the run includes suites/ (the project's own tests
+    never start a server). If it cannot start here, each worker tries on its own and
+    reports why.
+    """
+    state = node.config.stash[STATE]
+    if state.target is not None or state.options.target_path or state.options.base_url:
+        return
+    if state.shared_target is None and not state.shared_failed and _runs_suites(node.config):
+        try:
+            state.shared_target = _start_reference(state).as_data()
+        except Exception:
+            state.shared_failed = True
+    if state.shared_target is not None:
+        node.workerinput[_SHARED_TARGET] = state.shared_target
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -620,7 +665,7 @@ def capabilities(pytestconfig: pytest.Config, target: "Target", api: "ApiClient"
 def pytest_runtest_setup(item: pytest.Item) -> None:
     state = item.config.stash.get(STATE, None)
     if state is not None and state.log is not None:
-        item.stash[EXCHANGE_MARK] = state.log.mark()
+        item.stash[EXCHANGE_MARK] = (state.log.mark(), len(state.log.missing_retry_after))
 
 
 def _classify(exc: BaseException) -> tuple[str, str, bool] | None:
@@ -666,6 +711,21 @@ def pytest_runtest_makereport(
             for key, value in state.pending_observations
         )
         state.pending_observations.clear()
+    if call.when == "teardown" and state is not None and state.log is not None:
+        exchanges_from, throttled_from = item.stash.get(EXCHANGE_MARK, (0, 0))
+        item.stash[EXCHANGES] = state.log.since(exchanges_from)
+        unannounced = state.log.missing_retry_after[throttled_from:]
+        if unannounced:
+            # Retried so the test could go on, but not hidden: the report shows each one.
+            item.user_properties.append(
+                (
+                    PROP_OBSERVATION,
+                    {
+                        "key": "429 without an integer Retry-After (retried)",
+                        "value": [f"{e.method} {e.url}" for e in unannounced],
+                    },
+                )
+            )
     report = yield
     if call.excinfo is not None and report.failed:
         classified = _classify(call.excinfo.value)
@@ -680,8 +740,6 @@ def pytest_runtest_makereport(
                 item.session.shouldstop = cause
     if state is not None and state.redactor is not None:
         _redact_report(report, state.redactor)
-        if call.when == "teardown" and state.log is not None:
-            item.stash[EXCHANGES] = state.log.since(item.stash.get(EXCHANGE_MARK, 0))
     return report
 
 

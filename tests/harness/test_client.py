@@ -47,7 +47,7 @@ def test_a_429_is_retried_after_the_seconds_it_names() -> None:
     api, slept = client(throttling(2, "3"))
     assert api.get("/v1/contacts").status_code == 200
     assert slept == [3.0, 3.0]
-    assert api.log.throttled == []
+    assert api.log.missing_retry_after == []
     assert [e.status for e in api.log.exchanges] == [429, 429, 200]
 
 
@@ -55,7 +55,7 @@ def test_a_429_without_retry_after_is_retried_but_recorded() -> None:
     api, slept = client(throttling(1, None))
     assert api.get("/v1/contacts").status_code == 200
     assert slept == [0.5]
-    assert [e.status for e in api.log.throttled] == [429]
+    assert [e.status for e in api.log.missing_retry_after] == [429]
 
 
 def test_retries_are_bounded_and_the_last_429_returned() -> None:

@@ -325,3 +325,55 @@ def test_an_unmarked_suite_test_fails_collection_under_xdist(pytester: pytest.Py
     result = pytester.runpytest_subprocess("suites", "-p", "no:cacheprovider", "-n", "2")
     assert result.ret != 0
     result.stdout.fnmatch_lines(["*no @pytest.mark.req(...)*"])
+
+
+DEFAULT_TARGET = """
+import pytest
+
+@pytest.mark.req("HDR-001")
+def test_one(target, api):
+    assert target.sources["base_url"] == "{origin}"
+    assert api.get("/v1/contacts").status_code == 200
+
+@pytest.mark.req("HDR-001")
+def test_two(api):
+    assert api.get("/v1/contacts").status_code == 200
+"""
+
+
+def fake_reference(monkeypatch: pytest.MonkeyPatch, url: str) -> list[str]:
+    """Make the plugin's embedded server the fake one; returns a list growing per start."""
+    from crm_conformance.target import target_from_data
+
+    starts: list[str] = []
+
+    def start(state: plugin.RunState) -> object:
+        starts.append(url)
+        return target_from_data(
+            {"base_url": url, "tokens": {"full": {"value": TOKEN}}}, origin="fake reference"
+        )
+
+    monkeypatch.setattr(plugin, "_start_reference", start)
+    return starts
+
+
+def test_without_a_target_the_embedded_server_is_started_once(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    suite(pytester, DEFAULT_TARGET.format(origin="fake reference"))
+    with serve() as url:
+        starts = fake_reference(monkeypatch, url)
+        result = run(pytester)
+    result.assert_outcomes(passed=2)
+    assert len(starts) == 1
+
+
+def test_under_xdist_the_controller_shares_one_server(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    suite(pytester, DEFAULT_TARGET.format(origin="embedded reference server (shared by xdist)"))
+    with serve() as url:
+        starts = fake_reference(monkeypatch, url)
+        result = run(pytester, "-n", "2")
+    result.assert_outcomes(passed=2)
+    assert len(starts) == 1
