@@ -377,3 +377,20 @@ def test_under_xdist_the_controller_shares_one_server(
         result = run(pytester, "-n", "2")
     result.assert_outcomes(passed=2)
     assert len(starts) == 1
+
+
+def test_a_refused_precondition_blocks_the_test(pytester: pytest.Pytester) -> None:
+    suite(
+        pytester,
+        '@__import__("pytest").mark.req("TAG-001")\ndef test_t(factory):\n    factory.tag()\n',
+    )
+    with serve() as url:  # answers 404 to POST /v1/tags
+        pytester.path.joinpath("t.toml").write_text(
+            f'base_url = "{url}"\n[tokens.full]\nvalue = "{TOKEN}"\n'
+            '[conventions]\ntag_catalogue_field = "kind"\n'
+        )
+        result = run(pytester, "--target", "t.toml", "-v")
+    result.stdout.fnmatch_lines(
+        ["*test_t BLOCKED*", "*blocked: could not make test data: POST /v1/tags answered 404*"]
+    )
+    assert TOKEN not in result.stdout.str()

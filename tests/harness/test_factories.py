@@ -1,0 +1,105 @@
+"""RecordFactory: public API where the document shows the body, the adapter otherwise."""
+
+import json
+from collections.abc import Callable
+from typing import Any, NoReturn
+
+import httpx
+import pytest
+from fake_target import TOKEN, hexid
+
+from crm_conformance.adapter_client import AdapterClient
+from crm_conformance.client import ApiClient
+from crm_conformance.factories import RecordFactory, SetupFailed
+from crm_conformance.target import Target
+
+
+class Skipped(Exception):
+    pass
+
+
+def skip(reason: str) -> NoReturn:
+    raise Skipped(reason)
+
+
+def adapter_answer(request: httpx.Request) -> httpx.Response:
+    path = request.url.path
+    if path.endswith("/health"):
+        return httpx.Response(200, json={"ok": True, "features": ["records", "fixtures"]})
+    if path.endswith("/fixtures"):
+        return httpx.Response(
+            200,
+            json={
+                "pipelines": [
+                    {"id": "pipe_a", "stages": [{"id": "stg_a", "default_probability": 5}]}
+                ],
+                "lost_reasons": [],
+                "users": [],
+                "contact_custom_fields": [],
+            },
+        )
+    body = json.loads(request.content)
+    return httpx.Response(201, json={"id": hexid("con_"), "object": body["kind"], **body["fields"]})
+
+
+def make(
+    api_answer: Callable[[httpx.Request], httpx.Response],
+    *,
+    with_adapter: bool = True,
+    conventions: dict[str, str] | None = None,
+) -> tuple[RecordFactory, list[httpx.Request]]:
+    sent: list[httpx.Request] = []
+
+    def record(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        return api_answer(request)
+
+    api = ApiClient(base_url="http://api", token=TOKEN, transport=httpx.MockTransport(record))
+    adapter = AdapterClient(
+        adapter_url="http://adapter", transport=httpx.MockTransport(adapter_answer)
+    )
+    counter = iter(range(100))
+    factory = RecordFactory(
+        api=api,
+        adapter=adapter if with_adapter else None,
+        target=Target(base_url="http://api", tokens={"full": TOKEN}, conventions=conventions or {}),
+        unique=lambda label: f"cc-run-main-{label}-{next(counter)}",
+        skip=skip,
+    )
+    return factory, sent
+
+
+def echo(request: httpx.Request) -> httpx.Response:
+    return httpx.Response(201, json={"id": hexid("deal_"), **json.loads(request.content)})
+
+
+def test_a_deal_goes_through_the_public_api_with_fixture_ids_and_a_new_contact() -> None:
+    factory, sent = make(echo)
+    deal = factory.deal(value=10)
+    body: dict[str, Any] = json.loads(sent[0].content)
+    assert sent[0].url.path == "/v1/deals"
+    assert body["pipeline_id"] == "pipe_a" and body["stage_id"] == "stg_a"
+    assert body["contact_id"].startswith("con_") and body["title"].startswith("cc-run-main-deal")
+    assert deal["value"] == 10
+    assert [kind for kind, _ in factory.created] == ["contact", "deal"]
+
+
+def test_a_tag_uses_the_catalogue_field_convention_or_skips() -> None:
+    factory, sent = make(echo, conventions={"tag_catalogue_field": "kind"})
+    factory.tag(kind="deal")
+    assert json.loads(sent[0].content)["kind"] == "deal"
+    without, _ = make(echo)
+    with pytest.raises(Skipped, match="tag_catalogue_field"):
+        without.tag()
+
+
+def test_adapter_data_skips_without_an_adapter() -> None:
+    factory, _ = make(echo, with_adapter=False)
+    with pytest.raises(Skipped, match="add adapter_url"):
+        factory.contact()
+
+
+def test_a_refused_create_is_a_setup_failure_not_a_conformance_failure() -> None:
+    factory, _ = make(lambda request: httpx.Response(422, json={"error": {"code": "x"}}))
+    with pytest.raises(SetupFailed, match="POST /v1/activities answered 422"):
+        factory.activity(record_id=hexid("con_"))
