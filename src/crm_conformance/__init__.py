@@ -7,6 +7,7 @@ from crm_conformance._errors import (
     TargetFileError,
     TargetUnreachable,
 )
+from crm_conformance.failure import ConformanceFailure
 
 __version__ = "0.1.0"
 
@@ -14,6 +15,7 @@ __all__ = [
     "AdapterError",
     "CatalogueError",
     "ConformanceError",
+    "ConformanceFailure",
     "TargetFileError",
     "TargetUnreachable",
     "__version__",

@@ -611,9 +611,13 @@ def factory(
     )
 
 
-def _jsonable(value: Any) -> Any:
-    """`value` as plain JSON data, so it crosses xdist and lands in any report."""
-    return json.loads(json.dumps(value, default=str))
+def _jsonable(config: pytest.Config, value: Any) -> Any:
+    """`value` as plain JSON data (so it crosses xdist and lands in any report), redacted."""
+    text = json.dumps(value, default=str)
+    state = config.stash.get(STATE, None)
+    if state is not None and state.redactor is not None:
+        text = state.redactor.text(text)
+    return json.loads(text)
 
 
 @pytest.fixture
@@ -622,7 +626,8 @@ def observe(request: pytest.FixtureRequest) -> Callable[[str, Any], None]:
     item = request.node
 
     def record(key: str, value: Any) -> None:
-        item.user_properties.append((PROP_OBSERVATION, {"key": key, "value": _jsonable(value)}))
+        value = _jsonable(item.config, value)
+        item.user_properties.append((PROP_OBSERVATION, {"key": key, "value": value}))
 
     return record
 
@@ -707,7 +712,7 @@ def pytest_runtest_makereport(
     state = item.config.stash.get(STATE, None)
     if state is not None and state.pending_observations:
         item.user_properties.extend(
-            (PROP_OBSERVATION, {"key": key, "value": _jsonable(value)})
+            (PROP_OBSERVATION, {"key": key, "value": _jsonable(item.config, value)})
             for key, value in state.pending_observations
         )
         state.pending_observations.clear()
