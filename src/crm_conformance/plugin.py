@@ -279,7 +279,9 @@ def _probe(target: "Target") -> str | None:
     url = target.base_url + "/v1/me"
     token = target.tokens["full"]
     try:
-        response = httpx.get(url, headers={"Authorization": f"Bearer {token}"}, timeout=10.0)
+        response = httpx.get(
+            url, headers={"Authorization": f"Bearer {token}"}, timeout=target.timeout
+        )
     except httpx.TransportError as exc:
         return (
             f"target unreachable: GET {url} failed ({type(exc).__name__}: {exc or 'no detail'}). "
@@ -517,6 +519,7 @@ def _client(state: RunState, token: str | None) -> "ApiClient":
         log=state.log,
         budget=state.budget,
         breaker=state.breaker,
+        timeout=state.target.timeout,
     )
     state.closers.append(client.close)
     return client
@@ -554,6 +557,7 @@ def _adapter_or_none(config: pytest.Config) -> "AdapterClient | None":
             redactor=state.redactor,
             log=state.log,
             budget=state.budget,
+            timeout=target.timeout,
             skip=pytest.skip,
         )
         state.closers.append(cached.close)

@@ -24,10 +24,11 @@ ENV_TOKENS = {"full": "CRM_TOKEN_FULL", "other_workspace": "CRM_TOKEN_OTHER"}
 """Environment variables read for tokens when `--base-url` is given without a target file."""
 
 _TOP_LEVEL_KEYS = frozenset(
-    {"base_url", "adapter_url", "allow_live", "tokens", "conventions", "write_policy"}
+    {"base_url", "adapter_url", "allow_live", "timeout", "tokens", "conventions", "write_policy"}
 )
 _TOKEN_KEYS = frozenset({"value", "value_env", "scopes"})
 _LIVE_PREFIX = "sk_live_"
+DEFAULT_TIMEOUT = 10.0
 _T = TypeVar("_T")
 
 
@@ -38,6 +39,8 @@ class Target:
     base_url: str
     adapter_url: str | None = None
     allow_live: bool = False
+    timeout: float = DEFAULT_TIMEOUT
+    """Seconds to wait for each answer of the API and the adapter (`timeout` in the file)."""
     # Not in the repr: a repr cut short by pytest could leave half a token unfiltered.
     tokens: Mapping[str, str] = field(default_factory=dict, repr=False)
     conventions: Mapping[str, str] = field(default_factory=dict)
@@ -58,6 +61,7 @@ class Target:
         data: dict[str, Any] = {
             "base_url": self.base_url,
             "allow_live": self.allow_live,
+            "timeout": self.timeout,
             "tokens": {
                 role: {"value": value, **self._declared(role)}
                 for role, value in self.tokens.items()
@@ -79,6 +83,7 @@ class Target:
             "base_url": self.base_url,
             "adapter_url": self.adapter_url,
             "allow_live": self.allow_live,
+            "timeout": self.timeout,
             "token_roles": sorted(self.tokens),
             "conventions": dict(self.conventions),
             "declared_scopes": {role: sorted(s) for role, s in self.declared_scopes.items()},
@@ -200,12 +205,21 @@ def _from_mapping(
         adapter_url = _url("adapter_url", _typed(data, "adapter_url", str, origin))
         sources["adapter_url"] = origin
     allow_live = _typed(data, "allow_live", bool, origin) if "allow_live" in data else False
+    timeout = DEFAULT_TIMEOUT
+    if "timeout" in data:
+        raw = data["timeout"]
+        if isinstance(raw, bool) or not isinstance(raw, int | float) or not 0 < raw <= 600:
+            raise TargetFileError(
+                f"{origin}: timeout = {raw!r} must be a number of seconds, above 0 and at most 600"
+            )
+        timeout = float(raw)
     tokens, scopes = _tokens(data.get("tokens"), origin, env, sources)
     _refuse_live(tokens, allow_live=allow_live, origin=origin)
     return Target(
         base_url=base_url,
         adapter_url=adapter_url,
         allow_live=allow_live,
+        timeout=timeout,
         tokens=MappingProxyType(tokens),
         conventions=MappingProxyType(_conventions(data.get("conventions", {}), origin)),
         declared_scopes=MappingProxyType(scopes),

@@ -1,5 +1,6 @@
 """The plugin, run by pytester against tiny fake targets on 127.0.0.1 (never the reference)."""
 
+import time
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from types import SimpleNamespace
@@ -394,3 +395,21 @@ def test_a_refused_precondition_blocks_the_test(pytester: pytest.Pytester) -> No
         ["*test_t BLOCKED*", "*blocked: could not make test data: POST /v1/tags answered 404*"]
     )
     assert TOKEN not in result.stdout.str()
+
+
+def test_a_hanging_target_is_one_transport_error_per_test(pytester: pytest.Pytester) -> None:
+    def hang_on_lists(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/v1/contacts":
+            time.sleep(1.0)
+        return conformant(request)
+
+    suite(pytester, USES_API.split('@pytest.mark.req("PAG-004")')[0])
+    with serve(hang_on_lists) as url:
+        pytester.path.joinpath("t.toml").write_text(
+            f'base_url = "{url}"\ntimeout = 0.2\n[tokens.full]\nvalue = "{TOKEN}"\n'
+        )
+        result = run(pytester, "--target", "t.toml")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(
+        ["*transport error talking to the target on GET /v1/contacts: ReadTimeout*"]
+    )

@@ -92,6 +92,7 @@ MINIMAL = 'base_url = "http://h:1"\n[tokens.full]\nvalue = "sk_test_a.b"\n'
         (MINIMAL + "[conventions]\ntag_catalogue_field = 1\n", "conventions.tag_catalogue_field"),
         (MINIMAL + "[write_policy]\ncontacts = 1\n", "write_policy.contacts = 1"),
         ('base_url = "http://h"\n[tokens.full\n', "invalid TOML"),
+        ("timeout = 0\n" + MINIMAL, "timeout = 0 must be a number of seconds"),
     ],
 )
 def test_each_mistake_names_its_key(tmp_path: Path, text: str, message: str) -> None:
