@@ -308,22 +308,9 @@ def test_an_adapter_failure_is_an_error_not_a_failure(pytester: pytest.Pytester)
     assert outcome == ["error"]
 
 
-def test_requirements_travel_across_xdist_workers(pytester: pytest.Pytester, base_url: str) -> None:
-    suite(pytester, CLASSY)
-    result = pytester.runpytest_subprocess(
-        "suites", "-p", "no:cacheprovider", "-n", "2", "--junitxml=out.xml"
-    )
-    result.assert_outcomes(passed=3)
-    root = ET.parse(pytester.path / "out.xml").getroot()
-    names = sorted(
-        p.get("value") or "" for p in root.iter("property") if p.get("name") == "requirement"
-    )
-    assert names == ["DEAL-001", "ERR-001", "HDR-001", "PAG-001"]
-
-
 def test_an_unmarked_suite_test_fails_collection_under_xdist(pytester: pytest.Pytester) -> None:
     suite(pytester, "def test_unmarked():\n    pass\n")
-    result = pytester.runpytest_subprocess("suites", "-p", "no:cacheprovider", "-n", "2")
+    result = run(pytester, "-n", "2")
     assert result.ret != 0
     result.stdout.fnmatch_lines(["*no @pytest.mark.req(...)*"])
 
@@ -369,15 +356,21 @@ def test_without_a_target_the_embedded_server_is_started_once(
     assert len(starts) == 1
 
 
-def test_under_xdist_the_controller_shares_one_server(
+def test_under_xdist_one_server_is_shared_and_requirements_reach_junit(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     suite(pytester, DEFAULT_TARGET.format(origin="embedded reference server (shared by xdist)"))
+    suite(pytester, CLASSY, name="test_classy")
     with serve() as url:
         starts = fake_reference(monkeypatch, url)
-        result = run(pytester, "-n", "2")
-    result.assert_outcomes(passed=2)
+        result = run(pytester, "-n", "2", "--junitxml=out.xml")
+    result.assert_outcomes(passed=5)
     assert len(starts) == 1
+    root = ET.parse(pytester.path / "out.xml").getroot()
+    names = sorted(
+        p.get("value") or "" for p in root.iter("property") if p.get("name") == "requirement"
+    )
+    assert names == ["DEAL-001", "ERR-001", "HDR-001", "HDR-001", "HDR-001", "PAG-001"]
 
 
 def test_a_refused_precondition_blocks_the_test(pytester: pytest.Pytester) -> None:
