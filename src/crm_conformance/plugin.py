@@ -7,6 +7,7 @@ fixture). ARCHITECTURE.md, "What the plugin gives a suite", is the contract.
 """
 
 import contextlib
+import functools
 import importlib
 import itertools
 import json
@@ -368,8 +369,12 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 # --- the catalogue, markers and classes ----------------------------------------------
 
 
+@functools.lru_cache(maxsize=1)
 def _load_catalogue() -> Any:
-    """The requirements catalogue, or None while spec/requirements.yaml does not exist."""
+    """The requirements catalogue, or None while spec/requirements.yaml does not exist.
+
+    Loaded once per process: every suite module's collection asks for it.
+    """
     from crm_conformance.paths import REQUIREMENTS
 
     if not REQUIREMENTS.is_file():
