@@ -245,12 +245,18 @@ class AdapterClient:
         contact_id: str | bool | None = True,
         handler: str | None = None,
         channel: str | None = None,
+        agent_available: bool | None = None,
     ) -> dict[str, Any]:
         """Create a conversation; `contact_id=None` gives one with no contact,
-        `contact_id=True` (default) lets the adapter pick or make one."""
+        `contact_id=True` (default) has the adapter make a new contact for it.
+        `agent_available=False` queues it where no AI agent can take it back."""
         self.require("conversations")
         body: dict[str, Any] = _compact(
-            workspace=workspace, status=status, handler=handler, channel=channel
+            workspace=workspace,
+            status=status,
+            handler=handler,
+            channel=channel,
+            agent_available=agent_available,
         )
         if contact_id is None:
             body["contact_id"] = None

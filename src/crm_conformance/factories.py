@@ -71,8 +71,14 @@ class RecordFactory:
     def conversation(
         self, *, status: str = "active", contact: bool = True, **fields: Any
     ) -> dict[str, Any]:
-        """A conversation in `status` (waiting | active); `contact=False` gives none."""
-        contact_id: str | bool | None = self.contact()["id"] if contact else None
+        """A conversation in `status` (waiting | active); `contact=False` gives none.
+
+        Its contact carries the run prefix when the adapter can make records; otherwise
+        the adapter makes one itself.
+        """
+        contact_id: str | bool | None = None
+        if contact:
+            contact_id = self.contact()["id"] if self.adapter.has("records") else True
         made = self.adapter.create_conversation(status=status, contact_id=contact_id, **fields)
         return self._made("conversation", made)
 
