@@ -406,3 +406,18 @@ def test_a_hanging_target_is_one_transport_error_per_test(pytester: pytest.Pytes
     result.stdout.fnmatch_lines(
         ["*transport error talking to the target on GET /v1/contacts: ReadTimeout*"]
     )
+
+
+def test_an_embedded_server_that_cannot_start_stops_the_run_with_one_error(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def fail(state: plugin.RunState) -> object:
+        raise RuntimeError("port in use")
+
+    monkeypatch.setattr(plugin, "_start_reference", fail)
+    suite(pytester, MANY)
+    result = run(pytester)
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(
+        ["*embedded reference server could not start (RuntimeError: port in use)*"]
+    )
