@@ -129,3 +129,28 @@ def limit_numbers(parsed: list[Section]) -> dict[str, set[int]]:
             if table[0] == ["Limit", "Value"]:
                 return {row[0]: {int(n) for n in re.findall(r"\d+", row[1])} for row in table[1:]}
     raise LookupError("Limits table not found in the document")
+
+
+def operation_codes(parsed: list[Section], known_codes: set[str]) -> dict[str, set[str]]:
+    """Error codes the Endpoints part names for each operation, keyed "METHOD /path".
+
+    An operation's text starts at its bold "**METHOD /path**" paragraph and runs to the next
+    one or the end of its section (the close operation names its errors after its table). Only
+    tokens that are documented error codes count, so field and expand names are ignored.
+    """
+    found: dict[str, set[str]] = {}
+    in_endpoints = False
+    for section in parsed:
+        if section.title in {"Endpoints", "Authentication"}:
+            in_endpoints = section.title == "Endpoints"
+        if not in_endpoints:
+            continue
+        current: str | None = None
+        for paragraph in section.text.split("\n\n"):
+            bold = re.match(r"\*\*((?:GET|POST) /v1/[^*]+)\*\*", paragraph.strip())
+            if bold:
+                current = bold.group(1)
+                found.setdefault(current, set())
+            if current is not None:
+                found[current].update(t for t in tokens(paragraph) if t in known_codes)
+    return found

@@ -26,6 +26,7 @@ from document_tables import (
     identifier_prefixes,
     limit_numbers,
     load_sections,
+    operation_codes,
 )
 from openapi_spec_validator import validate
 
@@ -158,6 +159,19 @@ def missing_limits(spec: Spec, documented: dict[str, set[int]]) -> list[str]:
     ]
 
 
+def unlisted_operation_codes(spec: Spec, documented: dict[str, set[str]]) -> list[str]:
+    """Codes the document names for an operation that its ``x-error-codes`` omit."""
+    listed = {
+        f"{method.upper()} {path}": set().union(*operation.get("x-error-codes", {}).values())
+        for method, path, operation in operations(spec)
+    }
+    return [
+        f"{name}: {code}"
+        for name, codes in documented.items()
+        for code in sorted(codes - listed.get(name, set()))
+    ]
+
+
 @pytest.fixture(scope="module")
 def spec() -> Spec:
     return load_spec()
@@ -231,6 +245,24 @@ def test_operation_codes_sit_under_the_status_the_document_gives(
     spec: Spec, sections: list[Any]
 ) -> None:
     assert misfiled_error_codes(spec, error_codes(sections)) == []
+
+
+def test_every_operation_lists_the_codes_its_text_names(spec: Spec, sections: list[Any]) -> None:
+    known = set().union(*error_codes(sections).values())
+    documented = operation_codes(sections, known)
+    assert len(documented) == 11, sorted(documented)
+    assert unlisted_operation_codes(spec, documented) == []
+
+
+def test_unlisted_operation_code_is_reported(spec: Spec, sections: list[Any]) -> None:
+    damaged = copy.deepcopy(spec)
+    damaged["paths"]["/v1/campaigns/{campaign_id}/stats"]["get"]["x-error-codes"]["400"].remove(
+        "invalid_window"
+    )
+    known = set().union(*error_codes(sections).values())
+    assert unlisted_operation_codes(damaged, operation_codes(sections, known)) == [
+        "GET /v1/campaigns/{campaign_id}/stats: invalid_window"
+    ]
 
 
 def test_every_documented_enum_value_is_in_the_spec(spec: Spec, sections: list[Any]) -> None:
