@@ -1,0 +1,174 @@
+"""The `crm-conformance` command: thin glue over the library modules.
+
+Every error a user can cause is a `ConformanceError` carrying its exit code; this
+module prints it on one line with "Try 'crm-conformance COMMAND --help'" and exits
+with that code (DESIGN.md: 0 conformant, 1 failed, 2 usage, 3 unreachable).
+"""
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from crm_conformance._errors import ConformanceError
+
+
+class _Exit(click.ClickException):
+    """A ConformanceError as click prints it, with the command's help hint."""
+
+    def __init__(self, message: str, command: str) -> None:
+        super().__init__(f"{message}\nTry 'crm-conformance {command} --help'.")
+
+    def show(self, file: Any = None) -> None:
+        click.echo(f"Error: {self.format_message()}", err=True)
+
+
+def _fail(message: str, code: int, command: str) -> None:
+    error = _Exit(message, command)
+    error.exit_code = code  # type: ignore[misc]  # click reads the instance attribute
+    raise error
+
+
+def _guarded(command: str, call: Callable[[], int]) -> None:
+    try:
+        code = call()
+    except ConformanceError as exc:
+        _fail(str(exc), exc.exit_code, command)
+        return
+    raise SystemExit(code)
+
+
+@click.group()
+@click.version_option(package_name="crm-conformance")
+def main() -> None:
+    """Contract-conformance suite for the Messaging and CRM service API."""
+
+
+@main.command(context_settings={"ignore_unknown_options": False})
+@click.option("--target", type=click.Path(path_type=Path), help="target file (TOML)")
+@click.option("--base-url", help="API root; overrides the target file's base_url")
+@click.option("--classes", help="only these conformance classes, e.g. deals,tags (core always)")
+@click.option("-n", "workers", type=int, default=0, show_default=True, help="xdist workers")
+@click.option("--seed", type=int, help="hypothesis seed, for a reproducible run")
+@click.option("--profile", type=click.Choice(["quick", "full"]), default="quick", show_default=True)
+@click.option(
+    "--report-dir", type=click.Path(path_type=Path), help="default reports/<time>-<run id>"
+)
+@click.option("--list", "list_only", is_flag=True, help="list tests, ids and classes; send nothing")
+@click.option(
+    "--rerun-failed",
+    type=click.Path(path_type=Path),
+    metavar="RUN_DIR",
+    help="rerun the failed, errored and blocked tests of an earlier run",
+)
+@click.option(
+    "--waivers",
+    type=click.Path(path_type=Path),
+    metavar="FILE",
+    help="expected failures (YAML list: id, reason, link, expires); strict",
+)
+@click.option("--certify", is_flag=True, help="every class, no filters; write a certificate")
+@click.argument("pytest_args", nargs=-1, type=click.UNPROCESSED)
+def run(
+    target: Path | None,
+    base_url: str | None,
+    classes: str | None,
+    workers: int,
+    seed: int | None,
+    profile: str,
+    report_dir: Path | None,
+    list_only: bool,
+    rerun_failed: Path | None,
+    waivers: Path | None,
+    certify: bool,
+    pytest_args: tuple[str, ...],
+) -> None:
+    """Run the suites against a target (the embedded reference server when none is given).
+
+    Arguments after `--` go to pytest unchanged.
+    """
+    from crm_conformance import runner
+
+    request = runner.RunRequest(
+        target=target,
+        base_url=base_url,
+        classes=classes,
+        workers=workers,
+        seed=seed,
+        profile=profile,
+        report_dir=report_dir,
+        pytest_args=pytest_args,
+        rerun_failed=rerun_failed,
+        waivers=waivers,
+        certify=certify,
+    )
+
+    def call() -> int:
+        if list_only:
+            for test in runner.list_tests(request):
+                ids = ",".join(test["requirements"]) or "-"
+                click.echo(f"{test['nodeid']}  [{ids}]  ({','.join(test['classes']) or '-'})")
+            return 0
+        result = runner.run(request)
+        click.echo(runner.verdict_text(result))
+        return result.exit_code
+
+    _guarded("run", call)
+
+
+@main.command()
+@click.argument("run_dir", required=False, type=click.Path(path_type=Path))
+@click.option(
+    "--history",
+    type=click.Path(path_type=Path),
+    metavar="PREVIOUS_RUN_DIR",
+    help="carry the trend history of this earlier run's report",
+)
+def report(run_dir: Path | None, history: Path | None) -> None:
+    """Build the Allure HTML report of RUN_DIR (default: the newest folder under reports/)."""
+    from crm_conformance import html_report
+
+    def call() -> int:
+        built = html_report.build(run_dir or html_report.latest_run(Path("reports")), history)
+        click.echo(f"HTML report: {built.single_file}")
+        click.echo(f"Multi-file report: {built.directory / 'index.html'}")
+        return 0
+
+    _guarded("report", call)
+
+
+@main.command()
+@click.option("--target", required=True, type=click.Path(path_type=Path), help="target file")
+@click.option("--base-url", help="API root; overrides the target file's base_url")
+def smoke(target: Path, base_url: str | None) -> None:
+    """Check the setup: reachable, token authenticates, a list answers JSON."""
+    from crm_conformance import smoke as smoke_module
+
+    def call() -> int:
+        for line in smoke_module.check(target_path=target, base_url=base_url):
+            click.echo(line)
+        return 0
+
+    _guarded("smoke", call)
+
+
+@main.command()
+@click.option("--target", required=True, type=click.Path(path_type=Path), help="target file")
+@click.option("--base-url", help="API root; overrides the target file's base_url")
+@click.option("--prefix", default="cc-", show_default=True, help="run prefix of records to delete")
+@click.option("--json", "as_json", is_flag=True, help="print the result as JSON")
+def sweep(target: Path, base_url: str | None, prefix: str, as_json: bool) -> None:
+    """Delete records earlier runs created (found by their run prefix); list what remains."""
+    from crm_conformance import sweep as sweep_module
+
+    def call() -> int:
+        result = sweep_module.sweep(target_path=target, base_url=base_url, prefix=prefix)
+        if as_json:
+            click.echo(json.dumps(result.as_dict(), indent=2))
+        else:
+            click.echo(result.describe())
+        return 0
+
+    _guarded("sweep", call)

@@ -1,0 +1,55 @@
+"""`crm-conformance smoke`: is the setup right, before any conformance verdict?
+
+Three checks (reachable, token authenticates, a list answers JSON). A failure here
+means "your setup is wrong" (exit 2 for the target file or token, 3 for reachability),
+never "non-conformant", so a vendor fixes the setup before reading any failure.
+"""
+
+from pathlib import Path
+
+import httpx
+
+from crm_conformance._errors import TargetFileError, TargetUnreachable
+from crm_conformance.target import load_target
+
+
+def check(*, target_path: Path, base_url: str | None = None) -> list[str]:
+    """The lines to print when every check passes; raises the setup error otherwise."""
+    target = load_target(path=target_path, base_url=base_url)
+    url = target.base_url + "/v1/contacts"
+    headers = {"Authorization": f"Bearer {target.tokens['full']}"}
+    try:
+        response = httpx.get(url, params={"limit": 1}, headers=headers, timeout=target.timeout)
+    except httpx.TransportError as exc:
+        raise TargetUnreachable(
+            f"GET {url} failed ({type(exc).__name__}); check base_url and that the server runs"
+        ) from None
+    lines = [f"ok  reachable: GET {url} -> {response.status_code}"]
+    if response.status_code in (401, 403):
+        raise TargetFileError(
+            f"tokens.full does not authenticate: GET {url} -> {response.status_code}; "
+            "check the token (value or value_env) in the target file"
+        )
+    lines.append("ok  tokens.full authenticates")
+    media = response.headers.get("Content-Type", "").split(";")[0].strip()
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    if response.status_code != 200 or not isinstance(body, dict) or "data" not in body:
+        raise TargetUnreachable(
+            f"GET {url} -> {response.status_code} ({media or 'no Content-Type'}) is not a JSON "
+            "list; is base_url the API root (paths start with /v1)?"
+        )
+    lines.append(f"ok  a list answers JSON ({media})")
+    if target.adapter_url is not None:
+        try:
+            health = httpx.get(target.adapter_url + "/v1/health", timeout=target.timeout)
+            lines.append(f"ok  adapter answers: GET /v1/health -> {health.status_code}")
+        except httpx.TransportError as exc:
+            raise TargetUnreachable(
+                f"adapter_url {target.adapter_url} unreachable ({type(exc).__name__})"
+            ) from None
+    else:
+        lines.append("--  no adapter_url: tests that need the adapter will be not applicable")
+    return lines

@@ -1,0 +1,225 @@
+"""Every command through click's CliRunner, against the fake suites and fake targets.
+
+The runs are real (pytest in a subprocess against a threaded fake server), so these
+tests also show that exit codes, the verdict and the report folder agree.
+"""
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from click.testing import CliRunner, Result
+from fake_target import conformant, rate_headers, serve
+
+from crm_conformance import paths
+from crm_conformance.cli import main
+
+
+@pytest.fixture(autouse=True)
+def fake_suites(monkeypatch: pytest.MonkeyPatch, suites: Path) -> Path:
+    monkeypatch.setattr(paths, "SUITES_DIR", suites)
+    return suites
+
+
+def invoke(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+def test_run_against_a_target_reports_the_failed_requirement(
+    tmp_path: Path, target_file: Path
+) -> None:
+    report = tmp_path / "report"
+    result = invoke("run", "--target", str(target_file), "--report-dir", str(report))
+    assert result.exit_code == 1, result.output
+    assert "NOT CONFORMANT" in result.output
+    assert "Classes passed in full: core" in result.output
+    assert "PAG-001" in result.output
+    assert "Skipped for capability (not applicable): 1 tests" in result.output
+    summary = json.loads((report / "summary.json").read_text())
+    assert summary["requirements"]["PAG-001"]["verdict"] == "failed"
+    assert summary["requirements"]["TAG-001"]["verdict"] == "not_applicable"
+    assert summary["classes"]["tags"]["verdict"] == "not_verified"
+    assert summary["observations"][0]["key"] == "default page size"
+    assert summary["target"]["token_roles"] == ["full"]
+    junit = (report / "junit.xml").read_text()
+    assert 'name="requirement" value="PAG-001"' in junit
+    assert (
+        "It conforms to the Messaging and CRM service API for the classes: core"
+        in (report / "summary.md").read_text()
+    )
+
+
+def test_run_writes_allure_labels_history_ids_and_a_redacted_exchange(
+    tmp_path: Path, target_file: Path, token: str
+) -> None:
+    report = tmp_path / "report"
+    invoke("run", "--target", str(target_file), "--report-dir", str(report))
+    results = [json.loads(p.read_text()) for p in (report / "allure-results").glob("*-result.json")]
+    failed = next(r for r in results if r["status"] == "failed")
+    labels = {(lab["name"], lab["value"]) for lab in failed["labels"]}
+    assert ("epic", "pagination") in labels and ("story", "PAG-001") in labels
+    assert failed["historyId"] == failed["testCaseId"] == dict(labels)["crm_history_id"]
+    attachment = report / "allure-results" / failed["attachments"][0]["source"]
+    exchange = json.loads(attachment.read_text())
+    assert exchange["request_headers"]["Authorization"] == "Bearer [Filtered]"
+    assert token not in attachment.read_text()
+    assert (report / "allure-results" / "environment.properties").is_file()
+    assert (report / "allure-results" / "executor.json").is_file()
+
+
+def test_no_file_a_run_writes_contains_a_token(
+    tmp_path: Path, target_file: Path, token: str
+) -> None:
+    report = tmp_path / "report"
+    result = invoke("run", "--target", str(target_file), "--report-dir", str(report), "-n", "2")
+    assert result.exit_code == 1, result.output
+    assert token not in result.output
+    written = [p for p in report.rglob("*") if p.is_file()]
+    assert len(written) > 8
+    leaking = [str(p) for p in written if token.encode() in p.read_bytes()]
+    assert leaking == []
+    selector = token.split(".")[0]
+    assert [str(p) for p in written if selector.encode() in p.read_bytes()] == []
+
+
+def test_list_sends_no_request() -> None:
+    result = invoke("run", "--list")
+    assert result.exit_code == 0, result.output
+    assert "test_last_page  [PAG-001]  (pagination)" in result.output
+    assert len(result.output.splitlines()) == 3
+
+
+def test_waivers_are_strict_and_expired_ones_ignored(tmp_path: Path, target_file: Path) -> None:
+    waivers = tmp_path / "waivers.yaml"
+    waivers.write_text("- {id: PAG-001, reason: known bug, link: https://x.invalid/1}\n")
+    report = tmp_path / "report"
+    result = invoke(
+        "run", "--target", str(target_file), "--waivers", str(waivers), "--report-dir", str(report)
+    )
+    assert result.exit_code == 0, result.output
+    summary = json.loads((report / "summary.json").read_text())
+    assert summary["requirements"]["PAG-001"]["verdict"] == "expected_failure"
+    waivers.write_text("- {id: PAG-001, reason: old, expires: 2020-01-01}\n")
+    result = invoke("run", "--target", str(target_file), "--waivers", str(waivers))
+    assert result.exit_code == 1
+
+
+def test_a_waived_test_that_passes_is_reported(tmp_path: Path, target_file: Path) -> None:
+    waivers = tmp_path / "waivers.yaml"
+    waivers.write_text("- {id: HDR-001, reason: thought broken}\n")
+    report = tmp_path / "report"
+    result = invoke(
+        "run", "--target", str(target_file), "--waivers", str(waivers), "--report-dir", str(report)
+    )
+    assert result.exit_code == 1
+    summary = json.loads((report / "summary.json").read_text())
+    assert summary["requirements"]["HDR-001"]["verdict"] == "failed"
+
+
+def test_rerun_failed_runs_only_the_failures(tmp_path: Path, target_file: Path) -> None:
+    first = tmp_path / "first"
+    invoke("run", "--target", str(target_file), "--report-dir", str(first))
+    second = tmp_path / "second"
+    result = invoke(
+        "run",
+        "--target",
+        str(target_file),
+        "--rerun-failed",
+        str(first),
+        "--report-dir",
+        str(second),
+    )
+    assert result.exit_code == 1
+    assert json.loads((second / "summary.json").read_text())["tests"] == {"failed": 1}
+
+
+def test_certify_refuses_filters_and_writes_a_certificate(
+    tmp_path: Path, target_file: Path
+) -> None:
+    result = invoke("run", "--certify", "--classes", "tags")
+    assert result.exit_code == 2
+    assert "Try 'crm-conformance run --help'" in result.output
+    report = tmp_path / "report"
+    result = invoke("run", "--certify", "--target", str(target_file), "--report-dir", str(report))
+    assert result.exit_code == 1
+    certificate = json.loads((report / "certificate.json").read_text())
+    assert certificate["classes_passed"] == ["core"]
+    assert set(certificate["files_sha256"]) >= {"summary.json", "summary.md", "junit.xml"}
+    assert len(certificate["spec_sha256"]) == 64
+
+
+def test_usage_and_unreachable_exit_codes(tmp_path: Path, target_file: Path) -> None:
+    result = invoke("run", "--target", str(tmp_path / "missing.toml"))
+    assert result.exit_code == 2 and "no such file" in result.output
+    result = invoke(
+        "run",
+        "--target",
+        str(target_file),
+        "--base-url",
+        "http://127.0.0.1:9",
+        "--report-dir",
+        str(tmp_path / "r"),
+    )
+    assert result.exit_code == 3, result.output
+    assert "TARGET UNREACHABLE" in result.output
+
+
+def test_smoke(target_file: Path, tmp_path: Path) -> None:
+    result = invoke("smoke", "--target", str(target_file))
+    assert result.exit_code == 0, result.output
+    assert "ok  tokens.full authenticates" in result.output
+    bad = tmp_path / "bad.toml"
+    bad.write_text(target_file.read_text().replace("sk_test_fake", "sk_test_wrong"))
+    result = invoke("smoke", "--target", str(bad))
+    assert result.exit_code == 2 and "does not authenticate" in result.output
+    assert "sk_test_wrong" not in result.output
+    result = invoke("smoke", "--target", str(target_file), "--base-url", "http://127.0.0.1:9")
+    assert result.exit_code == 3
+
+
+@pytest.fixture
+def sweepable() -> Iterator[str]:
+    deleted: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.method == "DELETE":
+            record_id = request.url.path.rsplit("/", 1)[1]
+            deleted.append(record_id)
+            status = 204 if record_id == "con_1" else 405
+            return httpx.Response(status, headers=rate_headers())
+        if request.url.path == "/v1/contacts":
+            data = [
+                {"id": "con_1", "name": "cc-run1-main-alice-1"},
+                {"id": "con_2", "external_id": "cc-run1-gw0-x-2"},
+                {"id": "con_3", "name": "Somebody else"},
+            ]
+            body = {
+                "data": data,
+                "meta": {"has_more": False, "limit": 200},
+                "links": {"next": None},
+            }
+            return httpx.Response(200, json=body, headers=rate_headers())
+        return conformant(request)
+
+    with serve(handler) as url:
+        yield url
+
+
+def test_sweep_deletes_by_prefix_and_lists_the_rest(
+    tmp_path: Path, target_file: Path, sweepable: str
+) -> None:
+    result = invoke(
+        "sweep", "--target", str(target_file), "--base-url", sweepable, "--prefix", "cc-run1-"
+    )
+    assert result.exit_code == 0, result.output
+    assert "1 deleted" in result.output
+    assert "con_2  API DELETE -> 405" in result.output
+    assert "con_3" not in result.output
+
+
+def test_report_without_a_run_folder_is_a_usage_error(tmp_path: Path) -> None:
+    result = invoke("report", str(tmp_path))
+    assert result.exit_code == 2
+    assert "Try 'crm-conformance report --help'" in result.output
