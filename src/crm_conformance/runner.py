@@ -171,7 +171,8 @@ def pytest_command(
 ) -> list[str]:
     """The child's command line: the suites, the harness options and our collector."""
     command = [sys.executable, "-m", "pytest", "-p", "crm_conformance.reporting.collector"]
-    command += ["--rootdir", str(_root_of(request))]
+    # No .pytest_cache inside an installed wheel's folder.
+    command += ["--rootdir", str(_root_of(request)), "-p", "no:cacheprovider"]
     if request.rerun_failed is not None:
         command += _failed_nodeids(request.rerun_failed)
     else:
@@ -394,6 +395,7 @@ def verdict_text(result: RunResult) -> str:
         lines.append("Requirements failed:")
         for req_id, entry in failed:
             cause = entry["causes"][0].split(": ", 1)[-1] if entry["causes"] else entry["title"]
+            cause = cause.removeprefix(req_id).strip()
             lines.append(f"  {req_id}  {cause.splitlines()[0][:110] if cause else ''}")
     errors = tests.get("error", 0) + tests.get("blocked", 0)
     if errors:
