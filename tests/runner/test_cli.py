@@ -18,8 +18,10 @@ from crm_conformance.cli import main
 
 
 @pytest.fixture(autouse=True)
-def fake_suites(monkeypatch: pytest.MonkeyPatch, suites: Path) -> Path:
+def fake_suites(monkeypatch: pytest.MonkeyPatch, suites: Path, tmp_path: Path) -> Path:
+    """The fake suites stand in for suites/; default report folders land in tmp_path."""
     monkeypatch.setattr(paths, "SUITES_DIR", suites)
+    monkeypatch.chdir(tmp_path)
     return suites
 
 
