@@ -48,8 +48,12 @@ def test_needs_adapter():
 
 @pytest.fixture
 def suites(tmp_path: Path) -> Path:
-    """A suites folder with one passing, one failing and one not-applicable test."""
-    folder = tmp_path / "checkout" / "suites"
+    """A suites folder with one passing, one failing and one not-applicable test.
+
+    Not named `suites`: the harness checks ids against the catalogue only there, and
+    these tests must not depend on which ids the catalogue holds.
+    """
+    folder = tmp_path / "checkout" / "fake-suites"
     folder.mkdir(parents=True)
     (folder / "test_fake.py").write_text(textwrap.dedent(SUITE), encoding="utf-8")
     return folder
