@@ -1,0 +1,135 @@
+"""The fuzz layer on a small spec and a hand-written ASGI app (the reference server is
+not in the tree yet): the overlay documents the open statuses, a conforming app
+passes every check, and a missing X-Request-ID on errors fails with the requirement id."""
+
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+import schemathesis
+from schemathesis.core.failures import FailureGroup
+
+from crm_conformance import fuzz
+from crm_conformance.failure import ConformanceFailure
+
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+
+SPEC: dict[str, Any] = {
+    "openapi": "3.1.0",
+    "info": {"title": "mini", "version": "1"},
+    "paths": {
+        "/v1/notes": {
+            "post": {
+                "requestBody": {
+                    "required": True,
+                    "content": {
+                        "application/json": {
+                            "schema": {
+                                "type": "object",
+                                "required": ["text"],
+                                "properties": {"text": {"type": "string"}},
+                            }
+                        }
+                    },
+                },
+                "responses": {
+                    "201": {
+                        "description": "created",
+                        "content": {
+                            "application/json": {
+                                "schema": {
+                                    "type": "object",
+                                    "required": ["id"],
+                                    "properties": {"id": {"type": "string"}},
+                                }
+                            }
+                        },
+                    },
+                    "422": {"description": "invalid"},
+                },
+            }
+        }
+    },
+}
+
+
+def app(*, request_id_on_errors: bool) -> Callable[..., Awaitable[None]]:
+    """Answers 200 (not the documented 201) on a valid note, 400 (not 422) otherwise."""
+
+    async def asgi(scope: dict[str, Any], receive: Any, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            for _ in range(2):  # startup, then shutdown
+                message = await receive()
+                await send({"type": message["type"] + ".complete"})
+                if message["type"] == "lifespan.shutdown":
+                    return
+            return
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        try:
+            payload = json.loads(body)
+        except ValueError:
+            payload = None
+        if isinstance(payload, dict) and isinstance(payload.get("text"), str):
+            status, answer, rid = 200, {"id": "note_1"}, "req_1"
+        else:
+            error = {"type": "invalid_request_error", "code": "x", "message": "bad"}
+            status, answer = 400, {"error": error}
+            rid = "req_2" if request_id_on_errors else ""
+        headers = [(b"content-type", b"application/json")]
+        headers += [(n, b"10") for n in (b"x-ratelimit-limit", b"x-ratelimit-remaining")]
+        headers.append((b"x-ratelimit-reset", b"1"))
+        if rid:
+            headers.append((b"x-request-id", rid.encode()))
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": json.dumps(answer).encode()})
+
+    return asgi
+
+
+def loaded(*, request_id_on_errors: bool) -> Any:
+    raw = json.loads(json.dumps(SPEC))
+    fuzz.overlay(raw)
+    schema = schemathesis.openapi.from_dict(raw)
+    schema.app = app(request_id_on_errors=request_id_on_errors)
+    return schema
+
+
+def test_overlay_documents_the_open_alternatives_and_keeps_the_documented_ones() -> None:
+    raw = json.loads(json.dumps(SPEC))
+    fuzz.overlay(raw)
+    responses = raw["paths"]["/v1/notes"]["post"]["responses"]
+    assert sorted(responses) == ["200", "201", "400", "422"]
+    assert responses["200"] is responses["201"]
+    assert SPEC["paths"]["/v1/notes"]["post"]["responses"].keys() == {"201", "422"}
+
+
+def _validate(schema: Any, body: Any) -> None:
+    case = schema["/v1/notes"]["POST"].Case(body=body, media_type="application/json")
+    response = case.call()
+    case.validate_response(response, additional_checks=fuzz.harness_checks())
+
+
+def test_conforming_app_passes_on_the_open_statuses() -> None:
+    schema = loaded(request_id_on_errors=True)
+    _validate(schema, {"text": "hello"})
+
+
+def test_missing_request_id_on_an_error_fails_with_the_requirement_id() -> None:
+    schema = loaded(request_id_on_errors=False)
+    _validate(schema, {"text": "hello"})
+    with pytest.raises(FailureGroup) as raised:
+        _validate(schema, {"text": 1})
+    assert "HDR-003" in " ".join(str(failure) for failure in raised.value.exceptions)
+
+
+def test_adapted_checks_cover_every_registered_rule() -> None:
+    names = {check.__name__ for check in fuzz.harness_checks()}
+    assert "crm_request_id_header" in names and "crm_rate_limit_headers" in names
+    assert {"ERR-001", "HDR-001", "IDN-001", "PAG-002"} <= set(fuzz.requirement_ids())
+    assert issubclass(ConformanceFailure, AssertionError)
