@@ -80,3 +80,38 @@ def load() -> Any:
     raw = yaml.safe_load(OPENAPI.read_text(encoding="utf-8"))
     overlay(raw)
     return schemathesis.openapi.from_dict(raw)
+
+
+PROFILES: Mapping[str, int] = {"quick": 5, "full": 100}
+"""Generated examples per operation: `quick` fits DESIGN.md's budget, `full` is nightly."""
+
+
+def profile_examples(name: str) -> int:
+    """Examples per operation of profile `name`; ValueError names the known profiles."""
+    try:
+        return PROFILES[name]
+    except KeyError:
+        raise ValueError(f"profile={name!r}: known profiles are {', '.join(PROFILES)}") from None
+
+
+def sends_to(case: Any, *, embedded: bool) -> bool:
+    """Whether `case` may be sent: outside the embedded server, only declared methods.
+
+    The coverage phase sends undeclared methods (DELETE, PUT) to every path; on someone
+    else's server a DELETE that happens to work destroys data the run did not create.
+    """
+    return embedded or str(case.method).upper() == str(case.operation.method).upper()
+
+
+def transport(case: Any) -> dict[str, Any]:
+    """The keyword arguments of ApiClient.request for `case` (token added by the client)."""
+    kwargs = case.as_transport_kwargs(base_url="http://unused")
+    headers = {
+        k: v for k, v in (kwargs.get("headers") or {}).items() if k.lower() != "authorization"
+    }
+    sent: dict[str, Any] = {"params": kwargs.get("params"), "headers": headers}
+    if "json" in kwargs:
+        sent["json"] = kwargs["json"]
+    elif kwargs.get("data") is not None:
+        sent["content"] = kwargs["data"]
+    return sent

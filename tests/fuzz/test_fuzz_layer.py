@@ -133,3 +133,29 @@ def test_adapted_checks_cover_every_registered_rule() -> None:
     assert "crm_request_id_header" in names and "crm_rate_limit_headers" in names
     assert {"ERR-001", "HDR-001", "IDN-001", "PAG-002"} <= set(fuzz.requirement_ids())
     assert issubclass(ConformanceFailure, AssertionError)
+
+
+def test_undeclared_methods_are_sent_to_the_embedded_server_only() -> None:
+    schema = loaded(request_id_on_errors=True)
+    operation = schema["/v1/notes"]["POST"]
+    declared = operation.Case(body={"text": "a"}, media_type="application/json")
+    undeclared = operation.Case(method="DELETE")
+    assert fuzz.sends_to(declared, embedded=False)
+    assert not fuzz.sends_to(undeclared, embedded=False)
+    assert fuzz.sends_to(undeclared, embedded=True)
+
+
+def test_transport_leaves_the_token_to_the_client_and_keeps_the_body() -> None:
+    schema = loaded(request_id_on_errors=True)
+    case = schema["/v1/notes"]["POST"].Case(
+        body={"text": "a"}, media_type="application/json", headers={"Authorization": "Bearer x"}
+    )
+    sent = fuzz.transport(case)
+    assert sent["json"] == {"text": "a"}
+    assert all(name.lower() != "authorization" for name in sent["headers"])
+
+
+def test_profiles_are_named() -> None:
+    assert fuzz.profile_examples("quick") < fuzz.profile_examples("full")
+    with pytest.raises(ValueError, match="known profiles"):
+        fuzz.profile_examples("deep")
