@@ -172,3 +172,80 @@ def sweep(target: Path, base_url: str | None, prefix: str, as_json: bool) -> Non
         return 0
 
     _guarded("sweep", call)
+
+
+_LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="loopback address only")
+@click.option("--port", type=int, default=0, show_default=True, help="0 picks a free port")
+@click.option("--db", default=":memory:", show_default=True, help="SQLite file or :memory:")
+@click.option(
+    "--target-out",
+    type=click.Path(path_type=Path),
+    help="write the target file (TOML, tokens inline) here",
+)
+@click.option("--rate-limit", type=click.IntRange(min=1), help="requests per token per window")
+@click.option("--rate-window", type=click.IntRange(min=1), help="rate-limit window in seconds")
+@click.option("--fault", "faults", multiple=True, metavar="NAME", help="switch a fault on")
+@click.option("--variant", "variants", multiple=True, metavar="NAME", help="switch a variant on")
+@click.option("--no-adapter", is_flag=True, help="do not serve the provisioning adapter")
+def serve(
+    host: str,
+    port: int,
+    db: str,
+    target_out: Path | None,
+    rate_limit: int | None,
+    rate_window: int | None,
+    faults: tuple[str, ...],
+    variants: tuple[str, ...],
+    no_adapter: bool,
+) -> None:
+    """Serve the reference server on loopback until SIGINT or SIGTERM."""
+    import logging
+    import signal
+
+    import uvicorn
+
+    from crm_conformance.reference import ServerSettings, create_app
+    from crm_conformance.reference.server import bind, served_target
+
+    if host not in _LOOPBACK:
+        _fail(f"--host={host}: the reference server binds loopback only", 2, "serve")
+    options: dict[str, Any] = {"db": db, "adapter": not no_adapter}
+    if rate_limit is not None:
+        options["rate_limit"] = rate_limit
+    if rate_window is not None:
+        options["rate_window"] = rate_window
+    try:
+        settings = ServerSettings(faults=frozenset(faults), variants=frozenset(variants), **options)
+    except ValueError as exc:
+        _fail(str(exc), 2, "serve")
+        return
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    app = create_app(settings)
+    try:
+        sock = bind("127.0.0.1" if host == "localhost" else host, port)
+    except OSError as exc:
+        _fail(f"--port={port}: cannot listen ({exc})", 2, "serve")
+        return
+    bound_host, bound_port = sock.getsockname()[:2]
+    served = served_target(bound_host, bound_port, app.seeded_tokens, app.adapter_mounted)
+    if target_out is not None:
+        served.write_target_file(target_out)
+    click.echo(f"Reference server at {served.base_url}")
+    if served.adapter_url:
+        click.echo(f"Provisioning adapter at {served.adapter_url}")
+    if target_out is not None:
+        click.echo(f"Target file: {target_out}")
+    server = uvicorn.Server(
+        uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+    )
+    # uvicorn shuts down gracefully on SIGINT/SIGTERM, then re-raises the signal to the
+    # handler that was in place before it; a no-op one makes the stop a clean exit 0.
+    for stop_signal in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(stop_signal, lambda *_: None)
+    server.run(sockets=[sock])
+    app.store.close()
+    click.echo("Reference server stopped.")

@@ -1,0 +1,243 @@
+"""Activities: tasks, calls, emails, meetings and follow-ups on a contact, organization
+or deal, planned or logged after the fact.
+
+Create takes `due_at`, `record_id`, `title` (required) and `assignee_id`,
+`description`, `status`, `type`; the defaults the document leaves open are type
+`task` and status `open`. `resume_conversation` activities are the AI agent's plans:
+readable, and only completed or canceled (422 `agent_activity_read_only` otherwise);
+they are made by the agent (here, the adapter), never through this API.
+"""
+
+from typing import Any
+
+from crm_conformance.reference import owners
+from crm_conformance.reference.api_errors import ApiError, not_found
+from crm_conformance.reference.identifiers import kind_of
+from crm_conformance.reference.listing import ListSpec, parse_since
+from crm_conformance.reference.reply import Reply
+from crm_conformance.reference.request_body import BodyFields
+from crm_conformance.reference.routing import Call, RouteTable
+from crm_conformance.reference.storage import Record, Transaction
+
+BODY_TYPES = ("task", "call", "email", "meeting", "follow_up")
+TYPES = (*BODY_TYPES, "resume_conversation")
+BODY_STATUSES = ("open", "completed")
+UPDATE_STATUSES = ("open", "completed", "canceled")
+STATUSES = ("open", "completed", "canceled", "conflict", "suggested")
+RECORD_KINDS = ("contact", "organization", "deal")
+AGENT_TYPE = "resume_conversation"
+MAX_TITLE = 500
+MAX_DESCRIPTION = 10_000
+FIELDS = (
+    "title", "description", "type", "status", "due_at", "record_id", "assignee",
+    "assignee_id", "created_by", "status_reason", "created_at", "updated_at",
+)  # fmt: skip
+
+routes = RouteTable()
+
+SPEC = ListSpec(
+    name="activities",
+    fields=frozenset(FIELDS),
+    sort_keys={
+        "created_at": lambda r: r["created_at"],
+        "updated_at": lambda r: r["updated_at"],
+        "due_at": lambda r: r["due_at"],
+    },
+)
+
+
+def render(tx: Transaction, workspace: str, record: Record) -> dict[str, Any]:
+    return {
+        "id": record["id"],
+        "object": "activity",
+        "title": record["title"],
+        "description": record.get("description", ""),
+        "type": record["type"],
+        "status": record["status"],
+        "due_at": record["due_at"],
+        "record_id": record["record_id"],
+        "assignee_id": record.get("assignee_id"),
+        "assignee": owners.render_owner(tx, workspace, record.get("assignee_id")),
+        "created_by": owners.render_owner(tx, workspace, record.get("created_by")),
+        "status_reason": record.get("status_reason"),
+        "created_at": record["created_at"],
+        "updated_at": record["updated_at"],
+    }
+
+
+def linked_record(call: Call, tx: Transaction, record_id: str) -> str:
+    """The kind of the visible contact, organization or deal `record_id`; 404
+    record_not_found (param record_id) when it is missing or invisible."""
+    kind = kind_of(record_id, RECORD_KINDS)
+    record = tx.get(call.workspace, kind, record_id) if kind else None
+    if kind is None or record is None or not call.sees(record):
+        raise ApiError(
+            404,
+            "record_not_found",
+            "No contact, organization or deal with this id.",
+            param="record_id",
+        )
+    return kind
+
+
+@routes.post("/v1/activities", scopes=("activities:write",), entity="activities")
+def create_activity(call: Call) -> Reply:
+    fields = BodyFields(
+        call.json(),
+        allowed=("due_at", "record_id", "title", "assignee_id", "description", "status", "type"),
+    )
+    title = fields.string("title", required=True, min_length=1, max_length=MAX_TITLE)
+    due_at = fields.instant("due_at", required=True)
+    record_id = fields.identifier("record_id", RECORD_KINDS, required=True)
+    description = fields.string("description", nullable=False, max_length=MAX_DESCRIPTION)
+    status = fields.string("status", nullable=False, choices=BODY_STATUSES)
+    kind = fields.string("type", nullable=False, choices=BODY_TYPES)
+    with call.transaction() as tx:
+        assignee_id = owners.user_field(tx, call.workspace, fields, "assignee_id")
+        fields.check()
+        assert record_id is not None
+        record_kind = linked_record(call, tx, record_id)
+        record = tx.insert(
+            call.workspace,
+            "activity",
+            {
+                "title": title,
+                "description": description or "",
+                "type": kind or "task",
+                "status": status or "open",
+                "due_at": due_at,
+                "record_id": record_id,
+                "record_kind": record_kind,
+                "assignee_id": assignee_id,
+                "created_by": call.user_id,
+                "status_reason": None,
+            },
+        )
+        return call.created(render(tx, call.workspace, record))
+
+
+def _visible(call: Call, tx: Transaction, activity_id: str) -> Record:
+    record = tx.get(call.workspace, "activity", activity_id)
+    if record is None:
+        raise not_found("activity")
+    kind = record.get("record_kind")
+    parent = tx.get(call.workspace, kind, record["record_id"]) if kind else None
+    if parent is not None and not call.sees(parent):
+        raise not_found("activity")
+    return record
+
+
+@routes.get("/v1/activities", scopes=("activities:read",))
+def list_activities(call: Call) -> Reply:
+    filters = ("record_id", "status", "type", "assignee_id")
+    params = call.list_params(SPEC, filters=(*filters, "updated_since"))
+    chosen = {name: call.query.getlist(name) for name in filters if call.query.getlist(name)}
+    since = parse_since("updated_since", call.single("updated_since"))
+    with call.transaction() as tx:
+        hidden = _hidden_records(call, tx)
+        rows = [
+            row
+            for row in tx.all(call.workspace, "activity")
+            if row["record_id"] not in hidden
+            and all(row.get(name) in values for name, values in chosen.items())
+            and (since is None or row["updated_at"] >= since)
+        ]
+        return call.list_reply(
+            SPEC,
+            rows,
+            params,
+            {"filters": chosen, "updated_since": since},
+            lambda r: render(tx, call.workspace, r),
+        )
+
+
+def _hidden_records(call: Call, tx: Transaction) -> set[str]:
+    """Ids of records the token may not see (their activities are hidden too)."""
+    if call.user_id is None:
+        return set()
+    return {
+        record["id"]
+        for kind in RECORD_KINDS
+        for record in tx.all(call.workspace, kind)
+        if not call.sees(record)
+    }
+
+
+@routes.get("/v1/activities/{activity_id}", scopes=("activities:read",))
+def get_activity(call: Call) -> Reply:
+    activity_id = call.path_id("activity_id", "activity")
+    _, fields = call.retrieve_params(SPEC)
+    with call.transaction() as tx:
+        record = _visible(call, tx, activity_id)
+        return Reply(200, call.narrow(render(tx, call.workspace, record), fields))
+
+
+@routes.patch("/v1/activities/{activity_id}", scopes=("activities:write",), entity="activities")
+def update_activity(call: Call) -> Reply:
+    """Change an activity; the agent's resume plan only moves to completed or canceled."""
+    activity_id = call.path_id("activity_id", "activity")
+    fields = BodyFields(
+        call.json(),
+        allowed=(
+            "title",
+            "description",
+            "status",
+            "type",
+            "due_at",
+            "assignee_id",
+            "status_reason",
+        ),
+    )
+    with call.transaction() as tx:
+        current = _visible(call, tx, activity_id)
+        if current["type"] == AGENT_TYPE:
+            _check_agent_change(fields)
+        changes: dict[str, Any] = {}
+        if fields.has("title"):
+            changes["title"] = fields.string(
+                "title", required=True, min_length=1, max_length=MAX_TITLE
+            )
+        if fields.has("description"):
+            changes["description"] = (
+                fields.string("description", nullable=False, max_length=MAX_DESCRIPTION) or ""
+            )
+        if fields.has("status"):
+            changes["status"] = fields.string("status", required=True, choices=UPDATE_STATUSES)
+        if fields.has("type"):
+            changes["type"] = fields.string("type", required=True, choices=BODY_TYPES)
+        if fields.has("due_at"):
+            changes["due_at"] = fields.instant("due_at", required=True)
+        if fields.has("assignee_id"):
+            changes["assignee_id"] = owners.user_field(tx, call.workspace, fields, "assignee_id")
+        if fields.has("status_reason"):
+            changes["status_reason"] = fields.string("status_reason", max_length=MAX_DESCRIPTION)
+        fields.check()
+        record = tx.update(call.workspace, "activity", {**current, **changes})
+        return Reply(200, render(tx, call.workspace, record))
+
+
+def _check_agent_change(fields: BodyFields) -> None:
+    status = fields.body.get("status")
+    others = set(fields.body) - {"status", "status_reason"}
+    if others or status not in ("completed", "canceled"):
+        raise ApiError(
+            422,
+            "agent_activity_read_only",
+            "The AI agent's resume plan can only be completed or canceled.",
+            param=sorted(others)[0] if others else "status",
+        )
+
+
+@routes.delete("/v1/activities/{activity_id}", scopes=("activities:write",), entity="activities")
+def delete_activity(call: Call) -> Reply:
+    activity_id = call.path_id("activity_id", "activity")
+    with call.transaction() as tx:
+        current = _visible(call, tx, activity_id)
+        if current["type"] == AGENT_TYPE:
+            raise ApiError(
+                422,
+                "agent_activity_read_only",
+                "The AI agent's resume plan can only be completed or canceled, not deleted.",
+            )
+        tx.delete(call.workspace, "activity", activity_id)
+    return Reply(204)

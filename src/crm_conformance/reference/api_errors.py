@@ -1,0 +1,99 @@
+"""API errors: the `{error: {...}}` envelope every non-2xx answer carries.
+
+Handlers raise `ApiError`; the routing layer and the middleware turn it into the
+envelope with the request's id. The type follows from the status, in one table, so a
+code can never be sent under the wrong type.
+"""
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    405: "api_error",
+    409: "conflict_error",
+    422: "invalid_request_error",
+    429: "rate_limit_error",
+}
+"""Status → error type; anything else (5xx) is `api_error`."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One item of `error.detail`: which field (dotted path), what is wrong, a code."""
+
+    field: str
+    message: str
+    code: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"field": self.field, "message": self.message, "code": self.code}
+
+
+class ApiError(Exception):
+    """An answer other than 2xx: raised anywhere below a route, rendered as the envelope."""
+
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        *,
+        param: str | None = None,
+        detail: Sequence[Problem] | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.param = param
+        self.detail = list(detail) if detail is not None else None
+        self.headers = dict(headers or {})
+
+    @property
+    def type(self) -> str:
+        return ERROR_TYPES.get(self.status, "api_error")
+
+    def body(self, request_id: str | None) -> dict[str, Any]:
+        """The envelope, with `request_id` equal to the X-Request-ID header."""
+        return {
+            "error": {
+                "type": self.type,
+                "code": self.code,
+                "message": self.message,
+                "param": self.param,
+                "detail": [item.as_dict() for item in self.detail]
+                if self.detail is not None
+                else None,
+                "documentation_url": None,
+                "request_id": request_id,
+            }
+        }
+
+
+def validation_failed(problems: Sequence[Problem], *, status: int = 422) -> ApiError:
+    """422 for body problems, 400 for query, path and header problems (same code)."""
+    where = "request body" if status == 422 else "request"
+    fields = ", ".join(problem.field for problem in problems)
+    return ApiError(
+        status,
+        "validation_failed",
+        f"The {where} has invalid fields: {fields}.",
+        param=problems[0].field if problems else None,
+        detail=problems,
+    )
+
+
+def bad_query(field: str, message: str, code: str | None = "invalid") -> ApiError:
+    """400 validation_failed for one query, path or header parameter."""
+    return validation_failed([Problem(field, message, code)], status=400)
+
+
+def not_found(kind: str, code: str = "not_found") -> ApiError:
+    """404: the same answer for a missing record and one of another workspace."""
+    return ApiError(404, code, f"No such {kind}.")

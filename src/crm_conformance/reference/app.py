@@ -1,0 +1,109 @@
+"""`create_app`: the reference server as one Starlette application.
+
+Every resource module offers a `routes: RouteTable`; this module mounts them, wraps
+them in `ApiMiddleware` (request id, authentication, rate limit, headers) and turns
+routing misses into the error envelope (404 `not_found`, 405 `api_error`).
+"""
+
+import importlib
+import importlib.util
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import Response
+
+from crm_conformance.reference import (
+    activities,
+    contact_search,
+    contacts,
+    deals,
+    directory,
+    field_definitions,
+    notes,
+    organizations,
+    pipelines,
+    tags,
+)
+from crm_conformance.reference.api_errors import ApiError
+from crm_conformance.reference.middleware import ApiMiddleware
+from crm_conformance.reference.routing import RouteTable, error_response, starlette_routes
+from crm_conformance.reference.seed import seed
+from crm_conformance.reference.settings import ServerSettings
+from crm_conformance.reference.storage import Store
+
+CORE_TABLES: tuple[RouteTable, ...] = (
+    contact_search.routes,  # before contacts: /v1/contacts/search is not a contact id
+    contacts.routes,
+    organizations.routes,
+    deals.routes,
+    activities.routes,
+    tags.routes,
+    notes.routes,
+    directory.routes,
+    pipelines.routes,
+    field_definitions.routes,
+)
+
+DOMAIN_MODULES = ("conversations", "campaigns", "success_events", "sync", "meta")
+"""Modules of the domain areas, each with a `routes` table, mounted when present."""
+ADAPTER_MODULE = "adapter"
+"""The provisioning adapter's module: its `routes` are mounted under `/_adapter`."""
+
+
+def _optional_routes(name: str) -> RouteTable | None:
+    qualified = f"{__package__}.{name}"
+    if importlib.util.find_spec(qualified) is None:
+        return None
+    routes: RouteTable = importlib.import_module(qualified).routes
+    return routes
+
+
+class ReferenceApp(Starlette):
+    """The Starlette app, carrying its settings, store and seeded tokens."""
+
+    settings: ServerSettings
+    store: Store
+    seeded_tokens: dict[str, str]
+    """Full-scope workspace token of each seeded workspace, by workspace name."""
+    adapter_mounted: bool
+
+
+def create_app(settings: ServerSettings | None = None) -> ReferenceApp:
+    """The reference server with a freshly seeded store."""
+    settings = settings or ServerSettings()
+    store = Store(settings.db)
+    with store.transaction() as tx:
+        seeded = seed(tx, settings.secret)
+    tables = list(CORE_TABLES)
+    tables += [t for t in map(_optional_routes, DOMAIN_MODULES) if t is not None]
+    adapter_routes = _optional_routes(ADAPTER_MODULE) if settings.adapter else None
+    if adapter_routes is not None:
+        tables.append(adapter_routes)
+
+    async def routing_miss(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        if exc.status_code == 405:
+            error = ApiError(
+                405,
+                "method_not_allowed",
+                f"{request.method} is not supported on {request.url.path}.",
+                headers=dict(exc.headers or {}),
+            )
+        elif exc.status_code == 404:
+            error = ApiError(404, "not_found", f"No route {request.url.path}.")
+        else:
+            error = ApiError(exc.status_code, "bad_request", str(exc.detail))
+        return error_response(error, request.state.request_id, settings)
+
+    app = ReferenceApp(
+        routes=starlette_routes(tables, settings, store),
+        middleware=[Middleware(ApiMiddleware, settings=settings, store=store)],
+        exception_handlers={HTTPException: routing_miss},
+    )
+    app.settings = settings
+    app.store = store
+    app.seeded_tokens = seeded
+    app.adapter_mounted = adapter_routes is not None
+    return app

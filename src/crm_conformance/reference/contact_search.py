@@ -1,0 +1,229 @@
+"""`POST /v1/contacts/search`: nested and/or condition groups and free text over contacts.
+
+Conditions are `{field, operator, value}` or a nested group `{conditions, join}`.
+Operators: `equals`, `not_equals`, `in`, `not_in`, `contains`, `starts_with`, `gt`,
+`gte`, `lt`, `lte`, `exists`. Text compares without regard to case; date-time fields
+compare as instants. Unknown body keys, fields and operators answer 422 with the
+dotted path of the offending part, so a misspelt filter never returns everything.
+"""
+
+from collections.abc import Callable
+from typing import Any
+
+from crm_conformance.reference import contacts, field_definitions
+from crm_conformance.reference.api_errors import Problem, validation_failed
+from crm_conformance.reference.clock import parse_instant, stamp
+from crm_conformance.reference.listing import parse_params
+from crm_conformance.reference.reply import Reply
+from crm_conformance.reference.request_body import BodyFields
+from crm_conformance.reference.routing import Call, RouteTable
+from crm_conformance.reference.storage import Record
+
+routes = RouteTable()
+
+BODY_KEYS = ("filter", "q", "sort", "limit", "cursor", "expand", "fields")
+MAX_DEPTH = 5
+MAX_CONDITIONS = 100
+MAX_VALUES = 100
+OPERATORS = (
+    "equals", "not_equals", "in", "not_in", "contains", "starts_with",
+    "gt", "gte", "lt", "lte", "exists",
+)  # fmt: skip
+INSTANT_FIELDS = ("created_at", "updated_at")
+PLAIN_FIELDS = (
+    "first_name", "last_name", "email", "phone", "address", "city", "state", "job_title",
+    "company_name", "organization_id", "owner_id", "score", "status", "lost_reason",
+    "external_id", "visibility", "created_at", "updated_at",
+)  # fmt: skip
+
+
+def _field_getter(name: str) -> Callable[[Record], Any]:
+    return lambda record: record.get(name)
+
+
+SEARCH_FIELDS: dict[str, Callable[[Record], Any]] = {
+    "id": lambda r: r["id"],
+    "name": contacts.display_name,
+    **{name: _field_getter(name) for name in PLAIN_FIELDS},
+    "tags": lambda r: r.get("tags") or [],
+}
+
+Matcher = Callable[[Record], bool]
+
+
+def _custom_getter(key: str) -> Callable[[Record], Any]:
+    return lambda record: (record.get("custom_fields") or {}).get(key)
+
+
+def _fold(value: Any) -> Any:
+    return value.casefold() if isinstance(value, str) else value
+
+
+def _compile(
+    node: Any, path: str, depth: int, custom: set[str], problems: list[Problem], count: list[int]
+) -> Matcher:
+    """A matcher for one condition or group; problems are gathered, not raised."""
+    count[0] += 1
+    if not isinstance(node, dict):
+        problems.append(Problem(path, "must be a condition or a group object", "type"))
+        return lambda _: False
+    if "conditions" in node or "join" in node:
+        return _group(node, path, depth, custom, problems, count)
+    fields = BodyFields(node, allowed=("field", "operator", "value"), path=path)
+    name = fields.string("field", required=True)
+    operator = fields.string("operator", required=True, choices=OPERATORS)
+    if "value" not in node and operator != "exists":
+        fields.problem("value", "is required", "missing")
+    value = node.get("value")
+    getter: Callable[[Record], Any] | None = None
+    if name is not None:
+        if name in SEARCH_FIELDS:
+            getter = SEARCH_FIELDS[name]
+        elif name.startswith("custom_fields.") and name.split(".", 1)[1] in custom:
+            getter = _custom_getter(name.split(".", 1)[1])
+        else:
+            fields.problem("field", f"cannot search on {name!r}", "unknown_field")
+    problems.extend(fields.problems)
+    if getter is None or operator is None or fields.problems:
+        return lambda _: False
+    return _condition(getter, name in INSTANT_FIELDS, operator, value, f"{path}.value", problems)
+
+
+def _group(
+    node: dict[str, Any],
+    path: str,
+    depth: int,
+    custom: set[str],
+    problems: list[Problem],
+    count: list[int],
+) -> Matcher:
+    fields = BodyFields(node, allowed=("conditions", "join"), path=path)
+    join = fields.string("join", nullable=False, choices=("and", "or")) or "and"
+    conditions = node.get("conditions")
+    problems.extend(fields.problems)
+    if depth > MAX_DEPTH:
+        problems.append(Problem(path, f"groups nest at most {MAX_DEPTH} deep", "too_deep"))
+        return lambda _: False
+    if not isinstance(conditions, list):
+        problems.append(Problem(f"{path}.conditions", "must be an array", "type"))
+        return lambda _: False
+    matchers = [
+        _compile(item, f"{path}.conditions.{index}", depth + 1, custom, problems, count)
+        for index, item in enumerate(conditions)
+    ]
+    if count[0] > MAX_CONDITIONS:
+        problems.append(Problem(path, f"at most {MAX_CONDITIONS} conditions", "too_many"))
+    if join == "and":
+        return lambda r: all(m(r) for m in matchers)
+    return lambda r: any(m(r) for m in matchers)
+
+
+def _condition(
+    getter: Callable[[Record], Any],
+    is_instant: bool,
+    operator: str,
+    value: Any,
+    path: str,
+    problems: list[Problem],
+) -> Matcher:
+    def scalar(item: Any) -> Any:
+        if isinstance(item, bool) or (not isinstance(item, str | int | float) and item is not None):
+            raise ValueError("must be a string, number or null")
+        if is_instant and item is not None:
+            instant = parse_instant(item) if isinstance(item, str) else None
+            if instant is None:
+                raise ValueError("must be a date-time with a timezone offset")
+            return stamp(instant)
+        return _fold(item)
+
+    try:
+        if operator == "exists":
+            if not isinstance(value, bool):
+                raise ValueError("must be a boolean")
+            return lambda r: (getter(r) not in (None, "", [])) is value
+        if operator in ("in", "not_in"):
+            if not isinstance(value, list) or len(value) > MAX_VALUES:
+                raise ValueError(f"must be an array of at most {MAX_VALUES} values")
+            options = [scalar(item) for item in value]
+            inside = operator == "in"
+            return lambda r: (_any(getter(r), lambda v: v in options)) is inside
+        wanted = scalar(value)
+    except ValueError as error:
+        problems.append(Problem(path, str(error), "type"))
+        return lambda _: False
+    if operator in ("contains", "starts_with"):
+        if not isinstance(wanted, str):
+            problems.append(Problem(path, "must be a string", "type"))
+            return lambda _: False
+        if operator == "contains":
+            return lambda r: _any(getter(r), lambda v: isinstance(v, str) and wanted in v)
+        return lambda r: _any(getter(r), lambda v: isinstance(v, str) and v.startswith(wanted))
+    if operator == "equals":
+        return lambda r: _any(getter(r), lambda v: v == wanted)
+    if operator == "not_equals":
+        return lambda r: not _any(getter(r), lambda v: v == wanted)
+    compare = {
+        "gt": lambda a, b: a > b,
+        "gte": lambda a, b: a >= b,
+        "lt": lambda a, b: a < b,
+        "lte": lambda a, b: a <= b,
+    }[operator]
+
+    def ordered(v: Any) -> bool:
+        if v is None or wanted is None or isinstance(v, str) != isinstance(wanted, str):
+            return False
+        return bool(compare(v, wanted))
+
+    return lambda r: _any(getter(r), ordered)
+
+
+def _any(value: Any, test: Callable[[Any], bool]) -> bool:
+    """Apply `test` to a value, or to any item of a list value (tags)."""
+    if isinstance(value, list):
+        return any(test(_fold(item)) for item in value)
+    return test(_fold(value))
+
+
+def _free_text(q: str) -> Matcher:
+    """`q`: case-insensitive text in the name or email, or digits within the phone."""
+    text = q.strip().casefold()
+    digits = "".join(ch for ch in q if ch.isdigit())
+
+    def matches(record: Record) -> bool:
+        for value in (contacts.display_name(record), record.get("email")):
+            if value and text in value.casefold():
+                return True
+        phone = record.get("phone") or ""
+        return len(digits) >= 3 and digits in phone
+
+    return matches
+
+
+@routes.post("/v1/contacts/search", scopes=("contacts:read",))
+def search_contacts(call: Call) -> Reply:
+    body = call.json()
+    fields = BodyFields(body, allowed=BODY_KEYS)
+    q = fields.string("q", max_length=500)
+    fields.check()
+    params = parse_params(contacts.SPEC, fields.body, settings=call.settings, in_body=True)
+    problems: list[Problem] = []
+    with call.transaction() as tx:
+        custom = {d["key"] for d in field_definitions.definitions(tx, call.workspace, "contact")}
+        matcher: Matcher = lambda _: True  # noqa: E731
+        if fields.body.get("filter") is not None:
+            matcher = _compile(fields.body["filter"], "filter", 1, custom, problems, [0])
+        if problems:
+            raise validation_failed(problems)
+        text = _free_text(q) if q else None
+        rows = [
+            row
+            for row in tx.all(call.workspace, "contact")
+            if call.sees(row) and matcher(row) and (text is None or text(row))
+        ]
+        return call.list_reply(
+            contacts.SPEC,
+            rows,
+            params,
+            {"search": {"filter": fields.body.get("filter"), "q": q}},
+            lambda r: contacts.render(tx, call.workspace, r, params.expand),
+        )

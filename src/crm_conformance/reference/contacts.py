@@ -1,0 +1,457 @@
+"""Contacts: the people a workspace sells to and talks with.
+
+Create and update bodies are not shown in the document; they take the contact's own
+fields, plus `organization` ({id} or {name}), the preferred way to link an
+organization, whose answer reports how the name was resolved in
+`organization_resolution`. Rules kept here: `name` derived from first and last name,
+phones in E.164 and unique per workspace (409 `contact_already_exists`),
+`company_name` kept as sent and, for a contact without an organization yet, linked to
+the organization of that name or a new one, `external_id` unique, every custom field
+present.
+"""
+
+from collections.abc import Sequence
+from typing import Any
+
+from crm_conformance.reference import (
+    external_ids,
+    field_definitions,
+    organizations,
+    owners,
+    phones,
+    tags,
+    visibility,
+)
+from crm_conformance.reference.api_errors import ApiError, bad_query, not_found
+from crm_conformance.reference.identifiers import is_id
+from crm_conformance.reference.listing import ListSpec, parse_since
+from crm_conformance.reference.reply import Reply
+from crm_conformance.reference.request_body import BodyFields
+from crm_conformance.reference.routing import Call, RouteTable
+from crm_conformance.reference.storage import Record, Transaction
+
+STATUSES = ("open", "on_hold", "won", "lost")
+SCORES = ("cold", "warm", "hot")
+TEXT_FIELDS = ("first_name", "last_name", "address", "city", "state", "job_title", "company_name")
+CHANNEL_KEYS = ("identifier", "platform", "status", "username")
+FIELDS = (
+    "status", "visibility", "created_at", "updated_at", "first_name", "last_name", "name",
+    "email", "phone", "address", "city", "state", "job_title", "company_name",
+    "organization_id", "organization", "owner_id", "owner", "score", "lost_reason",
+    "channels", "tags", "external_id", "custom_fields",
+)  # fmt: skip
+WRITABLE = (
+    *TEXT_FIELDS, "email", "phone", "organization", "organization_id", "owner_id", "score",
+    "status", "lost_reason", "channels", "tags", "external_id", "custom_fields", "visibility",
+)  # fmt: skip
+MAX_TEXT = 255
+MAX_FILTER_VALUES = 100
+EMAIL = r"[^@\s]+@[^@\s]+\.[^@\s]+"
+
+routes = RouteTable()
+
+
+def display_name(record: Record) -> str | None:
+    """`name`: first and last name joined by a space; null when both are empty."""
+    parts = [record.get("first_name"), record.get("last_name")]
+    joined = " ".join(part.strip() for part in parts if part and part.strip())
+    return joined or None
+
+
+SPEC = ListSpec(
+    name="contacts",
+    fields=frozenset(FIELDS),
+    sort_keys={
+        "created_at": lambda r: r["created_at"],
+        "updated_at": lambda r: r["updated_at"],
+        "name": lambda r: (display_name(r) or "").casefold() or None,
+        "first_name": lambda r: (r.get("first_name") or "").casefold() or None,
+        "last_name": lambda r: (r.get("last_name") or "").casefold() or None,
+        "email": lambda r: r.get("email"),
+        "status": lambda r: STATUSES.index(r["status"]),
+        "score": lambda r: SCORES.index(r["score"]) if r.get("score") else None,
+    },
+    default_sort=("-created_at",),
+    expands=frozenset({"organization"}),
+)
+
+FILTERS = {
+    "status": STATUSES,
+    "score": SCORES,
+    "email": None,
+    "owner_id": "user",
+    "organization_id": "organization",
+    "external_id": None,
+    "phone": None,
+}
+"""Repeatable list filters: enum values, an id kind, or None for free text."""
+SINCE_FILTERS = ("updated_since", "created_since")
+
+
+def render(
+    tx: Transaction, workspace: str, record: Record, expand: Sequence[str] = ()
+) -> dict[str, Any]:
+    rendered: dict[str, Any] = {
+        "id": record["id"],
+        "object": "contact",
+        "status": record["status"],
+        "visibility": record["visibility"],
+        "created_at": record["created_at"],
+        "updated_at": record["updated_at"],
+        "first_name": record.get("first_name"),
+        "last_name": record.get("last_name"),
+        "name": display_name(record),
+        "email": record.get("email"),
+        "phone": record.get("phone"),
+        "address": record.get("address"),
+        "city": record.get("city"),
+        "state": record.get("state"),
+        "job_title": record.get("job_title"),
+        "company_name": record.get("company_name"),
+        "organization_id": record.get("organization_id"),
+        "owner_id": record.get("owner_id"),
+        "owner": owners.render_owner(tx, workspace, record.get("owner_id")),
+        "score": record.get("score"),
+        "lost_reason": record.get("lost_reason") if record["status"] == "lost" else None,
+        "channels": record.get("channels") or [],
+        "tags": tags.render_many(tx, workspace, record.get("tags")),
+        "external_id": record.get("external_id"),
+        "custom_fields": field_definitions.render_values(
+            tx, workspace, "contact", record.get("custom_fields")
+        ),
+    }
+    if "organization" in expand:
+        rendered["organization"] = organizations.embedded(
+            tx, workspace, record.get("organization_id")
+        )
+    return rendered
+
+
+# --- writes ------------------------------------------------------------------------------
+
+
+def read_changes(
+    call: Call, tx: Transaction, body: Any, current: Record | None
+) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """The validated changes of a create (current None) or update body, and how an
+    `organization` sent by name was resolved (None when none was sent)."""
+    fields = BodyFields(body, allowed=WRITABLE)
+    changes: dict[str, Any] = {}
+    for name in TEXT_FIELDS:
+        if fields.has(name):
+            changes[name] = fields.string(name, max_length=MAX_TEXT)
+    if fields.has("email"):
+        changes["email"] = fields.string("email", max_length=320, pattern=EMAIL)
+    if fields.has("phone"):
+        raw = fields.string("phone", max_length=40)
+        changes["phone"] = phones.normalize(raw) if raw is not None else None
+        if raw is not None and changes["phone"] is None:
+            fields.problem("phone", "is not a phone number that can be written in E.164", "phone")
+    if fields.has("status") or current is None:
+        changes["status"] = (
+            fields.string("status", nullable=False, choices=STATUSES)
+            or (current or {}).get("status")
+            or "open"
+        )
+    if fields.has("score"):
+        changes["score"] = fields.string("score", choices=SCORES)
+    if fields.has("lost_reason"):
+        changes["lost_reason"] = fields.string("lost_reason", min_length=1, max_length=MAX_TEXT)
+    if fields.has("visibility") or current is None:
+        changes["visibility"] = (
+            fields.string("visibility", nullable=False, choices=visibility.VISIBILITIES)
+            or (current or {}).get("visibility")
+            or visibility.DEFAULT
+        )
+    if fields.has("owner_id"):
+        changes["owner_id"] = owners.user_field(tx, call.workspace, fields, "owner_id")
+    if fields.has("external_id"):
+        changes["external_id"] = external_ids.read(fields)
+    if fields.has("channels"):
+        changes["channels"] = _channels(fields)
+    if fields.has("tags"):
+        changes["tags"] = tags.read_ids(tx, call.workspace, "contact", fields) or []
+    if fields.has("custom_fields"):
+        changes["custom_fields"] = field_definitions.read_values(
+            tx, call.workspace, "contact", fields, (current or {}).get("custom_fields")
+        )
+    organization_id = fields.identifier("organization_id", "organization")
+    organization = fields.object("organization")
+    if organization is not None:
+        nested = BodyFields(organization, allowed=("id", "name"), path="organization")
+        org_ref = nested.identifier("id", "organization")
+        org_name = nested.string("name", min_length=1, max_length=organizations.MAX_NAME)
+        if (org_ref is None) == (org_name is None) and not nested.problems:
+            nested.problem("id", "give exactly one of id or name", "one_of")
+        fields.problems.extend(nested.problems)
+    if fields.has("organization_id") and organization is not None:
+        fields.problem("organization", "give organization or organization_id, not both", "one_of")
+    fields.check()
+
+    resolution = None
+    if fields.has("organization_id"):
+        changes["organization_id"] = _existing_organization(
+            call, tx, organization_id, "organization_id"
+        )
+    if organization is not None:
+        if org_ref is not None:
+            changes["organization_id"] = _existing_organization(
+                call, tx, org_ref, "organization.id"
+            )
+            resolution = {"outcome": "matched_id", "organization_id": org_ref}
+        else:
+            assert org_name is not None
+            linked, outcome = _organization_named(call, tx, org_name)
+            changes["organization_id"] = linked
+            resolution = {"outcome": outcome, "organization_id": linked, "name": org_name}
+    elif fields.has("organization") and organization is None:
+        changes["organization_id"] = None
+    merged = {**(current or {}), **changes}
+    if (
+        merged.get("company_name")
+        and not merged.get("organization_id")
+        and "company_name" in changes
+    ):
+        changes["organization_id"], _ = _organization_named(call, tx, merged["company_name"])
+    if merged["status"] != "lost":
+        changes["lost_reason"] = None
+    if current is None and call.user_id is not None and "owner_id" not in changes:
+        changes["owner_id"] = call.user_id
+    own_id = current["id"] if current else None
+    external_ids.ensure_unique(tx, call.workspace, "contact", changes.get("external_id"), own_id)
+    if changes.get("phone"):
+        _ensure_phone_free(tx, call.workspace, changes["phone"], own_id)
+    return changes, resolution
+
+
+def _channels(fields: BodyFields) -> list[dict[str, str]] | None:
+    value = fields.body.get("channels")
+    if value is None:
+        return []
+    if not isinstance(value, list) or len(value) > 50:
+        fields.problem("channels", "must be an array of at most 50 channel objects", "type")
+        return None
+    channels = []
+    for index, item in enumerate(value):
+        nested = BodyFields(item, allowed=CHANNEL_KEYS, path=f"channels.{index}")
+        identifier = nested.string("identifier", required=True, min_length=1, max_length=MAX_TEXT)
+        platform = nested.string("platform", required=True, min_length=1, max_length=MAX_TEXT)
+        status = nested.string("status", max_length=MAX_TEXT)
+        username = nested.string("username", max_length=MAX_TEXT)
+        fields.problems.extend(nested.problems)
+        channels.append(
+            {
+                "identifier": identifier or "",
+                "platform": platform or "",
+                "status": status or "active",
+                "username": username or "",
+            }
+        )
+    return channels
+
+
+def _existing_organization(
+    call: Call, tx: Transaction, organization_id: str | None, param: str
+) -> str | None:
+    if organization_id is None:
+        return None
+    record = tx.get(call.workspace, "organization", organization_id)
+    if record is None or not call.sees(record):
+        raise ApiError(404, "record_not_found", "No such organization.", param=param)
+    return organization_id
+
+
+def _organization_named(call: Call, tx: Transaction, name: str) -> tuple[str, str]:
+    """The id of the organization called `name` (created when none is), and the outcome."""
+    found = organizations.find_by_name(tx, call.workspace, name)
+    if found is not None:
+        return found["id"], "matched_name"
+    created = tx.insert(
+        call.workspace,
+        "organization",
+        {"name": name.strip(), "visibility": visibility.DEFAULT, "owner_id": call.user_id},
+    )
+    return created["id"], "created"
+
+
+def _ensure_phone_free(tx: Transaction, workspace: str, phone: str, own_id: str | None) -> None:
+    for other in tx.find(workspace, "contact", phone=phone):
+        if other["id"] != own_id:
+            raise ApiError(
+                409,
+                "contact_already_exists",
+                f"Contact {other['id']} already has this phone; use upsert to create or"
+                " update in one call.",
+                param="phone",
+            )
+
+
+def _answer(
+    tx: Transaction, call: Call, record: Record, resolution: dict[str, Any] | None
+) -> dict[str, Any]:
+    rendered = render(tx, call.workspace, record)
+    if resolution is not None:
+        rendered["organization_resolution"] = resolution
+    return rendered
+
+
+def visible_contact(call: Call, tx: Transaction, contact_id: str) -> Record:
+    """The contact if the token sees it; 404 contact_not_found otherwise."""
+    record = tx.get(call.workspace, "contact", contact_id)
+    if record is None or not call.sees(record):
+        raise not_found("contact", "contact_not_found")
+    return record
+
+
+@routes.post("/v1/contacts", scopes=("contacts:write",), entity="contacts")
+def create_contact(call: Call) -> Reply:
+    with call.transaction() as tx:
+        changes, resolution = read_changes(call, tx, call.json(), None)
+        record = tx.insert(call.workspace, "contact", changes)
+        return call.created(_answer(tx, call, record, resolution))
+
+
+@routes.patch("/v1/contacts/{contact_id}", scopes=("contacts:write",), entity="contacts")
+def update_contact(call: Call) -> Reply:
+    contact_id = call.path_id("contact_id", "contact")
+    with call.transaction() as tx:
+        current = visible_contact(call, tx, contact_id)
+        changes, resolution = read_changes(call, tx, call.json(), current)
+        record = tx.update(call.workspace, "contact", {**current, **changes})
+        return Reply(200, _answer(tx, call, record, resolution))
+
+
+@routes.delete("/v1/contacts/{contact_id}", scopes=("contacts:write",), entity="contacts")
+def delete_contact(call: Call) -> Reply:
+    contact_id = call.path_id("contact_id", "contact")
+    with call.transaction() as tx:
+        visible_contact(call, tx, contact_id)
+        tx.delete(call.workspace, "contact", contact_id)
+    return Reply(204)
+
+
+@routes.post("/v1/contacts/upsert", scopes=("contacts:write",), entity="contacts")
+def upsert_contact(call: Call) -> Reply:
+    """Create or update by `external_id` and/or `phone` in one call.
+
+    A contact matched by external_id keeps its phone (409 `phone_mismatch` when another
+    is sent); external_id and phone matching two different contacts, or a phone match
+    that has another external_id, is 409 `external_id_conflict`. 201 when created, 200
+    when updated.
+    """
+    body = call.json()
+    fields = BodyFields(body, allowed=WRITABLE)
+    external_id = external_ids.read(fields) if fields.has("external_id") else None
+    raw_phone = fields.string("phone", max_length=40)
+    phone = phones.normalize(raw_phone) if raw_phone is not None else None
+    if raw_phone is not None and phone is None:
+        fields.problem("phone", "is not a phone number that can be written in E.164", "phone")
+    if external_id is None and raw_phone is None and not fields.problems:
+        fields.problem("external_id", "upsert needs external_id or phone to match on", "missing")
+    fields.check()
+    with call.transaction() as tx:
+        by_external = _visible_one(call, tx, external_id=external_id) if external_id else None
+        by_phone = _visible_one(call, tx, phone=phone) if phone else None
+        if by_external and by_phone and by_external["id"] != by_phone["id"]:
+            raise ApiError(
+                409,
+                "external_id_conflict",
+                f"external_id names contact {by_external['id']} but the phone names"
+                f" {by_phone['id']}.",
+                param="external_id",
+            )
+        matched = by_external or by_phone
+        if matched is None:
+            changes, resolution = read_changes(call, tx, body, None)
+            record = tx.insert(call.workspace, "contact", changes)
+            return call.created(_answer(tx, call, record, resolution))
+        if by_external and phone and by_external.get("phone") not in (None, phone):
+            raise ApiError(
+                409,
+                "phone_mismatch",
+                f"Contact {matched['id']} with this external_id has a different phone;"
+                " upsert never changes a phone.",
+                param="phone",
+            )
+        if (
+            by_phone
+            and not by_external
+            and external_id
+            and by_phone.get("external_id") not in (None, external_id)
+        ):
+            raise ApiError(
+                409,
+                "external_id_conflict",
+                f"Contact {matched['id']} with this phone has another external_id.",
+                param="external_id",
+            )
+        changes, resolution = read_changes(call, tx, body, matched)
+        record = tx.update(call.workspace, "contact", {**matched, **changes})
+        return Reply(200, _answer(tx, call, record, resolution))
+
+
+def _visible_one(call: Call, tx: Transaction, **equals: Any) -> Record | None:
+    found = tx.find(call.workspace, "contact", **equals)
+    return next((record for record in found if call.sees(record)), None)
+
+
+# --- reads ---------------------------------------------------------------------------------
+
+
+@routes.get("/v1/contacts/{contact_id}", scopes=("contacts:read",))
+def get_contact(call: Call) -> Reply:
+    contact_id = call.path_id("contact_id", "contact")
+    expand, fields = call.retrieve_params(SPEC)
+    with call.transaction() as tx:
+        record = visible_contact(call, tx, contact_id)
+        return Reply(200, call.narrow(render(tx, call.workspace, record, expand), fields))
+
+
+@routes.get("/v1/contacts", scopes=("contacts:read",))
+def list_contacts(call: Call) -> Reply:
+    """Newest first by default; repeated filters OR, different filters AND."""
+    params = call.list_params(SPEC, filters=(*FILTERS, *SINCE_FILTERS))
+    filters = _filters(call)
+    since = {name: parse_since(name, call.single(name)) for name in SINCE_FILTERS}
+    with call.transaction() as tx:
+        rows = [
+            row
+            for row in tx.all(call.workspace, "contact")
+            if call.sees(row)
+            and all(row.get(name) in values for name, values in filters.items())
+            and all(
+                value is None or row[name.replace("_since", "_at")] >= value
+                for name, value in since.items()
+            )
+        ]
+        return call.list_reply(
+            SPEC,
+            rows,
+            params,
+            {"filters": filters, "since": since},
+            lambda r: render(tx, call.workspace, r, params.expand),
+        )
+
+
+def _filters(call: Call) -> dict[str, list[str]]:
+    chosen: dict[str, list[str]] = {}
+    for name, rule in FILTERS.items():
+        values = call.query.getlist(name)
+        if not values:
+            continue
+        if len(values) > MAX_FILTER_VALUES:
+            raise ApiError(
+                400,
+                "too_many_filter_values",
+                f"{name} is repeated {len(values)} times; at most {MAX_FILTER_VALUES} values.",
+                param=name,
+            )
+        for value in values:
+            if isinstance(rule, tuple) and value not in rule:
+                raise bad_query(name, f"must be one of {', '.join(rule)}", "enum")
+            if isinstance(rule, str) and not is_id(value, rule):
+                raise bad_query(name, f"must be a {rule} id", "pattern")
+        if name == "phone":
+            values = [phones.normalize(value) or value for value in values]
+        chosen[name] = sorted(set(values))
+    return chosen

@@ -1,0 +1,302 @@
+"""Deals: opportunities in a pipeline stage.
+
+Create follows the document's Deal table: `pipeline_id` and `stage_id` must belong
+together, `contact_id` or `organization_id` is required, `value` is a number in the
+body and a string in answers, `probability` null inherits the stage default, a lost
+deal needs `lost_reason_id` (and `lost_justification` is allowed only then), and
+`stage_changed_at` records the last move between stages. The 404s for unknown ids in
+the body name the field in `param`.
+"""
+
+from decimal import Decimal
+from typing import Any
+
+from crm_conformance.reference import (
+    contacts,
+    external_ids,
+    field_definitions,
+    organizations,
+    owners,
+    pipelines,
+    tags,
+    visibility,
+)
+from crm_conformance.reference.api_errors import ApiError, not_found
+from crm_conformance.reference.listing import ListSpec, parse_since
+from crm_conformance.reference.reply import Reply
+from crm_conformance.reference.request_body import BodyFields
+from crm_conformance.reference.routing import Call, RouteTable
+from crm_conformance.reference.storage import Record, Transaction
+
+STATUSES = ("open", "won", "lost")
+SCORES = ("cold", "warm", "hot")
+FIELDS = (
+    "pipeline_id", "stage_id", "title", "visibility", "created_at", "updated_at",
+    "contact_id", "organization_id", "organization", "owner_id", "owner", "value",
+    "probability", "score", "status", "lost_reason_id", "lost_reason",
+    "lost_justification", "expected_close_date", "stage_changed_at", "external_id",
+    "custom_fields", "tags",
+)  # fmt: skip
+WRITABLE = (
+    "pipeline_id", "stage_id", "title", "contact_id", "organization_id", "owner_id",
+    "value", "probability", "score", "status", "lost_reason_id", "lost_justification",
+    "expected_close_date", "external_id", "custom_fields", "tags", "visibility",
+)  # fmt: skip
+MAX_TITLE = 255
+
+routes = RouteTable()
+
+SPEC = ListSpec(
+    name="deals",
+    fields=frozenset(FIELDS),
+    sort_keys={
+        "created_at": lambda r: r["created_at"],
+        "updated_at": lambda r: r["updated_at"],
+        "title": lambda r: r["title"].casefold(),
+        "value": lambda r: float(r["value"]) if r.get("value") is not None else None,
+        "expected_close_date": lambda r: r.get("expected_close_date"),
+        "stage_changed_at": lambda r: r.get("stage_changed_at"),
+    },
+    expands=frozenset({"organization", "contact"}),
+)
+
+
+def _money(value: float | int) -> str:
+    """A monetary amount as a string with two decimals (the workspace sets the currency)."""
+    return str(Decimal(str(value)).quantize(Decimal("0.01")))
+
+
+def render(
+    tx: Transaction, workspace: str, record: Record, expand: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    probability = record.get("probability")
+    if probability is None:
+        found = pipelines.stage_of(tx, workspace, record["stage_id"])
+        probability = found[1]["default_probability"] if found else None
+    lost_reason = None
+    if record.get("lost_reason_id"):
+        reason = tx.get(workspace, "lost_reason", record["lost_reason_id"])
+        lost_reason = reason["name"] if reason else None
+    rendered: dict[str, Any] = {
+        "id": record["id"],
+        "object": "deal",
+        "pipeline_id": record["pipeline_id"],
+        "stage_id": record["stage_id"],
+        "title": record["title"],
+        "visibility": record["visibility"],
+        "created_at": record["created_at"],
+        "updated_at": record["updated_at"],
+        "contact_id": record.get("contact_id"),
+        "organization_id": record.get("organization_id"),
+        "owner_id": record.get("owner_id"),
+        "owner": owners.render_owner(tx, workspace, record.get("owner_id")),
+        "value": record.get("value"),
+        "probability": probability,
+        "score": record.get("score"),
+        "status": record["status"],
+        "lost_reason_id": record.get("lost_reason_id"),
+        "lost_reason": lost_reason,
+        "lost_justification": record.get("lost_justification"),
+        "expected_close_date": record.get("expected_close_date"),
+        "stage_changed_at": record["stage_changed_at"],
+        "external_id": record.get("external_id"),
+        "custom_fields": field_definitions.render_values(
+            tx, workspace, "deal", record.get("custom_fields")
+        ),
+        "tags": tags.render_many(tx, workspace, record.get("tags")),
+    }
+    if "organization" in expand:
+        rendered["organization"] = organizations.embedded(
+            tx, workspace, record.get("organization_id")
+        )
+    if "contact" in expand:
+        contact_id = record.get("contact_id")
+        contact = tx.get(workspace, "contact", contact_id) if contact_id else None
+        rendered["contact"] = contacts.render(tx, workspace, contact) if contact else None
+    return rendered
+
+
+def read_changes(call: Call, tx: Transaction, current: Record | None) -> dict[str, Any]:
+    """The validated changes of a create (current None) or update body."""
+    creating = current is None
+    fields = BodyFields(call.json(), allowed=WRITABLE)
+    changes: dict[str, Any] = {}
+    pipeline_id = fields.identifier("pipeline_id", "pipeline", required=creating)
+    stage_id = fields.identifier("stage_id", "stage", required=creating)
+    if creating or fields.has("title"):
+        changes["title"] = fields.string("title", required=True, min_length=1, max_length=MAX_TITLE)
+    contact_id = fields.identifier("contact_id", "contact")
+    organization_id = fields.identifier("organization_id", "organization")
+    if fields.has("owner_id"):
+        changes["owner_id"] = owners.user_field(tx, call.workspace, fields, "owner_id")
+    if fields.has("value"):
+        value = fields.number("value", minimum=0)
+        changes["value"] = _money(value) if value is not None else None
+    if fields.has("probability"):
+        changes["probability"] = fields.integer("probability", minimum=0, maximum=100)
+    if fields.has("score"):
+        changes["score"] = fields.string("score", choices=SCORES)
+    if creating or fields.has("status"):
+        changes["status"] = (
+            fields.string("status", nullable=False, choices=STATUSES)
+            or (current or {}).get("status")
+            or "open"
+        )
+    lost_reason_id = fields.identifier("lost_reason_id", "lost_reason")
+    if fields.has("lost_justification"):
+        changes["lost_justification"] = fields.string("lost_justification", max_length=5000)
+    if fields.has("expected_close_date"):
+        changes["expected_close_date"] = fields.instant("expected_close_date")
+    if fields.has("external_id"):
+        changes["external_id"] = external_ids.read(fields)
+    if creating or fields.has("visibility"):
+        changes["visibility"] = (
+            fields.string("visibility", nullable=False, choices=visibility.VISIBILITIES)
+            or (current or {}).get("visibility")
+            or visibility.DEFAULT
+        )
+    if fields.has("tags"):
+        changes["tags"] = tags.read_ids(tx, call.workspace, "deal", fields) or []
+    if fields.has("custom_fields"):
+        changes["custom_fields"] = field_definitions.read_values(
+            tx, call.workspace, "deal", fields, (current or {}).get("custom_fields")
+        )
+    merged = {**(current or {}), **changes}
+    if fields.has("contact_id"):
+        merged["contact_id"] = contact_id
+    if fields.has("organization_id"):
+        merged["organization_id"] = organization_id
+    if fields.has("lost_reason_id"):
+        merged["lost_reason_id"] = lost_reason_id
+    if not fields.problems and not merged.get("contact_id") and not merged.get("organization_id"):
+        fields.problem("contact_id", "give contact_id or organization_id (or both)", "missing")
+    if merged.get("status") == "lost" and not merged.get("lost_reason_id"):
+        if not fields.problems:
+            fields.problem("lost_reason_id", "is required when the deal is lost", "missing")
+    elif merged.get("status") != "lost":
+        if fields.has("lost_reason_id") and lost_reason_id is not None:
+            fields.problem("lost_reason_id", "is allowed only when the deal is lost", "not_lost")
+        if fields.has("lost_justification") and merged.get("lost_justification") is not None:
+            fields.problem(
+                "lost_justification", "is allowed only when the deal is lost", "not_lost"
+            )
+    fields.check()
+
+    _place(call, tx, current, changes, pipeline_id, stage_id)
+    for name, kind in (("contact_id", "contact"), ("organization_id", "organization")):
+        if fields.has(name):
+            changes[name] = merged[name]
+            if merged[name] is not None:
+                record = tx.get(call.workspace, kind, merged[name])
+                if record is None or not call.sees(record):
+                    raise ApiError(404, "record_not_found", f"No such {kind}.", param=name)
+    if fields.has("lost_reason_id"):
+        changes["lost_reason_id"] = lost_reason_id
+        if lost_reason_id and tx.get(call.workspace, "lost_reason", lost_reason_id) is None:
+            raise ApiError(404, "not_found", "No such lost reason.", param="lost_reason_id")
+    if merged.get("status") != "lost":
+        changes["lost_reason_id"] = None
+        changes["lost_justification"] = None
+    if creating and call.user_id is not None and "owner_id" not in changes:
+        changes["owner_id"] = call.user_id
+    external_ids.ensure_unique(
+        tx, call.workspace, "deal", changes.get("external_id"), current["id"] if current else None
+    )
+    return changes
+
+
+def _place(
+    call: Call,
+    tx: Transaction,
+    current: Record | None,
+    changes: dict[str, Any],
+    pipeline_id: str | None,
+    stage_id: str | None,
+) -> None:
+    """Check the pipeline and stage; a move between stages stamps `stage_changed_at`."""
+    if pipeline_id is None and stage_id is None:
+        return
+    pipeline_id = pipeline_id or (current or {}).get("pipeline_id")
+    stage_id = stage_id or (current or {}).get("stage_id")
+    assert pipeline_id is not None and stage_id is not None
+    if tx.get(call.workspace, "pipeline", pipeline_id) is None:
+        raise ApiError(404, "pipeline_not_found", "No such pipeline.", param="pipeline_id")
+    found = pipelines.stage_of(tx, call.workspace, stage_id)
+    if found is None:
+        raise ApiError(404, "stage_not_found", "No such stage.", param="stage_id")
+    if found[0]["id"] != pipeline_id:
+        raise ApiError(
+            422,
+            "stage_not_in_pipeline",
+            f"Stage {stage_id} belongs to pipeline {found[0]['id']}, not {pipeline_id}.",
+            param="stage_id",
+        )
+    changes["pipeline_id"] = pipeline_id
+    changes["stage_id"] = stage_id
+    if current is None or current["stage_id"] != stage_id:
+        changes["stage_changed_at"] = call.now()
+
+
+def _visible(call: Call, tx: Transaction, deal_id: str) -> Record:
+    record = tx.get(call.workspace, "deal", deal_id)
+    if record is None or not call.sees(record):
+        raise not_found("deal")
+    return record
+
+
+@routes.post("/v1/deals", scopes=("deals:write",), entity="deals")
+def create_deal(call: Call) -> Reply:
+    expand, fields = call.retrieve_params(SPEC)
+    with call.transaction() as tx:
+        record = tx.insert(call.workspace, "deal", read_changes(call, tx, None))
+        return call.created(call.narrow(render(tx, call.workspace, record, expand), fields))
+
+
+@routes.get("/v1/deals", scopes=("deals:read",))
+def list_deals(call: Call) -> Reply:
+    filters = ("pipeline_id", "stage_id", "status", "contact_id", "organization_id", "owner_id")
+    params = call.list_params(SPEC, filters=(*filters, "updated_since"))
+    chosen = {name: call.query.getlist(name) for name in filters if call.query.getlist(name)}
+    since_stamp = parse_since("updated_since", call.single("updated_since"))
+    with call.transaction() as tx:
+        rows = [
+            row
+            for row in tx.all(call.workspace, "deal")
+            if call.sees(row)
+            and all(row.get(name) in values for name, values in chosen.items())
+            and (since_stamp is None or row["updated_at"] >= since_stamp)
+        ]
+        return call.list_reply(
+            SPEC,
+            rows,
+            params,
+            {"filters": chosen, "updated_since": since_stamp},
+            lambda r: render(tx, call.workspace, r, params.expand),
+        )
+
+
+@routes.get("/v1/deals/{deal_id}", scopes=("deals:read",))
+def get_deal(call: Call) -> Reply:
+    deal_id = call.path_id("deal_id", "deal")
+    expand, fields = call.retrieve_params(SPEC)
+    with call.transaction() as tx:
+        record = _visible(call, tx, deal_id)
+        return Reply(200, call.narrow(render(tx, call.workspace, record, expand), fields))
+
+
+@routes.patch("/v1/deals/{deal_id}", scopes=("deals:write",), entity="deals")
+def update_deal(call: Call) -> Reply:
+    deal_id = call.path_id("deal_id", "deal")
+    with call.transaction() as tx:
+        current = _visible(call, tx, deal_id)
+        record = tx.update(call.workspace, "deal", {**current, **read_changes(call, tx, current)})
+        return Reply(200, render(tx, call.workspace, record))
+
+
+@routes.delete("/v1/deals/{deal_id}", scopes=("deals:write",), entity="deals")
+def delete_deal(call: Call) -> Reply:
+    deal_id = call.path_id("deal_id", "deal")
+    with call.transaction() as tx:
+        _visible(call, tx, deal_id)
+        tx.delete(call.workspace, "deal", deal_id)
+    return Reply(204)

@@ -1,0 +1,132 @@
+"""The workspace directory: users, audiences, channels and lost reasons (read only).
+
+Scopes for these are not shown in the document; any valid token of the workspace may
+read them. Users list in the order they joined and audiences newest first, both in
+one fixed order (a `sort` answers 400 `unsupported_sort`).
+"""
+
+from typing import Any
+
+from crm_conformance.reference.api_errors import not_found
+from crm_conformance.reference.listing import ListSpec
+from crm_conformance.reference.reply import Reply
+from crm_conformance.reference.routing import Call, RouteTable
+from crm_conformance.reference.storage import Record
+
+routes = RouteTable()
+
+
+def _created(row: Record) -> Any:
+    return row["created_at"]
+
+
+USERS = ListSpec(
+    name="users",
+    fields=frozenset({"name", "email", "role", "status", "created_at"}),
+    sortable=False,
+    default_sort=("created_at",),
+    order_keys={"created_at": _created},
+)
+AUDIENCES = ListSpec(
+    name="audiences",
+    fields=frozenset({"name", "status", "created_at", "updated_at"}),
+    sortable=False,
+    default_sort=("-created_at",),
+    order_keys={"created_at": _created},
+)
+CHANNELS = ListSpec(
+    name="channels",
+    fields=frozenset({"platform", "name", "status", "created_at", "updated_at"}),
+    sortable=False,
+    default_sort=("created_at",),
+    order_keys={"created_at": _created},
+)
+LOST_REASONS = ListSpec(
+    name="lost_reasons",
+    fields=frozenset({"name", "created_at"}),
+    sortable=False,
+    default_sort=("created_at",),
+    order_keys={"created_at": _created},
+)
+
+
+def render_user(row: Record) -> dict[str, Any]:
+    return {
+        "id": row["id"],
+        "object": "user",
+        "name": row["name"],
+        "email": row["email"],
+        "role": row["role"],
+        "status": row["status"],
+        "created_at": row["created_at"],
+    }
+
+
+def render_audience(row: Record) -> dict[str, Any]:
+    return {
+        "id": row["id"],
+        "object": "audience",
+        "name": row["name"],
+        "status": row["status"],
+        "created_at": row["created_at"],
+        "updated_at": row["updated_at"],
+    }
+
+
+def render_channel(row: Record) -> dict[str, Any]:
+    return {
+        "id": row["id"],
+        "object": "channel",
+        "platform": row["platform"],
+        "name": row["name"],
+        "status": row["status"],
+        "created_at": row["created_at"],
+        "updated_at": row["updated_at"],
+    }
+
+
+def render_lost_reason(row: Record) -> dict[str, Any]:
+    return {
+        "id": row["id"],
+        "object": "lost_reason",
+        "name": row["name"],
+        "created_at": row["created_at"],
+    }
+
+
+def _list(call: Call, kind: str, spec: ListSpec, render: Any) -> Reply:
+    params = call.list_params(spec)
+    with call.transaction() as tx:
+        rows = tx.all(call.workspace, kind)
+    return call.list_reply(spec, rows, params, {}, render)
+
+
+@routes.get("/v1/users")
+def list_users(call: Call) -> Reply:
+    return _list(call, "user", USERS, render_user)
+
+
+@routes.get("/v1/users/{user_id}")
+def get_user(call: Call) -> Reply:
+    user_id = call.path_id("user_id", "user")
+    call.allow_query(())
+    with call.transaction() as tx:
+        row = tx.get(call.workspace, "user", user_id)
+    if row is None:
+        raise not_found("user")
+    return Reply(200, render_user(row))
+
+
+@routes.get("/v1/audiences")
+def list_audiences(call: Call) -> Reply:
+    return _list(call, "audience", AUDIENCES, render_audience)
+
+
+@routes.get("/v1/channels")
+def list_channels(call: Call) -> Reply:
+    return _list(call, "channel", CHANNELS, render_channel)
+
+
+@routes.get("/v1/lost-reasons")
+def list_lost_reasons(call: Call) -> Reply:
+    return _list(call, "lost_reason", LOST_REASONS, render_lost_reason)

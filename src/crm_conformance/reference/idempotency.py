@@ -1,0 +1,116 @@
+"""Idempotency keys: a repeated write returns the original answer instead of acting twice.
+
+Stored per workspace, token and key for 24 hours with a fingerprint of the request
+(method, path and query, canonical JSON body). The key row is committed as
+`processing` before the handler runs, so a concurrent duplicate sees it and answers
+409 `idempotency_key_in_flight` instead of writing a second record. Only successful
+answers are kept: a refused or failed request releases its key, so the client can fix
+the request and retry with the same key.
+"""
+
+import hashlib
+import json
+import time
+from collections.abc import Callable
+
+from crm_conformance.reference.api_errors import ApiError, bad_query
+from crm_conformance.reference.reply import Reply
+from crm_conformance.reference.request_body import parse_json
+from crm_conformance.reference.settings import ServerSettings
+from crm_conformance.reference.storage import Store
+
+HEADER = "Idempotency-Key"
+MAX_KEY_LENGTH = 255
+WINDOW_SECONDS = 24 * 60 * 60
+
+
+def fingerprint(method: str, target: str, body: bytes) -> str:
+    """Same method, path, query and body (as JSON, whatever its spacing) → same print."""
+    try:
+        canonical = json.dumps(parse_json(body), sort_keys=True, separators=(",", ":"))
+    except ApiError:
+        canonical = body.decode("utf-8", "replace")
+    return hashlib.sha256(f"{method} {target}\n{canonical}".encode()).hexdigest()
+
+
+def run_once(
+    store: Store,
+    settings: ServerSettings,
+    *,
+    workspace: str,
+    token_id: str,
+    key: str | None,
+    fingerprint: str,
+    handler: Callable[[], Reply],
+) -> Reply:
+    """Run `handler` once per key; replay its answer to later requests with the same key."""
+    if key is None:
+        return handler()
+    if not 1 <= len(key) <= MAX_KEY_LENGTH:
+        raise bad_query(HEADER, f"must be 1 to {MAX_KEY_LENGTH} characters", "too_long")
+    identity = (workspace, token_id, key)
+    with store.transaction() as tx:
+        tx.execute(
+            "DELETE FROM idempotency WHERE workspace = ? AND token_id = ? AND key = ?"
+            " AND created_at < ?",
+            (*identity, time.time() - WINDOW_SECONDS),
+        )
+        row = tx.execute(
+            "SELECT fingerprint, state, status, body, headers FROM idempotency"
+            " WHERE workspace = ? AND token_id = ? AND key = ?",
+            identity,
+        ).fetchone()
+        if row is None:
+            tx.execute(
+                "INSERT INTO idempotency (workspace, token_id, key, fingerprint, state,"
+                " created_at) VALUES (?, ?, ?, ?, 'processing', ?)",
+                (*identity, fingerprint, time.time()),
+            )
+    if row is not None:
+        return _answer_repeat(row, fingerprint, settings)
+    try:
+        reply = handler()
+    except BaseException:
+        _release(store, identity)
+        raise
+    if not 200 <= reply.status < 300:
+        _release(store, identity)
+        return reply
+    with store.transaction() as tx:
+        tx.execute(
+            "UPDATE idempotency SET state = 'done', status = ?, body = ?, headers = ?"
+            " WHERE workspace = ? AND token_id = ? AND key = ?",
+            (reply.status, json.dumps(reply.body), json.dumps(reply.headers), *identity),
+        )
+    return reply
+
+
+def _answer_repeat(row: tuple[object, ...], fingerprint: str, settings: ServerSettings) -> Reply:
+    stored_print, state, status, body, headers = row
+    if stored_print != fingerprint:
+        raise ApiError(
+            409,
+            "idempotency_key_reused",
+            "This Idempotency-Key was used with a different request body.",
+            param=HEADER,
+        )
+    if state == "processing":
+        raise ApiError(
+            409,
+            "idempotency_key_in_flight",
+            "The first request with this Idempotency-Key is still processing; retry shortly.",
+            param=HEADER,
+        )
+    replayed_status = 200 if settings.has_fault("replay_returns_200") else int(status)  # type: ignore[call-overload]
+    return Reply(
+        replayed_status,
+        json.loads(str(body)),
+        {**json.loads(str(headers)), "Idempotent-Replay": "true"},
+    )
+
+
+def _release(store: Store, identity: tuple[str, str, str]) -> None:
+    with store.transaction() as tx:
+        tx.execute(
+            "DELETE FROM idempotency WHERE workspace = ? AND token_id = ? AND key = ?", identity
+        )

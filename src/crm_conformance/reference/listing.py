@@ -1,0 +1,279 @@
+"""Lists: the collection envelope, `limit`, keyset cursors, `sort`, `expand` and `fields`.
+
+Paging is keyset paging over a total order: the requested sort keys, then the id as a
+tie-break. A cursor names the last row served by its key values, so the next page is
+"every row after that one in the order", whatever was inserted, changed or deleted in
+between: no row is repeated or skipped because of another row's change.
+"""
+
+import functools
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from crm_conformance.reference import cursors
+from crm_conformance.reference.api_errors import ApiError, Problem, bad_query, validation_failed
+from crm_conformance.reference.clock import parse_instant, stamp
+from crm_conformance.reference.settings import ServerSettings
+from crm_conformance.reference.storage import Record
+
+MAX_LIMIT = 200
+MAX_EXPAND = 4
+DEFAULT_LIMIT = 50
+LIST_PARAMETERS = ("limit", "cursor", "sort", "expand", "fields")
+
+SortKey = Callable[[Record], Any]
+
+
+@dataclass(frozen=True)
+class ListSpec:
+    """What a collection allows: its fields, sort keys, default order and expansions."""
+
+    name: str
+    """The resource name used in messages and cursor digests, e.g. "contacts"."""
+    fields: frozenset[str]
+    """Names `fields` may select (`id` and `object` are always returned)."""
+    sort_keys: Mapping[str, SortKey] = field(default_factory=dict)
+    """Keys `sort` accepts, each reading a sortable value from a stored record."""
+    default_sort: tuple[str, ...] = ("-created_at",)
+    expands: frozenset[str] = frozenset()
+    sortable: bool = True
+    """False for collections with one fixed order: any `sort` is `unsupported_sort`."""
+    order_keys: Mapping[str, SortKey] = field(default_factory=dict)
+    """Keys of the fixed order of an unsortable collection (used by `default_sort`)."""
+
+
+@dataclass(frozen=True)
+class ListParams:
+    """The validated common parameters of one list request."""
+
+    limit: int
+    cursor: str | None
+    sort: tuple[tuple[str, bool], ...]
+    """(key, descending) pairs."""
+    expand: tuple[str, ...]
+    fields: tuple[str, ...] | None
+
+
+@dataclass(frozen=True)
+class Page:
+    rows: list[Record]
+    has_more: bool
+    next_cursor: str | None
+    limit: int
+
+
+def default_limit(settings: ServerSettings) -> int:
+    return 20 if settings.has_variant("default_page_size_20") else DEFAULT_LIMIT
+
+
+def parse_limit(raw: Any, *, settings: ServerSettings, in_body: bool) -> int:
+    """`limit` from the query (text, 400) or a body (integer, 422)."""
+    if raw is None:
+        return default_limit(settings)
+    value: int | None = None
+    if in_body:
+        value = raw if isinstance(raw, int) and not isinstance(raw, bool) else None
+    elif isinstance(raw, str) and raw.isascii() and raw.lstrip("-").isdigit() and len(raw) < 10:
+        value = int(raw)
+    if value is None or not 1 <= value <= MAX_LIMIT:
+        problem = Problem("limit", f"must be an integer from 1 to {MAX_LIMIT}", "range")
+        raise validation_failed([problem], status=422 if in_body else 400)
+    return value
+
+
+def parse_sort(spec: ListSpec, raw: str | None) -> tuple[tuple[str, bool], ...]:
+    """`sort`: comma-separated keys, `-` for descending."""
+    if raw is None:
+        return tuple((key.lstrip("-"), key.startswith("-")) for key in spec.default_sort)
+    if not spec.sortable:
+        raise ApiError(
+            400, "unsupported_sort", f"The {spec.name} list has one fixed order.", param="sort"
+        )
+    keys: list[tuple[str, bool]] = []
+    for part in raw.split(","):
+        name = part.strip()
+        descending = name.startswith("-")
+        name = name[1:] if descending else name
+        if name not in spec.sort_keys:
+            raise ApiError(
+                400,
+                "unknown_sort_field",
+                f"Cannot sort {spec.name} by {name!r}; sortable keys: "
+                f"{', '.join(sorted(spec.sort_keys))}.",
+                param="sort",
+            )
+        if name in (key for key, _ in keys):
+            raise ApiError(
+                400, "unsupported_sort", f"Sort key {name!r} is named twice.", param="sort"
+            )
+        keys.append((name, descending))
+    return tuple(keys)
+
+
+def parse_expand(spec: ListSpec, raw: str | None) -> tuple[str, ...]:
+    """`expand`: at most four relationship names of this resource."""
+    if raw is None or raw == "":
+        return ()
+    names = tuple(dict.fromkeys(name.strip() for name in raw.split(",")))
+    if len(names) > MAX_EXPAND:
+        raise ApiError(
+            400,
+            "expand_limit_exceeded",
+            f"At most {MAX_EXPAND} relationships can be expanded; {len(names)} were named.",
+            param="expand",
+        )
+    for name in names:
+        if name not in spec.expands:
+            offered = ", ".join(sorted(spec.expands)) or "none"
+            raise ApiError(
+                400,
+                "unknown_expand",
+                f"{name!r} cannot be expanded on {spec.name} (expandable: {offered}).",
+                param="expand",
+            )
+    return names
+
+
+def parse_fields(spec: ListSpec, raw: str | None) -> tuple[str, ...] | None:
+    """`fields`: names of the resource's fields; None when not narrowed."""
+    if raw is None:
+        return None
+    names = tuple(dict.fromkeys(name.strip() for name in raw.split(",")))
+    for name in names:
+        if name not in spec.fields and name not in ("id", "object"):
+            raise ApiError(
+                400, "unknown_field", f"{name!r} is not a field of {spec.name}.", param="fields"
+            )
+    return names
+
+
+def parse_params(
+    spec: ListSpec, values: Mapping[str, Any], *, settings: ServerSettings, in_body: bool = False
+) -> ListParams:
+    """The common parameters, from a query (text) or a search body."""
+    texts: dict[str, str | None] = {}
+    for name in ("cursor", "sort", "expand", "fields"):
+        raw = values.get(name)
+        if raw is not None and not isinstance(raw, str):
+            raise validation_failed([Problem(name, "must be a string", "type")])
+        texts[name] = raw
+    return ListParams(
+        limit=parse_limit(values.get("limit"), settings=settings, in_body=in_body),
+        cursor=texts["cursor"],
+        sort=parse_sort(spec, texts["sort"]),
+        expand=parse_expand(spec, texts["expand"]),
+        fields=parse_fields(spec, texts["fields"]),
+    )
+
+
+def parse_since(name: str, raw: str | None) -> str | None:
+    """An "at or after" filter (`updated_since`, `created_since`): a date-time with a
+    timezone offset, returned in the stored form for comparison."""
+    if raw is None:
+        return None
+    instant = parse_instant(raw)
+    if instant is None:
+        raise bad_query(name, "must be an ISO 8601 date-time with a timezone offset", "datetime")
+    return stamp(instant)
+
+
+def _compare(left: Any, right: Any) -> int:
+    if left == right:
+        return 0
+    if left is None:
+        return 1
+    if right is None:
+        return -1
+    if type(left) is not type(right) and not (
+        isinstance(left, int | float) and isinstance(right, int | float)
+    ):
+        left, right = str(left), str(right)
+    return -1 if left < right else 1
+
+
+def _order(sort: Sequence[tuple[str, bool]]) -> Callable[[list[Any], list[Any]], int]:
+    """Compares two key vectors (sort values then id); nulls last in ascending order."""
+
+    def compare(left: list[Any], right: list[Any]) -> int:
+        for index, (_, descending) in enumerate(sort):
+            result = _compare(left[index], right[index])
+            if result:
+                return -result if descending else result
+        return _compare(left[-1], right[-1])
+
+    return compare
+
+
+def paginate(
+    spec: ListSpec,
+    rows: Sequence[Record],
+    params: ListParams,
+    *,
+    settings: ServerSettings,
+    identity: Mapping[str, Any],
+) -> Page:
+    """One page of `rows` (already filtered) in the total order of `params.sort`.
+
+    `identity` must hold everything besides the sort that decides the rows (workspace,
+    filters, search body): a cursor is valid only with the same identity and sort.
+    """
+    getters = {**spec.sort_keys, **spec.order_keys}
+    digest = cursors.query_digest({"list": spec.name, "sort": params.sort, **identity})
+
+    def vector(row: Record) -> list[Any]:
+        return [getters[key](row) for key, _ in params.sort] + [row["id"]]
+
+    compare = _order(params.sort)
+    keyed = sorted(
+        ((vector(row), row) for row in rows),
+        key=functools.cmp_to_key(lambda a, b: compare(a[0], b[0])),
+    )
+    offset_cursors = settings.has_fault("cursor_repeats_row_on_insert")
+    start = 0
+    if params.cursor is not None:
+        position = cursors.decode(settings.secret, params.cursor, digest)
+        if offset_cursors:
+            start = _offset(position)
+        else:
+            after = position.get("after")
+            if not isinstance(after, list) or len(after) != len(params.sort) + 1:
+                raise cursors.invalid_cursor("The cursor is corrupt.")
+            start = next(
+                (i for i, (key, _) in enumerate(keyed) if compare(key, after) > 0), len(keyed)
+            )
+    window = keyed[start : start + params.limit + 1]
+    page = window[: params.limit]
+    if settings.has_fault("has_more_wrong_on_last_page"):
+        has_more = len(page) == params.limit
+    else:
+        has_more = len(window) > params.limit
+    next_cursor = None
+    if has_more and page:
+        position = {"offset": start + len(page)} if offset_cursors else {"after": page[-1][0]}
+        next_cursor = cursors.encode(settings.secret, position, digest)
+    return Page([row for _, row in page], has_more, next_cursor, params.limit)
+
+
+def _offset(position: Mapping[str, Any]) -> int:
+    offset = position.get("offset")
+    if not isinstance(offset, int) or offset < 0:
+        raise cursors.invalid_cursor("The cursor is corrupt.")
+    return offset
+
+
+def collection(page: Page, data: list[dict[str, Any]]) -> dict[str, Any]:
+    """The collection envelope `{data, meta: {has_more, limit}, links: {next}}`."""
+    return {
+        "data": data,
+        "meta": {"has_more": page.has_more, "limit": page.limit},
+        "links": {"next": page.next_cursor},
+    }
+
+
+def project(rendered: dict[str, Any], fields: Sequence[str] | None) -> dict[str, Any]:
+    """Narrow a rendered resource to `fields`, keeping `id` and `object`."""
+    if fields is None:
+        return rendered
+    keep = {"id", "object", *fields}
+    return {name: value for name, value in rendered.items() if name in keep}

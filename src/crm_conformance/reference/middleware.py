@@ -1,0 +1,113 @@
+"""The outer layer every request passes: request id, authentication, rate limit, headers.
+
+Pure ASGI rather than `BaseHTTPMiddleware`, so it adds headers to every response
+(errors, 404 and 405 included) without buffering bodies. For `/v1` paths it
+authenticates the bearer token before routing, so an unknown path with a bad token is
+a 401 like any other, and counts the request against the token's allowance.
+"""
+
+import hashlib
+import logging
+import secrets
+import time
+import uuid
+
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import Headers, MutableHeaders
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from crm_conformance.reference.api_errors import ApiError
+from crm_conformance.reference.rate_limits import RateLimiter
+from crm_conformance.reference.routing import error_response
+from crm_conformance.reference.settings import ServerSettings
+from crm_conformance.reference.storage import Store
+from crm_conformance.reference.tokens import Principal, authenticate
+
+log = logging.getLogger("crm_conformance.reference")
+
+
+class ApiMiddleware:
+    """Request id, authentication and rate limit before the app; headers after it."""
+
+    def __init__(self, app: ASGIApp, *, settings: ServerSettings, store: Store) -> None:
+        self.app = app
+        self.settings = settings
+        self.store = store
+        self.limiter = RateLimiter()
+
+    def _request_id(self) -> str:
+        if self.settings.has_variant("uuid_request_ids"):
+            return str(uuid.uuid4())
+        return f"req_{secrets.token_hex(16)}"
+
+    def _authenticate(self, authorization: str | None) -> Principal:
+        with self.store.transaction() as tx:
+            return authenticate(tx, self.settings.secret, authorization)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        request_id = self._request_id()
+        state = scope.setdefault("state", {})
+        state["request_id"] = request_id
+        headers = Headers(scope=scope)
+        authorization = headers.get("authorization")
+        path: str = scope["path"]
+        problem: ApiError | None = None
+        bucket = "client:" + str((scope.get("client") or ("?",))[0])
+        limit, window = self.settings.rate_limit, self.settings.rate_window
+        if path == "/v1" or path.startswith("/v1/"):
+            try:
+                principal = await run_in_threadpool(self._authenticate, authorization)
+            except ApiError as error:
+                problem = error
+                if authorization:
+                    bucket = "credential:" + hashlib.sha256(authorization.encode()).hexdigest()
+            else:
+                state["principal"] = principal
+                bucket = "token:" + principal.token_id
+                if principal.rate_limit:
+                    limit, window = principal.rate_limit
+        allowance = self.limiter.count(bucket, limit, window)
+        if not allowance.allowed:
+            problem = ApiError(
+                429,
+                "rate_limit_exceeded",
+                f"Too many requests on this token; retry after {allowance.reset} seconds.",
+            )
+        status_seen: list[int] = []
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status_seen.append(message["status"])
+                outgoing = MutableHeaders(scope=message)
+                outgoing["X-Request-ID"] = request_id
+                for name, value in allowance.headers().items():
+                    outgoing[name] = value
+            await send(message)
+
+        try:
+            if problem is not None:
+                response = error_response(problem, request_id, self.settings)
+                await response(scope, receive, send_with_headers)
+            else:
+                await self.app(scope, receive, send_with_headers)
+        except Exception:
+            log.exception("request %s failed", request_id)
+            if not status_seen:
+                error = ApiError(500, "internal_error", "The server failed; retry with backoff.")
+                await error_response(error, request_id, self.settings)(
+                    scope, receive, send_with_headers
+                )
+        finally:
+            elapsed = (time.perf_counter() - started) * 1000
+            log.info(
+                "%s %s %s %.1fms %s",
+                scope["method"],
+                path,
+                status_seen[0] if status_seen else "-",
+                elapsed,
+                request_id,
+            )

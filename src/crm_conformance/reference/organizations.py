@@ -1,0 +1,174 @@
+"""Organizations: the company accounts contacts and deals belong to.
+
+The document shows only the embedded form; the same fields are served by the
+organization endpoints here (create, list, retrieve, update, delete).
+"""
+
+from typing import Any
+
+from crm_conformance.reference import external_ids, field_definitions, owners, tags, visibility
+from crm_conformance.reference.api_errors import not_found
+from crm_conformance.reference.listing import ListSpec
+from crm_conformance.reference.reply import Reply
+from crm_conformance.reference.request_body import BodyFields
+from crm_conformance.reference.routing import Call, RouteTable
+from crm_conformance.reference.storage import Record, Transaction
+
+FIELDS = (
+    "name", "visibility", "created_at", "updated_at", "website", "external_id",
+    "custom_fields", "owner_id", "owner", "tags",
+)  # fmt: skip
+WRITABLE = ("name", "website", "external_id", "custom_fields", "owner_id", "tags", "visibility")
+MAX_NAME = 255
+
+routes = RouteTable()
+
+SPEC = ListSpec(
+    name="organizations",
+    fields=frozenset(FIELDS),
+    sort_keys={
+        "created_at": lambda r: r["created_at"],
+        "updated_at": lambda r: r["updated_at"],
+        "name": lambda r: r["name"].casefold(),
+    },
+)
+
+
+def render(tx: Transaction, workspace: str, record: Record) -> dict[str, Any]:
+    """The organization as embedded in a contact or deal (and as served on its own)."""
+    return {
+        "id": record["id"],
+        "object": "organization",
+        "name": record["name"],
+        "visibility": record["visibility"],
+        "created_at": record["created_at"],
+        "updated_at": record["updated_at"],
+        "website": record.get("website"),
+        "external_id": record.get("external_id"),
+        "custom_fields": field_definitions.render_values(
+            tx, workspace, "organization", record.get("custom_fields")
+        ),
+        "owner_id": record.get("owner_id"),
+        "owner": owners.render_owner(tx, workspace, record.get("owner_id")),
+        "tags": tags.render_many(tx, workspace, record.get("tags")),
+    }
+
+
+def embedded(tx: Transaction, workspace: str, organization_id: str | None) -> Any:
+    """The expanded `organization` of a contact or deal (null when it has none)."""
+    if organization_id is None:
+        return None
+    record = tx.get(workspace, "organization", organization_id)
+    return render(tx, workspace, record) if record else None
+
+
+def find_by_name(tx: Transaction, workspace: str, name: str) -> Record | None:
+    """The oldest organization with this name, compared without regard to case or
+    surrounding spaces."""
+    wanted = name.strip().casefold()
+    return next(
+        (
+            org
+            for org in tx.all(workspace, "organization")
+            if org["name"].strip().casefold() == wanted
+        ),
+        None,
+    )
+
+
+def _read(call: Call, tx: Transaction, current: Record | None) -> dict[str, Any]:
+    fields = BodyFields(call.json(), allowed=WRITABLE)
+    changes: dict[str, Any] = {}
+    creating = current is None
+    if creating or fields.has("name"):
+        changes["name"] = fields.string("name", required=True, min_length=1, max_length=MAX_NAME)
+    for name in ("website",):
+        if fields.has(name):
+            changes[name] = fields.string(name, max_length=2000)
+    if fields.has("external_id"):
+        changes["external_id"] = external_ids.read(fields)
+    if fields.has("owner_id"):
+        changes["owner_id"] = owners.user_field(tx, call.workspace, fields, "owner_id")
+    if fields.has("visibility") or creating:
+        changes["visibility"] = (
+            fields.string("visibility", nullable=False, choices=visibility.VISIBILITIES)
+            or (current or {}).get("visibility")
+            or visibility.DEFAULT
+        )
+    if fields.has("tags"):
+        changes["tags"] = tags.read_ids(tx, call.workspace, "organization", fields) or []
+    if fields.has("custom_fields"):
+        changes["custom_fields"] = field_definitions.read_values(
+            tx, call.workspace, "organization", fields, (current or {}).get("custom_fields")
+        )
+    fields.check()
+    if creating and call.user_id is not None and "owner_id" not in changes:
+        changes["owner_id"] = call.user_id
+    external_ids.ensure_unique(
+        tx,
+        call.workspace,
+        "organization",
+        changes.get("external_id"),
+        current["id"] if current else None,
+    )
+    return changes
+
+
+def _visible(call: Call, tx: Transaction, organization_id: str) -> Record:
+    record = tx.get(call.workspace, "organization", organization_id)
+    if record is None or not call.sees(record):
+        raise not_found("organization")
+    return record
+
+
+@routes.post("/v1/organizations", scopes=("organizations:write",), entity="organizations")
+def create_organization(call: Call) -> Reply:
+    with call.transaction() as tx:
+        record = tx.insert(call.workspace, "organization", _read(call, tx, None))
+        return call.created(render(tx, call.workspace, record))
+
+
+@routes.get("/v1/organizations", scopes=("organizations:read",))
+def list_organizations(call: Call) -> Reply:
+    params = call.list_params(SPEC, filters=("external_id",))
+    external = call.query.getlist("external_id")
+    with call.transaction() as tx:
+        rows = [
+            row
+            for row in tx.all(call.workspace, "organization")
+            if call.sees(row) and (not external or row.get("external_id") in external)
+        ]
+        return call.list_reply(
+            SPEC, rows, params, {"external_id": external}, lambda r: render(tx, call.workspace, r)
+        )
+
+
+@routes.get("/v1/organizations/{organization_id}", scopes=("organizations:read",))
+def get_organization(call: Call) -> Reply:
+    organization_id = call.path_id("organization_id", "organization")
+    _, fields = call.retrieve_params(SPEC)
+    with call.transaction() as tx:
+        record = _visible(call, tx, organization_id)
+        return Reply(200, call.narrow(render(tx, call.workspace, record), fields))
+
+
+@routes.patch(
+    "/v1/organizations/{organization_id}", scopes=("organizations:write",), entity="organizations"
+)
+def update_organization(call: Call) -> Reply:
+    organization_id = call.path_id("organization_id", "organization")
+    with call.transaction() as tx:
+        record = _visible(call, tx, organization_id)
+        record = tx.update(call.workspace, "organization", {**record, **_read(call, tx, record)})
+        return Reply(200, render(tx, call.workspace, record))
+
+
+@routes.delete(
+    "/v1/organizations/{organization_id}", scopes=("organizations:write",), entity="organizations"
+)
+def delete_organization(call: Call) -> Reply:
+    organization_id = call.path_id("organization_id", "organization")
+    with call.transaction() as tx:
+        _visible(call, tx, organization_id)
+        tx.delete(call.workspace, "organization", organization_id)
+    return Reply(204)

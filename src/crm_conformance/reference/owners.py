@@ -1,0 +1,32 @@
+"""Owners: the teammate (`usr_`) or AI agent (`agt_`) a record or conversation belongs to."""
+
+from typing import Any
+
+from crm_conformance.reference.identifiers import is_id
+from crm_conformance.reference.request_body import BodyFields
+from crm_conformance.reference.storage import Transaction
+
+
+def render_owner(tx: Transaction, workspace: str, owner_id: str | None) -> dict[str, Any] | None:
+    """The Owner object `{id, kind, name, object}` of `owner_id`, or None."""
+    if owner_id is None:
+        return None
+    kind = "agent" if is_id(owner_id, "agent") else "user"
+    record = tx.get(workspace, kind, owner_id)
+    return {
+        "id": owner_id,
+        "kind": kind,
+        "name": record.get("name") if record else None,
+        "object": "owner",
+    }
+
+
+def user_field(
+    tx: Transaction, workspace: str, fields: BodyFields, name: str, *, required: bool = False
+) -> str | None:
+    """A body field naming a teammate of the workspace (`usr_` id)."""
+    user_id = fields.identifier(name, "user", required=required)
+    if user_id is not None and tx.get(workspace, "user", user_id) is None:
+        fields.problem(name, "is not a user of this workspace", "not_found")
+        return None
+    return user_id

@@ -1,0 +1,349 @@
+"""Routes: how a handler is declared and what it receives.
+
+A resource module builds a `RouteTable` and declares handlers on it:
+
+    routes = RouteTable()
+
+    @routes.post("/v1/deals", scopes=("deals:write",), entity="deals")
+    def create_deal(call: Call) -> Reply: ...
+
+Handlers are plain functions run in a worker thread; they read the request through
+`Call` and answer a `Reply` or raise `ApiError`. Before a handler runs, the route has
+already: authenticated the token (middleware), checked the declared scopes (403
+`insufficient_scope`), refused writes to an entity the workspace mirrors (403
+`local_write_denied`) and, for every write, applied the `Idempotency-Key`.
+"""
+
+import json
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import Headers, QueryParams
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from crm_conformance.reference import idempotency, policy
+from crm_conformance.reference.api_errors import ApiError, Problem, bad_query, validation_failed
+from crm_conformance.reference.clock import now_stamp
+from crm_conformance.reference.identifiers import is_id
+from crm_conformance.reference.listing import (
+    LIST_PARAMETERS,
+    ListParams,
+    ListSpec,
+    collection,
+    paginate,
+    parse_expand,
+    parse_fields,
+    parse_params,
+    project,
+)
+from crm_conformance.reference.reply import Reply
+from crm_conformance.reference.request_body import parse_json
+from crm_conformance.reference.settings import ServerSettings
+from crm_conformance.reference.storage import Record, Store, Transaction
+from crm_conformance.reference.tokens import Principal
+
+Handler = Callable[["Call"], Reply]
+WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+@dataclass
+class Call:
+    """One request as a handler sees it."""
+
+    settings: ServerSettings
+    store: Store
+    method: str
+    path: str
+    path_params: dict[str, str]
+    query: QueryParams
+    headers: Headers
+    raw_body: bytes
+    request_id: str
+    principal: Principal | None
+    """None only on routes declared with `authenticated=False` (the adapter)."""
+    narrowed: bool = False
+    """Set when `fields` narrowed the answer (no extra fields may be added then)."""
+    _json: Any = field(default=None, init=False)
+    _parsed: bool = field(default=False, init=False)
+
+    @property
+    def workspace(self) -> str:
+        """The workspace of the bearer token: the only tenant a request can touch."""
+        assert self.principal is not None, "route declared authenticated=False"
+        return self.principal.workspace
+
+    @property
+    def user_id(self) -> str | None:
+        """The person an OAuth token acts for; None for a workspace token."""
+        return self.principal.user_id if self.principal else None
+
+    def json(self) -> Any:
+        """The JSON body (None when empty); 400 bad_request when it is not JSON."""
+        if not self._parsed:
+            self._json = parse_json(self.raw_body)
+            self._parsed = True
+        return self._json
+
+    @contextmanager
+    def transaction(self) -> Iterator[Transaction]:
+        """One serialized storage transaction (see `storage.Store`)."""
+        with self.store.transaction() as tx:
+            yield tx
+
+    def path_id(self, name: str, kind: str) -> str:
+        """A path id of `kind`; a malformed one answers 400 validation_failed."""
+        value = self.path_params[name]
+        if not is_id(value, kind):
+            raise bad_query(name, f"must be a {kind} id", "pattern")
+        return value
+
+    def allow_query(self, names: Iterable[str]) -> None:
+        """Refuse query parameters other than `names` (400 validation_failed), so a
+        misspelt filter fails instead of being ignored."""
+        allowed = set(names)
+        unknown = [
+            Problem(name, "unknown query parameter", "unknown_parameter")
+            for name in dict.fromkeys(self.query.keys())
+            if name not in allowed
+        ]
+        if unknown:
+            raise validation_failed(unknown, status=400)
+
+    def single(self, name: str) -> str | None:
+        """A query parameter that may appear at most once."""
+        values = self.query.getlist(name)
+        if len(values) > 1:
+            raise bad_query(name, "must be given at most once", "repeated")
+        return values[0] if values else None
+
+    def list_reply(
+        self,
+        spec: ListSpec,
+        rows: Sequence[Record],
+        params: ListParams,
+        identity: Mapping[str, Any],
+        render: Callable[[Record], dict[str, Any]],
+    ) -> Reply:
+        """A page of `rows` (already filtered and visible) as a collection answer."""
+        page = paginate(
+            spec,
+            rows,
+            params,
+            settings=self.settings,
+            identity={"workspace": self.workspace, **identity},
+        )
+        self.narrowed = params.fields is not None
+        data = [project(render(row), params.fields) for row in page.rows]
+        return Reply(200, collection(page, data))
+
+    def list_params(self, spec: ListSpec, *, filters: Iterable[str] = ()) -> ListParams:
+        """The common list parameters of the query; other names than `filters` are refused."""
+        self.allow_query((*LIST_PARAMETERS, *filters))
+        for name in LIST_PARAMETERS:
+            self.single(name)
+        return parse_params(spec, self.query, settings=self.settings)
+
+    def retrieve_params(self, spec: ListSpec) -> tuple[tuple[str, ...], tuple[str, ...] | None]:
+        """`expand` and `fields` of a retrieve; other query names are refused."""
+        self.allow_query(("expand", "fields"))
+        return parse_expand(spec, self.single("expand")), parse_fields(spec, self.single("fields"))
+
+    def narrow(self, rendered: dict[str, Any], fields: tuple[str, ...] | None) -> dict[str, Any]:
+        """`rendered` narrowed to `fields` (keeping id and object)."""
+        self.narrowed = fields is not None
+        return project(rendered, fields)
+
+    def created(self, body: Any) -> Reply:
+        """The answer to a create: 201 (200 under the `create_returns_200` variant)."""
+        return Reply(200 if self.settings.has_variant("create_returns_200") else 201, body)
+
+    def sees(self, record: Mapping[str, Any]) -> bool:
+        """Whether the token may see `record`: a workspace token sees all; an OAuth token
+        sees what its person sees (everything but other people's private records)."""
+        if self.principal is None or self.principal.user_id is None:
+            return True
+        return (
+            record.get("visibility") != "private"
+            or record.get("owner_id") == self.principal.user_id
+        )
+
+    def now(self) -> str:
+        """The current instant in the stored form."""
+        return now_stamp()
+
+
+def require_scopes(call: Call, scopes: tuple[str, ...]) -> None:
+    """403 insufficient_scope naming the first missing scope in `param`, all in the message."""
+    assert call.principal is not None
+    held = call.principal.scopes
+    if call.settings.has_fault("scope_check_resource_only"):
+        resources = {scope.split(":")[0] for scope in held}
+        missing = [scope for scope in scopes if scope.split(":")[0] not in resources]
+    else:
+        missing = [scope for scope in scopes if scope not in held]
+    if missing:
+        raise ApiError(
+            403,
+            "insufficient_scope",
+            f"This token lacks the scope(s) {', '.join(missing)}.",
+            param=missing[0],
+        )
+
+
+@dataclass(frozen=True)
+class RouteSpec:
+    method: str
+    path: str
+    handler: Handler
+    scopes: tuple[str, ...]
+    entity: str | None
+    authenticated: bool
+
+
+class RouteTable:
+    """The routes of one module; `app.create_app` mounts every module's table."""
+
+    def __init__(self, *, authenticated: bool = True) -> None:
+        self.authenticated = authenticated
+        self.specs: list[RouteSpec] = []
+
+    def route(
+        self,
+        method: str,
+        path: str,
+        *,
+        scopes: tuple[str, ...] = (),
+        entity: str | None = None,
+    ) -> Callable[[Handler], Handler]:
+        """Declare a handler. `scopes` are all required; `entity` (a `policy.ENTITIES`
+        name) makes writes refuse with local_write_denied when the workspace mirrors it."""
+
+        def declare(handler: Handler) -> Handler:
+            if entity is not None and entity not in policy.ENTITIES:
+                raise ValueError(f"unknown policy entity {entity!r}")
+            self.specs.append(RouteSpec(method, path, handler, scopes, entity, self.authenticated))
+            return handler
+
+        return declare
+
+    def get(self, path: str, **options: Any) -> Callable[[Handler], Handler]:
+        return self.route("GET", path, **options)
+
+    def post(self, path: str, **options: Any) -> Callable[[Handler], Handler]:
+        return self.route("POST", path, **options)
+
+    def put(self, path: str, **options: Any) -> Callable[[Handler], Handler]:
+        return self.route("PUT", path, **options)
+
+    def patch(self, path: str, **options: Any) -> Callable[[Handler], Handler]:
+        return self.route("PATCH", path, **options)
+
+    def delete(self, path: str, **options: Any) -> Callable[[Handler], Handler]:
+        return self.route("DELETE", path, **options)
+
+
+def starlette_routes(
+    tables: list[RouteTable], settings: ServerSettings, store: Store
+) -> list[Route]:
+    """Starlette routes for the tables; one Route per path, with every method declared."""
+    by_path: dict[str, dict[str, RouteSpec]] = {}
+    for table in tables:
+        for spec in table.specs:
+            methods = by_path.setdefault(spec.path, {})
+            if spec.method in methods:
+                raise ValueError(f"{spec.method} {spec.path} is declared twice")
+            methods[spec.method] = spec
+    return [
+        Route(path, _endpoint(specs, settings, store), methods=list(specs))
+        for path, specs in by_path.items()
+    ]
+
+
+def _endpoint(
+    specs: dict[str, RouteSpec], settings: ServerSettings, store: Store
+) -> Callable[[Request], Any]:
+    async def endpoint(request: Request) -> Response:
+        spec = specs[request.method if request.method != "HEAD" else "GET"]
+        call = Call(
+            settings=settings,
+            store=store,
+            method=request.method,
+            path=request.url.path,
+            path_params=dict(request.path_params),
+            query=request.query_params,
+            headers=request.headers,
+            raw_body=await request.body(),
+            request_id=request.state.request_id,
+            principal=getattr(request.state, "principal", None),
+        )
+        try:
+            reply = await run_in_threadpool(_run, spec, call)
+        except ApiError as error:
+            return error_response(error, call.request_id, settings)
+        return render(reply, call)
+
+    return endpoint
+
+
+def _run(spec: RouteSpec, call: Call) -> Reply:
+    if not spec.authenticated:
+        return spec.handler(call)
+    assert call.principal is not None
+    require_scopes(call, spec.scopes)
+    if spec.method in WRITE_METHODS and spec.entity is not None:
+        with call.transaction() as tx:
+            policy.require_local_write(tx, call.workspace, spec.entity)
+    if spec.method not in WRITE_METHODS:
+        return spec.handler(call)
+    target = call.path + (f"?{call.query}" if call.query else "")
+    return idempotency.run_once(
+        call.store,
+        call.settings,
+        workspace=call.workspace,
+        token_id=call.principal.token_id,
+        key=call.headers.get(idempotency.HEADER),
+        fingerprint=idempotency.fingerprint(spec.method, target, call.raw_body),
+        handler=lambda: spec.handler(call),
+    )
+
+
+def render(reply: Reply, call: Call) -> Response:
+    """The HTTP response of a reply (JSON, or no content)."""
+    if reply.body is None:
+        return Response(status_code=reply.status, headers=reply.headers)
+    body = reply.body
+    if call.settings.has_variant("extra_response_fields") and not call.narrowed:
+        body = _with_livemode(body)
+    return Response(
+        json.dumps(body, separators=(",", ":")),
+        status_code=reply.status,
+        headers=reply.headers,
+        media_type="application/json",
+    )
+
+
+def _with_livemode(value: Any) -> Any:
+    if isinstance(value, dict):
+        extra = {"livemode": False} if "object" in value else {}
+        return {**{k: _with_livemode(v) for k, v in value.items()}, **extra}
+    if isinstance(value, list):
+        return [_with_livemode(item) for item in value]
+    return value
+
+
+def error_response(error: ApiError, request_id: str, settings: ServerSettings) -> Response:
+    """The envelope of `error` as a response."""
+    body = error.body(None if settings.has_fault("missing_request_id_on_errors") else request_id)
+    if settings.has_fault("error_type_wrong") and error.status == 404:
+        body["error"]["type"] = "invalid_request_error"
+    return Response(
+        json.dumps(body, separators=(",", ":")),
+        status_code=error.status,
+        headers=error.headers,
+        media_type="application/json",
+    )

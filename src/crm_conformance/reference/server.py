@@ -1,0 +1,114 @@
+"""Serving the reference server: uvicorn in a thread on a free loopback port."""
+
+import socket
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+
+from crm_conformance.reference.app import create_app
+from crm_conformance.reference.settings import ServerSettings
+from crm_conformance.reference.tags import CATALOGUE_FIELD
+
+CONVENTIONS: dict[str, Any] = {
+    "tag_catalogue_field": CATALOGUE_FIELD,
+    "created_since_param": "created_since",
+    "contact_filters": {
+        name: name
+        for name in ("status", "score", "email", "owner_id", "organization_id", "external_id")
+    },
+}
+"""The names this server chose where the document says "not shown"."""
+
+HOST = "127.0.0.1"
+
+
+@dataclass(frozen=True)
+class ServedTarget:
+    """Where a running reference server answers, and the tokens it seeded."""
+
+    base_url: str
+    adapter_url: str | None
+    tokens: Mapping[str, str]
+    """Role → token: `full` (primary workspace) and `other_workspace` (secondary)."""
+    conventions: Mapping[str, Any] = field(default_factory=lambda: dict(CONVENTIONS))
+
+    def target_file_text(self) -> str:
+        """The target file (TOML) describing this server, tokens inline."""
+        lines = [f"base_url = {_toml(self.base_url)}"]
+        if self.adapter_url:
+            lines.append(f"adapter_url = {_toml(self.adapter_url)}")
+        lines.append("allow_live = false")
+        for role, value in self.tokens.items():
+            lines += ["", f"[tokens.{role}]", f"value = {_toml(value)}"]
+        lines += ["", "[conventions]"]
+        nested = {k: v for k, v in self.conventions.items() if isinstance(v, Mapping)}
+        lines += [f"{k} = {_toml(v)}" for k, v in self.conventions.items() if k not in nested]
+        for name, table in nested.items():
+            lines += ["", f"[conventions.{name}]"]
+            lines += [f"{k} = {_toml(v)}" for k, v in table.items()]
+        return "\n".join(lines) + "\n"
+
+    def write_target_file(self, path: Path) -> Path:
+        """Write the target file to `path` (mode 600: it holds tokens)."""
+        path.write_text(self.target_file_text(), encoding="utf-8")
+        path.chmod(0o600)
+        return path
+
+
+def _toml(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    text = str(value).replace("\\", "\\\\").replace('"', '\\"')
+    return f'"{text}"'
+
+
+def bind(host: str = HOST, port: int = 0) -> socket.socket:
+    """A listening socket; port 0 picks a free one."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(128)
+    return sock
+
+
+def served_target(host: str, port: int, tokens: Mapping[str, str], adapter: bool) -> ServedTarget:
+    origin = f"http://{host}:{port}"
+    return ServedTarget(
+        base_url=origin,
+        adapter_url=f"{origin}/_adapter" if adapter else None,
+        tokens={"full": tokens["primary"], "other_workspace": tokens["secondary"]},
+    )
+
+
+@contextmanager
+def running_server(settings: ServerSettings | None = None) -> Iterator[ServedTarget]:
+    """Serve a fresh reference server on a free 127.0.0.1 port until the block ends."""
+    settings = settings or ServerSettings()
+    app = create_app(settings)
+    sock = bind()
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(
+        target=server.run, kwargs={"sockets": [sock]}, name="reference-server", daemon=True
+    )
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            sock.close()
+            raise RuntimeError("the reference server did not start")
+        time.sleep(0.01)
+    port = sock.getsockname()[1]
+    try:
+        yield served_target(HOST, port, app.seeded_tokens, app.adapter_mounted)
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        sock.close()
+        app.store.close()

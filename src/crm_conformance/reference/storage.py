@@ -1,0 +1,255 @@
+"""Storage: SQLite through the standard library, one connection, serialized transactions.
+
+Why one connection behind a lock: the server's handlers run in a thread pool, and the
+suite hits it from several xdist workers at once. Serializing every transaction on a
+single connection rules out "database is locked" and lost writes, and SQLite is fast
+enough that the lock is not the bottleneck at the suite's volume.
+
+Records of every kind share one table: (workspace, kind, id, created_at, updated_at,
+data as JSON) plus `seq`, a sequence number bumped on every insert, update and delete,
+so a change feed can be read in commit order. Deletions are kept in their own table
+for the deletion feed. `settings` holds per-workspace values (policy, seeded ids).
+"""
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from crm_conformance.reference.clock import now_stamp
+from crm_conformance.reference.identifiers import new_id
+
+Record = dict[str, Any]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS records (
+    id TEXT PRIMARY KEY,
+    workspace TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    data TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS records_by_kind ON records (workspace, kind, created_at, id);
+CREATE TABLE IF NOT EXISTS deletions (
+    id TEXT NOT NULL,
+    workspace TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    deleted_at TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    PRIMARY KEY (workspace, seq)
+);
+CREATE TABLE IF NOT EXISTS settings (
+    workspace TEXT NOT NULL,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (workspace, key)
+);
+CREATE TABLE IF NOT EXISTS sequence (only INTEGER PRIMARY KEY CHECK (only = 1), value INTEGER);
+INSERT OR IGNORE INTO sequence (only, value) VALUES (1, 0);
+CREATE TABLE IF NOT EXISTS tokens (
+    id TEXT PRIMARY KEY,
+    workspace TEXT NOT NULL,
+    selector TEXT NOT NULL UNIQUE,
+    verifier_hash TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    user_id TEXT,
+    scopes TEXT NOT NULL,
+    state TEXT NOT NULL,
+    expires_at TEXT,
+    live INTEGER NOT NULL,
+    rate_limit TEXT,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS idempotency (
+    workspace TEXT NOT NULL,
+    token_id TEXT NOT NULL,
+    key TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    state TEXT NOT NULL,
+    status INTEGER,
+    body BLOB,
+    headers TEXT,
+    created_at REAL NOT NULL,
+    PRIMARY KEY (workspace, token_id, key)
+);
+"""
+
+
+class Store:
+    """The database: open it once per server, use `transaction()` for every access."""
+
+    def __init__(self, path: str = ":memory:") -> None:
+        self._connection = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self._lock = threading.RLock()
+        self._depth = 0
+        if path != ":memory:":
+            self._connection.execute("PRAGMA journal_mode=WAL")
+        self._connection.executescript(_SCHEMA)
+
+    @contextmanager
+    def transaction(self) -> Iterator["Transaction"]:
+        """One serialized transaction; nested calls on the same thread join the outer one."""
+        with self._lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield Transaction(self._connection)
+                finally:
+                    self._depth -= 1
+                return
+            self._depth = 1
+            self._connection.execute("BEGIN IMMEDIATE")
+            try:
+                yield Transaction(self._connection)
+            except BaseException:
+                self._connection.execute("ROLLBACK")
+                raise
+            else:
+                self._connection.execute("COMMIT")
+            finally:
+                self._depth = 0
+
+    def close(self) -> None:
+        with self._lock:
+            self._connection.close()
+
+
+class Transaction:
+    """Record operations inside one transaction of a `Store`."""
+
+    def __init__(self, connection: sqlite3.Connection) -> None:
+        self._connection = connection
+
+    def execute(self, sql: str, parameters: tuple[Any, ...] = ()) -> sqlite3.Cursor:
+        """Raw SQL, for modules that own a table of their own (tokens, idempotency)."""
+        return self._connection.execute(sql, parameters)
+
+    def next_seq(self) -> int:
+        """The next value of the change sequence."""
+        self.execute("UPDATE sequence SET value = value + 1 WHERE only = 1")
+        return int(self.execute("SELECT value FROM sequence WHERE only = 1").fetchone()[0])
+
+    # --- records ---------------------------------------------------------------------
+
+    def insert(
+        self,
+        workspace: str,
+        kind: str,
+        data: Record,
+        *,
+        id: str | None = None,
+        created_at: str | None = None,
+        updated_at: str | None = None,
+    ) -> Record:
+        """Store a new record of `kind`; returns it with `id`, `created_at`, `updated_at`."""
+        created = created_at or now_stamp()
+        record = {
+            **data,
+            "id": id or new_id(kind),
+            "created_at": created,
+            "updated_at": updated_at or created,
+        }
+        self.execute(
+            "INSERT INTO records (id, workspace, kind, created_at, updated_at, seq, data)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                record["id"],
+                workspace,
+                kind,
+                record["created_at"],
+                record["updated_at"],
+                self.next_seq(),
+                json.dumps(record),
+            ),
+        )
+        return record
+
+    def update(self, workspace: str, kind: str, record: Record, *, touch: bool = True) -> Record:
+        """Store the new state of an existing record; `touch` sets `updated_at` to now."""
+        if touch:
+            record = {**record, "updated_at": now_stamp()}
+        self.execute(
+            "UPDATE records SET updated_at = ?, seq = ?, data = ?"
+            " WHERE id = ? AND workspace = ? AND kind = ?",
+            (
+                record["updated_at"],
+                self.next_seq(),
+                json.dumps(record),
+                record["id"],
+                workspace,
+                kind,
+            ),
+        )
+        return record
+
+    def delete(self, workspace: str, kind: str, id: str) -> bool:
+        """Delete a record and note it in the deletion feed; False when there was none."""
+        cursor = self.execute(
+            "DELETE FROM records WHERE id = ? AND workspace = ? AND kind = ?", (id, workspace, kind)
+        )
+        if cursor.rowcount == 0:
+            return False
+        self.execute(
+            "INSERT INTO deletions (id, workspace, kind, deleted_at, seq) VALUES (?, ?, ?, ?, ?)",
+            (id, workspace, kind, now_stamp(), self.next_seq()),
+        )
+        return True
+
+    def get(self, workspace: str, kind: str, id: str) -> Record | None:
+        """The record of `kind` with `id` in `workspace`, or None (also for another workspace)."""
+        row = self.execute(
+            "SELECT data FROM records WHERE id = ? AND workspace = ? AND kind = ?",
+            (id, workspace, kind),
+        ).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def all(self, workspace: str, kind: str) -> list[Record]:
+        """Every record of `kind` in `workspace`, oldest first."""
+        rows = self.execute(
+            "SELECT data FROM records WHERE workspace = ? AND kind = ? ORDER BY created_at, id",
+            (workspace, kind),
+        )
+        return [json.loads(row[0]) for row in rows]
+
+    def find(self, workspace: str, kind: str, **equals: Any) -> list[Record]:
+        """Records of `kind` whose top-level fields equal the given values."""
+        sql = "SELECT data FROM records WHERE workspace = ? AND kind = ?"
+        parameters: list[Any] = [workspace, kind]
+        for name, value in equals.items():
+            sql += f" AND json_extract(data, '$.{name}') = ?"
+            parameters.append(value)
+        rows = self.execute(sql + " ORDER BY created_at, id", tuple(parameters))
+        return [json.loads(row[0]) for row in rows]
+
+    def deletions(self, workspace: str) -> list[Record]:
+        """The deletion feed of `workspace` in order: `{id, kind, deleted_at, seq}`."""
+        rows = self.execute(
+            "SELECT id, kind, deleted_at, seq FROM deletions WHERE workspace = ? ORDER BY seq",
+            (workspace,),
+        )
+        return [{"id": r[0], "kind": r[1], "deleted_at": r[2], "seq": r[3]} for r in rows]
+
+    # --- per-workspace settings --------------------------------------------------------
+
+    def setting(self, workspace: str, key: str) -> Any:
+        """A workspace setting's value, or None when unset."""
+        row = self.execute(
+            "SELECT value FROM settings WHERE workspace = ? AND key = ?", (workspace, key)
+        ).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def set_setting(self, workspace: str, key: str, value: Any) -> None:
+        self.execute(
+            "INSERT INTO settings (workspace, key, value) VALUES (?, ?, ?)"
+            " ON CONFLICT (workspace, key) DO UPDATE SET value = excluded.value",
+            (workspace, key, json.dumps(value)),
+        )
+
+    def workspaces(self) -> list[str]:
+        """Names of the seeded workspaces."""
+        rows = self.execute("SELECT workspace FROM settings WHERE key = 'workspace.name'")
+        return [row[0] for row in rows]

@@ -1,0 +1,133 @@
+"""Tags: one catalogue per record kind (contact, organization, deal).
+
+The body field choosing the catalogue is not shown in the document; this server calls
+it `kind` (the target file's `conventions.tag_catalogue_field`). A name is unique
+within its catalogue, compared without regard to case; a tag applies only to records
+of its catalogue's kind.
+"""
+
+from typing import Any
+
+from crm_conformance.reference.api_errors import ApiError, bad_query, not_found
+from crm_conformance.reference.listing import ListSpec
+from crm_conformance.reference.reply import Reply
+from crm_conformance.reference.request_body import BodyFields
+from crm_conformance.reference.routing import Call, RouteTable
+from crm_conformance.reference.storage import Record, Transaction
+
+CATALOGUE_FIELD = "kind"
+CATALOGUES = ("contact", "organization", "deal")
+DEFAULT_COLOR = "#808080"
+COLOR_PATTERN = r"#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})"
+MAX_NAME = 100
+
+routes = RouteTable()
+
+SPEC = ListSpec(
+    name="tags",
+    fields=frozenset({"name", "color", CATALOGUE_FIELD, "created_at", "updated_at"}),
+    sort_keys={
+        "name": lambda r: r["name"].casefold(),
+        "created_at": lambda r: r["created_at"],
+        "updated_at": lambda r: r["updated_at"],
+    },
+    default_sort=("name",),
+)
+
+
+def render(tag: Record) -> dict[str, Any]:
+    return {
+        "id": tag["id"],
+        "object": "tag",
+        "name": tag["name"],
+        "color": tag["color"],
+        CATALOGUE_FIELD: tag["catalogue"],
+        "created_at": tag["created_at"],
+        "updated_at": tag["updated_at"],
+    }
+
+
+def render_many(tx: Transaction, workspace: str, ids: list[str] | None) -> list[dict[str, Any]]:
+    """The Tag objects of `ids`, skipping any deleted since they were applied."""
+    tags = (tx.get(workspace, "tag", tag_id) for tag_id in ids or ())
+    return [render(tag) for tag in tags if tag is not None]
+
+
+def read_ids(
+    tx: Transaction, workspace: str, catalogue: str, fields: BodyFields
+) -> list[str] | None:
+    """The `tags` of a write body: ids of tags in the catalogue of `catalogue`."""
+    values = fields.list_of_strings("tags")
+    if values is None:
+        return None
+    for index, tag_id in enumerate(values):
+        tag = tx.get(workspace, "tag", tag_id)
+        if tag is None:
+            fields.problem(f"tags.{index}", "is not a tag of this workspace", "not_found")
+        elif tag["catalogue"] != catalogue:
+            fields.problem(
+                f"tags.{index}",
+                f"belongs to the {tag['catalogue']} catalogue, not {catalogue}",
+                "wrong_catalogue",
+            )
+    return list(dict.fromkeys(values))
+
+
+@routes.post("/v1/tags", scopes=("tags:write",), entity="tags")
+def create_tag(call: Call) -> Reply:
+    fields = BodyFields(call.json(), allowed=("name", CATALOGUE_FIELD, "color"))
+    name = fields.string("name", required=True, min_length=1, max_length=MAX_NAME)
+    if name is not None and not name.strip():
+        fields.problem("name", "must not be blank", "blank")
+    catalogue = fields.string(CATALOGUE_FIELD, required=True, choices=CATALOGUES)
+    color = fields.string("color", nullable=False, pattern=COLOR_PATTERN)
+    fields.check()
+    assert name is not None and catalogue is not None
+    with call.transaction() as tx:
+        for existing in tx.find(call.workspace, "tag", catalogue=catalogue):
+            if existing["name"].casefold() == name.casefold():
+                raise ApiError(
+                    409,
+                    "tag_already_exists",
+                    f"The {catalogue} catalogue already has a tag named {existing['name']!r}"
+                    f" ({existing['id']}).",
+                    param="name",
+                )
+        tag = tx.insert(
+            call.workspace,
+            "tag",
+            {"name": name, "catalogue": catalogue, "color": color or DEFAULT_COLOR},
+        )
+    return call.created(render(tag))
+
+
+@routes.get("/v1/tags", scopes=("tags:read",))
+def list_tags(call: Call) -> Reply:
+    """Tags by name; `kind` filters to one catalogue."""
+    params = call.list_params(SPEC, filters=(CATALOGUE_FIELD,))
+    catalogue = call.single(CATALOGUE_FIELD)
+    if catalogue is not None and catalogue not in CATALOGUES:
+        raise bad_query(CATALOGUE_FIELD, f"must be one of {', '.join(CATALOGUES)}", "enum")
+    with call.transaction() as tx:
+        rows = tx.all(call.workspace, "tag")
+    rows = [row for row in rows if catalogue is None or row["catalogue"] == catalogue]
+    return call.list_reply(SPEC, rows, params, {CATALOGUE_FIELD: catalogue}, render)
+
+
+@routes.get("/v1/tags/{tag_id}", scopes=("tags:read",))
+def get_tag(call: Call) -> Reply:
+    tag_id = call.path_id("tag_id", "tag")
+    with call.transaction() as tx:
+        tag = tx.get(call.workspace, "tag", tag_id)
+    if tag is None:
+        raise not_found("tag")
+    return Reply(200, render(tag))
+
+
+@routes.delete("/v1/tags/{tag_id}", scopes=("tags:write",), entity="tags")
+def delete_tag(call: Call) -> Reply:
+    tag_id = call.path_id("tag_id", "tag")
+    with call.transaction() as tx:
+        if not tx.delete(call.workspace, "tag", tag_id):
+            raise not_found("tag")
+    return Reply(204)

@@ -1,0 +1,154 @@
+"""Access tokens: workspace tokens (`sk_test_` / `sk_live_`) and person-bound OAuth tokens.
+
+A token is `<prefix><selector>.<verifier>`, both base64url. Only the selector and an
+HMAC of the verifier are stored (peppered with the server secret), so a lost token
+cannot be recovered; the verifier is compared in constant time. The adapter issues
+tokens with chosen scopes and state through `issue_token` and `revoke_token`.
+"""
+
+import base64
+import hashlib
+import hmac
+import json
+import re
+import secrets
+from dataclasses import dataclass
+from typing import Literal
+
+from crm_conformance.reference.api_errors import ApiError
+from crm_conformance.reference.clock import now_stamp
+from crm_conformance.reference.identifiers import new_id
+from crm_conformance.reference.scopes import ALL_SCOPES
+from crm_conformance.reference.storage import Transaction
+
+TokenKind = Literal["workspace", "oauth"]
+TokenState = Literal["active", "expired", "revoked"]
+
+_TOKEN = re.compile(
+    r"(?P<prefix>sk_(?:live|test)_|oat_(?:live|test)_)"
+    r"(?P<selector>[A-Za-z0-9_-]{8,64})\.(?P<verifier>[A-Za-z0-9_-]{16,128})"
+)
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who a request acts as: a token of a workspace, maybe bound to a person."""
+
+    token_id: str
+    workspace: str
+    kind: TokenKind
+    user_id: str | None
+    """The authorizing person of an OAuth token; None for a workspace token."""
+    scopes: frozenset[str]
+    rate_limit: tuple[int, int] | None
+    """(limit, window seconds) for this token, or None for the server's budget."""
+
+
+@dataclass(frozen=True)
+class IssuedToken:
+    """A newly issued token: its secret value is shown here once and never again."""
+
+    id: str
+    token: str
+    kind: TokenKind
+    scopes: tuple[str, ...]
+
+
+def _segment(size: int) -> str:
+    return base64.urlsafe_b64encode(secrets.token_bytes(size)).decode().rstrip("=")
+
+
+def _verifier_hash(secret: bytes, verifier: str) -> str:
+    return hmac.new(secret, verifier.encode(), hashlib.sha256).hexdigest()
+
+
+def issue_token(
+    tx: Transaction,
+    secret: bytes,
+    *,
+    workspace: str,
+    kind: TokenKind = "workspace",
+    scopes: tuple[str, ...] | None = None,
+    user_id: str | None = None,
+    state: TokenState = "active",
+    live: bool = False,
+    rate_limit: tuple[int, int] | None = None,
+) -> IssuedToken:
+    """Store a new token (all scopes unless given) and return its value."""
+    chosen = ALL_SCOPES if scopes is None else tuple(scopes)
+    unknown = sorted(set(chosen) - set(ALL_SCOPES))
+    if unknown:
+        raise ValueError(f"unknown scope(s): {unknown}")
+    if kind == "oauth" and user_id is None:
+        raise ValueError("an OAuth token needs user_id")
+    prefix = ("sk_" if kind == "workspace" else "oat_") + ("live_" if live else "test_")
+    selector, verifier = _segment(12), _segment(32)
+    token_id = new_id("token")
+    tx.execute(
+        "INSERT INTO tokens (id, workspace, selector, verifier_hash, kind, user_id, scopes,"
+        " state, expires_at, live, rate_limit, created_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            token_id,
+            workspace,
+            selector,
+            _verifier_hash(secret, verifier),
+            kind,
+            user_id if kind == "oauth" else None,
+            json.dumps(list(chosen)),
+            state,
+            None,
+            int(live),
+            json.dumps(list(rate_limit)) if rate_limit else None,
+            now_stamp(),
+        ),
+    )
+    return IssuedToken(token_id, f"{prefix}{selector}.{verifier}", kind, chosen)
+
+
+def revoke_token(tx: Transaction, token_id: str) -> bool:
+    """Revoke a token at once; False when there is no such token."""
+    cursor = tx.execute("UPDATE tokens SET state = 'revoked' WHERE id = ?", (token_id,))
+    return cursor.rowcount > 0
+
+
+def authenticate(tx: Transaction, secret: bytes, authorization: str | None) -> Principal:
+    """The principal of an `Authorization: Bearer ...` header, or 401.
+
+    Missing, malformed, unknown, revoked or expired tokens answer `unauthorized`; an
+    expired OAuth token answers `token_expired`.
+    """
+    if not authorization:
+        raise unauthorized("No bearer token was sent.")
+    scheme, _, value = authorization.partition(" ")
+    match = _TOKEN.fullmatch(value) if scheme.lower() == "bearer" else None
+    if match is None:
+        raise unauthorized("The bearer token is malformed.")
+    row = tx.execute(
+        "SELECT id, workspace, verifier_hash, kind, user_id, scopes, state, expires_at, live,"
+        " rate_limit FROM tokens WHERE selector = ?",
+        (match["selector"],),
+    ).fetchone()
+    if row is None or not hmac.compare_digest(row[2], _verifier_hash(secret, match["verifier"])):
+        raise unauthorized("The bearer token is not valid.")
+    token_id, workspace, _, kind, user_id, scopes, state, expires_at, live, rate_limit = row
+    expected_prefix = ("sk_" if kind == "workspace" else "oat_") + ("live_" if live else "test_")
+    if match["prefix"] != expected_prefix:
+        raise unauthorized("The bearer token is not valid.")
+    expired = state == "expired" or (expires_at is not None and expires_at <= now_stamp())
+    if state == "revoked" or (expired and kind == "workspace"):
+        raise unauthorized("The bearer token is no longer valid.")
+    if expired:
+        raise ApiError(401, "token_expired", "The OAuth access token has expired.")
+    return Principal(
+        token_id=token_id,
+        workspace=workspace,
+        kind=kind,
+        user_id=user_id,
+        scopes=frozenset(json.loads(scopes)),
+        rate_limit=tuple(json.loads(rate_limit)) if rate_limit else None,  # type: ignore[arg-type]
+    )
+
+
+def unauthorized(message: str) -> ApiError:
+    return ApiError(401, "unauthorized", message, headers={"WWW-Authenticate": "Bearer"})
