@@ -10,11 +10,12 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from starlette.exceptions import StarletteDeprecationWarning
 
 with warnings.catch_warnings():
     # Starlette 1.x nudges TestClient users towards httpx2; httpx is what this project
     # pins, and TestClient over it is the supported in-process way to drive the app.
-    warnings.simplefilter("ignore", DeprecationWarning)
+    warnings.simplefilter("ignore", StarletteDeprecationWarning)
     from starlette.testclient import TestClient
 
 from crm_conformance.reference import ServerSettings, create_app

@@ -21,12 +21,12 @@ class Fault:
 _FAULTS = (
     Fault(
         "missing_request_id_on_errors",
-        ("ERR-007",),
+        ("ERR-005",),
         "error bodies carry request_id null although X-Request-ID is sent",
     ),
     Fault(
         "error_type_wrong",
-        ("ERR-006",),
+        ("ERR-004",),
         "404 answers carry type invalid_request_error instead of not_found_error",
     ),
     Fault(
@@ -36,12 +36,12 @@ _FAULTS = (
     ),
     Fault(
         "has_more_wrong_on_last_page",
-        ("PAG-002", "PAG-004"),
+        ("PAG-004",),
         "has_more is true (with a next cursor) whenever a page is full, even the last",
     ),
     Fault(
         "scope_check_resource_only",
-        ("SCOPE-015",),
+        ("SCOPE-004", "SCOPE-021"),
         "the scope check looks only at the resource, so a read scope allows writes",
     ),
     Fault(
