@@ -29,6 +29,13 @@ def test_rendered_contact(api: TestClient, ids) -> None:
     assert contact["id"].startswith("con_") and len(contact["id"]) == 36
 
 
+def test_owner_and_expanded_organization_are_absent_when_none(api: TestClient) -> None:
+    contact = create(api, first_name="Solo")
+    assert "owner" not in contact and contact["owner_id"] is None
+    expanded = api.get(f"/v1/contacts/{contact['id']}", params={"expand": "organization"}).json()
+    assert "organization" not in expanded and expanded["organization_id"] is None
+
+
 @pytest.mark.parametrize(
     ("raw", "e164"),
     [

@@ -108,3 +108,10 @@ def test_unknown_fault_or_variant_is_refused() -> None:
         ServerSettings(faults={"bogus"})
     with pytest.raises(ValueError, match="bogus"):
         ServerSettings(variants={"bogus"})
+
+
+def test_literal_path_is_not_read_as_an_id(api: TestClient) -> None:
+    for method, path in (("PATCH", "/v1/contacts/search"), ("GET", "/v1/contacts/upsert")):
+        response = api.request(method, path, json={})
+        assert_error(response, 405, "method_not_allowed")
+        assert response.headers["Allow"] == "POST"

@@ -110,7 +110,6 @@ def render(
         "company_name": record.get("company_name"),
         "organization_id": record.get("organization_id"),
         "owner_id": record.get("owner_id"),
-        "owner": owners.render_owner(tx, workspace, record.get("owner_id")),
         "score": record.get("score"),
         "lost_reason": record.get("lost_reason") if record["status"] == "lost" else None,
         "channels": record.get("channels") or [],
@@ -120,10 +119,9 @@ def render(
             tx, workspace, "contact", record.get("custom_fields")
         ),
     }
+    owners.put_owner(rendered, tx, workspace, record.get("owner_id"))
     if "organization" in expand:
-        rendered["organization"] = organizations.embedded(
-            tx, workspace, record.get("organization_id")
-        )
+        organizations.put_embedded(rendered, tx, workspace, record.get("organization_id"))
     return rendered
 
 

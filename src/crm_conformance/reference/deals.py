@@ -3,7 +3,7 @@
 Create follows the document's Deal table: `pipeline_id` and `stage_id` must belong
 together, `contact_id` or `organization_id` is required, `value` is a number in the
 body and a string in answers, `probability` null inherits the stage default, a lost
-deal needs `lost_reason_id` (and `lost_justification` is allowed only then), and
+deal needs `lost_reason_id` (`lost_justification` stays optional free text), and
 `stage_changed_at` records the last move between stages. The 404s for unknown ids in
 the body name the field in `param`.
 """
@@ -74,7 +74,7 @@ def render(
         found = pipelines.stage_of(tx, workspace, record["stage_id"])
         probability = found[1]["default_probability"] if found else None
     lost_reason = None
-    if record.get("lost_reason_id"):
+    if record["status"] == "lost" and record.get("lost_reason_id"):
         reason = tx.get(workspace, "lost_reason", record["lost_reason_id"])
         lost_reason = reason["name"] if reason else None
     rendered: dict[str, Any] = {
@@ -89,7 +89,6 @@ def render(
         "contact_id": record.get("contact_id"),
         "organization_id": record.get("organization_id"),
         "owner_id": record.get("owner_id"),
-        "owner": owners.render_owner(tx, workspace, record.get("owner_id")),
         "value": record.get("value"),
         "probability": probability,
         "score": record.get("score"),
@@ -105,14 +104,14 @@ def render(
         ),
         "tags": tags.render_many(tx, workspace, record.get("tags")),
     }
+    owners.put_owner(rendered, tx, workspace, record.get("owner_id"))
     if "organization" in expand:
-        rendered["organization"] = organizations.embedded(
-            tx, workspace, record.get("organization_id")
-        )
+        organizations.put_embedded(rendered, tx, workspace, record.get("organization_id"))
     if "contact" in expand:
         contact_id = record.get("contact_id")
         contact = tx.get(workspace, "contact", contact_id) if contact_id else None
-        rendered["contact"] = contacts.render(tx, workspace, contact) if contact else None
+        if contact is not None:
+            rendered["contact"] = contacts.render(tx, workspace, contact)
     return rendered
 
 
@@ -143,6 +142,8 @@ def read_changes(call: Call, tx: Transaction, current: Record | None) -> dict[st
             or "open"
         )
     lost_reason_id = fields.identifier("lost_reason_id", "lost_reason")
+    if lost_reason_id and tx.get(call.workspace, "lost_reason", lost_reason_id) is None:
+        fields.problem("lost_reason_id", "is not a lost reason of this workspace", "not_found")
     if fields.has("lost_justification"):
         changes["lost_justification"] = fields.string("lost_justification", max_length=5000)
     if fields.has("expected_close_date"):
@@ -171,15 +172,7 @@ def read_changes(call: Call, tx: Transaction, current: Record | None) -> dict[st
     if not fields.problems and not merged.get("contact_id") and not merged.get("organization_id"):
         fields.problem("contact_id", "give contact_id or organization_id (or both)", "missing")
     if merged.get("status") == "lost" and not merged.get("lost_reason_id"):
-        if not fields.problems:
-            fields.problem("lost_reason_id", "is required when the deal is lost", "missing")
-    elif merged.get("status") != "lost":
-        if fields.has("lost_reason_id") and lost_reason_id is not None:
-            fields.problem("lost_reason_id", "is allowed only when the deal is lost", "not_lost")
-        if fields.has("lost_justification") and merged.get("lost_justification") is not None:
-            fields.problem(
-                "lost_justification", "is allowed only when the deal is lost", "not_lost"
-            )
+        fields.problem("lost_reason_id", "is required when the deal is lost", "missing")
     fields.check()
 
     _place(call, tx, current, changes, pipeline_id, stage_id)
@@ -192,11 +185,6 @@ def read_changes(call: Call, tx: Transaction, current: Record | None) -> dict[st
                     raise ApiError(404, "record_not_found", f"No such {kind}.", param=name)
     if fields.has("lost_reason_id"):
         changes["lost_reason_id"] = lost_reason_id
-        if lost_reason_id and tx.get(call.workspace, "lost_reason", lost_reason_id) is None:
-            raise ApiError(404, "not_found", "No such lost reason.", param="lost_reason_id")
-    if merged.get("status") != "lost":
-        changes["lost_reason_id"] = None
-        changes["lost_justification"] = None
     if creating and call.user_id is not None and "owner_id" not in changes:
         changes["owner_id"] = call.user_id
     external_ids.ensure_unique(

@@ -73,6 +73,8 @@ def parse_limit(raw: Any, *, settings: ServerSettings, in_body: bool) -> int:
         return default_limit(settings)
     value: int | None = None
     if in_body:
+        if isinstance(raw, float) and raw.is_integer():
+            raw = int(raw)
         value = raw if isinstance(raw, int) and not isinstance(raw, bool) else None
     elif isinstance(raw, str) and raw.isascii() and raw.lstrip("-").isdigit() and len(raw) < 10:
         value = int(raw)
@@ -84,7 +86,7 @@ def parse_limit(raw: Any, *, settings: ServerSettings, in_body: bool) -> int:
 
 def parse_sort(spec: ListSpec, raw: str | None) -> tuple[tuple[str, bool], ...]:
     """`sort`: comma-separated keys, `-` for descending."""
-    if raw is None:
+    if not raw:
         return tuple((key.lstrip("-"), key.startswith("-")) for key in spec.default_sort)
     if not spec.sortable:
         raise ApiError(
@@ -113,7 +115,7 @@ def parse_sort(spec: ListSpec, raw: str | None) -> tuple[tuple[str, bool], ...]:
 
 def parse_expand(spec: ListSpec, raw: str | None) -> tuple[str, ...]:
     """`expand`: at most four relationship names of this resource."""
-    if raw is None or raw == "":
+    if not raw:
         return ()
     names = tuple(dict.fromkeys(name.strip() for name in raw.split(",")))
     if len(names) > MAX_EXPAND:
@@ -137,7 +139,7 @@ def parse_expand(spec: ListSpec, raw: str | None) -> tuple[str, ...]:
 
 def parse_fields(spec: ListSpec, raw: str | None) -> tuple[str, ...] | None:
     """`fields`: names of the resource's fields; None when not narrowed."""
-    if raw is None:
+    if not raw:
         return None
     names = tuple(dict.fromkeys(name.strip() for name in raw.split(",")))
     for name in names:
@@ -157,7 +159,7 @@ def parse_params(
         raw = values.get(name)
         if raw is not None and not isinstance(raw, str):
             raise validation_failed([Problem(name, "must be a string", "type")])
-        texts[name] = raw
+        texts[name] = raw or None  # an empty value reads as an absent one
     return ListParams(
         limit=parse_limit(values.get("limit"), settings=settings, in_body=in_body),
         cursor=texts["cursor"],

@@ -36,7 +36,7 @@ SPEC = ListSpec(
 
 def render(tx: Transaction, workspace: str, record: Record) -> dict[str, Any]:
     """The organization as embedded in a contact or deal (and as served on its own)."""
-    return {
+    rendered = {
         "id": record["id"],
         "object": "organization",
         "name": record["name"],
@@ -49,17 +49,19 @@ def render(tx: Transaction, workspace: str, record: Record) -> dict[str, Any]:
             tx, workspace, "organization", record.get("custom_fields")
         ),
         "owner_id": record.get("owner_id"),
-        "owner": owners.render_owner(tx, workspace, record.get("owner_id")),
         "tags": tags.render_many(tx, workspace, record.get("tags")),
     }
+    owners.put_owner(rendered, tx, workspace, record.get("owner_id"))
+    return rendered
 
 
-def embedded(tx: Transaction, workspace: str, organization_id: str | None) -> Any:
-    """The expanded `organization` of a contact or deal (null when it has none)."""
-    if organization_id is None:
-        return None
-    record = tx.get(workspace, "organization", organization_id)
-    return render(tx, workspace, record) if record else None
+def put_embedded(
+    rendered: dict[str, Any], tx: Transaction, workspace: str, organization_id: str | None
+) -> None:
+    """Add the expanded `organization` of a contact or deal; absent when it has none."""
+    record = tx.get(workspace, "organization", organization_id) if organization_id else None
+    if record is not None:
+        rendered["organization"] = render(tx, workspace, record)
 
 
 def find_by_name(tx: Transaction, workspace: str, name: str) -> Record | None:

@@ -21,6 +21,15 @@ def render_owner(tx: Transaction, workspace: str, owner_id: str | None) -> dict[
     }
 
 
+def put_owner(
+    rendered: dict[str, Any], tx: Transaction, workspace: str, owner_id: str | None
+) -> None:
+    """Add `owner` to a rendered record that has one (absent, not null, otherwise)."""
+    owner = render_owner(tx, workspace, owner_id)
+    if owner is not None:
+        rendered["owner"] = owner
+
+
 def user_field(
     tx: Transaction, workspace: str, fields: BodyFields, name: str, *, required: bool = False
 ) -> str | None:

@@ -22,6 +22,7 @@ from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers, QueryParams
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -258,16 +259,34 @@ def starlette_routes(
             if spec.method in methods:
                 raise ValueError(f"{spec.method} {spec.path} is declared twice")
             methods[spec.method] = spec
-    return [
-        Route(path, _endpoint(specs, settings, store), methods=list(specs))
-        for path, specs in by_path.items()
-    ]
+    routes = []
+    for path, specs in by_path.items():
+        route = Route(path, _endpoint(specs, settings, store, {}), methods=list(specs))
+        literals = {
+            other: sorted(methods)
+            for other, methods in by_path.items()
+            if other != path and "{" not in other and route.path_regex.match(other)
+        }
+        if literals:
+            route = Route(path, _endpoint(specs, settings, store, literals), methods=list(specs))
+        routes.append(route)
+    return routes
 
 
 def _endpoint(
-    specs: dict[str, RouteSpec], settings: ServerSettings, store: Store
+    specs: dict[str, RouteSpec],
+    settings: ServerSettings,
+    store: Store,
+    literals: dict[str, list[str]],
 ) -> Callable[[Request], Any]:
+    """The endpoint of one path. `literals` are literal paths its parameters would also
+    match (`/v1/contacts/search` for `/v1/contacts/{contact_id}`): a method the literal
+    path lacks answers 405 there instead of reaching this route with "search" as an id."""
+
     async def endpoint(request: Request) -> Response:
+        if request.url.path in literals:
+            allowed = literals[request.url.path]
+            raise HTTPException(405, headers={"Allow": ", ".join(allowed)})
         spec = specs[request.method if request.method != "HEAD" else "GET"]
         call = Call(
             settings=settings,
