@@ -149,3 +149,11 @@ def test_concurrent_writes_are_all_kept() -> None:
         with httpx.Client(base_url=served.base_url, headers=headers) as client:
             body = client.get("/v1/contacts", params={"limit": 200}).json()
         assert len(body["data"]) == 80
+
+
+def test_empty_key_is_no_key(api: TestClient) -> None:
+    for name in ("e1", "e2"):
+        response = api.post(
+            "/v1/tags", json={"name": name, "kind": "deal"}, headers={"Idempotency-Key": ""}
+        )
+        assert response.status_code == 201 and "Idempotent-Replay" not in response.headers

@@ -2,6 +2,7 @@
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -67,3 +68,13 @@ def test_serve_writes_the_target_file_and_stops_on_sigterm(tmp_path: Path) -> No
     assert "stopped" in out
     assert "GET /v1/users 200" in err
     assert token not in out + err
+
+
+def test_listening_socket_names_tcp_so_responses_are_not_nagled() -> None:
+    from crm_conformance.reference.server import bind
+
+    sock = bind()
+    try:
+        assert sock.proto == socket.IPPROTO_TCP
+    finally:
+        sock.close()

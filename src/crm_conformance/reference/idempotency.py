@@ -44,10 +44,10 @@ def run_once(
     handler: Callable[[], Reply],
 ) -> Reply:
     """Run `handler` once per key; replay its answer to later requests with the same key."""
-    if key is None:
+    if not key:  # absent, or sent empty: no key to honour
         return handler()
-    if not 1 <= len(key) <= MAX_KEY_LENGTH:
-        raise bad_query(HEADER, f"must be 1 to {MAX_KEY_LENGTH} characters", "too_long")
+    if len(key) > MAX_KEY_LENGTH:
+        raise bad_query(HEADER, f"must be at most {MAX_KEY_LENGTH} characters", "too_long")
     identity = (workspace, token_id, key)
     with store.transaction() as tx:
         tx.execute(
