@@ -11,6 +11,7 @@ present.
 """
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from crm_conformance.reference import (
@@ -145,6 +146,8 @@ def read_changes(
         changes["phone"] = phones.normalize(raw) if raw is not None else None
         if raw is not None and changes["phone"] is None:
             fields.problem("phone", "is not a phone number that can be written in E.164", "phone")
+        elif raw is not None and call.settings.has_fault("phone_not_normalized"):
+            changes["phone"] = raw.strip()
     if fields.has("status") or current is None:
         changes["status"] = (
             fields.string("status", nullable=False, choices=STATUSES)
@@ -409,6 +412,8 @@ def get_contact(call: Call) -> Reply:
 def list_contacts(call: Call) -> Reply:
     """Newest first by default; repeated filters OR, different filters AND."""
     params = call.list_params(SPEC, filters=(*FILTERS, *SINCE_FILTERS))
+    if call.settings.has_fault("contacts_oldest_first") and call.single("sort") is None:
+        params = replace(params, sort=(("created_at", False),))
     filters = _filters(call)
     since = {name: parse_since(name, call.single(name)) for name in SINCE_FILTERS}
     with call.transaction() as tx:

@@ -45,6 +45,51 @@ _FAULTS = (
         "the scope check looks only at the resource, so a read scope allows writes",
     ),
     Fault(
+        "query_errors_answer_422",
+        ("ERR-011",),
+        "invalid query, path and header values answer 422 validation_failed instead of 400",
+    ),
+    Fault(
+        "rate_limit_headers_missing_on_errors",
+        ("HDR-001",),
+        "X-RateLimit-* headers are sent on 2xx answers only",
+    ),
+    Fault(
+        "expand_limit_off_by_one",
+        ("QRY-008",),
+        "five expand names pass the limit check (the limit is compared with > 5)",
+    ),
+    Fault(
+        "contacts_oldest_first",
+        ("CON-002",),
+        "the contact list's default order is oldest first",
+    ),
+    Fault(
+        "tag_conflict_without_id",
+        ("TAG-004",),
+        "tag_already_exists does not name the existing tag's id",
+    ),
+    Fault(
+        "phone_not_normalized",
+        ("CON-009",),
+        "phones are stored as sent (trimmed) instead of in E.164",
+    ),
+    Fault(
+        "custom_fields_omit_unset",
+        ("CON-025",),
+        "custom fields with no value are left out of custom_fields instead of null",
+    ),
+    Fault(
+        "revoked_token_accepted",
+        ("AUTH-007",),
+        "revocation is ignored: a revoked token keeps working",
+    ),
+    Fault(
+        "expired_oauth_unauthorized",
+        ("OAUTH-006",),
+        "an expired OAuth token answers unauthorized instead of token_expired",
+    ),
+    Fault(
         "replay_returns_200",
         ("IDEM-003",),
         "an idempotent replay of a create answers 200 instead of the original status",

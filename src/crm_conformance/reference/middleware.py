@@ -21,7 +21,7 @@ from crm_conformance.reference.rate_limits import RateLimiter
 from crm_conformance.reference.routing import error_response
 from crm_conformance.reference.settings import ServerSettings
 from crm_conformance.reference.storage import Store
-from crm_conformance.reference.tokens import Principal, authenticate
+from crm_conformance.reference.tokens import Principal, authenticate, unauthorized
 
 log = logging.getLogger("crm_conformance.reference")
 
@@ -41,8 +41,18 @@ class ApiMiddleware:
         return f"req_{secrets.token_hex(16)}"
 
     def _authenticate(self, authorization: str | None) -> Principal:
-        with self.store.transaction() as tx:
-            return authenticate(tx, self.settings.secret, authorization)
+        revocation = not self.settings.has_fault("revoked_token_accepted")
+        try:
+            with self.store.transaction() as tx:
+                return authenticate(
+                    tx, self.settings.secret, authorization, honour_revocation=revocation
+                )
+        except ApiError as error:
+            if error.code == "token_expired" and self.settings.has_fault(
+                "expired_oauth_unauthorized"
+            ):
+                raise unauthorized("The bearer token is no longer valid.") from None
+            raise
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -84,8 +94,11 @@ class ApiMiddleware:
                 status_seen.append(message["status"])
                 outgoing = MutableHeaders(scope=message)
                 outgoing["X-Request-ID"] = request_id
-                for name, value in allowance.headers().items():
-                    outgoing[name] = value
+                if message["status"] < 400 or not self.settings.has_fault(
+                    "rate_limit_headers_missing_on_errors"
+                ):
+                    for name, value in allowance.headers().items():
+                        outgoing[name] = value
             await send(message)
 
         try:

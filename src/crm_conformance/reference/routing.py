@@ -152,7 +152,8 @@ class Call:
     def retrieve_params(self, spec: ListSpec) -> tuple[tuple[str, ...], tuple[str, ...] | None]:
         """`expand` and `fields` of a retrieve; other query names are refused."""
         self.allow_query(("expand", "fields"))
-        return parse_expand(spec, self.single("expand")), parse_fields(spec, self.single("fields"))
+        expand = parse_expand(spec, self.single("expand"), self.settings)
+        return expand, parse_fields(spec, self.single("fields"))
 
     def narrow(self, rendered: dict[str, Any], fields: tuple[str, ...] | None) -> dict[str, Any]:
         """`rendered` narrowed to `fields` (keeping id and object)."""
@@ -338,6 +339,8 @@ def render(reply: Reply, call: Call) -> Response:
     body = reply.body
     if call.settings.has_variant("extra_response_fields") and not call.narrowed:
         body = _with_livemode(body)
+    if call.settings.has_fault("custom_fields_omit_unset"):
+        body = _without_unset_custom_fields(body)
     return Response(
         json.dumps(body, separators=(",", ":")),
         status_code=reply.status,
@@ -355,8 +358,27 @@ def _with_livemode(value: Any) -> Any:
     return value
 
 
+def _without_unset_custom_fields(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {
+            k: {f: v for f, v in item.items() if v is not None}
+            if k == "custom_fields" and isinstance(item, dict)
+            else _without_unset_custom_fields(item)
+            for k, item in value.items()
+        }
+    if isinstance(value, list):
+        return [_without_unset_custom_fields(item) for item in value]
+    return value
+
+
 def error_response(error: ApiError, request_id: str, settings: ServerSettings) -> Response:
     """The envelope of `error` as a response."""
+    if (
+        settings.has_fault("query_errors_answer_422")
+        and error.status == 400
+        and error.code == "validation_failed"
+    ):
+        error = ApiError(422, error.code, error.message, param=error.param, detail=error.detail)
     body = error.body(None if settings.has_fault("missing_request_id_on_errors") else request_id)
     if settings.has_fault("error_type_wrong") and error.status == 404:
         body["error"]["type"] = "invalid_request_error"

@@ -86,11 +86,16 @@ def create_tag(call: Call) -> Reply:
     with call.transaction() as tx:
         for existing in tx.find(call.workspace, "tag", catalogue=catalogue):
             if existing["name"].casefold() == name.casefold():
+                named = (
+                    ""
+                    if call.settings.has_fault("tag_conflict_without_id")
+                    else (f" ({existing['id']})")
+                )
                 raise ApiError(
                     409,
                     "tag_already_exists",
                     f"The {catalogue} catalogue already has a tag named {existing['name']!r}"
-                    f" ({existing['id']}).",
+                    f"{named}.",
                     param="name",
                 )
         tag = tx.insert(

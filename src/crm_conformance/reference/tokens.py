@@ -112,7 +112,9 @@ def revoke_token(tx: Transaction, token_id: str) -> bool:
     return cursor.rowcount > 0
 
 
-def authenticate(tx: Transaction, secret: bytes, authorization: str | None) -> Principal:
+def authenticate(
+    tx: Transaction, secret: bytes, authorization: str | None, *, honour_revocation: bool = True
+) -> Principal:
     """The principal of an `Authorization: Bearer ...` header, or 401.
 
     Missing, malformed, unknown, revoked or expired tokens answer `unauthorized`; an
@@ -136,7 +138,7 @@ def authenticate(tx: Transaction, secret: bytes, authorization: str | None) -> P
     if match["prefix"] != expected_prefix:
         raise unauthorized("The bearer token is not valid.")
     expired = state == "expired" or (expires_at is not None and expires_at <= now_stamp())
-    if state == "revoked" or (expired and kind == "workspace"):
+    if (state == "revoked" and honour_revocation) or (expired and kind == "workspace"):
         raise unauthorized("The bearer token is no longer valid.")
     if expired:
         raise ApiError(401, "token_expired", "The OAuth access token has expired.")
