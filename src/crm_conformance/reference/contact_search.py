@@ -7,6 +7,7 @@ compare as instants. Unknown body keys, fields and operators answer 422 with the
 dotted path of the offending part, so a misspelt filter never returns everything.
 """
 
+import operator as operators
 from collections.abc import Callable
 from typing import Any
 
@@ -162,11 +163,11 @@ def _condition(
         return lambda r: _any(getter(r), lambda v: v == wanted)
     if operator == "not_equals":
         return lambda r: not _any(getter(r), lambda v: v == wanted)
-    compare = {
-        "gt": lambda a, b: a > b,
-        "gte": lambda a, b: a >= b,
-        "lt": lambda a, b: a < b,
-        "lte": lambda a, b: a <= b,
+    compare: Callable[[Any, Any], Any] = {
+        "gt": operators.gt,
+        "gte": operators.ge,
+        "lt": operators.lt,
+        "lte": operators.le,
     }[operator]
 
     def ordered(v: Any) -> bool:

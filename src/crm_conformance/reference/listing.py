@@ -228,10 +228,11 @@ def paginate(
         return [getters[key](row) for key, _ in params.sort] + [row["id"]]
 
     compare = _order(params.sort)
-    keyed = sorted(
-        ((vector(row), row) for row in rows),
-        key=functools.cmp_to_key(lambda a, b: compare(a[0], b[0])),
-    )
+
+    def by_vector(left: tuple[list[Any], Record], right: tuple[list[Any], Record]) -> int:
+        return compare(left[0], right[0])
+
+    keyed = sorted(((vector(row), row) for row in rows), key=functools.cmp_to_key(by_vector))
     offset_cursors = settings.has_fault("cursor_repeats_row_on_insert")
     start = 0
     if params.cursor is not None:

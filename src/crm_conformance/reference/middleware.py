@@ -110,8 +110,8 @@ class ApiMiddleware:
         except Exception:
             log.exception("request %s failed", request_id)
             if not status_seen:
-                error = ApiError(500, "internal_error", "The server failed; retry with backoff.")
-                await error_response(error, request_id, self.settings)(
+                failure = ApiError(500, "internal_error", "The server failed; retry with backoff.")
+                await error_response(failure, request_id, self.settings)(
                     scope, receive, send_with_headers
                 )
         finally:

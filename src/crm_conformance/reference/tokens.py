@@ -148,8 +148,15 @@ def authenticate(
         kind=kind,
         user_id=user_id,
         scopes=frozenset(json.loads(scopes)),
-        rate_limit=tuple(json.loads(rate_limit)) if rate_limit else None,  # type: ignore[arg-type]
+        rate_limit=_rate_limit(rate_limit),
     )
+
+
+def _rate_limit(stored: str | None) -> tuple[int, int] | None:
+    if not stored:
+        return None
+    limit, window = json.loads(stored)
+    return int(limit), int(window)
 
 
 def unauthorized(message: str) -> ApiError:
