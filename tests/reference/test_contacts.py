@@ -288,3 +288,24 @@ def test_search_depth_is_bounded(api: TestClient) -> None:
     for _ in range(10):
         group = {"join": "and", "conditions": [group]}
     assert api.post("/v1/contacts/search", json={"filter": group}).status_code == 422
+
+
+def test_adapter_can_reuse_contact_rules_through_as_workspace(app: ReferenceApp) -> None:
+    from starlette.datastructures import Headers, QueryParams
+
+    from crm_conformance.reference import contacts
+    from crm_conformance.reference.routing import Call
+
+    call = Call(
+        settings=app.settings, store=app.store, method="POST", path="/_adapter/v1/records",
+        path_params={}, query=QueryParams(""), headers=Headers({}), raw_body=b"",
+        request_id="req_test", principal=None,
+    )  # fmt: skip
+    acting = call.as_workspace("secondary")
+    with app.store.transaction() as tx:
+        changes, _ = contacts.read_changes(acting, tx, {"phone": "0044 20 7946 0018"}, None)
+        record = tx.insert(
+            "secondary", "contact", changes, created_at="2020-01-01T00:00:00.000000Z"
+        )
+        rendered = contacts.render(tx, "secondary", record)
+    assert rendered["phone"] == "+442079460018" and rendered["created_at"].startswith("2020")

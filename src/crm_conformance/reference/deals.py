@@ -115,10 +115,10 @@ def render(
     return rendered
 
 
-def read_changes(call: Call, tx: Transaction, current: Record | None) -> dict[str, Any]:
+def read_changes(call: Call, tx: Transaction, body: Any, current: Record | None) -> dict[str, Any]:
     """The validated changes of a create (current None) or update body."""
     creating = current is None
-    fields = BodyFields(call.json(), allowed=WRITABLE)
+    fields = BodyFields(body, allowed=WRITABLE)
     changes: dict[str, Any] = {}
     pipeline_id = fields.identifier("pipeline_id", "pipeline", required=creating)
     stage_id = fields.identifier("stage_id", "stage", required=creating)
@@ -236,7 +236,7 @@ def _visible(call: Call, tx: Transaction, deal_id: str) -> Record:
 def create_deal(call: Call) -> Reply:
     expand, fields = call.retrieve_params(SPEC)
     with call.transaction() as tx:
-        record = tx.insert(call.workspace, "deal", read_changes(call, tx, None))
+        record = tx.insert(call.workspace, "deal", read_changes(call, tx, call.json(), None))
         return call.created(call.narrow(render(tx, call.workspace, record, expand), fields))
 
 
@@ -277,7 +277,9 @@ def update_deal(call: Call) -> Reply:
     deal_id = call.path_id("deal_id", "deal")
     with call.transaction() as tx:
         current = _visible(call, tx, deal_id)
-        record = tx.update(call.workspace, "deal", {**current, **read_changes(call, tx, current)})
+        record = tx.update(
+            call.workspace, "deal", {**current, **read_changes(call, tx, call.json(), current)}
+        )
         return Reply(200, render(tx, call.workspace, record))
 
 

@@ -78,8 +78,9 @@ def find_by_name(tx: Transaction, workspace: str, name: str) -> Record | None:
     )
 
 
-def _read(call: Call, tx: Transaction, current: Record | None) -> dict[str, Any]:
-    fields = BodyFields(call.json(), allowed=WRITABLE)
+def read_changes(call: Call, tx: Transaction, body: Any, current: Record | None) -> dict[str, Any]:
+    """The validated changes of a create (current None) or update body."""
+    fields = BodyFields(body, allowed=WRITABLE)
     changes: dict[str, Any] = {}
     creating = current is None
     if creating or fields.has("name"):
@@ -126,7 +127,9 @@ def _visible(call: Call, tx: Transaction, organization_id: str) -> Record:
 @routes.post("/v1/organizations", scopes=("organizations:write",), entity="organizations")
 def create_organization(call: Call) -> Reply:
     with call.transaction() as tx:
-        record = tx.insert(call.workspace, "organization", _read(call, tx, None))
+        record = tx.insert(
+            call.workspace, "organization", read_changes(call, tx, call.json(), None)
+        )
         return call.created(render(tx, call.workspace, record))
 
 
@@ -161,7 +164,11 @@ def update_organization(call: Call) -> Reply:
     organization_id = call.path_id("organization_id", "organization")
     with call.transaction() as tx:
         record = _visible(call, tx, organization_id)
-        record = tx.update(call.workspace, "organization", {**record, **_read(call, tx, record)})
+        record = tx.update(
+            call.workspace,
+            "organization",
+            {**record, **read_changes(call, tx, call.json(), record)},
+        )
         return Reply(200, render(tx, call.workspace, record))
 
 

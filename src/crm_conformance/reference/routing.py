@@ -17,7 +17,7 @@ already: authenticated the token (middleware), checked the declared scopes (403
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -44,6 +44,7 @@ from crm_conformance.reference.listing import (
 )
 from crm_conformance.reference.reply import Reply
 from crm_conformance.reference.request_body import parse_json
+from crm_conformance.reference.scopes import ALL_SCOPES
 from crm_conformance.reference.settings import ServerSettings
 from crm_conformance.reference.storage import Record, Store, Transaction
 from crm_conformance.reference.tokens import Principal
@@ -82,6 +83,19 @@ class Call:
     def user_id(self) -> str | None:
         """The person an OAuth token acts for; None for a workspace token."""
         return self.principal.user_id if self.principal else None
+
+    def as_workspace(self, workspace: str) -> "Call":
+        """This call acting as a full-scope workspace token of `workspace`: lets the
+        adapter (which has no token) reuse the API's validation and rendering."""
+        principal = Principal(
+            token_id="adapter",
+            workspace=workspace,
+            kind="workspace",
+            user_id=None,
+            scopes=frozenset(ALL_SCOPES),
+            rate_limit=None,
+        )
+        return replace(self, principal=principal)
 
     def json(self) -> Any:
         """The JSON body (None when empty); 400 bad_request when it is not JSON."""
