@@ -1,9 +1,12 @@
 """Contacts: write rules, filters, retrieve, delete, upsert and search."""
 
 import pytest
+from starlette.datastructures import Headers, QueryParams
 from starlette.testclient import TestClient
 
+from crm_conformance.reference import contacts
 from crm_conformance.reference.app import ReferenceApp
+from crm_conformance.reference.routing import Call
 
 
 def code(response) -> str:
@@ -291,11 +294,6 @@ def test_search_depth_is_bounded(api: TestClient) -> None:
 
 
 def test_adapter_can_reuse_contact_rules_through_as_workspace(app: ReferenceApp) -> None:
-    from starlette.datastructures import Headers, QueryParams
-
-    from crm_conformance.reference import contacts
-    from crm_conformance.reference.routing import Call
-
     call = Call(
         settings=app.settings, store=app.store, method="POST", path="/_adapter/v1/records",
         path_params={}, query=QueryParams(""), headers=Headers({}), raw_body=b"",
