@@ -16,7 +16,7 @@ pytest_plugins = ["pytester"]
 
 ROOT = Path(__file__).resolve().parent.parent
 
-PROBE = '''
+PROBE = """
 import schemathesis
 
 schema = schemathesis.openapi.from_dict({
@@ -31,7 +31,7 @@ schema = schemathesis.openapi.from_dict({
 @schema.parametrize()
 def test_api(case):
     pass
-'''
+"""
 
 
 def test_pytest_pin_carries_its_reason() -> None:

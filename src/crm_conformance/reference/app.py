@@ -48,8 +48,9 @@ CORE_TABLES: tuple[RouteTable, ...] = (
 
 DOMAIN_MODULES = ("conversations", "campaigns", "success_events", "sync", "meta")
 """Modules of the domain areas, each with a `routes` table, mounted when present."""
-ADAPTER_MODULE = "adapter"
-"""The provisioning adapter's module: its `routes` are mounted under `/_adapter`."""
+ADAPTER_MODULES = ("adapter", "adapter_domain")
+"""The provisioning adapter's modules (records and tokens; conversations, campaigns and
+success-event types): their `routes` use full `/_adapter/v1/...` paths."""
 
 
 def _optional_routes(name: str) -> RouteTable | None:
@@ -78,9 +79,9 @@ def create_app(settings: ServerSettings | None = None) -> ReferenceApp:
         seeded = seed(tx, settings.secret)
     tables = list(CORE_TABLES)
     tables += [t for t in map(_optional_routes, DOMAIN_MODULES) if t is not None]
-    adapter_routes = _optional_routes(ADAPTER_MODULE) if settings.adapter else None
-    if adapter_routes is not None:
-        tables.append(adapter_routes)
+    adapter_tables = [t for t in map(_optional_routes, ADAPTER_MODULES) if t is not None]
+    if settings.adapter:
+        tables += adapter_tables
 
     async def routing_miss(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
@@ -105,5 +106,5 @@ def create_app(settings: ServerSettings | None = None) -> ReferenceApp:
     app.settings = settings
     app.store = store
     app.seeded_tokens = seeded
-    app.adapter_mounted = adapter_routes is not None
+    app.adapter_mounted = settings.adapter and bool(adapter_tables)
     return app

@@ -85,6 +85,11 @@ _FAULTS = (
         "revocation is ignored: a revoked token keeps working",
     ),
     Fault(
+        "verifier_not_checked",
+        ("AUTH-004", "AUTH-008"),
+        "only the selector is looked up; any verifier is accepted",
+    ),
+    Fault(
         "expired_oauth_unauthorized",
         ("OAUTH-006",),
         "an expired OAuth token answers unauthorized instead of token_expired",

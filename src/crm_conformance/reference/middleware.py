@@ -42,10 +42,15 @@ class ApiMiddleware:
 
     def _authenticate(self, authorization: str | None) -> Principal:
         revocation = not self.settings.has_fault("revoked_token_accepted")
+        verifier = not self.settings.has_fault("verifier_not_checked")
         try:
             with self.store.transaction() as tx:
                 return authenticate(
-                    tx, self.settings.secret, authorization, honour_revocation=revocation
+                    tx,
+                    self.settings.secret,
+                    authorization,
+                    honour_revocation=revocation,
+                    check_verifier=verifier,
                 )
         except ApiError as error:
             if error.code == "token_expired" and self.settings.has_fault(
