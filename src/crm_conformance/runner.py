@@ -328,6 +328,7 @@ def _catalogue_entries() -> dict[str, dict[str, str]]:
                 "class": str(getattr(requirement, "cls", "")),
                 "title": str(getattr(requirement, "title", "")),
                 "section": str(getattr(requirement, "section", "")),
+                "untestable": str(getattr(requirement, "untestable", None) or ""),
             }
     return entries
 

@@ -15,11 +15,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "harness"))
 
 from fake_target import TOKEN, conformant, serve
 
-
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "slow: takes minutes; runs when CRM_SLOW_TESTS=1")
-
-
 SUITE = """
 import pytest
 from crm_conformance.failure import ConformanceFailure

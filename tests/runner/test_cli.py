@@ -36,21 +36,20 @@ def test_run_against_a_target_reports_the_failed_requirement(
     result = invoke("run", "--target", str(target_file), "--report-dir", str(report))
     assert result.exit_code == 1, result.output
     assert "NOT CONFORMANT" in result.output
-    assert "Classes passed in full: core" in result.output
+    # the fake suite names one core id; the real catalogue's core has more to test
+    assert "Classes passed in full: none" in result.output
     assert "PAG-001" in result.output
     assert "Skipped for capability (not applicable): 1 tests" in result.output
     summary = json.loads((report / "summary.json").read_text())
     assert summary["requirements"]["PAG-001"]["verdict"] == "failed"
     assert summary["requirements"]["TAG-001"]["verdict"] == "not_applicable"
     assert summary["classes"]["tags"]["verdict"] == "not_verified"
+    assert summary["classes"]["core"]["verdict"] == "partially_verified"
     assert summary["observations"][0]["key"] == "default page size"
     assert summary["target"]["token_roles"] == ["full"]
     junit = (report / "junit.xml").read_text()
     assert 'name="requirement" value="PAG-001"' in junit
-    assert (
-        "It conforms to the Messaging and CRM service API for the classes: core"
-        in (report / "summary.md").read_text()
-    )
+    assert "core (partially verified)" in (report / "summary.md").read_text()
 
 
 def test_run_writes_allure_labels_history_ids_and_a_redacted_exchange(
@@ -147,7 +146,7 @@ def test_certify_refuses_filters_and_writes_a_certificate(
     result = invoke("run", "--certify", "--target", str(target_file), "--report-dir", str(report))
     assert result.exit_code == 1
     certificate = json.loads((report / "certificate.json").read_text())
-    assert certificate["classes_passed"] == ["core"]
+    assert certificate["classes_passed"] == []
     assert set(certificate["files_sha256"]) >= {"summary.json", "summary.md", "junit.xml"}
     assert len(certificate["spec_sha256"]) == 64
 

@@ -15,12 +15,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(
-        os.environ.get("CRM_SLOW_TESTS") != "1", reason="slow: set CRM_SLOW_TESTS=1 (CI does)"
-    ),
-]
+pytestmark = pytest.mark.slow
 
 
 def _run(argv: list[str], cwd: Path, timeout: int = 600) -> subprocess.CompletedProcess[str]:

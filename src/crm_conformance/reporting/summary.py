@@ -36,7 +36,11 @@ class RunInfo:
 def requirement_verdicts(
     records: Iterable[OutcomeRecord], catalogue: dict[str, dict[str, str]]
 ) -> dict[str, dict[str, Any]]:
-    """Per requirement: verdict, class, title, causes; catalogue ids without tests: untested."""
+    """Per requirement: verdict, class, title, causes; catalogue ids without tests: untested.
+
+    A requirement the catalogue marks untestable (with its reason) and no test names reads
+    `untestable`: it neither fails a class nor keeps it from passing in full.
+    """
     outcomes: dict[str, list[str]] = {}
     causes: dict[str, list[str]] = {}
     classes: dict[str, str] = {}
@@ -51,7 +55,9 @@ def requirement_verdicts(
     for req_id in sorted(set(outcomes) | set(catalogue)):
         entry = catalogue.get(req_id, {})
         result[req_id] = {
-            "verdict": worst(outcomes.get(req_id, [])),
+            "verdict": worst(outcomes.get(req_id, []))
+            if req_id in outcomes or not entry.get("untestable")
+            else "untestable",
             "class": entry.get("class") or classes.get(req_id, req_id.split("-")[0].lower()),
             "title": entry.get("title", ""),
             "section": entry.get("section", ""),
