@@ -99,6 +99,31 @@ _FAULTS = (
         ("IDEM-003",),
         "an idempotent replay of a create answers 200 instead of the original status",
     ),
+    Fault(
+        "handler_kept_after_close",
+        ("CONV-032", "CONV-008"),
+        "closing a conversation keeps its handler instead of setting it to null",
+    ),
+    Fault(
+        "close_won_not_marking_contact",
+        ("CONV-027", "CONV-028"),
+        "closing as won leaves the contact's status unchanged",
+    ),
+    Fault(
+        "closed_conversation_closes_again",
+        ("CONV-033",),
+        "closing a closed conversation answers 200 with it instead of 409 conversation_closed",
+    ),
+    Fault(
+        "won_reason_without_won_accepted",
+        ("CONV-023",),
+        "won_reason is accepted (and ignored) with an outcome other than won",
+    ),
+    Fault(
+        "close_keeps_updated_at",
+        ("CONV-013",),
+        "closing a conversation does not change its updated_at",
+    ),
 )
 
 FAULTS: dict[str, Fault] = {fault.name: fault for fault in _FAULTS}

@@ -1,0 +1,147 @@
+"""The provisioning adapter's domain operations (`spec/adapter.yaml`): conversations in a
+chosen state, a contact writing in, campaigns with participant histories, and success
+event types. None of these can be arranged through the public API.
+
+Every body names its `workspace` (`primary` or `secondary`, the seeded workspaces);
+the records made here are read back through the public API exactly as if the service
+had made them, so they are stored in the forms the API modules store.
+"""
+
+from crm_conformance.reference import contacts, conversations
+from crm_conformance.reference.api_errors import not_found
+from crm_conformance.reference.clock import now_stamp
+from crm_conformance.reference.reply import Reply
+from crm_conformance.reference.request_body import BodyFields
+from crm_conformance.reference.routing import Call, RouteTable
+from crm_conformance.reference.seed import WORKSPACES
+from crm_conformance.reference.storage import Record, Transaction
+
+QUEUE = "Sales"
+"""The queue of conversations whose AI agent is available."""
+HUMAN_QUEUE = "Human support"
+"""The queue with no active AI agent (`agent_available: false`)."""
+
+routes = RouteTable(authenticated=False)
+
+
+def workspace_of(fields: BodyFields) -> str | None:
+    """The body's `workspace`: one of the seeded workspaces (a problem otherwise)."""
+    return fields.string("workspace", required=True, choices=WORKSPACES)
+
+
+def new_contact(call: Call, tx: Transaction, first_name: str) -> str:
+    """A contact made with the API's own defaults, for records that need one."""
+    acting = call.as_workspace(call.workspace)
+    changes, _ = contacts.read_changes(acting, tx, {"first_name": first_name}, None)
+    return str(tx.insert(call.workspace, "contact", changes)["id"])
+
+
+def existing_contact(tx: Transaction, workspace: str, contact_id: str) -> Record:
+    contact = tx.get(workspace, "contact", contact_id)
+    if contact is None:
+        raise not_found("contact", "contact_not_found")
+    return contact
+
+
+def _channel_id(tx: Transaction, workspace: str, platform: str) -> str | None:
+    channel = next(iter(tx.find(workspace, "channel", platform=platform)), None)
+    return channel["id"] if channel else None
+
+
+def _open_conversation(
+    tx: Transaction,
+    workspace: str,
+    *,
+    status: str,
+    contact_id: str | None,
+    handler: str | None,
+    channel: str,
+    agent_available: bool,
+) -> Record:
+    """Store an open conversation held by the AI agent, a teammate or nobody (queued)."""
+    handler_id = None
+    if handler == "agent":
+        handler_id = tx.setting(workspace, "agent_id")
+    elif handler == "user":
+        handler_id = tx.all(workspace, "user")[0]["id"]
+    return tx.insert(
+        workspace,
+        "conversation",
+        {
+            "status": status,
+            "channel": channel,
+            "channel_id": _channel_id(tx, workspace, channel),
+            "contact_id": contact_id,
+            "handler_id": handler_id,
+            "needs_human": handler != "agent",
+            "queue_name": QUEUE if agent_available else HUMAN_QUEUE,
+            "agent_available": agent_available,
+            "last_message_at": now_stamp(),
+        },
+    )
+
+
+@routes.post("/_adapter/v1/conversations")
+def create_conversation(call: Call) -> Reply:
+    """A conversation in a chosen open state; `contact_id` absent makes a new contact."""
+    fields = BodyFields(
+        call.json(),
+        allowed=("workspace", "status", "contact_id", "handler", "channel", "agent_available"),
+    )
+    workspace = workspace_of(fields)
+    status = fields.string("status", required=True, choices=("waiting", "active"))
+    contact_id = fields.identifier("contact_id", "contact")
+    handler = fields.string("handler", choices=("agent", "user"))
+    channel = fields.string("channel", nullable=False, choices=conversations.CHANNELS)
+    agent_available = fields.boolean("agent_available")
+    fields.check()
+    assert workspace is not None and status is not None
+    acting = call.as_workspace(workspace)
+    with call.transaction() as tx:
+        if contact_id is not None:
+            existing_contact(tx, workspace, contact_id)
+        elif not fields.has("contact_id"):
+            contact_id = new_contact(acting, tx, "Conversation")
+        if not fields.has("handler"):
+            handler = "agent" if status == "active" else None
+        record = _open_conversation(
+            tx,
+            workspace,
+            status=status,
+            contact_id=contact_id,
+            handler=handler,
+            channel=channel or "chatapp_api",
+            agent_available=agent_available is not False,
+        )
+        return Reply(201, conversations.render(tx, workspace, record))
+
+
+@routes.post("/_adapter/v1/conversations/inbound")
+def inbound_message(call: Call) -> Reply:
+    """The contact writes in: to its open conversation, or to a new one when the last
+    is closed. The AI agent takes a new one, unless the contact was closed as spam."""
+    fields = BodyFields(call.json(), allowed=("workspace", "contact_id"))
+    workspace = workspace_of(fields)
+    contact_id = fields.identifier("contact_id", "contact", required=True)
+    fields.check()
+    assert workspace is not None and contact_id is not None
+    with call.transaction() as tx:
+        contact = existing_contact(tx, workspace, contact_id)
+        threads = tx.find(workspace, "conversation", contact_id=contact_id)
+        current = next((t for t in reversed(threads) if t["status"] != "closed"), None)
+        if current is not None:
+            record = tx.update(
+                workspace, "conversation", {**current, "last_message_at": now_stamp()}
+            )
+        else:
+            spam = bool(contact.get("spam"))
+            record = _open_conversation(
+                tx,
+                workspace,
+                status="waiting" if spam else "active",
+                contact_id=contact_id,
+                handler=None if spam else "agent",
+                channel=threads[-1]["channel"] if threads else "chatapp_api",
+                agent_available=True,
+            )
+        return Reply(200, conversations.render(tx, workspace, record))

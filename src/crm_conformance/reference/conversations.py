@@ -1,0 +1,258 @@
+"""Conversations: reading them, closing them, and handing them between the AI agent and
+teammates (handoff, assign, resume).
+
+The state machine lives in `conversation_moves`; this module loads a conversation,
+applies a move and stores the result. A stored conversation keeps its holder as
+`handler_id` (an `agt_` or `usr_` id, or None) and `agent_available` (whether its queue
+has an active AI agent with a share of work, which `resume` needs).
+
+Choices where the document is silent: every move needs `conversations:write` (the scope
+that "changes who handles a conversation"; close is such a change too). Closing as
+`spam` marks the contact with an internal flag (the Contact table has no field for it);
+a spam contact who writes in again lands with the teammates, not the AI agent. An OAuth
+token's person cannot act on a conversation whose contact they cannot see (403
+`conversation_access_denied`); reads are not narrowed.
+"""
+
+from typing import Any
+
+from crm_conformance.reference import conversation_moves, owners
+from crm_conformance.reference.api_errors import ApiError, not_found
+from crm_conformance.reference.conversation_moves import Handler, Holding, MoveRefused
+from crm_conformance.reference.identifiers import is_id
+from crm_conformance.reference.listing import ListSpec, parse_since
+from crm_conformance.reference.reply import Reply
+from crm_conformance.reference.request_body import BodyFields
+from crm_conformance.reference.routing import Call, RouteTable
+from crm_conformance.reference.storage import Record, Transaction
+
+STATUSES = ("waiting", "active", "closed")
+CHANNELS = ("chatapp_api", "chatapp", "instagram", "slack", "web_widget", "chatbot_integration")
+FIELDS = (
+    "status", "channel", "channel_id", "contact_id", "handler", "needs_human", "queue_name",
+    "last_message_at", "created_at", "updated_at",
+)  # fmt: skip
+WRITE = ("conversations:write",)
+
+routes = RouteTable()
+
+SPEC = ListSpec(
+    name="conversations",
+    fields=frozenset(FIELDS),
+    sort_keys={
+        "created_at": lambda r: r["created_at"],
+        "updated_at": lambda r: r["updated_at"],
+        "last_message_at": lambda r: r.get("last_message_at"),
+    },
+)
+
+
+def render(tx: Transaction, workspace: str, record: Record) -> dict[str, Any]:
+    return {
+        "id": record["id"],
+        "object": "conversation",
+        "status": record["status"],
+        "channel": record.get("channel"),
+        "channel_id": record.get("channel_id"),
+        "contact_id": record.get("contact_id"),
+        "handler": owners.render_owner(tx, workspace, record.get("handler_id")),
+        "needs_human": record.get("needs_human"),
+        "queue_name": record.get("queue_name"),
+        "last_message_at": record.get("last_message_at"),
+        "created_at": record["created_at"],
+        "updated_at": record["updated_at"],
+    }
+
+
+def holding(tx: Transaction, workspace: str, record: Record) -> Holding:
+    """The part of a stored conversation the moves read."""
+    handler_id = record.get("handler_id")
+    handler = None
+    if handler_id is not None:
+        handler = Handler("agent" if is_id(handler_id, "agent") else "user", handler_id)
+    return Holding(
+        status=record["status"],
+        handler=handler,
+        needs_human=record.get("needs_human"),
+        queue_name=record.get("queue_name"),
+        agent_id=tx.setting(workspace, "agent_id") if record.get("agent_available") else None,
+    )
+
+
+def held(record: Record, moved: Holding) -> Record:
+    """`record` with the holder of `moved`."""
+    return {
+        **record,
+        "status": moved.status,
+        "handler_id": moved.handler.id if moved.handler else None,
+        "needs_human": moved.needs_human,
+        "queue_name": moved.queue_name,
+    }
+
+
+def _actionable(call: Call, tx: Transaction, conversation_id: str) -> Record:
+    """The conversation, if the token's person may act on it."""
+    record = tx.get(call.workspace, "conversation", conversation_id)
+    if record is None:
+        raise not_found("conversation")
+    contact = _contact(call, tx, record)
+    if contact is not None and not call.sees(contact):
+        raise ApiError(
+            403,
+            "conversation_access_denied",
+            "The person this token acts for cannot see the conversation's contact.",
+        )
+    return record
+
+
+def _contact(call: Call, tx: Transaction, record: Record) -> Record | None:
+    contact_id = record.get("contact_id")
+    return tx.get(call.workspace, "contact", contact_id) if contact_id else None
+
+
+def _refusal(refused: MoveRefused) -> ApiError:
+    return ApiError(refused.status, refused.code, refused.message, param=refused.param)
+
+
+def _store(call: Call, tx: Transaction, record: Record, *, touch: bool = True) -> Reply:
+    stored = tx.update(call.workspace, "conversation", record, touch=touch)
+    return Reply(200, render(tx, call.workspace, stored))
+
+
+@routes.get("/v1/conversations", scopes=("conversations:read",))
+def list_conversations(call: Call) -> Reply:
+    params = call.list_params(SPEC, filters=("status", "contact_id", "updated_since"))
+    statuses = call.query.getlist("status")
+    contact_ids = call.query.getlist("contact_id")
+    since = parse_since("updated_since", call.single("updated_since"))
+    with call.transaction() as tx:
+        rows = [
+            row
+            for row in tx.all(call.workspace, "conversation")
+            if (not statuses or row["status"] in statuses)
+            and (not contact_ids or row.get("contact_id") in contact_ids)
+            and (since is None or row["updated_at"] >= since)
+        ]
+        identity = {
+            "status": sorted(statuses),
+            "contact_id": sorted(contact_ids),
+            "updated_since": since,
+        }
+        return call.list_reply(
+            SPEC, rows, params, identity, lambda r: render(tx, call.workspace, r)
+        )
+
+
+@routes.get("/v1/conversations/{conversation_id}", scopes=("conversations:read",))
+def get_conversation(call: Call) -> Reply:
+    conversation_id = call.path_id("conversation_id", "conversation")
+    _, fields = call.retrieve_params(SPEC)
+    with call.transaction() as tx:
+        record = tx.get(call.workspace, "conversation", conversation_id)
+        if record is None:
+            raise not_found("conversation")
+        return Reply(200, call.narrow(render(tx, call.workspace, record), fields))
+
+
+@routes.post("/v1/conversations/{conversation_id}/close", scopes=WRITE, entity="conversations")
+def close_conversation(call: Call) -> Reply:
+    """Close with an outcome: `won` marks the contact won, `spam` marks it spam."""
+    conversation_id = call.path_id("conversation_id", "conversation")
+    fields = BodyFields(call.json(), allowed=("outcome", "won_reason"))
+    outcome = fields.string("outcome", choices=conversation_moves.OUTCOMES) or "resolved"
+    won_reason = fields.string("won_reason", choices=conversation_moves.WON_REASONS)
+    fields.check()
+    if (
+        won_reason is not None
+        and outcome != "won"
+        and not call.settings.has_fault("won_reason_without_won_accepted")
+    ):
+        raise ApiError(
+            422,
+            "won_reason_without_won",
+            "won_reason is only allowed with outcome won.",
+            param="won_reason",
+        )
+    with call.transaction() as tx:
+        record = _actionable(call, tx, conversation_id)
+        if record["status"] == "closed" and call.settings.has_fault(
+            "closed_conversation_closes_again"
+        ):
+            return Reply(200, render(tx, call.workspace, record))
+        contact = _contact(call, tx, record)
+        try:
+            moved = conversation_moves.close(
+                holding(tx, call.workspace, record), has_contact=contact is not None
+            )
+        except MoveRefused as refused:
+            raise _refusal(refused) from None
+        assert contact is not None
+        marks_won = not call.settings.has_fault("close_won_not_marking_contact")
+        if outcome == "won" and marks_won and contact["status"] != "won":
+            tx.update(call.workspace, "contact", {**contact, "status": "won"})
+        elif outcome == "spam":
+            tx.update(call.workspace, "contact", {**contact, "spam": True})
+        closed = {
+            **held(record, moved),
+            "outcome": outcome,
+            "won_reason": (won_reason or "other") if outcome == "won" else None,
+        }
+        if call.settings.has_fault("handler_kept_after_close"):
+            closed["handler_id"] = record.get("handler_id")
+        touch = not call.settings.has_fault("close_keeps_updated_at")
+        return _store(call, tx, closed, touch=touch)
+
+
+@routes.post("/v1/conversations/{conversation_id}/handoff", scopes=WRITE, entity="conversations")
+def handoff_conversation(call: Call) -> Reply:
+    """Hand from the AI agent to the teammates' queue. Body: none (or `{}`)."""
+    conversation_id = call.path_id("conversation_id", "conversation")
+    BodyFields(call.json(), allowed=()).check()
+    with call.transaction() as tx:
+        record = _actionable(call, tx, conversation_id)
+        try:
+            moved = conversation_moves.handoff(holding(tx, call.workspace, record))
+        except MoveRefused as refused:
+            raise _refusal(refused) from None
+        return _store(call, tx, held(record, moved))
+
+
+@routes.post("/v1/conversations/{conversation_id}/assign", scopes=WRITE, entity="conversations")
+def assign_conversation(call: Call) -> Reply:
+    """Give to a teammate. Body: `{assignee_id}` (an active `usr_` of the workspace)."""
+    conversation_id = call.path_id("conversation_id", "conversation")
+    fields = BodyFields(call.json(), allowed=("assignee_id",))
+    assignee_id = fields.identifier("assignee_id", "user", required=True)
+    fields.check()
+    assert assignee_id is not None
+    with call.transaction() as tx:
+        record = _actionable(call, tx, conversation_id)
+        try:
+            moved = conversation_moves.assign(
+                holding(tx, call.workspace, record), assignee_id=assignee_id
+            )
+        except MoveRefused as refused:
+            raise _refusal(refused) from None
+        assignee = tx.get(call.workspace, "user", assignee_id)
+        if assignee is None or assignee.get("status") != "active":
+            raise ApiError(
+                422,
+                "assignee_not_found",
+                "assignee_id is not an active teammate of this workspace.",
+                param="assignee_id",
+            )
+        return _store(call, tx, held(record, moved))
+
+
+@routes.post("/v1/conversations/{conversation_id}/resume", scopes=WRITE, entity="conversations")
+def resume_conversation(call: Call) -> Reply:
+    """Hand back to the queue's AI agent. Body: none (or `{}`)."""
+    conversation_id = call.path_id("conversation_id", "conversation")
+    BodyFields(call.json(), allowed=()).check()
+    with call.transaction() as tx:
+        record = _actionable(call, tx, conversation_id)
+        try:
+            moved = conversation_moves.resume(holding(tx, call.workspace, record))
+        except MoveRefused as refused:
+            raise _refusal(refused) from None
+        return _store(call, tx, held(record, moved))
