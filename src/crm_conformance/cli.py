@@ -174,6 +174,35 @@ def sweep(target: Path, base_url: str | None, prefix: str, as_json: bool) -> Non
     _guarded("sweep", call)
 
 
+@main.command()
+@click.option("--faults", metavar="NAMES", help="only these faults (comma-separated); default all")
+@click.option(
+    "--variants", metavar="NAMES", help="only these variants (comma-separated); default all"
+)
+@click.option("--sample", type=int, metavar="N", help="a fixed sample of N faults and N variants")
+@click.option("--workers", type=int, help="jobs at once; default one per core (2 on CI)")
+@click.option(
+    "--report-dir", type=click.Path(path_type=Path), help="default reports/selftest-<time>"
+)
+def selftest(
+    faults: str | None,
+    variants: str | None,
+    sample: int | None,
+    workers: int | None,
+    report_dir: Path | None,
+) -> None:
+    """Run the suites against every fault and legal variant; write the kill matrix.
+
+    Exit 0 only when every fault is killed and every variant (and the clean server) passes.
+    """
+    from crm_conformance import selftest as selftest_module
+
+    request = selftest_module.SelftestRequest(
+        faults=faults, variants=variants, sample=sample, workers=workers, report_dir=report_dir
+    )
+    _guarded("selftest", lambda: selftest_module.run_selftest(request, echo=click.echo).exit_code)
+
+
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
