@@ -14,7 +14,8 @@ import subprocess
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -63,12 +64,18 @@ def run_suite(
     first_failure: bool = False,
     extra_args: Sequence[str] = (),
     timeout: float = 600,
+    through: Callable[[str], AbstractContextManager[str]] | None = None,
 ) -> SuiteRun:
-    """Run `modules` (names under `suites/`, e.g. `test_tags.py`) against a fresh server."""
+    """Run `modules` (names under `suites/`, e.g. `test_tags.py`) against a fresh server.
+
+    `through(base_url)` may wrap the server's API in a proxy (a validating proxy, a
+    wire-level fault) and yield the URL the suite should use instead.
+    """
     settings = ServerSettings(faults=frozenset(faults), variants=frozenset(variants))
     with (
         tempfile.TemporaryDirectory(prefix="crm-suite-run-") as scratch,
         running_server(settings) as served,
+        (through or nullcontext)(served.base_url) as base_url,
     ):
         workdir = Path(scratch)
         target = served.write_target_file(workdir / "target.toml")
@@ -80,6 +87,8 @@ def run_suite(
             *(str(SUITES_DIR / module) for module in modules),
             "--target",
             str(target),
+            "--base-url",
+            base_url,
             f"--junitxml={junit}",
             "-p",
             "no:cacheprovider",
