@@ -1,0 +1,172 @@
+"""Shared steps of suite tests: "expect this answer", each raising `ConformanceFailure`.
+
+Every step first applies the universal rules (`checks.run_checks`), then the one rule
+the test is about, so a suite says what it expects in one line and a failure always
+names the requirement the test checks. Where the document leaves a choice open (the
+success status of a create, the order of validation) these steps accept every
+reading; a test that wants to record what the target chose calls `observe` itself.
+"""
+
+import re
+from collections.abc import Collection, Mapping
+from datetime import datetime
+from typing import Any
+
+import httpx
+
+from crm_conformance.checks import run_checks
+from crm_conformance.failure import ConformanceFailure
+
+_SHORT = 200
+
+
+def _text(response: httpx.Response) -> str:
+    return f"{response.status_code} {response.text[:_SHORT]}"
+
+
+def expect_status(response: httpx.Response, req_id: str, *statuses: int) -> Any:
+    """The parsed body of `response`, which must have one of `statuses`."""
+    if not statuses:
+        raise ValueError("expect_status needs at least one status")
+    run_checks(response)
+    if response.status_code not in statuses:
+        raise ConformanceFailure(
+            req_id,
+            expected=f"status {' or '.join(str(s) for s in statuses)}",
+            got=_text(response),
+            response=response,
+        )
+    return response.json() if response.content else None
+
+
+def expect_success(response: httpx.Response, req_id: str) -> dict[str, Any]:
+    """The JSON object of a 2xx answer.
+
+    "Success status code of create operations: not shown", so any 2xx is success; the
+    caller observes which one if it matters.
+    """
+    run_checks(response)
+    body = response.json() if 200 <= response.status_code < 300 and response.content else None
+    if not isinstance(body, dict):
+        raise ConformanceFailure(
+            req_id,
+            expected="a 2xx answer with a JSON object body",
+            got=_text(response),
+            response=response,
+        )
+    return body
+
+
+_UNSET: Any = object()
+
+
+def expect_error(
+    response: httpx.Response,
+    req_id: str,
+    *,
+    status: int,
+    code: str | Collection[str],
+    param: str | None = _UNSET,
+) -> dict[str, Any]:
+    """The `error` object of an answer with `status` and `code` (one of `code` when several).
+
+    `param`, when given, must equal `error.param` (for rules such as "`param` names
+    the field"); left out, `param` is not looked at.
+    """
+    run_checks(response)
+    codes = (code,) if isinstance(code, str) else tuple(code)
+    body = response.json() if response.content else None
+    error = body.get("error") if isinstance(body, dict) else None
+    error = error if isinstance(error, dict) else {}
+    wanted = f"{status} with error.code {' or '.join(repr(c) for c in codes)}"
+    if response.status_code != status or error.get("code") not in codes:
+        raise ConformanceFailure(req_id, expected=wanted, got=_text(response), response=response)
+    if param is not _UNSET and error.get("param") != param:
+        raise ConformanceFailure(
+            req_id,
+            expected=f"{wanted} and error.param {param!r}",
+            got=f"error.param = {error.get('param')!r}",
+            response=response,
+        )
+    return error
+
+
+def expect_value(response: httpx.Response, req_id: str, what: str, got: Any, expected: Any) -> None:
+    """`got` (the value of `what` in `response`) equals `expected`."""
+    if got != expected:
+        raise ConformanceFailure(
+            req_id, expected=f"{what} = {expected!r}", got=f"{what} = {got!r}", response=response
+        )
+
+
+def expect_true(
+    response: httpx.Response, req_id: str, holds: bool, *, expected: str, got: str
+) -> None:
+    """A rule that is not a plain equality: fail with `expected`/`got` unless `holds`."""
+    if not holds:
+        raise ConformanceFailure(req_id, expected=expected, got=got, response=response)
+
+
+def expect_present(
+    response: httpx.Response, req_id: str, record: Mapping[str, Any], fields: Collection[str]
+) -> None:
+    """Every name in `fields` is a key of `record` (for "Always present: ..." lists)."""
+    missing = [name for name in fields if name not in record]
+    expect_true(
+        response,
+        req_id,
+        not missing,
+        expected=f"fields {', '.join(fields)} present",
+        got=f"missing: {', '.join(missing)}",
+    )
+
+
+def expect_enum(
+    response: httpx.Response,
+    req_id: str,
+    record: Mapping[str, Any],
+    field: str,
+    allowed: Collection[str],
+) -> None:
+    """`record[field]` is one of `allowed` when it is there and not null.
+
+    Presence is a separate rule ("Always present"), so an absent or null value passes.
+    """
+    value = record.get(field)
+    expect_true(
+        response,
+        req_id,
+        value is None or value in allowed,
+        expected=f"{field} one of {', '.join(allowed)}",
+        got=f"{field} = {value!r}",
+    )
+
+
+def is_timestamp(value: Any) -> bool:
+    """Whether `value` is an ISO 8601 date-time string (a date alone is not one)."""
+    if not isinstance(value, str) or "T" not in value.upper():
+        return False
+    try:
+        datetime.fromisoformat(value.replace("z", "Z"))
+    except ValueError:
+        return False
+    return True
+
+
+def expect_timestamp(
+    response: httpx.Response, req_id: str, record: Mapping[str, Any], field: str
+) -> None:
+    """`record[field]` is a date-time string when it is there and not null."""
+    value = record.get(field)
+    expect_true(
+        response,
+        req_id,
+        value is None or is_timestamp(value),
+        expected=f"{field} an ISO 8601 date-time",
+        got=f"{field} = {value!r}",
+    )
+
+
+def matches(pattern: str, value: Any) -> bool:
+    """Whether `value` is a string matching `pattern` in full."""
+    return isinstance(value, str) and re.fullmatch(pattern, value) is not None

@@ -1,0 +1,165 @@
+"""Tags: "Resources and their fields › Tag", "Endpoints › Tags" and the Limits table.
+
+A tag lives in the catalogue of one record kind (`contact`, `organization`, `deal`);
+the body field that picks the catalogue is "not shown", so its name comes from the
+target file (`conventions.tag_catalogue_field`). `POST /v1/tags` takes `name`
+(required, 1 to 100 characters, unique within its catalogue) and an optional `color`
+matching `#` and 3 or 6 hex digits; a repeated name answers 409 `tag_already_exists`
+with the existing id in the message. Refusals of a bad body are 422
+`validation_failed` (the Errors table's code for invalid fields).
+"""
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from crm_conformance.client import ApiClient
+from crm_conformance.expect import expect_error, expect_success, expect_true, expect_value, matches
+from crm_conformance.factories import RecordFactory
+
+CATALOGUES = ("contact", "organization", "deal")
+COLOR = r"#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})"
+MAX_NAME = 100
+
+
+def _body(convention: Callable[[str], str], kind: str = "contact", **fields: Any) -> dict[str, Any]:
+    return {convention("tag_catalogue_field"): kind, **fields}
+
+
+def _padded(unique: Callable[[str], str], length: int) -> str:
+    """A name of exactly `length` characters that is unique in the run."""
+    name = unique("tag")
+    assert len(name) <= length, "the run prefix is longer than the name under test"
+    return name + "x" * (length - len(name))
+
+
+@pytest.mark.req("TAG-001", "TAG-009", "TAG-010", "TAG-011", "IDN-014")
+@pytest.mark.parametrize("kind", CATALOGUES)
+def test_a_tag_is_added_to_the_catalogue_of_each_record_kind(
+    api: ApiClient,
+    convention: Callable[[str], str],
+    unique: Callable[[str], str],
+    observe: Callable[[str, Any], None],
+    kind: str,
+) -> None:
+    name = unique("tag")
+    response = api.post("/v1/tags", json=_body(convention, kind, name=name))
+    tag = expect_success(response, "TAG-001")
+    observe("tag create status", response.status_code)
+    expect_value(response, "TAG-010", "object", tag.get("object"), "tag")
+    expect_true(
+        response,
+        "TAG-009",
+        matches(r"tag_[0-9a-f]{32}", tag.get("id")),
+        expected="id tag_ + 32 lowercase hex",
+        got=f"id = {tag.get('id')!r}",
+    )
+    expect_value(response, "TAG-001", "name", tag.get("name"), name)
+
+
+@pytest.mark.req("TAG-002")
+def test_a_tag_without_a_name_is_refused(api: ApiClient, convention: Callable[[str], str]) -> None:
+    response = api.post("/v1/tags", json=_body(convention, color="#abc"))
+    expect_error(response, "TAG-002", status=422, code="validation_failed")
+
+
+@pytest.mark.req("TAG-003")
+def test_a_name_of_100_characters_is_accepted(
+    api: ApiClient, convention: Callable[[str], str], unique: Callable[[str], str]
+) -> None:
+    name = _padded(unique, MAX_NAME)
+    response = api.post("/v1/tags", json=_body(convention, name=name))
+    expect_value(response, "TAG-003", "name", expect_success(response, "TAG-003").get("name"), name)
+
+
+@pytest.mark.req("TAG-003")
+def test_a_name_of_1_character_is_accepted(
+    api: ApiClient, convention: Callable[[str], str]
+) -> None:
+    """One character cannot carry the run prefix, so an earlier run may have made it:
+    409 `tag_already_exists` also shows the length was accepted."""
+    response = api.post("/v1/tags", json=_body(convention, name="Q"))
+    if response.status_code == 409:
+        expect_error(response, "TAG-003", status=409, code="tag_already_exists")
+    else:
+        expect_success(response, "TAG-003")
+
+
+@pytest.mark.req("TAG-003", "TAG-013")
+@pytest.mark.parametrize("length", [0, MAX_NAME + 1], ids=["empty", "101 characters"])
+def test_a_name_outside_1_to_100_characters_is_refused(
+    api: ApiClient, convention: Callable[[str], str], unique: Callable[[str], str], length: int
+) -> None:
+    name = _padded(unique, length) if length else ""
+    response = api.post("/v1/tags", json=_body(convention, name=name))
+    expect_error(response, "TAG-013" if length else "TAG-003", status=422, code="validation_failed")
+
+
+@pytest.mark.req("TAG-004", "TAG-005")
+def test_a_repeated_name_answers_tag_already_exists_with_the_existing_id(
+    api: ApiClient, factory: RecordFactory, convention: Callable[[str], str]
+) -> None:
+    first = factory.tag(kind="contact")
+    response = api.post("/v1/tags", json=_body(convention, "contact", name=first["name"]))
+    error = expect_error(response, "TAG-005", status=409, code="tag_already_exists")
+    expect_true(
+        response,
+        "TAG-004",
+        first["id"] in str(error.get("message")),
+        expected=f"error.message naming the existing tag {first['id']}",
+        got=f"error.message = {error.get('message')!r}",
+    )
+
+
+@pytest.mark.req("TAG-006")
+def test_the_same_name_is_allowed_in_another_catalogue(
+    api: ApiClient, factory: RecordFactory, convention: Callable[[str], str]
+) -> None:
+    first = factory.tag(kind="contact")
+    response = api.post("/v1/tags", json=_body(convention, "deal", name=first["name"]))
+    expect_success(response, "TAG-006")
+
+
+@pytest.mark.req("TAG-007")
+@pytest.mark.parametrize("color", ["#abc", "#A1B2C3", "#0f0f0f"])
+def test_a_colour_of_3_or_6_hex_digits_is_accepted(
+    api: ApiClient, convention: Callable[[str], str], unique: Callable[[str], str], color: str
+) -> None:
+    response = api.post("/v1/tags", json=_body(convention, name=unique("tag"), color=color))
+    tag = expect_success(response, "TAG-007")
+    expect_true(
+        response,
+        "TAG-007",
+        str(tag.get("color")).casefold() == color.casefold(),
+        expected=f"color {color!r} kept",
+        got=f"color = {tag.get('color')!r}",
+    )
+
+
+@pytest.mark.req("TAG-007")
+@pytest.mark.parametrize("color", ["abc", "#abcd", "#ggg", "#1234567", "red", ""])
+def test_a_colour_not_matching_the_pattern_is_refused(
+    api: ApiClient, convention: Callable[[str], str], unique: Callable[[str], str], color: str
+) -> None:
+    response = api.post("/v1/tags", json=_body(convention, name=unique("tag"), color=color))
+    expect_error(response, "TAG-007", status=422, code="validation_failed")
+
+
+@pytest.mark.req("TAG-008", "TAG-007")
+def test_a_tag_without_a_colour_is_accepted_and_has_one(
+    api: ApiClient,
+    convention: Callable[[str], str],
+    unique: Callable[[str], str],
+    observe: Callable[[str, Any], None],
+) -> None:
+    response = api.post("/v1/tags", json=_body(convention, name=unique("tag")))
+    tag = expect_success(response, "TAG-008")
+    observe("tag default color", tag.get("color"))
+    expect_true(
+        response,
+        "TAG-007",
+        matches(COLOR, tag.get("color")),
+        expected="color # followed by 3 or 6 hex digits",
+        got=f"color = {tag.get('color')!r}",
+    )

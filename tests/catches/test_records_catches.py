@@ -1,0 +1,29 @@
+"""The record suites (contacts, deals, activities, tags) fail against servers with record bugs.
+
+One clean run per module, then one run per fault, narrowed with `keyword` to the tests
+that look at the rule the fault breaks.
+"""
+
+import pytest
+
+from crm_conformance.suite_run import run_suite
+
+MODULES = ("test_tags.py",)
+
+FAULTS = [
+    # (module, fault, keyword of the tests that catch it, ids a failed test must name)
+    ("test_tags.py", "tag_conflict_without_id", "repeated_name", {"TAG-004"}),
+]
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_passes_against_the_reference_server(module: str) -> None:
+    run = run_suite([module])
+    assert run.exit_code == 0, run.output
+    assert run.with_outcome("passed"), run.output
+
+
+@pytest.mark.parametrize(("module", "fault", "keyword", "reqs"), FAULTS, ids=[f[1] for f in FAULTS])
+def test_a_fault_is_killed(module: str, fault: str, keyword: str, reqs: set[str]) -> None:
+    run = run_suite([module], faults={fault}, keyword=keyword)
+    assert run.kills(reqs), run.output
