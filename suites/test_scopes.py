@@ -1,0 +1,343 @@
+"""Scopes: each documented operation is guarded by the scope the document's table names.
+
+Authentication 4-7: `read` covers list and retrieve, `write` covers create, update and
+delete; a call without the needed scope answers 403 `insufficient_scope` with `param`
+the first missing scope and the missing scopes in the message; a mirrored entity
+refuses writes for every token (403 `local_write_denied`). The cases are the
+operations the document shows, each with the scope its resource row implies
+(contacts list, retrieve and upsert; deal, activity and tag creation; pipelines,
+fields and success event types lists; campaign stats and pause). Each call is made
+with a body the document accepts, so the only thing wrong with it is the token.
+
+Policy tests mirror an entity in the second workspace (`tokens.other_workspace`), so
+the rest of a parallel run, which works in the first, is not refused meanwhile.
+"""
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import httpx
+import pytest
+
+from crm_conformance.adapter_client import AdapterClient, Workspace
+from crm_conformance.client import ApiClient
+from crm_conformance.expect import expect_error, expect_status, expect_success, expect_true
+
+DOCUMENT_SCOPES: tuple[str, ...] = (
+    "contacts:read",
+    "contacts:write",
+    "organizations:read",
+    "organizations:write",
+    "deals:read",
+    "deals:write",
+    "pipelines:read",
+    "pipelines:write",
+    "fields:read",
+    "fields:write",
+    "notes:read",
+    "notes:write",
+    "activities:read",
+    "activities:write",
+    "tags:read",
+    "tags:write",
+    "conversations:read",
+    "messages:write",
+    "conversations:write",
+    "campaigns:read",
+    "campaigns:write",
+    "analytics:read",
+    "success_events:read",
+    "success_events:write",
+)
+"""The scope table of Authentication 4, row by row."""
+
+READ_SCOPES = tuple(scope for scope in DOCUMENT_SCOPES if scope.endswith(":read"))
+
+
+class Setup:
+    """Makes the data one operation needs in one workspace, through the adapter."""
+
+    def __init__(
+        self,
+        adapter: AdapterClient,
+        unique: Callable[[str], str],
+        convention: Callable[[str], str],
+        workspace: Workspace = "primary",
+    ) -> None:
+        self.adapter = adapter
+        self.unique = unique
+        self.convention = convention
+        self.workspace = workspace
+
+    def contact_id(self) -> str:
+        made = self.adapter.create_record(
+            kind="contact",
+            fields={"first_name": self.unique("scope"), "last_name": "Conformance"},
+            workspace=self.workspace,
+        )
+        return str(made["id"])
+
+    def campaign_id(self) -> str:
+        made = self.adapter.create_campaign(
+            status="running", name=self.unique("campaign"), workspace=self.workspace
+        )
+        return str(made["id"])
+
+    def deal_body(self) -> dict[str, Any]:
+        pipelines = self.adapter.fixtures(workspace=self.workspace).pipelines
+        if not pipelines or not pipelines[0].stages:
+            pytest.skip("the adapter's GET /v1/fixtures lists no pipeline with a stage")
+        return {
+            "pipeline_id": pipelines[0].id,
+            "stage_id": pipelines[0].stages[0].id,
+            "title": self.unique("deal"),
+            "contact_id": self.contact_id(),
+        }
+
+    def activity_body(self) -> dict[str, Any]:
+        return {
+            "title": self.unique("activity"),
+            "due_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "record_id": self.contact_id(),
+        }
+
+    def tag_body(self) -> dict[str, Any]:
+        return {"name": self.unique("tag"), self.convention("tag_catalogue_field"): "contact"}
+
+    def upsert_body(self) -> dict[str, Any]:
+        return {"external_id": self.unique("upsert"), "first_name": self.unique("upsert")}
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One documented operation and the scope the document's table gives it."""
+
+    scope: str
+    method: str
+    path: str
+    """May hold `{contact_id}` or `{campaign_id}`, filled with a fresh record."""
+    reqs: tuple[str, ...]
+    body: Callable[[Setup], dict[str, Any]] | None = None
+    entity: str | None = None
+    """The entity `PUT /v1/policy/{entity}` mirrors, for writes."""
+    creates: bool = field(default=True)
+    """Whether a 2xx proves the write went through (False: its body shape is not shown)."""
+
+    @property
+    def name(self) -> str:
+        return f"{self.scope} {self.method} {self.path}"
+
+    def request(self, setup: Setup) -> tuple[str, dict[str, Any] | None]:
+        """The path and body of this operation on fresh data."""
+        path = self.path
+        if "{contact_id}" in path:
+            path = path.replace("{contact_id}", setup.contact_id())
+        if "{campaign_id}" in path:
+            setup.adapter.require("campaigns")
+            path = path.replace("{campaign_id}", setup.campaign_id())
+        return path, self.body(setup) if self.body is not None else None
+
+    def send(self, client: ApiClient, path: str, body: dict[str, Any] | None) -> httpx.Response:
+        if body is None:
+            return client.request(self.method, path)
+        return client.request(self.method, path, json=body)
+
+
+READS = (
+    Operation("contacts:read", "GET", "/v1/contacts", ("SCOPE-004", "SCOPE-002")),
+    Operation("contacts:read", "GET", "/v1/contacts/{contact_id}", ("SCOPE-004", "SCOPE-002")),
+    Operation("pipelines:read", "GET", "/v1/pipelines", ("SCOPE-007",)),
+    Operation("fields:read", "GET", "/v1/fields", ("SCOPE-008",)),
+    Operation("campaigns:read", "GET", "/v1/campaigns/{campaign_id}/stats", ("SCOPE-013",)),
+    Operation("success_events:read", "GET", "/v1/success-event-types", ("SCOPE-015",)),
+)
+WRITES = (
+    Operation(
+        "contacts:write",
+        "POST",
+        "/v1/contacts/upsert",
+        ("SCOPE-004", "SCOPE-003"),
+        Setup.upsert_body,
+        "contacts",
+        creates=False,
+    ),
+    Operation(
+        "deals:write", "POST", "/v1/deals", ("SCOPE-006", "SCOPE-003"), Setup.deal_body, "deals"
+    ),
+    Operation(
+        "activities:write",
+        "POST",
+        "/v1/activities",
+        ("SCOPE-010", "SCOPE-003"),
+        Setup.activity_body,
+        "activities",
+    ),
+    Operation("tags:write", "POST", "/v1/tags", ("SCOPE-011", "SCOPE-003"), Setup.tag_body, "tags"),
+    Operation("campaigns:write", "POST", "/v1/campaigns/{campaign_id}/pause", ("SCOPE-013",)),
+)
+
+
+def _cases(operations: tuple[Operation, ...]) -> list[Any]:
+    return [pytest.param(op, id=op.name, marks=pytest.mark.req(*op.reqs)) for op in operations]
+
+
+@pytest.fixture
+def setup(
+    adapter: AdapterClient, unique: Callable[[str], str], convention: Callable[[str], str]
+) -> Setup:
+    return Setup(adapter, unique, convention)
+
+
+def expect_insufficient_scope(response: httpx.Response, missing: str) -> None:
+    """403 `insufficient_scope`, `param` the first missing scope, the message naming it."""
+    error = expect_error(response, "SCOPE-021", status=403, code="insufficient_scope")
+    expect_error(response, "SCOPE-022", status=403, code="insufficient_scope", param=missing)
+    message = error.get("message")
+    expect_true(
+        response,
+        "SCOPE-023",
+        isinstance(message, str) and missing in message,
+        expected=f"error.message names the missing scope {missing!r}",
+        got=f"error.message = {message!r}",
+    )
+
+
+def _token(adapter: AdapterClient, scopes: list[str], workspace: Workspace = "primary") -> str:
+    return adapter.create_token(scopes=scopes, workspace=workspace).token
+
+
+@pytest.mark.req("SCOPE-021", "SCOPE-022", "SCOPE-023", "SCOPE-028")
+@pytest.mark.parametrize("op", _cases(READS + WRITES))
+def test_every_scope_but_the_needed_one_is_insufficient(
+    api: ApiClient, adapter: AdapterClient, setup: Setup, op: Operation
+) -> None:
+    path, body = op.request(setup)
+    token = _token(adapter, [scope for scope in DOCUMENT_SCOPES if scope != op.scope])
+    expect_insufficient_scope(op.send(api.with_token(token), path, body), op.scope)
+
+
+@pytest.mark.req("SCOPE-002")
+@pytest.mark.parametrize("op", _cases(READS))
+def test_the_read_scope_allows_the_read(
+    api: ApiClient, adapter: AdapterClient, setup: Setup, op: Operation
+) -> None:
+    path, body = op.request(setup)
+    response = op.send(api.with_token(_token(adapter, [op.scope])), path, body)
+    expect_status(response, op.reqs[0], 200)
+
+
+@pytest.mark.req("SCOPE-003", "SCOPE-021", "SCOPE-022", "SCOPE-023")
+@pytest.mark.parametrize("op", _cases(WRITES))
+def test_a_read_only_token_cannot_write(
+    api: ApiClient, adapter: AdapterClient, setup: Setup, op: Operation
+) -> None:
+    path, body = op.request(setup)
+    response = op.send(api.with_token(_token(adapter, list(READ_SCOPES))), path, body)
+    expect_insufficient_scope(response, op.scope)
+
+
+@pytest.mark.req("SCOPE-003")
+@pytest.mark.parametrize("op", _cases(tuple(op for op in WRITES if op.creates)))
+def test_the_write_scope_allows_the_write(
+    api: ApiClient, adapter: AdapterClient, setup: Setup, op: Operation
+) -> None:
+    path, body = op.request(setup)
+    token = _token(adapter, [*READ_SCOPES, op.scope])
+    expect_success(op.send(api.with_token(token), path, body), op.reqs[0])
+
+
+@pytest.mark.req("SCOPE-026", "SCOPE-001")
+def test_me_lists_the_scopes_of_the_token(
+    api: ApiClient, adapter: AdapterClient, observe: Callable[[str, Any], None]
+) -> None:
+    response = api.get("/v1/me")
+    full = expect_status(response, "SCOPE-026", 200)
+    observe("GET /v1/me (tokens.full)", full)
+    listed = _strings(full)
+    absent = [scope for scope in DOCUMENT_SCOPES if scope not in listed]
+    expect_true(
+        response,
+        "SCOPE-026",
+        not absent,
+        expected="GET /v1/me of tokens.full (every scope) lists every scope of the table",
+        got=f"not listed: {', '.join(absent)}",
+    )
+    held = ["contacts:read", "deals:write"]
+    narrow = api.with_token(_token(adapter, held)).get("/v1/me")
+    body = expect_status(narrow, "SCOPE-026", 200)
+    observe("GET /v1/me (a token with contacts:read, deals:write)", body)
+    expect_true(
+        narrow,
+        "SCOPE-026",
+        all(scope in _strings(body) for scope in held),
+        expected=f"GET /v1/me lists the token's scopes {held}",
+        got=f"strings in the body: {sorted(_strings(body))[:30]}",
+    )
+
+
+def _strings(value: Any) -> set[str]:
+    """Every string anywhere in a JSON value (the shape of /v1/me is not shown)."""
+    if isinstance(value, str):
+        return {value}
+    if isinstance(value, dict):
+        return {s for item in value.values() for s in _strings(item)}
+    if isinstance(value, list):
+        return {s for item in value for s in _strings(item)}
+    return set()
+
+
+@contextmanager
+def mirrored(adapter: AdapterClient, entity: str) -> Iterator[None]:
+    """`entity` of the second workspace mirrored from an external CRM, then restored."""
+    adapter.set_policy(entity, local_write=False, workspace="secondary")
+    try:
+        yield
+    finally:
+        adapter.set_policy(entity, local_write=True, workspace="secondary")
+
+
+@pytest.fixture
+def secondary(
+    other_api: ApiClient,
+    adapter: AdapterClient,
+    unique: Callable[[str], str],
+    convention: Callable[[str], str],
+) -> Setup:
+    adapter.require("policy")
+    return Setup(adapter, unique, convention, workspace="secondary")
+
+
+@pytest.mark.req("SCOPE-025", "SCOPE-029", "SCOPE-024")
+@pytest.mark.parametrize("op", _cases(tuple(op for op in WRITES if op.entity)))
+def test_a_mirrored_entity_refuses_writes_whatever_the_scopes(
+    other_api: ApiClient, adapter: AdapterClient, secondary: Setup, op: Operation
+) -> None:
+    assert op.entity is not None
+    only_write = other_api.with_token(_token(adapter, [*READ_SCOPES, op.scope], "secondary"))
+    with mirrored(adapter, op.entity):
+        for client in (other_api, only_write):
+            path, body = op.request(secondary)
+            response = op.send(client, path, body)
+            expect_error(response, "SCOPE-025", status=403, code="local_write_denied")
+
+
+@pytest.mark.req("SCOPE-027")
+def test_capabilities_report_the_effective_write_policy(
+    other_api: ApiClient, secondary: Setup, observe: Callable[[str, Any], None]
+) -> None:
+    writable = expect_status(other_api.get("/v1/capabilities"), "SCOPE-027", 200)
+    with mirrored(secondary.adapter, "deals"):
+        response = other_api.get("/v1/capabilities")
+        refused = expect_status(response, "SCOPE-027", 200)
+    observe("GET /v1/capabilities", writable)
+    observe("GET /v1/capabilities (deals mirrored)", refused)
+    expect_true(
+        response,
+        "SCOPE-027",
+        writable != refused,
+        expected="GET /v1/capabilities changes when the deals entity is mirrored",
+        got="the same body before and after",
+    )
