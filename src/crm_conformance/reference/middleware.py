@@ -3,7 +3,8 @@
 Pure ASGI rather than `BaseHTTPMiddleware`, so it adds headers to every response
 (errors, 404 and 405 included) without buffering bodies. For `/v1` paths it
 authenticates the bearer token before routing, so an unknown path with a bad token is
-a 401 like any other, and counts the request against the token's allowance.
+a 401 like any other, and counts the request against the token's allowance. Requests
+to the provisioning adapter (`/_adapter/...`) carry no token and are not counted.
 """
 
 import hashlib
@@ -85,8 +86,10 @@ class ApiMiddleware:
                 bucket = "token:" + principal.token_id
                 if principal.rate_limit:
                     limit, window = principal.rate_limit
-        allowance = self.limiter.count(bucket, limit, window)
-        if not allowance.allowed:
+        # The provisioning adapter is a control plane beside the API: never counted.
+        adapter = path == "/_adapter" or path.startswith("/_adapter/")
+        allowance = None if adapter else self.limiter.count(bucket, limit, window)
+        if allowance is not None and not allowance.allowed:
             problem = ApiError(
                 429,
                 "rate_limit_exceeded",
@@ -99,8 +102,9 @@ class ApiMiddleware:
                 status_seen.append(message["status"])
                 outgoing = MutableHeaders(scope=message)
                 outgoing["X-Request-ID"] = request_id
-                if message["status"] < 400 or not self.settings.has_fault(
-                    "rate_limit_headers_missing_on_errors"
+                if allowance is not None and (
+                    message["status"] < 400
+                    or not self.settings.has_fault("rate_limit_headers_missing_on_errors")
                 ):
                     for name, value in allowance.headers().items():
                         outgoing[name] = value
