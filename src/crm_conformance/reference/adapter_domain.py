@@ -7,7 +7,9 @@ the records made here are read back through the public API exactly as if the ser
 had made them, so they are stored in the forms the API modules store.
 """
 
-from crm_conformance.reference import contacts, conversations
+from typing import Any
+
+from crm_conformance.reference import campaigns, contacts, conversations
 from crm_conformance.reference.api_errors import not_found
 from crm_conformance.reference.clock import now_stamp
 from crm_conformance.reference.reply import Reply
@@ -145,3 +147,79 @@ def inbound_message(call: Call) -> Reply:
                 agent_available=True,
             )
         return Reply(200, conversations.render(tx, workspace, record))
+
+
+PARTICIPANT_FIELDS = (
+    "contact_id", "enrolled_at", "contacted_at", "replied_at", "reply_automated",
+    "converted_at", "not_contacted_reason", "status_changed_at",
+)  # fmt: skip
+MAX_PARTICIPANTS = 1000
+
+
+def _participants(fields: BodyFields) -> list[dict[str, Any]]:
+    """The `participants` histories, each checked for order and consistency."""
+    items = fields.body.get("participants")
+    if items is None:
+        return []
+    if not isinstance(items, list) or len(items) > MAX_PARTICIPANTS:
+        fields.problem("participants", f"must be a list of at most {MAX_PARTICIPANTS}", "type")
+        return []
+    histories = []
+    for index, item in enumerate(items):
+        one = BodyFields(item, allowed=PARTICIPANT_FIELDS, path=f"participants.{index}")
+        history: dict[str, Any] = {
+            "contact_id": one.identifier("contact_id", "contact"),
+            "enrolled_at": one.instant("enrolled_at", required=True),
+            "contacted_at": one.instant("contacted_at"),
+            "replied_at": one.instant("replied_at"),
+            "reply_automated": bool(one.boolean("reply_automated")),
+            "converted_at": one.instant("converted_at"),
+            "not_contacted_reason": one.string("not_contacted_reason", min_length=1),
+            "status_changed_at": one.instant("status_changed_at"),
+        }
+        for later in ("replied_at", "converted_at"):
+            if history[later] is not None and (
+                history["contacted_at"] is None or history[later] < history["contacted_at"]
+            ):
+                one.problem(later, "needs contacted_at, and is not before it", "order")
+        if history["reply_automated"] and history["replied_at"] is None:
+            one.problem("reply_automated", "needs replied_at", "order")
+        if history["not_contacted_reason"] is not None and history["contacted_at"] is not None:
+            one.problem("not_contacted_reason", "is not allowed with contacted_at", "one_of")
+        fields.problems.extend(one.problems)
+        histories.append(history)
+    return histories
+
+
+@routes.post("/_adapter/v1/campaigns")
+def create_campaign(call: Call) -> Reply:
+    """A campaign in a chosen status with participants and their message history; a
+    participant converted after the message makes its contact `won`."""
+    fields = BodyFields(call.json(), allowed=("workspace", "status", "name", "participants"))
+    workspace = workspace_of(fields)
+    status = fields.string("status", required=True, choices=campaigns.STATUSES)
+    name = fields.string("name", nullable=False, min_length=1, max_length=255)
+    histories = _participants(fields)
+    fields.check()
+    assert workspace is not None and status is not None
+    acting = call.as_workspace(workspace)
+    with call.transaction() as tx:
+        campaign = tx.insert(
+            workspace,
+            "campaign",
+            {
+                "name": name or "Spring outreach",
+                "instructions": "Answer questions about the offer and offer a call.",
+                "status": status,
+            },
+        )
+        for index, history in enumerate(histories):
+            contact_id = history["contact_id"]
+            if contact_id is None:
+                contact_id = new_contact(acting, tx, f"Participant {index + 1}")
+            contact = existing_contact(tx, workspace, contact_id)
+            if history["converted_at"] is not None and contact["status"] != "won":
+                tx.update(workspace, "contact", {**contact, "status": "won"})
+            record = {**history, "campaign_id": campaign["id"], "contact_id": contact_id}
+            tx.insert(workspace, "participant", record, created_at=history["enrolled_at"])
+        return Reply(201, campaigns.render(campaign))

@@ -124,6 +124,61 @@ _FAULTS = (
         ("CONV-013",),
         "closing a conversation does not change its updated_at",
     ),
+    Fault(
+        "pause_paused_campaign_ok",
+        ("CAMP-006", "CAMP-007"),
+        "pausing a paused campaign answers 200 instead of 409 campaign_not_running",
+    ),
+    Fault(
+        "resume_running_campaign_ok",
+        ("CAMP-009",),
+        "resuming a running campaign answers 200 instead of 409 campaign_not_paused",
+    ),
+    Fault(
+        "reply_rate_as_percentage",
+        ("STAT-017",),
+        "reply_rate is a percentage (25.0) instead of a fraction (0.25)",
+    ),
+    Fault(
+        "automated_replies_counted",
+        ("STAT-010", "STAT-011"),
+        "automated replies count as replied; replied_automated stays 0",
+    ),
+    Fault(
+        "window_end_inclusive",
+        ("STAT-006",),
+        "an event at exactly window_end is counted (the end is treated as inclusive)",
+    ),
+    Fault(
+        "not_contacted_omits_zero_reasons",
+        ("STAT-015",),
+        "not_contacted lists only reasons with a count above zero",
+    ),
+    Fault(
+        "enrolled_windowed",
+        ("STAT-013",),
+        "enrolled counts only participants added inside the window",
+    ),
+    Fault(
+        "probability_not_inherited",
+        ("DEAL-016",),
+        "a deal created with a null probability keeps null instead of its stage default",
+    ),
+    Fault(
+        "value_as_number",
+        ("DEAL-014",),
+        "a deal's value is rendered as a JSON number instead of a string",
+    ),
+    Fault(
+        "stage_pipeline_unchecked",
+        ("DEAL-007",),
+        "a deal is placed in a stage of another pipeline without stage_not_in_pipeline",
+    ),
+    Fault(
+        "record_not_found_without_param",
+        ("DEAL-010",),
+        "record_not_found for an unknown contact or organization of a deal has param null",
+    ),
 )
 
 FAULTS: dict[str, Fault] = {fault.name: fault for fault in _FAULTS}

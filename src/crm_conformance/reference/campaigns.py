@@ -1,0 +1,179 @@
+"""Campaigns: reading them, pausing and resuming them, and their stats over a window.
+
+The document gives pause (running → paused, 409 `campaign_not_running` otherwise) and
+the refusal of resume (409 `campaign_not_paused` unless paused); resume answers the
+Campaign, like pause. Stats are computed by `stats` from the participants stored with
+the campaign (kind `participant`, one per contact, made by the adapter).
+
+Choices where the document is silent: an OAuth token's person must be a workspace
+admin to resume a campaign, since resuming sends messages (403
+`campaign_dispatch_denied`); pausing sends nothing and is open to any person. A
+`window_end` needs a timezone offset too (see `stats.parse_window`).
+"""
+
+from dataclasses import replace
+from datetime import datetime, timedelta
+from typing import Any
+
+from crm_conformance.reference import stats
+from crm_conformance.reference.api_errors import ApiError, bad_query, not_found
+from crm_conformance.reference.clock import now, stamp
+from crm_conformance.reference.listing import ListSpec
+from crm_conformance.reference.reply import Reply
+from crm_conformance.reference.request_body import BodyFields
+from crm_conformance.reference.routing import Call, RouteTable
+from crm_conformance.reference.storage import Record, Transaction
+
+STATUSES = ("draft", "scheduled", "running", "paused", "completed")
+FIELDS = ("name", "instructions", "status", "created_at", "updated_at")
+WRITE = ("campaigns:write",)
+
+routes = RouteTable()
+
+SPEC = ListSpec(
+    name="campaigns",
+    fields=frozenset(FIELDS),
+    sort_keys={
+        "created_at": lambda r: r["created_at"],
+        "updated_at": lambda r: r["updated_at"],
+        "name": lambda r: r.get("name"),
+    },
+)
+
+
+def render(record: Record) -> dict[str, Any]:
+    return {
+        "id": record["id"],
+        "object": "campaign",
+        "name": record.get("name"),
+        "instructions": record.get("instructions"),
+        "status": record["status"],
+        "created_at": record["created_at"],
+        "updated_at": record["updated_at"],
+    }
+
+
+def _campaign(call: Call, tx: Transaction) -> Record:
+    campaign_id = call.path_id("campaign_id", "campaign")
+    record = tx.get(call.workspace, "campaign", campaign_id)
+    if record is None:
+        raise not_found("campaign")
+    return record
+
+
+@routes.get("/v1/campaigns", scopes=("campaigns:read",))
+def list_campaigns(call: Call) -> Reply:
+    params = call.list_params(SPEC, filters=("status",))
+    statuses = call.query.getlist("status")
+    with call.transaction() as tx:
+        rows = [
+            row
+            for row in tx.all(call.workspace, "campaign")
+            if not statuses or row["status"] in statuses
+        ]
+    return call.list_reply(SPEC, rows, params, {"status": sorted(statuses)}, render)
+
+
+@routes.get("/v1/campaigns/{campaign_id}", scopes=("campaigns:read",))
+def get_campaign(call: Call) -> Reply:
+    _, fields = call.retrieve_params(SPEC)
+    with call.transaction() as tx:
+        record = _campaign(call, tx)
+    return Reply(200, call.narrow(render(record), fields))
+
+
+@routes.post("/v1/campaigns/{campaign_id}/pause", scopes=WRITE, entity="campaigns")
+def pause_campaign(call: Call) -> Reply:
+    """Running → paused: no further messages; conversations already started carry on."""
+    BodyFields(call.json(), allowed=()).check()
+    with call.transaction() as tx:
+        record = _campaign(call, tx)
+        repeat = record["status"] == "paused" and call.settings.has_fault(
+            "pause_paused_campaign_ok"
+        )
+        if record["status"] != "running" and not repeat:
+            raise ApiError(409, "campaign_not_running", "Only running campaigns pause.")
+        record = tx.update(call.workspace, "campaign", {**record, "status": "paused"})
+    return Reply(200, render(record))
+
+
+@routes.post("/v1/campaigns/{campaign_id}/resume", scopes=WRITE, entity="campaigns")
+def resume_campaign(call: Call) -> Reply:
+    """Paused → running. Body: none (or `{}`) for both moves."""
+    BodyFields(call.json(), allowed=()).check()
+    with call.transaction() as tx:
+        record = _campaign(call, tx)
+        if call.user_id is not None:
+            person = tx.get(call.workspace, "user", call.user_id)
+            if person is None or person.get("role") != "admin":
+                raise ApiError(
+                    403,
+                    "campaign_dispatch_denied",
+                    "Only workspace admins may resume (send) campaigns.",
+                )
+        repeat = record["status"] == "running" and call.settings.has_fault(
+            "resume_running_campaign_ok"
+        )
+        if record["status"] != "paused" and not repeat:
+            raise ApiError(409, "campaign_not_paused", "Only paused campaigns resume.")
+        record = tx.update(call.workspace, "campaign", {**record, "status": "running"})
+    return Reply(200, render(record))
+
+
+@routes.get("/v1/campaigns/{campaign_id}/stats", scopes=("campaigns:read",))
+def campaign_stats(call: Call) -> Reply:
+    """Counts over `[window_start, window_end)`; the default is the 30 days ending now."""
+    call.allow_query(("window_start", "window_end"))
+    try:
+        window = stats.parse_window(
+            call.single("window_start"), call.single("window_end"), now=now()
+        )
+    except stats.WindowError as refused:
+        if refused.code == "invalid_window":
+            raise ApiError(400, refused.code, refused.message, param=refused.param) from None
+        raise bad_query(refused.param or "window", refused.message, "datetime") from None
+    with call.transaction() as tx:
+        record = _campaign(call, tx)
+        rows = tx.find(call.workspace, "participant", campaign_id=record["id"])
+    return Reply(200, _stats_body(call, record["id"], [participant(r) for r in rows], window))
+
+
+def participant(row: Record) -> stats.Participant:
+    """The stats view of a stored participant."""
+
+    def instant(name: str) -> datetime | None:
+        value = row.get(name)
+        return datetime.fromisoformat(value) if value else None
+
+    enrolled_at = instant("enrolled_at")
+    assert enrolled_at is not None
+    return stats.Participant(
+        contact_id=row.get("contact_id"),
+        enrolled_at=enrolled_at,
+        contacted_at=instant("contacted_at"),
+        replied_at=instant("replied_at"),
+        reply_automated=bool(row.get("reply_automated")),
+        converted_at=instant("converted_at"),
+        not_contacted_reason=row.get("not_contacted_reason"),
+        status_changed_at=instant("status_changed_at"),
+    )
+
+
+def _stats_body(
+    call: Call, campaign_id: str, participants: list[stats.Participant], window: stats.Window
+) -> dict[str, Any]:
+    """The Campaign stats body (with the stats faults, when on, at this one place)."""
+    fault = call.settings.has_fault
+    if fault("automated_replies_counted"):
+        participants = [replace(p, reply_automated=False) for p in participants]
+    counted = window
+    if fault("window_end_inclusive"):
+        counted = replace(window, end=window.end + timedelta(microseconds=1))
+    body = replace(stats.compute(participants, counted), window=window).render(campaign_id, stamp)
+    if fault("enrolled_windowed"):
+        body["enrolled"] = sum(1 for p in participants if window.holds(p.enrolled_at))
+    if fault("reply_rate_as_percentage") and body["reply_rate"] is not None:
+        body["reply_rate"] *= 100
+    if fault("not_contacted_omits_zero_reasons"):
+        body["not_contacted"] = [item for item in body["not_contacted"] if item["count"]]
+    return body
