@@ -1,0 +1,465 @@
+"""Conversations: closing one, what closing does to it and to its contact, and refusals.
+
+Conversations start when a contact writes in, which no public operation can cause, so
+the adapter opens them (`factory.conversation`). The public API shows one operation in
+full, `POST /v1/conversations/{conversation_id}/close`, whose answer (200, the
+Conversation) is the only rendering of a conversation a test can read; the contact's
+side effects are read with `GET /v1/contacts/{contact_id}`. Handoff, assign and resume
+are only named by the document ("the moves themselves are not shown"): they are tried at
+the paths `spec/openapi.yaml` chose, and only their refusal on a closed conversation is
+checked.
+"""
+
+import time
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+import httpx
+import pytest
+
+from crm_conformance.adapter_client import AdapterClient
+from crm_conformance.client import ApiClient
+from crm_conformance.expect import (
+    expect_enum,
+    expect_error,
+    expect_present,
+    expect_status,
+    expect_timestamp,
+    expect_true,
+    expect_value,
+)
+from crm_conformance.factories import RecordFactory
+from crm_conformance.failure import ConformanceFailure
+
+OUTCOMES = ("resolved", "won", "spam")
+WON_REASONS = (
+    "hiring_sale_success",
+    "appointment_completed",
+    "proposal_accepted",
+    "contract_signed",
+    "payment_confirmed",
+    "service_completed",
+    "other",
+)
+CHANNELS = ("chatapp_api", "chatapp", "instagram", "slack", "web_widget", "chatbot_integration")
+OPEN_STATES = ("waiting", "active")
+ABSENT: Any = object()
+"""A close with no body at all (the document: "Body optional (may be absent or null)")."""
+
+
+def close_path(conversation_id: str) -> str:
+    return f"/v1/conversations/{conversation_id}/close"
+
+
+def close(api: ApiClient, conversation_id: str, body: Any = ABSENT) -> httpx.Response:
+    """POST the close; `body=None` sends a JSON `null`, `ABSENT` sends no body."""
+    if body is ABSENT:
+        return api.post(close_path(conversation_id))
+    if body is None:
+        return api.post(
+            close_path(conversation_id),
+            content=b"null",
+            headers={"Content-Type": "application/json"},
+        )
+    return api.post(close_path(conversation_id), json=body)
+
+
+def closed(response: httpx.Response, req_id: str, conversation_id: str) -> dict[str, Any]:
+    """The Conversation of a successful close: 200, the same id, status `closed`."""
+    body = expect_status(response, req_id, 200)
+    expect_true(
+        response,
+        req_id,
+        isinstance(body, dict),
+        expected="the Conversation as a JSON object",
+        got=repr(body)[:200],
+    )
+    expect_value(response, req_id, "object", body.get("object"), "conversation")
+    expect_value(response, req_id, "id", body.get("id"), conversation_id)
+    expect_value(response, "CONV-024", "status", body.get("status"), "closed")
+    return body
+
+
+def contact_of(api: ApiClient, contact_id: str, req_id: str) -> dict[str, Any]:
+    """The contact as `GET /v1/contacts/{contact_id}` renders it now."""
+    response = api.get(f"/v1/contacts/{contact_id}")
+    body = expect_status(response, req_id, 200)
+    expect_true(
+        response, req_id, isinstance(body, dict), expected="the Contact", got=repr(body)[:200]
+    )
+    return dict(body)
+
+
+def instant(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("z", "Z"))
+
+
+@pytest.fixture
+def conversations(adapter: AdapterClient, factory: RecordFactory) -> RecordFactory:
+    """The factory, once the adapter is known to open conversations."""
+    adapter.require("conversations")
+    return factory
+
+
+# --- close: the answer --------------------------------------------------------------
+
+
+@pytest.mark.req("CONV-014", "CONV-015", "CONV-024")
+@pytest.mark.parametrize("status", OPEN_STATES)
+def test_close_answers_200_with_the_closed_conversation(
+    api: ApiClient, conversations: RecordFactory, status: str
+) -> None:
+    conversation = conversations.conversation(status=status)
+    closed(close(api, conversation["id"]), "CONV-015", conversation["id"])
+
+
+@pytest.mark.req(
+    "CONV-001", "CONV-002", "CONV-003", "CONV-004", "CONV-005", "CONV-006", "CONV-009",
+    "CONV-011", "CONV-012",
+)  # fmt: skip
+def test_the_closed_conversation_has_the_documented_fields(
+    api: ApiClient, conversations: RecordFactory
+) -> None:
+    conversation = conversations.conversation(status="active")
+    response = close(api, conversation["id"])
+    body = closed(response, "CONV-015", conversation["id"])
+    expect_present(response, "CONV-002", body, ("id", "object", "status"))
+    expect_enum(response, "CONV-003", body, "status", ("waiting", "active", "closed"))
+    expect_enum(response, "CONV-004", body, "channel", CHANNELS)
+    for field, req_id in (("channel_id", "CONV-005"), ("contact_id", "CONV-006")):
+        value = body.get(field)
+        expect_true(
+            response,
+            req_id,
+            value is None or isinstance(value, str),
+            expected=f"{field} a string or null",
+            got=f"{field} = {value!r}",
+        )
+    expect_value(
+        response, "CONV-006", "contact_id", body.get("contact_id"), conversation.get("contact_id")
+    )
+    queue = body.get("queue_name")
+    expect_true(
+        response,
+        "CONV-011",
+        queue is None or isinstance(queue, str),
+        expected="queue_name a string or null",
+        got=f"queue_name = {queue!r}",
+    )
+    for field in ("last_message_at", "created_at", "updated_at"):
+        expect_timestamp(response, "CONV-012", body, field)
+
+
+@pytest.mark.req("CONV-032", "CONV-008", "CONV-009")
+@pytest.mark.parametrize(
+    ("status", "handler"), [("active", "agent"), ("active", "user"), ("waiting", None)]
+)
+def test_close_clears_handler_and_needs_human(
+    api: ApiClient, conversations: RecordFactory, status: str, handler: str | None
+) -> None:
+    conversation = conversations.conversation(status=status, handler=handler)
+    response = close(api, conversation["id"])
+    body = closed(response, "CONV-015", conversation["id"])
+    for field in ("handler", "needs_human"):
+        expect_true(
+            response,
+            "CONV-032",
+            field in body and body[field] is None,
+            expected=f"{field} null once closed",
+            got=f"{field} = {body.get(field, '<absent>')!r}",
+        )
+
+
+@pytest.mark.req("CONV-013")
+def test_close_moves_updated_at(api: ApiClient, conversations: RecordFactory) -> None:
+    conversation = conversations.conversation(status="active")
+    time.sleep(1.1)  # a target stamping whole seconds still shows the change
+    response = close(api, conversation["id"])
+    body = closed(response, "CONV-015", conversation["id"])
+    expect_timestamp(response, "CONV-013", body, "updated_at")
+    before = instant(conversation["updated_at"])
+    after = instant(body["updated_at"])
+    expect_true(
+        response,
+        "CONV-013",
+        after > before,
+        expected=f"updated_at later than before the close ({conversation['updated_at']})",
+        got=f"updated_at = {body['updated_at']!r}",
+    )
+
+
+# --- close: the outcome and the contact ---------------------------------------------
+
+
+@pytest.mark.req("CONV-020")
+@pytest.mark.parametrize("outcome", OUTCOMES)
+def test_every_outcome_closes(api: ApiClient, conversations: RecordFactory, outcome: str) -> None:
+    conversation = conversations.conversation(status="active")
+    closed(close(api, conversation["id"], {"outcome": outcome}), "CONV-020", conversation["id"])
+
+
+@pytest.mark.req("CONV-027", "CONV-028", "CONV-021")
+@pytest.mark.parametrize("won_reason", (*WON_REASONS, None, ABSENT), ids=str)
+def test_closing_as_won_marks_the_contact_won(
+    api: ApiClient, conversations: RecordFactory, won_reason: Any
+) -> None:
+    conversation = conversations.conversation(status="active")
+    body: dict[str, Any] = {"outcome": "won"}
+    if won_reason is not ABSENT:
+        body["won_reason"] = won_reason
+    closed(close(api, conversation["id"], body), "CONV-021", conversation["id"])
+    contact = contact_of(api, conversation["contact_id"], "CONV-028")
+    if contact.get("status") != "won":
+        raise ConformanceFailure(
+            "CONV-027",
+            expected="the contact's status won after closing as won",
+            got=f"status = {contact.get('status')!r}",
+        )
+
+
+IGNORED_CONTACT_FIELDS = frozenset({"updated_at", "avatar_url"})
+"""Left out of "changes nothing else": `avatar_url` is a short-lived signed URL that may
+differ on every read, and the document gives no rule for a contact's `updated_at`."""
+
+
+@pytest.mark.req("CONV-030", "CONV-020")
+@pytest.mark.parametrize(
+    "body", [{"outcome": "resolved"}, ABSENT, None], ids=["resolved", "absent", "null"]
+)
+@pytest.mark.parametrize("contact_status", ["open", "on_hold", "lost"])
+def test_closing_as_resolved_changes_nothing_on_the_contact(
+    api: ApiClient,
+    conversations: RecordFactory,
+    body: Any,
+    contact_status: str,
+    observe: Callable[[str, Any], None],
+) -> None:
+    fields: dict[str, Any] = {"status": contact_status}
+    if contact_status == "lost":
+        lost_reasons = conversations.adapter.fixtures().lost_reasons
+        if not lost_reasons:
+            pytest.skip("the adapter's GET /v1/fixtures lists no lost reason")
+        fields["lost_reason"] = lost_reasons[0]
+    contact = conversations.contact(**fields)
+    conversation = conversations.adapter.create_conversation(
+        status="active", contact_id=contact["id"]
+    )
+    conversations.created.append(("conversation", conversation["id"]))
+    before = contact_of(api, contact["id"], "CONV-030")
+    response = close(api, conversation["id"], body)
+    closed(response, "CONV-018", conversation["id"])
+    after = contact_of(api, contact["id"], "CONV-030")
+    changed = sorted(
+        key
+        for key in set(before) | set(after)
+        if key not in IGNORED_CONTACT_FIELDS and before.get(key) != after.get(key)
+    )
+    observe(
+        "contact_updated_at_moved_on_resolved_close",
+        before.get("updated_at") != after.get("updated_at"),
+    )
+    expect_true(
+        response,
+        "CONV-030",
+        not changed,
+        expected="the contact unchanged by a resolved close",
+        got="; ".join(f"{k}: {before.get(k)!r} -> {after.get(k)!r}" for k in changed)[:300],
+    )
+
+
+@pytest.mark.req("CONV-020")
+def test_closing_as_spam_is_accepted(
+    api: ApiClient, conversations: RecordFactory, observe: Callable[[str, Any], None]
+) -> None:
+    """How a spam mark shows on a contact is not shown: the contact is only observed."""
+    conversation = conversations.conversation(status="active")
+    before = contact_of(api, conversation["contact_id"], "CONV-020")
+    closed(close(api, conversation["id"], {"outcome": "spam"}), "CONV-020", conversation["id"])
+    after = contact_of(api, conversation["contact_id"], "CONV-020")
+    observe(
+        "contact_fields_changed_by_spam_close",
+        sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k)),
+    )
+
+
+# --- close: the body ----------------------------------------------------------------
+
+
+@pytest.mark.req("CONV-018")
+@pytest.mark.parametrize("body", [ABSENT, None, {}], ids=["absent", "null", "empty object"])
+def test_close_accepts_an_absent_or_null_body(
+    api: ApiClient, conversations: RecordFactory, body: Any
+) -> None:
+    conversation = conversations.conversation(status="active")
+    closed(close(api, conversation["id"], body), "CONV-018", conversation["id"])
+
+
+@pytest.mark.req("CONV-019")
+@pytest.mark.parametrize(
+    "body",
+    [{"reason": "done"}, {"outcome": "resolved", "notify": False}, {"Outcome": "won"}],
+    ids=["unknown only", "beside a known key", "misspelt case"],
+)
+def test_close_rejects_unknown_keys(
+    api: ApiClient, conversations: RecordFactory, body: dict[str, Any]
+) -> None:
+    conversation = conversations.conversation(status="active")
+    expect_error(
+        close(api, conversation["id"], body), "CONV-019", status=422, code="validation_failed"
+    )
+    # rejected, not ignored: the conversation is still open and closes now
+    closed(close(api, conversation["id"]), "CONV-019", conversation["id"])
+
+
+@pytest.mark.req("CONV-020", "CONV-021")
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"outcome": "lost"},
+        {"outcome": "WON"},
+        {"outcome": 1},
+        {"outcome": "won", "won_reason": "lucky"},
+        {"outcome": "won", "won_reason": "Other"},
+    ],
+    ids=[
+        "unknown outcome",
+        "outcome in capitals",
+        "outcome a number",
+        "unknown won_reason",
+        "won_reason in capitals",
+    ],
+)
+def test_close_refuses_values_outside_the_enums(
+    api: ApiClient, conversations: RecordFactory, body: dict[str, Any]
+) -> None:
+    conversation = conversations.conversation(status="active")
+    req_id = "CONV-021" if "won_reason" in body else "CONV-020"
+    expect_error(close(api, conversation["id"], body), req_id, status=422, code="validation_failed")
+
+
+@pytest.mark.req("CONV-023")
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"won_reason": "other"},
+        {"outcome": "resolved", "won_reason": "contract_signed"},
+        {"outcome": "spam", "won_reason": "other"},
+    ],
+    ids=["default outcome", "resolved", "spam"],
+)
+def test_won_reason_without_won_is_refused(
+    api: ApiClient, conversations: RecordFactory, body: dict[str, Any]
+) -> None:
+    conversation = conversations.conversation(status="active")
+    expect_error(
+        close(api, conversation["id"], body), "CONV-023", status=422, code="won_reason_without_won"
+    )
+
+
+# --- close: refusals ----------------------------------------------------------------
+
+
+@pytest.mark.req("CONV-033")
+@pytest.mark.parametrize("outcome", OUTCOMES)
+def test_closing_a_closed_conversation_is_a_conflict(
+    api: ApiClient, conversations: RecordFactory, outcome: str
+) -> None:
+    conversation = conversations.conversation(status="active")
+    closed(close(api, conversation["id"]), "CONV-015", conversation["id"])
+    again = close(api, conversation["id"], {"outcome": outcome})
+    expect_error(again, "CONV-033", status=409, code="conversation_closed")
+
+
+@pytest.mark.req("CONV-025")
+@pytest.mark.parametrize("status", OPEN_STATES)
+def test_closing_a_conversation_without_a_contact_is_a_conflict(
+    api: ApiClient, conversations: RecordFactory, status: str
+) -> None:
+    conversation = conversations.conversation(status=status, contact=False)
+    expect_error(
+        close(api, conversation["id"]), "CONV-025", status=409, code="conversation_has_no_contact"
+    )
+
+
+@pytest.mark.req("CONV-026", "CONV-025")
+def test_closing_a_conversation_whose_contact_is_gone_is_a_conflict(
+    api: ApiClient, conversations: RecordFactory
+) -> None:
+    conversations.adapter.require("records")
+    contact = conversations.contact()
+    conversation = conversations.adapter.create_conversation(
+        status="active", contact_id=contact["id"]
+    )
+    conversations.created.append(("conversation", conversation["id"]))
+    conversations.adapter.delete_record(contact["id"])
+    expect_error(
+        close(api, conversation["id"]), "CONV-026", status=409, code="conversation_has_no_contact"
+    )
+
+
+@pytest.mark.req("CONV-016")
+@pytest.mark.parametrize(
+    "conversation_id", ["42", "con_" + "0" * 32, "conv_" + "G" * 32, "conv_123"]
+)
+def test_close_refuses_a_malformed_path_id(api: ApiClient, conversation_id: str) -> None:
+    expect_status(close(api, conversation_id), "CONV-016", 400)
+
+
+@pytest.mark.req("CONV-017")
+def test_close_of_an_unknown_conversation_is_not_found(api: ApiClient) -> None:
+    expect_error(close(api, "conv_" + "0" * 32), "CONV-017", status=404, code="not_found")
+
+
+# --- other moves on a closed conversation -------------------------------------------
+
+NOT_OFFERED = (404, 405, 501)
+"""Answers meaning the target has no such operation at that path: the path of handoff,
+assign and resume is not shown, so those tests skip rather than fail."""
+
+
+@pytest.mark.req("CONV-034")
+@pytest.mark.parametrize("move", ["handoff", "assign", "resume"])
+def test_a_closed_conversation_cannot_be_moved(
+    api: ApiClient,
+    conversations: RecordFactory,
+    move: str,
+    observe: Callable[[str, Any], None],
+) -> None:
+    conversation = conversations.conversation(status="active")
+    closed(close(api, conversation["id"]), "CONV-015", conversation["id"])
+    body: dict[str, Any] = {}
+    if move == "assign":
+        users = conversations.adapter.fixtures().users
+        if not users:
+            pytest.skip("the adapter's GET /v1/fixtures lists no user to assign to")
+        body = {"assignee_id": users[0]}
+    response = api.post(f"/v1/conversations/{conversation['id']}/{move}", json=body)
+    observe(f"{move}_of_closed_conversation", response.status_code)
+    if response.status_code in NOT_OFFERED:
+        pytest.skip(
+            f"POST /v1/conversations/{{id}}/{move} answered {response.status_code}: the path of "
+            f"the {move} operation is not shown, and the target does not offer it there"
+        )
+    expect_error(response, "CONV-034", status=409, code="conversation_closed")
+
+
+# --- after a close, the contact writes again ----------------------------------------
+
+
+@pytest.mark.req("CONV-041")
+def test_a_contact_writing_after_the_close_opens_a_new_conversation(
+    api: ApiClient, adapter: AdapterClient, conversations: RecordFactory
+) -> None:
+    adapter.require("inbound")
+    conversation = conversations.conversation(status="active")
+    response = close(api, conversation["id"])
+    closed(response, "CONV-015", conversation["id"])
+    again = adapter.inbound(contact_id=conversation["contact_id"])
+    conversations.created.append(("conversation", str(again.get("id"))))
+    if again.get("id") == conversation["id"] or again.get("status") not in OPEN_STATES:
+        raise ConformanceFailure(
+            "CONV-041",
+            expected=f"a new open conversation for the contact, not {conversation['id']}",
+            got=f"id = {again.get('id')!r}, status = {again.get('status')!r}",
+        )
