@@ -1,0 +1,75 @@
+"""The deletion feed: `GET /v1/deleted-records`, how a sync client learns of deletions.
+
+Its shape is not shown in the document; the choice here: `entity` (required) names
+the resource listed, by the scope table's plural name (400 `unknown_entity` for
+another name), and its read scope is needed ("Listing deleted records needs the read
+scope of the resource listed"). `deleted_since` keeps deletions at or after an instant,
+like `updated_since`. Items are `{object: deleted_record, id, entity, deleted_at}` in
+the order of deletion, in the usual collection envelope with keyset paging, so a
+deletion made while paging is never skipped. Every delete goes through
+`Transaction.delete`, which appends to the feed: the API's and the adapter's.
+"""
+
+from typing import Any
+
+from crm_conformance.reference.api_errors import ApiError, bad_query
+from crm_conformance.reference.listing import ListSpec, parse_since
+from crm_conformance.reference.reply import Reply
+from crm_conformance.reference.routing import Call, RouteTable, require_scopes
+from crm_conformance.reference.storage import Record
+
+routes = RouteTable()
+
+ENTITIES: dict[str, str] = {
+    "contacts": "contact",
+    "organizations": "organization",
+    "deals": "deal",
+    "activities": "activity",
+    "notes": "note",
+    "tags": "tag",
+}
+"""Resources with deletions, by the name the scope table gives them, and their kind."""
+
+SPEC = ListSpec(
+    name="deleted_records",
+    fields=frozenset({"entity", "deleted_at"}),
+    sortable=False,
+    default_sort=("seq",),
+    order_keys={"seq": lambda row: row["seq"]},
+)
+
+
+def render(entity: str, row: Record) -> dict[str, Any]:
+    return {
+        "object": "deleted_record",
+        "id": row["id"],
+        "entity": entity,
+        "deleted_at": row["deleted_at"],
+    }
+
+
+@routes.get("/v1/deleted-records")
+def list_deleted_records(call: Call) -> Reply:
+    params = call.list_params(SPEC, filters=("entity", "deleted_since"))
+    entity = call.single("entity")
+    if entity is None:
+        raise bad_query("entity", "is required: the resource whose deletions to list", "missing")
+    if entity not in ENTITIES:
+        raise ApiError(
+            400,
+            "unknown_entity",
+            f"No resource named {entity!r}; one of {', '.join(ENTITIES)}.",
+            param="entity",
+        )
+    require_scopes(call, (f"{entity}:read",))
+    since = parse_since("deleted_since", call.single("deleted_since"))
+    kind = ENTITIES[entity]
+    with call.transaction() as tx:
+        rows = [
+            row
+            for row in tx.deletions(call.workspace)
+            if row["kind"] == kind and (since is None or row["deleted_at"] >= since)
+        ]
+    return call.list_reply(
+        SPEC, rows, params, {"entity": entity, "deleted_since": since}, lambda r: render(entity, r)
+    )
