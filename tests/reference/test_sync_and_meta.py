@@ -6,7 +6,13 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
+from crm_conformance.adapter_client import AdapterClient
+from crm_conformance.capabilities import discover
+from crm_conformance.client import ApiClient
+from crm_conformance.reference import ServerSettings, policy, running_server
 from crm_conformance.reference.app import ReferenceApp
+from crm_conformance.reference.scopes import ALL_SCOPES
+from crm_conformance.target import target_from_served
 
 
 def code(response: Any) -> str:
@@ -111,3 +117,58 @@ def test_the_feed_needs_the_read_scope_of_the_resource_listed(issue) -> None:
     denied = reader.get("/v1/deleted-records", params={"entity": "deals"})
     assert (denied.status_code, code(denied)) == (403, "insufficient_scope")
     assert denied.json()["error"]["param"] == "deals:read"
+
+
+def test_me_lists_the_tokens_scopes_kind_and_person(api: TestClient, issue, ids) -> None:
+    assert api.get("/v1/me").json() == {
+        "object": "token",
+        "kind": "workspace",
+        "scopes": sorted(ALL_SCOPES),
+        "user_id": None,
+    }
+    person = ids["users"][2]
+    oauth = issue(kind="oauth", user_id=person, scopes=("deals:read", "contacts:read"))
+    assert oauth.get("/v1/me").json() == {
+        "object": "token",
+        "kind": "oauth",
+        "scopes": ["contacts:read", "deals:read"],
+        "user_id": person,
+    }
+    assert issue(scopes=()).get("/v1/me").json()["scopes"] == []
+    assert code(api.get("/v1/me", params={"x": "1"})) == "validation_failed"
+
+
+def test_capabilities_report_the_write_policy_per_entity(
+    app: ReferenceApp, api: TestClient
+) -> None:
+    entities = api.get("/v1/capabilities").json()["entities"]
+    assert entities == {entity: {"local_write": True} for entity in policy.ENTITIES}
+    with TestClient(app) as control:
+        control.put(
+            "/_adapter/v1/policy/deals", json={"workspace": "primary", "local_write": False}
+        )
+    after = api.get("/v1/capabilities").json()
+    assert after["object"] == "capabilities"
+    assert after["entities"]["deals"] == {"local_write": False}
+    assert after["entities"]["contacts"] == {"local_write": True}
+
+
+def test_the_harness_reads_scopes_and_policy_from_the_server() -> None:
+    with running_server(ServerSettings()) as served:
+        assert served.adapter_url is not None
+        adapter = AdapterClient(adapter_url=served.adapter_url)
+        full = ApiClient(base_url=served.base_url, token=served.tokens["full"])
+        reader = full.with_token(adapter.create_token(scopes=["contacts:read"]).token)
+        try:
+            adapter.set_policy("notes", local_write=False)
+            found = discover(
+                target=target_from_served(served), clients={"full": full, "reader": reader}
+            )
+        finally:
+            adapter.close()
+            full.close()
+            reader.close()
+    assert found.scopes == {"full": frozenset(ALL_SCOPES), "reader": {"contacts:read"}}
+    assert found.scopes_source == {"full": "GET /v1/me", "reader": "GET /v1/me"}
+    assert found.write_policy_source == "GET /v1/capabilities"
+    assert found.write_policy["notes"] is False and found.write_policy["contacts"] is True

@@ -1,0 +1,43 @@
+"""Meta: token introspection (`GET /v1/me`) and workspace capabilities
+(`GET /v1/capabilities`).
+
+Both shapes are not shown in the document. The choice here, which the harness's
+`capabilities.discover` reads: `/v1/me` answers `{object: token, kind, scopes,
+user_id}` (the scopes the token holds, sorted; the person for an OAuth token, null
+for a workspace token), and `/v1/capabilities` answers `{object: capabilities,
+entities: {<entity>: {local_write: bool}}}` for every entity a workspace can mirror,
+so a client learns which writes the workspace policy refuses before trying them.
+Any valid token may read both (their scopes are not shown).
+"""
+
+from crm_conformance.reference import policy
+from crm_conformance.reference.reply import Reply
+from crm_conformance.reference.routing import Call, RouteTable
+
+routes = RouteTable()
+
+
+@routes.get("/v1/me")
+def me(call: Call) -> Reply:
+    call.allow_query(())
+    assert call.principal is not None
+    return Reply(
+        200,
+        {
+            "object": "token",
+            "kind": call.principal.kind,
+            "scopes": sorted(call.principal.scopes),
+            "user_id": call.principal.user_id,
+        },
+    )
+
+
+@routes.get("/v1/capabilities")
+def capabilities(call: Call) -> Reply:
+    call.allow_query(())
+    with call.transaction() as tx:
+        entities = {
+            entity: {"local_write": policy.local_write(tx, call.workspace, entity)}
+            for entity in policy.ENTITIES
+        }
+    return Reply(200, {"object": "capabilities", "entities": entities})
