@@ -85,14 +85,14 @@ def create_app(settings: ServerSettings | None = None) -> ReferenceApp:
 
     async def routing_miss(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
-        if exc.status_code == 405:
+        if exc.status_code == 405 and not settings.has_fault("method_not_allowed_404"):
             error = ApiError(
                 405,
                 "method_not_allowed",
                 f"{request.method} is not supported on {request.url.path}.",
                 headers=dict(exc.headers or {}),
             )
-        elif exc.status_code == 404:
+        elif exc.status_code in (404, 405):
             error = ApiError(404, "not_found", f"No route {request.url.path}.")
         else:
             error = ApiError(exc.status_code, "bad_request", str(exc.detail))

@@ -179,6 +179,11 @@ _FAULTS = (
         ("DEAL-010",),
         "record_not_found for an unknown contact or organization of a deal has param null",
     ),
+    Fault(
+        "method_not_allowed_404",
+        ("ERR-013",),
+        "a method the path does not support answers 404 not_found instead of 405 api_error",
+    ),
 )
 
 FAULTS: dict[str, Fault] = {fault.name: fault for fault in _FAULTS}

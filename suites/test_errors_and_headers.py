@@ -1,0 +1,169 @@
+"""Errors and headers: the envelope, its fields and the headers every answer carries.
+
+Each error here is provoked with the full-scope token through documented operations
+only, so the cause is one the document names: a missing token (401), a well-formed id
+with no record (404), a path the API does not have (404), a method the path does not
+support (405), an invalid query value (400), an invalid body field (422), a body that
+is not JSON (400 `bad_request`). Every answer also goes through the universal checks
+(`run_checks`), which hold the envelope, the type enum and agreement with the status,
+`request_id` against `X-Request-ID`, the rate-limit headers and the JSON content type.
+"""
+
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import pytest
+
+from crm_conformance.checks import run_checks
+from crm_conformance.client import ApiClient
+from crm_conformance.expect import expect_error, expect_status, expect_true
+
+MISSING_CONTACT = "/v1/contacts/con_" + "0" * 32
+"""A well-formed contact id that names no record (ids are 32 random hex characters)."""
+
+Provoke = Callable[[ApiClient], httpx.Response]
+
+PROVOKED: dict[str, Provoke] = {
+    "401 without a token": lambda api: api.get("/v1/contacts", token=None),
+    "404 for a missing record": lambda api: api.get(MISSING_CONTACT),
+    "404 for an unknown path": lambda api: api.get("/v1/no-such-resource"),
+    "405 for an unsupported method": lambda api: api.put("/v1/contacts/search", json={}),
+    "400 for an invalid query value": lambda api: api.get("/v1/contacts", params={"limit": 0}),
+    "422 for an invalid body field": lambda api: api.post(
+        "/v1/contacts/search", json={"limit": "ten"}
+    ),
+    "400 for a body that is not JSON": lambda api: api.post(
+        "/v1/contacts/search", content="{not json", headers={"Content-Type": "application/json"}
+    ),
+}
+"""Errors any conforming target gives to a full-scope token, by what provokes them."""
+
+
+def _error(response: httpx.Response) -> dict[str, Any]:
+    body = response.json()
+    return body["error"] if isinstance(body, dict) and isinstance(body.get("error"), dict) else {}
+
+
+@pytest.mark.req("ERR-001", "ERR-002", "ERR-003", "ERR-004", "HDR-001", "HDR-003", "HDR-004")
+@pytest.mark.parametrize("cause", sorted(PROVOKED))
+def test_every_error_has_the_envelope_and_headers(api: ApiClient, cause: str) -> None:
+    response = PROVOKED[cause](api)
+    run_checks(response)
+    expect_true(
+        response,
+        "ERR-001",
+        response.status_code >= 400 and bool(_error(response)),
+        expected="an error status with a body {error: {...}}",
+        got=f"{response.status_code} {response.text[:200]}",
+    )
+
+
+@pytest.mark.req("ERR-005", "HDR-003")
+@pytest.mark.parametrize("cause", sorted(PROVOKED))
+def test_error_request_id_equals_the_header(api: ApiClient, cause: str) -> None:
+    """`request_id` "equals the `X-Request-ID` response header", and every response
+    carries that header, so a null `request_id` beside a header does not equal it."""
+    response = PROVOKED[cause](api)
+    run_checks(response)
+    request_id = _error(response).get("request_id")
+    header = response.headers.get("X-Request-ID")
+    expect_true(
+        response,
+        "ERR-005",
+        request_id == header,
+        expected=f"error.request_id = {header!r} (the X-Request-ID header)",
+        got=f"error.request_id = {request_id!r}",
+    )
+
+
+@pytest.mark.req("ERR-013", "ERR-004")
+def test_an_unsupported_method_answers_405_api_error(api: ApiClient) -> None:
+    """Search is a POST; PUT on it is a method the path does not support."""
+    response = api.put("/v1/contacts/search", json={})
+    expect_status(response, "ERR-013", 405)
+    error = _error(response)
+    expect_true(
+        response,
+        "ERR-013",
+        error.get("type") == "api_error",
+        expected="405 with error.type 'api_error'",
+        got=f"error.type = {error.get('type')!r}",
+    )
+
+
+@pytest.mark.req("ERR-012", "ERR-004")
+def test_a_missing_record_answers_404_not_found(api: ApiClient) -> None:
+    """`not_found` is "no such record"; `contact_not_found` ("contact id in request does
+    not exist") reads as fitting too, so either passes."""
+    codes = ("not_found", "contact_not_found")
+    expect_error(api.get(MISSING_CONTACT), "ERR-012", status=404, code=codes)
+
+
+@pytest.mark.req("ERR-001", "VER-001")
+def test_an_unknown_path_answers_404_with_the_envelope(api: ApiClient) -> None:
+    expect_status(api.get("/v1/no-such-resource"), "ERR-001", 404)
+
+
+@pytest.mark.req("ERR-011", "PAG-008")
+@pytest.mark.parametrize("limit", ["0", "201", "ten"])
+def test_an_invalid_query_value_answers_400_validation_failed(api: ApiClient, limit: str) -> None:
+    response = api.get("/v1/contacts", params={"limit": limit})
+    expect_error(response, "ERR-011", status=400, code="validation_failed")
+
+
+@pytest.mark.req("ERR-011")
+def test_a_malformed_path_id_answers_400_validation_failed(api: ApiClient) -> None:
+    """The retrieve's path id "matches `con_` pattern"; a path problem answers 400."""
+    response = api.get("/v1/contacts/not_a_contact_id")
+    expect_error(response, "ERR-011", status=400, code="validation_failed")
+
+
+@pytest.mark.req("ERR-010", "ERR-007", "ERR-011", "SRCH-008")
+def test_an_invalid_body_field_answers_422_with_a_detail_item(api: ApiClient) -> None:
+    """A body field out of range is a field problem (422), not a query problem (400),
+    and `detail` lists it by its dotted path."""
+    response = api.post("/v1/contacts/search", json={"limit": 201})
+    error = expect_error(response, "ERR-010", status=422, code="validation_failed")
+    detail = error.get("detail") or []
+    fields = [item.get("field") for item in detail if isinstance(item, dict)]
+    expect_true(
+        response,
+        "ERR-010",
+        any(field == "limit" or str(field).endswith(".limit") for field in fields),
+        expected="error.detail with an item whose field is 'limit'",
+        got=f"detail fields {fields}",
+    )
+
+
+@pytest.mark.req("ERR-009")
+def test_a_body_that_is_not_json_answers_400_bad_request(api: ApiClient) -> None:
+    response = PROVOKED["400 for a body that is not JSON"](api)
+    expect_error(response, "ERR-009", status=400, code="bad_request")
+
+
+@pytest.mark.req("HDR-001", "HDR-003", "HDR-004", "HDR-010")
+def test_a_success_carries_the_headers_and_no_retry_after(api: ApiClient) -> None:
+    response = api.get("/v1/users", params={"limit": 1})
+    run_checks(response)
+    expect_true(
+        response,
+        "HDR-010",
+        "Retry-After" not in response.headers,
+        expected="no Retry-After header on a 200 (it is sent only on 429)",
+        got=f"Retry-After: {response.headers.get('Retry-After')!r}",
+    )
+
+
+@pytest.mark.req("HDR-005")
+def test_each_response_has_its_own_request_id(api: ApiClient) -> None:
+    responses = [api.get("/v1/users", params={"limit": 1}) for _ in range(3)]
+    responses += [PROVOKED[cause](api) for cause in sorted(PROVOKED)]
+    ids = [response.headers.get("X-Request-ID") for response in responses]
+    expect_true(
+        responses[-1],
+        "HDR-005",
+        len(set(ids)) == len(ids),
+        expected=f"{len(ids)} distinct X-Request-ID values",
+        got=f"{len(set(ids))} distinct: {ids}",
+    )
