@@ -207,43 +207,47 @@ def error_fields(response: httpx.Response) -> None:
         )
 
 
-# Where the document ties a status to a type. "The mapping of each type to statuses: not
-# shown", so only the statuses whose every listed code names the same condition as one
-# type are constrained; any other status (402, 410, 413, ...) may carry any listed type.
+# Which types a status may carry. "The mapping of each type to statuses: not shown", so
+# each 4xx allows the coarse `invalid_request_error` (as Stripe-style APIs type a 404)
+# beside the type named for its condition; what no reading allows is a type whose retry
+# advice contradicts the status: "Retry `rate_limit_error` and `api_error` ...; do not
+# retry 4xx unchanged" rules out both on a 4xx, except where the document says so
+# (405 is `api_error`; 429 is the rate limit). Other statuses (402, 410, 413, ...) may
+# carry any type but those two.
 IMPLIED_TYPES: dict[int, frozenset[str]] = {
     400: frozenset({"invalid_request_error"}),
-    401: frozenset({"authentication_error"}),
-    403: frozenset({"permission_error"}),
-    404: frozenset({"not_found_error"}),
+    401: frozenset({"authentication_error", "invalid_request_error"}),
+    403: frozenset({"permission_error", "invalid_request_error"}),
+    404: frozenset({"not_found_error", "invalid_request_error"}),
     405: frozenset({"api_error"}),
-    409: frozenset({"conflict_error"}),
+    409: frozenset({"conflict_error", "invalid_request_error"}),
     422: frozenset({"invalid_request_error", "not_found_error"}),
     429: frozenset({"rate_limit_error"}),
 }
+_RETRYABLE_TYPES = frozenset({"api_error", "rate_limit_error"})
 
 
 @check("ERR-004")
 def error_type_matches_status(response: httpx.Response) -> None:
-    """The error `type` agrees with the status, where the document implies which.
+    """The error `type` agrees with the status (see IMPLIED_TYPES for why these sets).
 
-    - 401 (`unauthorized`, `token_expired`) is authentication; 403 (every code a refusal
-      of permission) is permission; 404 (every code "does not exist") is not_found;
-      409 (every code a state conflict) is conflict; 429 is rate_limit ("retry
-      `rate_limit_error`" pairs with "wait `Retry-After`").
-    - 405 is stated outright: "`api_error`: method not supported on the path".
-    - 5xx: `internal_error` is a "server fault; retry with backoff", and `api_error` is the
-      only type the rules tell a client to retry besides rate limits.
-    - 400: every listed code is a request the caller must fix, which only
-      `invalid_request_error` names. 422 also allows `not_found_error`, since
-      `assignee_not_found` and `unknown_event_code` are plausibly typed that way.
+    "Rules: branch on `type` for flow": a client that branches on `type` must not be
+    told to retry (api_error, rate_limit_error) a 4xx the document says not to retry,
+    nor be told a 5xx is its own fault. 5xx: `internal_error` is a "server fault; retry
+    with backoff", and `api_error` is the only such retryable type.
     """
     error = _error_object(response)
     if not _is_error(response) or error is None:
         return
     status = response.status_code
-    allowed = frozenset({"api_error"}) if status >= 500 else IMPLIED_TYPES.get(status)
-    if allowed is None or error.get("type") not in ERROR_TYPES:
-        return  # not implied, or already failed by error_type_enum
+    if status >= 500:
+        allowed = frozenset({"api_error"})
+    elif status in IMPLIED_TYPES:
+        allowed = IMPLIED_TYPES[status]
+    else:
+        allowed = frozenset(ERROR_TYPES) - _RETRYABLE_TYPES
+    if error.get("type") not in ERROR_TYPES:
+        return  # already failed by error_type_enum
     if error["type"] not in allowed:
         raise _fail(
             "ERR-004",

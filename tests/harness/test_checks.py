@@ -68,6 +68,8 @@ GOOD = [
     error(401, "authentication_error", "unauthorized"),
     error(403, "permission_error", "insufficient_scope", param="contacts:read"),
     error(404, "not_found_error", "not_found"),
+    error(404, "invalid_request_error", "not_found"),  # Stripe-style coarse typing
+    error(409, "invalid_request_error", "conflict"),
     error(405, "api_error", "method_not_allowed"),
     error(409, "conflict_error", "conversation_closed"),
     error(
@@ -118,7 +120,8 @@ BAD = {
     "error_type_enum": mutate(NOT_FOUND, lambda b: b["error"].update(type="missing_error")),
     "error_fields": mutate(NOT_FOUND, lambda b: b["error"].update(detail=[{"field": 1}])),
     "error_fields_code": mutate(NOT_FOUND, lambda b: b["error"].pop("code")),
-    "error_type_matches_status": error(404, "invalid_request_error"),
+    "error_type_matches_status": error(404, "api_error"),
+    "error_type_matches_status_410": error(410, "rate_limit_error"),
     "error_type_matches_status_405": error(405, "invalid_request_error"),
     "error_type_matches_status_5xx": error(503, "conflict_error"),
     "error_request_id_matches_header": mutate(

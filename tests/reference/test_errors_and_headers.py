@@ -98,7 +98,7 @@ def test_missing_request_id_fault(make_app) -> None:
 def test_error_type_wrong_fault(make_app) -> None:
     app = make_app(faults={"error_type_wrong"})
     client = TestClient(app, headers={"Authorization": f"Bearer {app.seeded_tokens['primary']}"})
-    assert client.get("/v1/nope").json()["error"]["type"] == "invalid_request_error"
+    assert client.get("/v1/nope").json()["error"]["type"] == "api_error"
 
 
 def test_unknown_fault_or_variant_is_refused() -> None:

@@ -27,7 +27,7 @@ _FAULTS = (
     Fault(
         "error_type_wrong",
         ("ERR-004",),
-        "404 answers carry type invalid_request_error instead of not_found_error",
+        "404 answers carry type api_error, which tells clients to retry a missing record",
     ),
     Fault(
         "cursor_repeats_row_on_insert",
@@ -183,6 +183,26 @@ _FAULTS = (
         "method_not_allowed_404",
         ("ERR-013",),
         "a method the path does not support answers 404 not_found instead of 405 api_error",
+    ),
+    Fault(
+        "reversal_reversible",
+        ("SEV-004",),
+        "a reversal can itself be reversed instead of answering 409 not_a_record",
+    ),
+    Fault(
+        "double_reversal_allowed",
+        ("SEV-003",),
+        "an event can be reversed twice instead of answering 409 already_reversed",
+    ),
+    Fault(
+        "value_basis_unchecked",
+        ("SEV-005", "SEV-007"),
+        "an event's value is not checked against its type's basis (required or forbidden)",
+    ),
+    Fault(
+        "unknown_event_code_accepted",
+        ("SEV-006",),
+        "an event with a code no event type has is recorded instead of 422 unknown_event_code",
     ),
 )
 

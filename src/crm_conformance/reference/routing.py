@@ -14,7 +14,10 @@ already: authenticated the token (middleware), checked the declared scopes (403
 `local_write_denied`) and, for every write, applied the `Idempotency-Key`.
 """
 
+import asyncio
 import json
+import random
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -315,6 +318,8 @@ def _endpoint(
             request_id=request.state.request_id,
             principal=getattr(request.state, "principal", None),
         )
+        if settings.has_variant("added_latency"):
+            await asyncio.sleep(random.uniform(0.005, 0.02))
         try:
             reply = await run_in_threadpool(_run, spec, call)
         except ApiError as error:
@@ -355,12 +360,63 @@ def render(reply: Reply, call: Call) -> Response:
         body = _with_livemode(body)
     if call.settings.has_fault("custom_fields_omit_unset"):
         body = _without_unset_custom_fields(body)
+    if call.settings.has_variant("omit_null_optional_fields") and not call.narrowed:
+        body = _without_null_optional_fields(body)
+    if call.settings.has_variant("offset_timestamps"):
+        body = _with_offset_timestamps(body)
+    return json_response(body, reply.status, reply.headers, call.settings)
+
+
+def json_response(
+    body: Any, status: int, headers: Mapping[str, str], settings: ServerSettings
+) -> Response:
+    """A JSON answer: compact `application/json` unless a variant shapes it otherwise."""
+    pretty = settings.has_variant("pretty_json")
+    charset = "; charset=utf-8" if settings.has_variant("charset_utf8") else ""
     return Response(
-        json.dumps(body, separators=(",", ":")),
-        status_code=reply.status,
-        headers=reply.headers,
-        media_type="application/json",
+        json.dumps(body, indent=2) if pretty else json.dumps(body, separators=(",", ":")),
+        status_code=status,
+        headers=dict(headers),
+        media_type="application/json" + charset,
     )
+
+
+_ALWAYS_PRESENT = {
+    "contact": frozenset({"id", "object", "status", "visibility", "created_at", "updated_at"}),
+    "deal": frozenset(
+        {"id", "object", "pipeline_id", "stage_id", "title", "visibility", "created_at"}
+        | {"updated_at", "probability"}
+    ),
+}
+"""Fields a contact or deal always carries (the document's "Always present" lists), plus
+deal `probability`, whose null has a meaning (the stage default)."""
+
+
+def _without_null_optional_fields(value: Any) -> Any:
+    if isinstance(value, dict):
+        kept = _ALWAYS_PRESENT.get(value.get("object", ""))
+        return {
+            k: _without_null_optional_fields(v)
+            for k, v in value.items()
+            if kept is None or k in kept or v is not None
+        }
+    if isinstance(value, list):
+        return [_without_null_optional_fields(item) for item in value]
+    return value
+
+
+_STAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z")
+
+
+def _with_offset_timestamps(value: Any) -> Any:
+    """`2026-01-02T03:04:05.000006Z` as `2026-01-02T03:04:05.000006+00:00`: the same instant."""
+    if isinstance(value, str) and _STAMP.fullmatch(value):
+        return value[:-1] + "+00:00"
+    if isinstance(value, dict):
+        return {k: _with_offset_timestamps(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_with_offset_timestamps(item) for item in value]
+    return value
 
 
 def _with_livemode(value: Any) -> Any:
@@ -395,10 +451,12 @@ def error_response(error: ApiError, request_id: str, settings: ServerSettings) -
         error = ApiError(422, error.code, error.message, param=error.param, detail=error.detail)
     body = error.body(None if settings.has_fault("missing_request_id_on_errors") else request_id)
     if settings.has_fault("error_type_wrong") and error.status == 404:
-        body["error"]["type"] = "invalid_request_error"
-    return Response(
-        json.dumps(body, separators=(",", ":")),
-        status_code=error.status,
-        headers=error.headers,
-        media_type="application/json",
-    )
+        body["error"]["type"] = "api_error"
+    if settings.has_variant("coarse_error_types") and error.status in (401, 403, 404, 409):
+        body["error"]["type"] = "invalid_request_error"  # Stripe-style: one type for 4xx
+    if settings.has_variant("reworded_messages"):
+        body["error"]["message"] = f"Request refused ({error.code}): {error.message}"
+        body["error"]["documentation_url"] = f"https://docs.example.test/errors/{error.code}"
+    if settings.has_variant("empty_detail_array") and body["error"]["detail"] is None:
+        body["error"]["detail"] = []
+    return json_response(body, error.status, error.headers, settings)

@@ -24,6 +24,30 @@ _VARIANTS = (
         "resources carry an undocumented `livemode` field unless `fields` narrows them",
     ),
     Variant("uuid_request_ids", "X-Request-ID values are UUIDs instead of req_ + hex"),
+    Variant("default_page_size_100", "lists default to 100 rows per page instead of 50"),
+    Variant("hex_cursors", "cursors are hex (payload.signature) instead of base64url"),
+    Variant(
+        "reworded_messages",
+        "error messages are worded otherwise and documentation_url names a page per code",
+    ),
+    Variant("empty_detail_array", "`detail` is [] instead of null on errors without items"),
+    Variant("charset_utf8", "JSON answers say `application/json; charset=utf-8`"),
+    Variant("pretty_json", "JSON bodies are indented instead of compact"),
+    Variant("added_latency", "every routed answer is 5 to 20 ms slower"),
+    Variant(
+        "omit_null_optional_fields",
+        "contacts and deals leave out null fields outside their always-present list "
+        "(deal probability, whose null means the stage default, stays)",
+    ),
+    Variant(
+        "offset_timestamps",
+        "timestamps end in +00:00 instead of Z (the same instants, another ISO 8601 form)",
+    ),
+    Variant(
+        "coarse_error_types",
+        "401, 403, 404 and 409 errors typed invalid_request_error, as Stripe-style APIs do "
+        "(the mapping of types to statuses is not shown)",
+    ),
 )
 
 VARIANTS: dict[str, Variant] = {variant.name: variant for variant in _VARIANTS}
