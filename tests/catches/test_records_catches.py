@@ -8,11 +8,15 @@ import pytest
 
 from crm_conformance.suite_run import run_suite
 
-MODULES = ("test_tags.py",)
+MODULES = ("test_tags.py", "test_deals.py")
 
 FAULTS = [
     # (module, fault, keyword of the tests that catch it, ids a failed test must name)
     ("test_tags.py", "tag_conflict_without_id", "repeated_name", {"TAG-004"}),
+    ("test_deals.py", "probability_not_inherited", "null_probability", {"DEAL-016"}),
+    ("test_deals.py", "value_as_number", "value_sent", {"DEAL-014"}),
+    ("test_deals.py", "stage_pipeline_unchecked", "another_pipeline", {"DEAL-007"}),
+    ("test_deals.py", "record_not_found_without_param", "linked_record", {"DEAL-010"}),
 ]
 
 

@@ -131,8 +131,12 @@ def read_changes(call: Call, tx: Transaction, body: Any, current: Record | None)
     if fields.has("value"):
         value = fields.number("value", minimum=0)
         changes["value"] = _money(value) if value is not None else None
+        if value is not None and call.settings.has_fault("value_as_number"):
+            changes["value"] = float(value)
     if fields.has("probability"):
         changes["probability"] = fields.integer("probability", minimum=0, maximum=100)
+        if changes["probability"] is None and call.settings.has_fault("probability_not_inherited"):
+            changes["probability"] = 0
     if fields.has("score"):
         changes["score"] = fields.string("score", choices=SCORES)
     if creating or fields.has("status"):
@@ -182,7 +186,10 @@ def read_changes(call: Call, tx: Transaction, body: Any, current: Record | None)
             if merged[name] is not None:
                 record = tx.get(call.workspace, kind, merged[name])
                 if record is None or not call.sees(record):
-                    raise ApiError(404, "record_not_found", f"No such {kind}.", param=name)
+                    param = (
+                        None if call.settings.has_fault("record_not_found_without_param") else name
+                    )
+                    raise ApiError(404, "record_not_found", f"No such {kind}.", param=param)
     if fields.has("lost_reason_id"):
         changes["lost_reason_id"] = lost_reason_id
     if creating and call.user_id is not None and "owner_id" not in changes:
@@ -212,7 +219,7 @@ def _place(
     found = pipelines.stage_of(tx, call.workspace, stage_id)
     if found is None:
         raise ApiError(404, "stage_not_found", "No such stage.", param="stage_id")
-    if found[0]["id"] != pipeline_id:
+    if found[0]["id"] != pipeline_id and not call.settings.has_fault("stage_pipeline_unchecked"):
         raise ApiError(
             422,
             "stage_not_in_pipeline",
