@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 
 from crm_conformance.checks import run_checks
+from crm_conformance.client import ApiClient
 from crm_conformance.failure import ConformanceFailure
 
 _SHORT = 200
@@ -170,3 +171,29 @@ def expect_timestamp(
 def matches(pattern: str, value: Any) -> bool:
     """Whether `value` is a string matching `pattern` in full."""
     return isinstance(value, str) and re.fullmatch(pattern, value) is not None
+
+
+def expect_pages(
+    client: ApiClient,
+    path: str,
+    req_id: str,
+    params: Mapping[str, str],
+    *,
+    max_pages: int = 20,
+) -> list[dict[str, Any]]:
+    """The records of a list query, page after page through `links.next` (200 each time).
+
+    Bounded by `max_pages` pages of 200, so a busy target cannot make a test loop; a
+    test asserting that a record is absent reads at most that many, which can let a
+    fault through but never fails a conforming target.
+    """
+    records: list[dict[str, Any]] = []
+    query = {**params, "limit": "200"}
+    for _ in range(max_pages):
+        page = expect_status(client.get(path, params=query), req_id, 200)
+        records.extend(item for item in page.get("data") or () if isinstance(item, dict))
+        cursor = (page.get("links") or {}).get("next")
+        if not isinstance(cursor, str) or not page.get("meta", {}).get("has_more", True):
+            break
+        query = {**params, "limit": "200", "cursor": cursor}
+    return records

@@ -1,0 +1,157 @@
+"""OAuth visibility: a token acting for a person sees what that person sees, no more.
+
+Conventions (Visibility): `private` is "owner only", `company` is "everyone"; "A
+workspace token sees every record; an OAuth token sees what the authorizing person
+sees." Authentication 8: a workspace token "reads the whole workspace". The adapter
+makes two people with no team (spec/adapter.yaml: such a person sees only what they
+own and `company` records) and three contacts: one private to the first person, one
+private to the second, one company-wide of the second. The first person's OAuth
+token and the workspace token then retrieve and list them.
+
+How an invisible record answers on retrieve is not shown (only the body-id rule,
+404 `record_not_found`, is), so a retrieve must not succeed and its status is observed.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import httpx
+import pytest
+
+from crm_conformance.client import ApiClient
+from crm_conformance.expect import (
+    expect_error,
+    expect_pages,
+    expect_status,
+    expect_true,
+    matches,
+)
+from crm_conformance.factories import RecordFactory
+
+
+@dataclass(frozen=True)
+class People:
+    """The first person's OAuth client, and the three contacts whose visibility differs."""
+
+    oauth: ApiClient
+    own_private: str
+    other_private: str
+    other_company: str
+    since: str
+    """`updated_since` value at or before every contact's `updated_at`."""
+
+    @property
+    def visible(self) -> tuple[tuple[str, str], ...]:
+        """The contacts the person sees, each with the rule that says so."""
+        return ((self.own_private, "OAUTH-003"), (self.other_company, "OAUTH-005"))
+
+
+@pytest.fixture
+def people(api: ApiClient, factory: RecordFactory) -> People:
+    me, other = factory.user(), factory.user()
+    made = [
+        factory.contact(owner_id=me["id"], visibility="private"),
+        factory.contact(owner_id=other["id"], visibility="private"),
+        factory.contact(owner_id=other["id"], visibility="company"),
+    ]
+    since = min(datetime.fromisoformat(c["updated_at"].replace("Z", "+00:00")) for c in made)
+    token = factory.token(kind="oauth", user_id=me["id"])
+    return People(
+        oauth=api.with_token(token.token),
+        own_private=made[0]["id"],
+        other_private=made[1]["id"],
+        other_company=made[2]["id"],
+        since=since.isoformat(),
+    )
+
+
+def _listed(client: ApiClient, since: str) -> tuple[httpx.Response, set[str]]:
+    """Ids of contacts changed since `since`, and the first page's answer (to report)."""
+    query = {"updated_since": since, "sort": "updated_at"}
+    records = expect_pages(client, "/v1/contacts", "OAUTH-003", query)
+    first = client.get("/v1/contacts", params={**query, "limit": "200"})
+    return first, {str(record.get("id")) for record in records}
+
+
+@pytest.mark.req("OAUTH-001")
+def test_an_oauth_token_has_the_oat_prefix_and_is_accepted(
+    api: ApiClient, factory: RecordFactory
+) -> None:
+    issued = factory.token(kind="oauth", user_id=factory.user()["id"])
+    response = api.with_token(issued.token).get("/v1/contacts", params={"limit": 1})
+    expect_status(response, "OAUTH-001", 200)
+    expect_true(
+        response,
+        "OAUTH-001",
+        matches(r"oat_[A-Za-z0-9_.\-]+", issued.token),
+        expected="an OAuth access token of the form oat_...",
+        got=f"a token starting {issued.token[:4]!r}",
+    )
+
+
+@pytest.mark.req("OAUTH-002", "OAUTH-003", "OAUTH-004", "OAUTH-005")
+def test_a_person_retrieves_what_they_see_and_not_another_persons_private_record(
+    people: People, observe: Callable[[str, Any], None]
+) -> None:
+    for contact_id, req_id in people.visible:
+        expect_status(people.oauth.get(f"/v1/contacts/{contact_id}"), req_id, 200)
+    hidden = people.oauth.get(f"/v1/contacts/{people.other_private}")
+    expect_status(hidden, "OAUTH-004", *range(400, 500))
+    observe("retrieve of a record invisible to the OAuth token", _answer(hidden))
+
+
+@pytest.mark.req("OAUTH-002", "OAUTH-003", "OAUTH-004", "OAUTH-005")
+def test_a_person_lists_what_they_see_and_not_another_persons_private_record(
+    people: People,
+) -> None:
+    response, listed = _listed(people.oauth, people.since)
+    for contact_id, req_id in people.visible:
+        expect_true(
+            response,
+            req_id,
+            contact_id in listed,
+            expected=f"the OAuth token's contact list includes {contact_id}",
+            got="absent (listed with updated_since and sort=updated_at)",
+        )
+    expect_true(
+        response,
+        "OAUTH-004",
+        people.other_private not in listed,
+        expected=f"another person's private contact {people.other_private} not listed",
+        got="listed to the OAuth token",
+    )
+
+
+@pytest.mark.req("AUTH-015", "AUTH-016")
+def test_a_workspace_token_sees_every_record(api: ApiClient, people: People) -> None:
+    everyone = (people.own_private, people.other_private, people.other_company)
+    for contact_id in everyone:
+        expect_status(api.get(f"/v1/contacts/{contact_id}"), "AUTH-016", 200)
+    response, listed = _listed(api, people.since)
+    missing = [contact_id for contact_id in everyone if contact_id not in listed]
+    expect_true(
+        response,
+        "AUTH-015",
+        not missing,
+        expected="the workspace token lists every contact, private ones included",
+        got=f"not listed: {', '.join(missing)}",
+    )
+
+
+@pytest.mark.req("OAUTH-007", "OAUTH-004")
+def test_a_body_id_invisible_to_the_token_is_record_not_found(people: People) -> None:
+    body = {
+        "title": "Visibility check",
+        "due_at": people.since,
+        "record_id": people.other_private,
+    }
+    response = people.oauth.post("/v1/activities", json=body)
+    expect_error(response, "OAUTH-007", status=404, code="record_not_found", param="record_id")
+
+
+def _answer(response: httpx.Response) -> dict[str, Any]:
+    """Status, type and code of an error answer, for observations."""
+    error = response.json().get("error") or {}
+    return {"status": response.status_code, "type": error.get("type"), "code": error.get("code")}
