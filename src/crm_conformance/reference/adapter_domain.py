@@ -9,8 +9,8 @@ had made them, so they are stored in the forms the API modules store.
 
 from typing import Any
 
-from crm_conformance.reference import campaigns, contacts, conversations
-from crm_conformance.reference.api_errors import not_found
+from crm_conformance.reference import campaigns, contacts, conversations, success_events
+from crm_conformance.reference.api_errors import ApiError, not_found
 from crm_conformance.reference.clock import now_stamp
 from crm_conformance.reference.reply import Reply
 from crm_conformance.reference.request_body import BodyFields
@@ -223,3 +223,28 @@ def create_campaign(call: Call) -> Reply:
             record = {**history, "campaign_id": campaign["id"], "contact_id": contact_id}
             tx.insert(workspace, "participant", record, created_at=history["enrolled_at"])
         return Reply(201, campaigns.render(campaign))
+
+
+@routes.post("/_adapter/v1/success-event-types")
+def create_success_event_type(call: Call) -> Reply:
+    """Define an event type; the same code again with the same basis answers it unchanged,
+    with another basis 409 `already_exists`."""
+    fields = BodyFields(call.json(), allowed=("workspace", "code", "value"))
+    workspace = workspace_of(fields)
+    code = fields.string("code", required=True, pattern=r"[a-z][a-z0-9_]{0,63}")
+    basis = fields.string("value", required=True, choices=success_events.VALUE_BASES)
+    fields.check()
+    assert workspace is not None and code is not None
+    with call.transaction() as tx:
+        existing = success_events.event_type(tx, workspace, code)
+        if existing is not None and existing["value"] != basis:
+            raise ApiError(
+                409,
+                "already_exists",
+                f"Event type {code!r} exists with value basis {existing['value']!r}.",
+                param="value",
+            )
+        record = existing or tx.insert(
+            workspace, "success_event_type", {"code": code, "value": basis}
+        )
+    return Reply(201, success_events.render_type(record))

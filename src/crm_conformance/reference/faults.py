@@ -204,6 +204,26 @@ _FAULTS = (
         ("SEV-006",),
         "an event with a code no event type has is recorded instead of 422 unknown_event_code",
     ),
+    Fault(
+        "deletion_feed_misses_adapter_deletes",
+        ("SYNC-004", "SYNC-006"),
+        "a record deleted through the adapter is removed without a tombstone in the feed",
+    ),
+    Fault(
+        "deleted_records_without_scope_check",
+        ("SCOPE-020",),
+        "the deletion feed answers any token, without the read scope of the resource listed",
+    ),
+    Fault(
+        "capabilities_ignore_policy",
+        ("SCOPE-027",),
+        "GET /v1/capabilities reports every entity locally writable, mirrored ones too",
+    ),
+    Fault(
+        "me_lists_all_scopes",
+        ("SCOPE-026",),
+        "GET /v1/me lists every scope of the table instead of the token's own",
+    ),
 )
 
 FAULTS: dict[str, Fault] = {fault.name: fault for fault in _FAULTS}
