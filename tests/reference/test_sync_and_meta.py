@@ -1,6 +1,7 @@
 """The deletion feed (`GET /v1/deleted-records`) and the meta endpoints (`GET /v1/me`,
 `GET /v1/capabilities`)."""
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -12,6 +13,7 @@ from crm_conformance.client import ApiClient
 from crm_conformance.reference import ServerSettings, policy, running_server
 from crm_conformance.reference.app import ReferenceApp
 from crm_conformance.reference.scopes import ALL_SCOPES
+from crm_conformance.reference.tokens import issue_token
 from crm_conformance.target import target_from_served
 
 
@@ -172,3 +174,49 @@ def test_the_harness_reads_scopes_and_policy_from_the_server() -> None:
     assert found.scopes_source == {"full": "GET /v1/me", "reader": "GET /v1/me"}
     assert found.write_policy_source == "GET /v1/capabilities"
     assert found.write_policy["notes"] is False and found.write_policy["contacts"] is True
+
+
+def adapter_deletion_listed(app: ReferenceApp) -> bool:
+    record_id = adapter_contact(app)
+    adapter_delete(app, record_id)
+    api = TestClient(app, headers={"Authorization": f"Bearer {app.seeded_tokens['primary']}"})
+    return record_id in [i["id"] for i in feed(api, entity="contacts")["data"]]
+
+
+def feed_scope_checked(app: ReferenceApp) -> bool:
+    with app.store.transaction() as tx:
+        token = issue_token(tx, app.settings.secret, workspace="primary", scopes=("deals:read",))
+    response = TestClient(app, headers={"Authorization": f"Bearer {token.token}"}).get(
+        "/v1/deleted-records", params={"entity": "contacts"}
+    )
+    return response.status_code == 403
+
+
+def me_lists_own_scopes(app: ReferenceApp) -> bool:
+    with app.store.transaction() as tx:
+        token = issue_token(tx, app.settings.secret, workspace="primary", scopes=("deals:read",))
+    client = TestClient(app, headers={"Authorization": f"Bearer {token.token}"})
+    return client.get("/v1/me").json()["scopes"] == ["deals:read"]
+
+
+def capabilities_follow_policy(app: ReferenceApp) -> bool:
+    with app.store.transaction() as tx:
+        policy.set_local_write(tx, "primary", "tags", False)
+    api = TestClient(app, headers={"Authorization": f"Bearer {app.seeded_tokens['primary']}"})
+    return api.get("/v1/capabilities").json()["entities"]["tags"] == {"local_write": False}
+
+
+@pytest.mark.parametrize(
+    ("fault", "holds"),
+    [
+        ("deletion_feed_misses_adapter_deletes", adapter_deletion_listed),
+        ("deleted_records_without_scope_check", feed_scope_checked),
+        ("me_lists_all_scopes", me_lists_own_scopes),
+        ("capabilities_ignore_policy", capabilities_follow_policy),
+    ],
+)
+def test_each_fault_breaks_its_rule(
+    make_app, fault: str, holds: Callable[[ReferenceApp], bool]
+) -> None:
+    assert holds(make_app())
+    assert not holds(make_app(faults={fault}))

@@ -306,7 +306,10 @@ def delete_record(call: Call) -> Reply:
         workspace = next((ws for ws in WORKSPACES if tx.get(ws, kind, record_id)), None)
         if workspace is None:
             raise not_found(kind)
-        tx.delete(workspace, kind, record_id)
+        if call.settings.has_fault("deletion_feed_misses_adapter_deletes"):
+            tx.execute("DELETE FROM records WHERE id = ?", (record_id,))
+        else:
+            tx.delete(workspace, kind, record_id)
     return Reply(204)
 
 

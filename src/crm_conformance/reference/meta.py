@@ -13,6 +13,7 @@ Any valid token may read both (their scopes are not shown).
 from crm_conformance.reference import policy
 from crm_conformance.reference.reply import Reply
 from crm_conformance.reference.routing import Call, RouteTable
+from crm_conformance.reference.scopes import ALL_SCOPES
 
 routes = RouteTable()
 
@@ -26,7 +27,11 @@ def me(call: Call) -> Reply:
         {
             "object": "token",
             "kind": call.principal.kind,
-            "scopes": sorted(call.principal.scopes),
+            "scopes": sorted(
+                ALL_SCOPES
+                if call.settings.has_fault("me_lists_all_scopes")
+                else call.principal.scopes
+            ),
             "user_id": call.principal.user_id,
         },
     )
@@ -37,7 +42,10 @@ def capabilities(call: Call) -> Reply:
     call.allow_query(())
     with call.transaction() as tx:
         entities = {
-            entity: {"local_write": policy.local_write(tx, call.workspace, entity)}
+            entity: {
+                "local_write": call.settings.has_fault("capabilities_ignore_policy")
+                or policy.local_write(tx, call.workspace, entity)
+            }
             for entity in policy.ENTITIES
         }
     return Reply(200, {"object": "capabilities", "entities": entities})
