@@ -29,21 +29,30 @@ def _unb64(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
-def encode(secret: bytes, position: dict[str, Any], digest: str) -> str:
-    """A signed cursor for `position` in the query with `digest`."""
-    payload = _b64(json.dumps({**position, "q": digest}, separators=(",", ":")).encode())
-    signature = _b64(hmac.new(secret, payload.encode(), hashlib.sha256).digest()[:18])
-    return f"{payload}.{signature}"
+def encode(secret: bytes, position: dict[str, Any], digest: str, *, hex_form: bool = False) -> str:
+    """A signed cursor for `position` in the query with `digest`.
+
+    `hex_form` (the `hex_cursors` variant) writes hex instead of base64url: another
+    shape of the same opaque string, which a client must pass back untouched.
+    """
+    raw = json.dumps({**position, "q": digest}, separators=(",", ":")).encode()
+    payload = raw.hex() if hex_form else _b64(raw)
+    return f"{payload}.{_sign(secret, payload, hex_form)}"
 
 
-def decode(secret: bytes, cursor: str, digest: str) -> dict[str, Any]:
+def _sign(secret: bytes, payload: str, hex_form: bool) -> str:
+    mac = hmac.new(secret, payload.encode(), hashlib.sha256).digest()[:18]
+    return mac.hex() if hex_form else _b64(mac)
+
+
+def decode(secret: bytes, cursor: str, digest: str, *, hex_form: bool = False) -> dict[str, Any]:
     """The position a cursor holds, or 400 invalid_cursor."""
     payload, _, signature = cursor.partition(".")
     try:
-        expected = _b64(hmac.new(secret, payload.encode(), hashlib.sha256).digest()[:18])
+        expected = _sign(secret, payload, hex_form)
         if not hmac.compare_digest(signature.encode(), expected.encode()):
             raise ValueError("bad signature")
-        position = json.loads(_unb64(payload))
+        position = json.loads(bytes.fromhex(payload) if hex_form else _unb64(payload))
     except (ValueError, binascii.Error, UnicodeError):
         raise invalid_cursor("The cursor is corrupt.") from None
     if not isinstance(position, dict) or position.get("q") != digest:

@@ -64,7 +64,9 @@ class Page:
 
 
 def default_limit(settings: ServerSettings) -> int:
-    return 20 if settings.has_variant("default_page_size_20") else DEFAULT_LIMIT
+    if settings.has_variant("default_page_size_20"):
+        return 20
+    return 100 if settings.has_variant("default_page_size_100") else DEFAULT_LIMIT
 
 
 def parse_limit(raw: Any, *, settings: ServerSettings, in_body: bool) -> int:
@@ -234,9 +236,10 @@ def paginate(
 
     keyed = sorted(((vector(row), row) for row in rows), key=functools.cmp_to_key(by_vector))
     offset_cursors = settings.has_fault("cursor_repeats_row_on_insert")
+    hex_form = settings.has_variant("hex_cursors")
     start = 0
     if params.cursor is not None:
-        position = cursors.decode(settings.secret, params.cursor, digest)
+        position = cursors.decode(settings.secret, params.cursor, digest, hex_form=hex_form)
         if offset_cursors:
             start = _offset(position)
         else:
@@ -255,7 +258,7 @@ def paginate(
     next_cursor = None
     if has_more and page:
         position = {"offset": start + len(page)} if offset_cursors else {"after": page[-1][0]}
-        next_cursor = cursors.encode(settings.secret, position, digest)
+        next_cursor = cursors.encode(settings.secret, position, digest, hex_form=hex_form)
     return Page([row for _, row in page], has_more, next_cursor, params.limit)
 
 
