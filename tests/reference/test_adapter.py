@@ -294,3 +294,18 @@ def test_the_harness_adapter_client_and_factory_work_against_the_server() -> Non
         finally:
             client.close()
             api.close()
+
+
+@pytest.mark.parametrize("faults", [frozenset(), frozenset({"policy_ignored_for_oauth"})])
+def test_policy_binds_oauth_tokens_too_unless_the_fault_is_on(make_app, faults) -> None:
+    app = make_app(faults=faults)
+    with TestClient(app) as control:
+        control.put(
+            "/_adapter/v1/policy/contacts", json={"workspace": "primary", "local_write": False}
+        )
+        token = control.post(
+            "/_adapter/v1/tokens", json={"workspace": "primary", "kind": "oauth"}
+        ).json()["token"]
+    with TestClient(app, headers={"Authorization": f"Bearer {token}"}) as oauth:
+        status = oauth.post("/v1/contacts", json={}).status_code
+    assert status == (201 if faults else 403)

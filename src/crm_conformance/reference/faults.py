@@ -224,6 +224,26 @@ _FAULTS = (
         ("SCOPE-026",),
         "GET /v1/me lists every scope of the table instead of the token's own",
     ),
+    Fault(
+        "policy_ignored_for_oauth",
+        ("SCOPE-024", "SCOPE-025"),
+        "writes to a mirrored entity are refused for workspace tokens but not OAuth tokens",
+    ),
+    Fault(
+        "idempotency_key_ignored_across_bodies",
+        ("IDEM-005",),
+        "a repeated Idempotency-Key with a different body replays the first answer",
+    ),
+    Fault(
+        "replay_missing_header",
+        ("IDEM-004",),
+        "an idempotent replay is sent without the Idempotent-Replay: true header",
+    ),
+    Fault(
+        "idempotency_cross_workspace",
+        ("IDEM-003", "TEN-001"),
+        "idempotency keys are stored globally, so another workspace's key replays here",
+    ),
 )
 
 FAULTS: dict[str, Fault] = {fault.name: fault for fault in _FAULTS}

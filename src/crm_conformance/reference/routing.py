@@ -334,7 +334,8 @@ def _run(spec: RouteSpec, call: Call) -> Reply:
         return spec.handler(call)
     assert call.principal is not None
     require_scopes(call, spec.scopes)
-    if spec.method in WRITE_METHODS and spec.entity is not None:
+    exempt = call.principal.kind == "oauth" and call.settings.has_fault("policy_ignored_for_oauth")
+    if spec.method in WRITE_METHODS and spec.entity is not None and not exempt:
         with call.transaction() as tx:
             policy.require_local_write(tx, call.workspace, spec.entity)
     if spec.method not in WRITE_METHODS:
