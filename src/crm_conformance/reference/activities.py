@@ -86,12 +86,15 @@ def create_activity(call: Call) -> Reply:
         call.json(),
         allowed=("due_at", "record_id", "title", "assignee_id", "description", "status", "type"),
     )
-    title = fields.string("title", required=True, min_length=1, max_length=MAX_TITLE)
+    off_by_one = call.settings.has_fault("activity_title_limit_off_by_one")
+    limit = MAX_TITLE + 1 if off_by_one else MAX_TITLE
+    title = fields.string("title", required=True, min_length=1, max_length=limit)
     due_at = fields.instant("due_at", required=True)
     record_id = fields.identifier("record_id", RECORD_KINDS, required=True)
     description = fields.string("description", nullable=False, max_length=MAX_DESCRIPTION)
     status = fields.string("status", nullable=False, choices=BODY_STATUSES)
-    kind = fields.string("type", nullable=False, choices=BODY_TYPES)
+    creatable = TYPES if call.settings.has_fault("resume_conversation_creatable") else BODY_TYPES
+    kind = fields.string("type", nullable=False, choices=creatable)
     with call.transaction() as tx:
         assignee_id = owners.user_field(tx, call.workspace, fields, "assignee_id")
         fields.check()

@@ -244,6 +244,16 @@ _FAULTS = (
         ("IDEM-003", "TEN-001"),
         "idempotency keys are stored globally, so another workspace's key replays here",
     ),
+    Fault(
+        "resume_conversation_creatable",
+        ("ACT-008",),
+        "POST /v1/activities accepts type resume_conversation (the response enum is used)",
+    ),
+    Fault(
+        "activity_title_limit_off_by_one",
+        ("ACT-024",),
+        "an activity title of 501 characters is accepted (the limit is checked with > 501)",
+    ),
 )
 
 FAULTS: dict[str, Fault] = {fault.name: fault for fault in _FAULTS}

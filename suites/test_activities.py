@@ -1,0 +1,258 @@
+"""Activities: "Resources and their fields › Activity" and "Endpoints › Activities".
+
+`POST /v1/activities` plans an activity on a contact, organization or deal, or logs
+one that already happened (`status: completed` with a past `due_at`). The body takes
+`due_at`, `record_id`, `title` (required) and `assignee_id`, `description`, `status`,
+`type` (optional); `title` is 1 to 500 characters, `type` is one of the five body
+values (`resume_conversation` is read and canceled, never created), `status` is `open`
+or `completed`, `record_id` is a `con_`, `org_` or `deal_` id. Errors: 404
+`record_not_found` (`param` names the field), 422 `validation_failed`. The defaults of
+status and type are "not shown" and are only observed.
+"""
+
+import secrets
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from crm_conformance.adapter_client import AdapterClient
+from crm_conformance.client import ApiClient
+from crm_conformance.expect import (
+    expect_enum,
+    expect_error,
+    expect_status,
+    expect_success,
+    expect_timestamp,
+    expect_true,
+    expect_value,
+    matches,
+)
+from crm_conformance.factories import RecordFactory
+
+ACTIVITIES = "/v1/activities"
+BODY_TYPES = ("task", "call", "email", "meeting", "follow_up")
+TYPES = (*BODY_TYPES, "resume_conversation")
+STATUSES = ("open", "completed", "canceled", "conflict", "suggested")
+MAX_TITLE = 500
+
+
+def _stamp(delta: timedelta = timedelta()) -> str:
+    return (datetime.now(UTC) + delta).isoformat(timespec="seconds")
+
+
+@pytest.fixture
+def body(factory: RecordFactory, unique: Callable[[str], str]) -> dict[str, Any]:
+    """A valid create body: due in a day, on a new contact."""
+    return {
+        "title": unique("activity"),
+        "due_at": _stamp(timedelta(days=1)),
+        "record_id": factory.contact()["id"],
+    }
+
+
+def _record_of_kind(factory: RecordFactory, kind: str) -> str:
+    made = {"contact": factory.contact, "organization": factory.organization, "deal": factory.deal}
+    return str(made[kind]()["id"])
+
+
+@pytest.mark.req("ACT-001", "ACT-018", "ACT-019", "ACT-020", "ACT-007", "ACT-010", "IDN-015")
+@pytest.mark.parametrize("kind", ["contact", "organization", "deal"])
+def test_an_activity_is_planned_on_each_record_kind(
+    api: ApiClient,
+    factory: RecordFactory,
+    body: dict[str, Any],
+    observe: Callable[[str, Any], None],
+    kind: str,
+) -> None:
+    body["record_id"] = _record_of_kind(factory, kind)
+    response = api.post(ACTIVITIES, json=body)
+    activity = expect_success(response, "ACT-001")
+    observe("activity create status", response.status_code)
+    observe("activity default type", activity.get("type"))
+    observe("activity default status", activity.get("status"))
+    expect_value(response, "ACT-019", "object", activity.get("object"), "activity")
+    expect_true(
+        response,
+        "ACT-018",
+        matches(r"act_[0-9a-f]{32}", activity.get("id")),
+        expected="id act_ + 32 lowercase hex",
+        got=f"id = {activity.get('id')!r}",
+    )
+    expect_value(response, "ACT-001", "record_id", activity.get("record_id"), body["record_id"])
+    expect_value(response, "ACT-001", "title", activity.get("title"), body["title"])
+    expect_enum(response, "ACT-007", activity, "type", TYPES)
+    expect_enum(response, "ACT-010", activity, "status", STATUSES)
+    for field in ("created_at", "updated_at", "due_at"):
+        expect_timestamp(response, "ACT-020", activity, field)
+
+
+@pytest.mark.req("ACT-002", "ACT-011")
+def test_a_completed_activity_with_a_past_due_at_is_logged(
+    api: ApiClient, body: dict[str, Any]
+) -> None:
+    body.update(status="completed", due_at=_stamp(-timedelta(days=3)))
+    response = api.post(ACTIVITIES, json=body)
+    activity = expect_success(response, "ACT-002")
+    expect_value(response, "ACT-002", "status", activity.get("status"), "completed")
+
+
+@pytest.mark.req("ACT-011")
+def test_an_open_activity_may_be_due_in_the_past(api: ApiClient, body: dict[str, Any]) -> None:
+    body["due_at"] = _stamp(-timedelta(hours=2))
+    expect_success(api.post(ACTIVITIES, json=body), "ACT-011")
+
+
+@pytest.mark.req("ACT-003", "ACT-011", "ACT-004")
+@pytest.mark.parametrize("missing", ["due_at", "record_id", "title"])
+def test_a_body_without_a_required_field_is_refused(
+    api: ApiClient, body: dict[str, Any], missing: str
+) -> None:
+    del body[missing]
+    expect_error(api.post(ACTIVITIES, json=body), "ACT-003", status=422, code="validation_failed")
+
+
+@pytest.mark.req("ACT-004")
+@pytest.mark.parametrize("length", [1, MAX_TITLE])
+def test_a_title_of_1_to_500_characters_is_accepted(
+    api: ApiClient, body: dict[str, Any], length: int
+) -> None:
+    if length > 1:  # keep the run prefix where it fits
+        body["title"] += "t" * (length - len(body["title"]))
+    else:
+        body["title"] = "t"
+    response = api.post(ACTIVITIES, json=body)
+    expect_value(
+        response,
+        "ACT-004",
+        "title",
+        expect_success(response, "ACT-004").get("title"),
+        body["title"],
+    )
+
+
+@pytest.mark.req("ACT-004", "ACT-024")
+@pytest.mark.parametrize("length", [0, MAX_TITLE + 1], ids=["empty", "501 characters"])
+def test_a_title_outside_1_to_500_characters_is_refused(
+    api: ApiClient, body: dict[str, Any], length: int
+) -> None:
+    body["title"] = "t" * length
+    req_id = "ACT-024" if length else "ACT-004"
+    expect_error(api.post(ACTIVITIES, json=body), req_id, status=422, code="validation_failed")
+
+
+@pytest.mark.req("ACT-005")
+def test_description_defaults_to_the_empty_string(api: ApiClient, body: dict[str, Any]) -> None:
+    response = api.post(ACTIVITIES, json=body)
+    activity = expect_success(response, "ACT-005")
+    expect_value(response, "ACT-005", "description", activity.get("description"), "")
+
+
+@pytest.mark.req("ACT-006", "ACT-025")
+@pytest.mark.parametrize("kind", BODY_TYPES)
+def test_each_body_type_is_accepted(api: ApiClient, body: dict[str, Any], kind: str) -> None:
+    response = api.post(ACTIVITIES, json={**body, "type": kind})
+    expect_value(response, "ACT-006", "type", expect_success(response, "ACT-006").get("type"), kind)
+
+
+@pytest.mark.req("ACT-008")
+def test_a_resume_conversation_activity_cannot_be_created(
+    api: ApiClient, body: dict[str, Any], observe: Callable[[str, Any], None]
+) -> None:
+    """The document gives the status (body values exclude it: 422), not the code."""
+    response = api.post(ACTIVITIES, json={**body, "type": "resume_conversation"})
+    error = expect_status(response, "ACT-008", 422)
+    observe("resume_conversation create code", (error or {}).get("error", {}).get("code"))
+
+
+@pytest.mark.req("ACT-009", "ACT-025")
+@pytest.mark.parametrize("status", ["open", "completed"])
+def test_each_body_status_is_accepted(api: ApiClient, body: dict[str, Any], status: str) -> None:
+    response = api.post(ACTIVITIES, json={**body, "status": status})
+    got = expect_success(response, "ACT-009").get("status")
+    expect_value(response, "ACT-009", "status", got, status)
+
+
+@pytest.mark.req("ACT-009")
+@pytest.mark.parametrize("status", ["canceled", "conflict", "suggested", "done"])
+def test_a_status_other_than_open_or_completed_is_refused(
+    api: ApiClient, body: dict[str, Any], status: str
+) -> None:
+    response = api.post(ACTIVITIES, json={**body, "status": status})
+    expect_error(response, "ACT-009", status=422, code="validation_failed")
+
+
+@pytest.mark.req("ACT-006")
+def test_an_unknown_type_is_refused(api: ApiClient, body: dict[str, Any]) -> None:
+    response = api.post(ACTIVITIES, json={**body, "type": "lunch"})
+    expect_error(response, "ACT-006", status=422, code="validation_failed")
+
+
+@pytest.mark.req("ACT-013")
+@pytest.mark.parametrize("prefix", ["con", "org", "deal"])
+def test_an_unknown_record_answers_record_not_found_naming_record_id(
+    api: ApiClient, body: dict[str, Any], prefix: str
+) -> None:
+    body["record_id"] = f"{prefix}_{secrets.token_hex(16)}"
+    response = api.post(ACTIVITIES, json=body)
+    expect_error(response, "ACT-013", status=404, code="record_not_found", param="record_id")
+
+
+@pytest.mark.req("ACT-012")
+@pytest.mark.parametrize(
+    "record_id",
+    [f"usr_{'a' * 32}", f"tag_{'b' * 32}", "con_123", f"con_{'A' * 32}", "not-an-id"],
+    ids=["user id", "tag id", "short hex", "uppercase hex", "no prefix"],
+)
+def test_a_record_id_not_naming_a_contact_organization_or_deal_is_refused(
+    api: ApiClient, body: dict[str, Any], observe: Callable[[str, Any], None], record_id: str
+) -> None:
+    """A malformed `record_id` breaks the field's pattern (422 `validation_failed`), and
+    also names no record (404 `record_not_found`); the document does not rank the two."""
+    body["record_id"] = record_id
+    response = api.post(ACTIVITIES, json=body)
+    if response.status_code == 404:
+        expect_error(response, "ACT-012", status=404, code="record_not_found", param="record_id")
+    else:
+        expect_error(response, "ACT-012", status=422, code="validation_failed")
+    observe("malformed record_id answer", response.status_code)
+
+
+@pytest.mark.req("ACT-014", "ACT-025", "IDN-018", "IDN-019", "IDN-021")
+def test_an_assigned_activity_renders_its_assignee(
+    api: ApiClient, adapter: AdapterClient, body: dict[str, Any]
+) -> None:
+    users = adapter.fixtures().users
+    if not users:
+        pytest.skip("the adapter's fixtures list no user")
+    response = api.post(ACTIVITIES, json={**body, "assignee_id": users[0]})
+    activity = expect_success(response, "ACT-014")
+    expect_value(response, "ACT-014", "assignee_id", activity.get("assignee_id"), users[0])
+    assignee = activity.get("assignee")
+    expect_true(
+        response,
+        "ACT-014",
+        isinstance(assignee, dict)
+        and assignee.get("id") == users[0]
+        and assignee.get("object") == "owner"
+        and assignee.get("kind") == "user",
+        expected=f"assignee an Owner {{id: {users[0]}, kind: user, object: owner}}",
+        got=f"assignee = {assignee!r}",
+    )
+
+
+@pytest.mark.req("ACT-015", "ACT-025")
+def test_created_by_is_an_owner_or_null(api: ApiClient, body: dict[str, Any]) -> None:
+    response = api.post(ACTIVITIES, json={**body, "description": "from the suite"})
+    activity = expect_success(response, "ACT-015")
+    expect_value(response, "ACT-025", "description", activity.get("description"), "from the suite")
+    created_by = activity.get("created_by")
+    expect_true(
+        response,
+        "ACT-015",
+        created_by is None
+        or (isinstance(created_by, dict) and created_by.get("object") == "owner"),
+        expected="created_by an Owner or null",
+        got=f"created_by = {created_by!r}",
+    )
