@@ -48,7 +48,8 @@ def run_once(
         return handler()
     if len(key) > MAX_KEY_LENGTH:
         raise bad_query(HEADER, f"must be at most {MAX_KEY_LENGTH} characters", "too_long")
-    identity = (workspace, token_id, key)
+    shared = settings.has_fault("idempotency_cross_workspace")
+    identity = ("", "", key) if shared else (workspace, token_id, key)
     with store.transaction() as tx:
         tx.execute(
             "DELETE FROM idempotency WHERE workspace = ? AND token_id = ? AND key = ?"
@@ -87,7 +88,9 @@ def run_once(
 
 def _answer_repeat(row: tuple[object, ...], fingerprint: str, settings: ServerSettings) -> Reply:
     stored_print, state, status, body, headers = row
-    if stored_print != fingerprint:
+    if stored_print != fingerprint and not settings.has_fault(
+        "idempotency_key_ignored_across_bodies"
+    ):
         raise ApiError(
             409,
             "idempotency_key_reused",
@@ -102,11 +105,8 @@ def _answer_repeat(row: tuple[object, ...], fingerprint: str, settings: ServerSe
             param=HEADER,
         )
     replayed_status = 200 if settings.has_fault("replay_returns_200") else int(status)  # type: ignore[call-overload]
-    return Reply(
-        replayed_status,
-        json.loads(str(body)),
-        {**json.loads(str(headers)), "Idempotent-Replay": "true"},
-    )
+    marked = {} if settings.has_fault("replay_missing_header") else {"Idempotent-Replay": "true"}
+    return Reply(replayed_status, json.loads(str(body)), {**json.loads(str(headers)), **marked})
 
 
 def _release(store: Store, identity: tuple[str, str, str]) -> None:

@@ -1,0 +1,210 @@
+"""Idempotency: a repeated write with the same key answers once, whatever the timing.
+
+"Every write accepts an optional `Idempotency-Key` header", so each rule is checked on
+every create whose body the document shows: tags (public API only), and activities and
+deals (their contact, pipeline and stage come from the adapter). A create is the write
+where acting twice is visible: a second record, or for tags a `tag_already_exists`
+conflict with the first one.
+"""
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import httpx
+import pytest
+
+from crm_conformance.client import ApiClient
+from crm_conformance.expect import expect_error, expect_success, expect_true, expect_value
+from crm_conformance.factories import RecordFactory
+
+KEY_HEADER = "Idempotency-Key"
+REPLAY_HEADER = "Idempotent-Replay"
+MAX_KEY = 255
+DUPLICATES = 6
+"""Concurrent requests sent with one key; enough to overlap on any server."""
+THREAD_TIMEOUT = 30.0
+
+
+@dataclass(frozen=True)
+class Write:
+    """A create: where to POST, and a body maker (each call a new, distinct body)."""
+
+    path: str
+    body: Callable[[], dict[str, Any]]
+
+
+def _tag_write(factory: RecordFactory, convention: Callable[[str], str]) -> Write:
+    selector = convention("tag_catalogue_field")
+    return Write("/v1/tags", lambda: {"name": factory.unique("idem-tag"), selector: "contact"})
+
+
+def _activity_write(factory: RecordFactory, convention: Callable[[str], str]) -> Write:
+    record_id = factory.contact()["id"]
+    due_at = datetime.now(UTC).isoformat(timespec="seconds")
+    return Write(
+        "/v1/activities",
+        lambda: {"title": factory.unique("idem-act"), "due_at": due_at, "record_id": record_id},
+    )
+
+
+def _deal_write(factory: RecordFactory, convention: Callable[[str], str]) -> Write:
+    pipelines = factory.adapter.fixtures().pipelines
+    if not pipelines or not pipelines[0].stages:
+        pytest.skip("the adapter's GET /v1/fixtures lists no pipeline with a stage")
+    base = {
+        "pipeline_id": pipelines[0].id,
+        "stage_id": pipelines[0].stages[0].id,
+        "contact_id": factory.contact()["id"],
+    }
+    return Write("/v1/deals", lambda: {**base, "title": factory.unique("idem-deal")})
+
+
+WRITES: dict[str, Callable[[RecordFactory, Callable[[str], str]], Write]] = {
+    "tag": _tag_write,
+    "activity": _activity_write,
+    "deal": _deal_write,
+}
+
+
+@pytest.fixture(params=sorted(WRITES))
+def write(
+    request: pytest.FixtureRequest, factory: RecordFactory, convention: Callable[[str], str]
+) -> Write:
+    return WRITES[request.param](factory, convention)
+
+
+def _replayed(response: httpx.Response) -> bool:
+    return response.headers.get(REPLAY_HEADER, "").strip().lower() == "true"
+
+
+@pytest.mark.req("IDEM-001", "IDEM-003", "IDEM-004")
+def test_a_repeat_replays_the_original_response(
+    api: ApiClient,
+    write: Write,
+    unique: Callable[[str], str],
+    observe: Callable[[str, Any], None],
+) -> None:
+    headers = {KEY_HEADER: unique("key")}
+    body = write.body()
+    first = api.post(write.path, json=body, headers=headers)
+    original = expect_success(first, "IDEM-001")
+    observe(f"create status of POST {write.path}", first.status_code)
+    expect_true(
+        first,
+        "IDEM-004",
+        not _replayed(first),
+        expected=f"no {REPLAY_HEADER}: true on the first response",
+        got=f"{REPLAY_HEADER}: {first.headers.get(REPLAY_HEADER)!r}",
+    )
+    repeat = api.post(write.path, json=body, headers=headers)
+    expect_value(repeat, "IDEM-003", "status of the repeat", repeat.status_code, first.status_code)
+    replayed = expect_success(repeat, "IDEM-003")
+    expect_value(repeat, "IDEM-003", "body of the repeat", replayed, original)
+    expect_true(
+        repeat,
+        "IDEM-004",
+        _replayed(repeat),
+        expected=f"{REPLAY_HEADER}: true on the replay",
+        got=f"{REPLAY_HEADER}: {repeat.headers.get(REPLAY_HEADER)!r}",
+    )
+
+
+@pytest.mark.req("IDEM-005")
+def test_the_same_key_with_another_body_is_refused(
+    api: ApiClient, write: Write, unique: Callable[[str], str]
+) -> None:
+    headers = {KEY_HEADER: unique("key")}
+    expect_success(api.post(write.path, json=write.body(), headers=headers), "IDEM-005")
+    reused = api.post(write.path, json=write.body(), headers=headers)
+    expect_error(reused, "IDEM-005", status=409, code="idempotency_key_reused")
+
+
+@pytest.mark.req("IDEM-003", "IDEM-006")
+def test_concurrent_duplicates_never_make_two_records(
+    api: ApiClient,
+    write: Write,
+    unique: Callable[[str], str],
+    observe: Callable[[str, Any], None],
+) -> None:
+    """Each duplicate is the original answer (replayed or not) or 409
+    `idempotency_key_in_flight`; two different records, or any other refusal, means the
+    write ran twice."""
+    headers = {KEY_HEADER: unique("key")}
+    body = write.body()
+    start = threading.Barrier(DUPLICATES, timeout=THREAD_TIMEOUT)
+    answers: list[httpx.Response] = []
+    problems: list[BaseException] = []
+
+    def send() -> None:
+        client = api.with_token(api.token)
+        try:
+            start.wait()
+            answers.append(client.post(write.path, json=body, headers=headers))
+        except BaseException as exc:  # reported below, never lost in the thread
+            problems.append(exc)
+
+    threads = [threading.Thread(target=send) for _ in range(DUPLICATES)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(THREAD_TIMEOUT)
+    if problems:
+        raise problems[0]
+    created = [r for r in answers if 200 <= r.status_code < 300]
+    refused = [r for r in answers if not 200 <= r.status_code < 300]
+    observe("concurrent duplicates: statuses", sorted(r.status_code for r in answers))
+    for response in refused:
+        expect_error(response, "IDEM-006", status=409, code="idempotency_key_in_flight")
+    ids = {expect_success(r, "IDEM-003").get("id") for r in created}
+    expect_true(
+        created[0] if created else answers[0],
+        "IDEM-003",
+        len(created) >= 1 and len(ids) == 1,
+        expected=f"every successful duplicate naming one record ({DUPLICATES} sent)",
+        got=f"{len(created)} successes naming {sorted(map(str, ids))}",
+    )
+
+
+@pytest.mark.req("IDEM-002", "IDEM-001")
+def test_a_key_of_255_characters_is_accepted(
+    api: ApiClient, write: Write, unique: Callable[[str], str]
+) -> None:
+    headers = {KEY_HEADER: unique("key").ljust(MAX_KEY, "k")}
+    expect_success(api.post(write.path, json=write.body(), headers=headers), "IDEM-002")
+
+
+@pytest.mark.req("IDEM-002", "ERR-011")
+def test_a_key_of_256_characters_is_refused(
+    api: ApiClient, write: Write, unique: Callable[[str], str]
+) -> None:
+    """A header problem: 400 `validation_failed`."""
+    headers = {KEY_HEADER: unique("key").ljust(MAX_KEY + 1, "k")}
+    response = api.post(write.path, json=write.body(), headers=headers)
+    expect_error(response, "IDEM-002", status=400, code="validation_failed")
+
+
+@pytest.mark.req("IDEM-003", "TEN-001")
+def test_a_key_never_replays_into_another_workspace(
+    api: ApiClient,
+    other_api: ApiClient,
+    convention: Callable[[str], str],
+    unique: Callable[[str], str],
+) -> None:
+    """The workspace is implied by the token, so the same key and body sent by another
+    workspace is a new write there, not a replay of this workspace's record."""
+    headers = {KEY_HEADER: unique("key")}
+    body = {"name": unique("idem-tag"), convention("tag_catalogue_field"): "contact"}
+    mine = expect_success(api.post("/v1/tags", json=body, headers=headers), "IDEM-003")
+    theirs = other_api.post("/v1/tags", json=body, headers=headers)
+    made = expect_success(theirs, "TEN-001")
+    expect_true(
+        theirs,
+        "TEN-001",
+        not _replayed(theirs) and made.get("id") != mine.get("id"),
+        expected="a new tag in the other workspace, not a replay",
+        got=f"{REPLAY_HEADER}: {theirs.headers.get(REPLAY_HEADER)!r}, id {made.get('id')!r} "
+        f"(first workspace's tag: {mine.get('id')!r})",
+    )

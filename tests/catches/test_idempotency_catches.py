@@ -1,0 +1,27 @@
+"""The idempotency suite fails against servers whose keys do not make writes happen once."""
+
+import pytest
+
+from crm_conformance.suite_run import run_suite
+
+SUITE = ["test_idempotency.py"]
+
+
+def test_passes_against_the_reference_server() -> None:
+    run = run_suite(SUITE)
+    assert run.exit_code == 0, run.output
+    assert run.with_outcome("passed"), run.output
+
+
+@pytest.mark.parametrize(
+    ("fault", "keyword", "reqs"),
+    [
+        ("replay_returns_200", "replays_the_original and tag", {"IDEM-003"}),
+        ("replay_missing_header", "replays_the_original and tag", {"IDEM-004"}),
+        ("idempotency_key_ignored_across_bodies", "another_body and tag", {"IDEM-005"}),
+        ("idempotency_cross_workspace", "another_workspace", {"IDEM-003", "TEN-001"}),
+    ],
+)
+def test_fails_under_the_fault(fault: str, keyword: str, reqs: set[str]) -> None:
+    run = run_suite(SUITE, faults={fault}, keyword=keyword)
+    assert run.kills(reqs), run.output
