@@ -24,7 +24,13 @@ import pytest
 
 from crm_conformance.adapter_client import AdapterClient, Workspace
 from crm_conformance.client import ApiClient
-from crm_conformance.expect import expect_error, expect_status, expect_success, expect_true
+from crm_conformance.expect import (
+    expect_error,
+    expect_status,
+    expect_success,
+    expect_true,
+    strings_in,
+)
 
 DOCUMENT_SCOPES: tuple[str, ...] = (
     "contacts:read",
@@ -256,7 +262,7 @@ def test_me_lists_the_scopes_of_the_token(
     response = api.get("/v1/me")
     full = expect_status(response, "SCOPE-026", 200)
     observe("GET /v1/me (tokens.full)", full)
-    listed = _strings(full)
+    listed = strings_in(full)
     absent = [scope for scope in DOCUMENT_SCOPES if scope not in listed]
     expect_true(
         response,
@@ -272,21 +278,10 @@ def test_me_lists_the_scopes_of_the_token(
     expect_true(
         narrow,
         "SCOPE-026",
-        all(scope in _strings(body) for scope in held),
+        all(scope in strings_in(body) for scope in held),
         expected=f"GET /v1/me lists the token's scopes {held}",
-        got=f"strings in the body: {sorted(_strings(body))[:30]}",
+        got=f"strings in the body: {sorted(strings_in(body))[:30]}",
     )
-
-
-def _strings(value: Any) -> set[str]:
-    """Every string anywhere in a JSON value (the shape of /v1/me is not shown)."""
-    if isinstance(value, str):
-        return {value}
-    if isinstance(value, dict):
-        return {s for item in value.values() for s in _strings(item)}
-    if isinstance(value, list):
-        return {s for item in value for s in _strings(item)}
-    return set()
 
 
 @contextmanager

@@ -173,6 +173,18 @@ def matches(pattern: str, value: Any) -> bool:
     return isinstance(value, str) and re.fullmatch(pattern, value) is not None
 
 
+def strings_in(value: Any) -> set[str]:
+    """Every string anywhere in a JSON value: for answers whose shape is not shown
+    (`GET /v1/me`, the deletion feed), where only "it names X" can be checked."""
+    if isinstance(value, str):
+        return {value}
+    if isinstance(value, Mapping):
+        return {s for item in value.values() for s in strings_in(item)}
+    if isinstance(value, list):
+        return {s for item in value for s in strings_in(item)}
+    return set()
+
+
 def expect_pages(
     client: ApiClient,
     path: str,

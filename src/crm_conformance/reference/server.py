@@ -18,6 +18,7 @@ from crm_conformance.reference.tags import CATALOGUE_FIELD
 CONVENTIONS: dict[str, Any] = {
     "tag_catalogue_field": CATALOGUE_FIELD,
     "created_since_param": "created_since",
+    "deleted_records_entity_param": "entity",
     "contact_filters": {
         name: name
         for name in ("status", "score", "email", "owner_id", "organization_id", "external_id")

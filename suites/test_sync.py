@@ -1,0 +1,181 @@
+"""Sync: the documented procedure finds every change and every deletion.
+
+"Sync procedure: list with `sort=updated_at` and `updated_since`, and read deletions
+from `GET /v1/deleted-records`." `updated_since` keeps "records changed at or after
+that instant", so a change stamped exactly at a run's start is found by the next run,
+and a run started "from the previous run's start time minus a few minutes" finds a
+change stamped before the previous run began but written after it. The adapter
+stamps records with chosen `updated_at` values in the past (whole seconds, so any
+storage precision keeps them exact), and deletes records.
+
+The deletion feed's shape is not shown. The document says only that it lists one
+resource and needs that resource's read scope; the query parameter naming the
+resource is the target's `conventions.deleted_records_entity_param`, its value the
+scope table's resource name (`contacts`), and a deleted id must appear somewhere in
+the feed's items. The item shape is observed.
+"""
+
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from crm_conformance.adapter_client import AdapterClient
+from crm_conformance.client import ApiClient
+from crm_conformance.expect import (
+    expect_error,
+    expect_pages,
+    expect_status,
+    expect_true,
+    strings_in,
+)
+from crm_conformance.factories import RecordFactory
+
+FEED = "/v1/deleted-records"
+
+
+def _instant(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def _stamp(instant: datetime) -> str:
+    return instant.astimezone(UTC).isoformat(timespec="seconds")
+
+
+class Stamped:
+    """Contacts made with a chosen `updated_at`, around an instant an hour ago."""
+
+    def __init__(self, adapter: AdapterClient, unique: Callable[[str], str]) -> None:
+        self.adapter = adapter
+        self.unique = unique
+        self.start = datetime.now(UTC).replace(microsecond=0) - timedelta(hours=1)
+
+    def contact(self, updated_at: datetime) -> dict[str, Any]:
+        stamp = _stamp(updated_at)
+        return self.adapter.create_record(
+            kind="contact",
+            fields={"first_name": self.unique("sync"), "last_name": "Conformance"},
+            created_at=stamp,
+            updated_at=stamp,
+        )
+
+
+@pytest.fixture
+def stamped(adapter: AdapterClient, unique: Callable[[str], str]) -> Stamped:
+    adapter.require("records")
+    return Stamped(adapter, unique)
+
+
+def _changed_since(api: ApiClient, since: datetime, req_id: str) -> list[dict[str, Any]]:
+    query = {"updated_since": _stamp(since), "sort": "updated_at"}
+    return expect_pages(api, "/v1/contacts", req_id, query)
+
+
+@pytest.mark.req("SYNC-001", "SYNC-003", "SYNC-005")
+def test_updated_since_finds_changes_at_or_after_the_instant_in_updated_at_order(
+    api: ApiClient, stamped: Stamped
+) -> None:
+    edge = stamped.contact(stamped.start)
+    before = stamped.contact(stamped.start - timedelta(seconds=1))
+    query = {"updated_since": _stamp(stamped.start), "sort": "updated_at", "limit": "200"}
+    response = api.get("/v1/contacts", params=query)
+    records = _changed_since(api, stamped.start, "SYNC-001")
+    ids = [record.get("id") for record in records]
+    expect_true(
+        response,
+        "SYNC-001",
+        edge["id"] in ids,
+        expected=f"{edge['id']}, changed exactly at updated_since, listed (at or after)",
+        got="not listed",
+    )
+    expect_true(
+        response,
+        "SYNC-001",
+        before["id"] not in ids,
+        expected=f"{before['id']}, changed a second before updated_since, not listed",
+        got="listed",
+    )
+    stamps = [_instant(r["updated_at"]) for r in records if isinstance(r.get("updated_at"), str)]
+    expect_true(
+        response,
+        "SYNC-003",
+        stamps == sorted(stamps) and all(s >= stamped.start for s in stamps),
+        expected="records in ascending updated_at order, none before updated_since",
+        got=f"updated_at values {[_stamp(s) for s in stamps[:10]]}...",
+    )
+
+
+@pytest.mark.req("SYNC-005", "SYNC-001", "SYNC-007")
+def test_a_change_at_the_edge_of_the_previous_run_is_not_lost(
+    api: ApiClient, stamped: Stamped
+) -> None:
+    """A change stamped just before the previous run started, written after it ran."""
+    previous_start = stamped.start
+    _changed_since(api, previous_start - timedelta(minutes=5), "SYNC-005")  # the previous run
+    late = stamped.contact(previous_start - timedelta(seconds=30))
+    at_start = stamped.contact(previous_start)
+    next_run = previous_start - timedelta(minutes=5)
+    response = api.get(
+        "/v1/contacts",
+        params={"updated_since": _stamp(next_run), "sort": "updated_at", "limit": "200"},
+    )
+    ids = {record.get("id") for record in _changed_since(api, next_run, "SYNC-005")}
+    lost = [made["id"] for made in (late, at_start) if made["id"] not in ids]
+    expect_true(
+        response,
+        "SYNC-005",
+        not lost,
+        expected="the next run (previous start minus five minutes) lists both late changes",
+        got=f"not listed: {', '.join(lost)}",
+    )
+
+
+@pytest.mark.req("SYNC-002")
+def test_updated_since_without_a_timezone_offset_is_refused(
+    api: ApiClient, observe: Callable[[str, Any], None]
+) -> None:
+    naive = datetime.now(UTC).replace(tzinfo=None, microsecond=0).isoformat()
+    response = api.get("/v1/contacts", params={"updated_since": naive, "sort": "updated_at"})
+    body = expect_status(response, "SYNC-002", 400)
+    observe("updated_since without an offset", {"status": 400, "code": body["error"].get("code")})
+
+
+def _feed_query(convention: Callable[[str], str], entity: str) -> dict[str, str]:
+    return {convention("deleted_records_entity_param"): entity}
+
+
+@pytest.mark.req("SYNC-004", "SYNC-006", "SYNC-007")
+def test_a_deletion_appears_in_the_deletion_feed(
+    api: ApiClient,
+    factory: RecordFactory,
+    convention: Callable[[str], str],
+    observe: Callable[[str, Any], None],
+) -> None:
+    query = _feed_query(convention, "contacts")
+    contact = factory.contact()
+    factory.adapter.delete_record(contact["id"])
+    items = expect_pages(api, FEED, "SYNC-004", query, max_pages=50)
+    response = api.get(FEED, params={**query, "limit": "200"})
+    observe("GET /v1/deleted-records item", next(iter(items[-1:]), None))
+    expect_true(
+        response,
+        "SYNC-004",
+        contact["id"] in strings_in(items),
+        expected=f"the deleted contact {contact['id']} in the contacts deletion feed",
+        got=f"not among {len(items)} items",
+    )
+
+
+@pytest.mark.req("SCOPE-020", "SCOPE-021")
+def test_the_deletion_feed_needs_the_read_scope_of_the_resource(
+    api: ApiClient, factory: RecordFactory, convention: Callable[[str], str]
+) -> None:
+    query = _feed_query(convention, "contacts")
+    without = factory.token(scopes=["contacts:write", "deals:read"]).token
+    response = api.with_token(without).get(FEED, params=query)
+    expect_error(
+        response, "SCOPE-020", status=403, code="insufficient_scope", param="contacts:read"
+    )
+    only_read = factory.token(scopes=["contacts:read"]).token
+    expect_status(api.with_token(only_read).get(FEED, params=query), "SCOPE-020", 200)
