@@ -299,9 +299,20 @@ def _answer(
 def visible_contact(call: Call, tx: Transaction, contact_id: str) -> Record:
     """The contact if the token sees it; 404 contact_not_found otherwise."""
     record = tx.get(call.workspace, "contact", contact_id)
+    if record is None and _in_another_workspace(call, tx, contact_id):
+        if call.settings.has_fault("cross_workspace_403"):
+            raise ApiError(403, "forbidden", "This token may not read this contact.")
+        if call.settings.has_fault("not_found_names_workspace"):
+            raise ApiError(404, "contact_not_found", "This contact belongs to another workspace.")
     if record is None or not call.sees(record):
         raise not_found("contact", "contact_not_found")
     return record
+
+
+def _in_another_workspace(call: Call, tx: Transaction, contact_id: str) -> bool:
+    """Whether another workspace holds the contact (only the tenancy faults ask)."""
+    others = (ws for ws in tx.workspaces() if ws != call.workspace)
+    return any(tx.get(ws, "contact", contact_id) is not None for ws in others)
 
 
 @routes.post("/v1/contacts", scopes=("contacts:write",), entity="contacts")
@@ -423,7 +434,7 @@ def list_contacts(call: Call) -> Reply:
             if call.sees(row)
             and all(row.get(name) in values for name, values in filters.items())
             and all(
-                value is None or row[name.replace("_since", "_at")] >= value
+                value is None or _at_or_after(call, row, name, value)
                 for name, value in since.items()
             )
         ]
@@ -434,6 +445,14 @@ def list_contacts(call: Call) -> Reply:
             {"filters": filters, "since": since},
             lambda r: render(tx, call.workspace, r, params.expand),
         )
+
+
+def _at_or_after(call: Call, row: Record, name: str, value: str) -> bool:
+    """Whether the row's stamp of a `*_since` filter is at or after `value`."""
+    stamp = row[name.replace("_since", "_at")]
+    if name == "updated_since" and call.settings.has_fault("updated_since_exclusive"):
+        return bool(stamp > value)
+    return bool(stamp >= value)
 
 
 def _filters(call: Call) -> dict[str, list[str]]:

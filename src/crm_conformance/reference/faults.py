@@ -254,6 +254,36 @@ _FAULTS = (
         ("ACT-024",),
         "an activity title of 501 characters is accepted (the limit is checked with > 501)",
     ),
+    Fault(
+        "private_visible_to_oauth",
+        ("OAUTH-004",),
+        "an OAuth token sees other people's private records (visibility checks the kind only)",
+    ),
+    Fault(
+        "expired_workspace_token_accepted",
+        ("AUTH-006",),
+        "expiry is checked for OAuth tokens only, so an expired workspace token keeps working",
+    ),
+    Fault(
+        "not_found_names_workspace",
+        ("TEN-003",),
+        "a contact id of another workspace answers 404 saying it belongs to another workspace",
+    ),
+    Fault(
+        "cross_workspace_403",
+        ("TEN-003",),
+        "a contact id of another workspace answers 403 forbidden instead of the missing 404",
+    ),
+    Fault(
+        "updated_since_exclusive",
+        ("SYNC-001",),
+        "updated_since keeps records changed strictly after the instant, losing the edge",
+    ),
+    Fault(
+        "scope_message_generic",
+        ("SCOPE-023",),
+        "insufficient_scope's message says a scope is missing without naming it",
+    ),
 )
 
 FAULTS: dict[str, Fault] = {fault.name: fault for fault in _FAULTS}

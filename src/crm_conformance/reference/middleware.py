@@ -44,6 +44,7 @@ class ApiMiddleware:
     def _authenticate(self, authorization: str | None) -> Principal:
         revocation = not self.settings.has_fault("revoked_token_accepted")
         verifier = not self.settings.has_fault("verifier_not_checked")
+        expiry = not self.settings.has_fault("expired_workspace_token_accepted")
         try:
             with self.store.transaction() as tx:
                 return authenticate(
@@ -52,6 +53,7 @@ class ApiMiddleware:
                     authorization,
                     honour_revocation=revocation,
                     check_verifier=verifier,
+                    honour_workspace_expiry=expiry,
                 )
         except ApiError as error:
             if error.code == "token_expired" and self.settings.has_fault(

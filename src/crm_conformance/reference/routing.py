@@ -186,6 +186,8 @@ class Call:
         sees what its person sees (everything but other people's private records)."""
         if self.principal is None or self.principal.user_id is None:
             return True
+        if self.settings.has_fault("private_visible_to_oauth"):
+            return True
         return (
             record.get("visibility") != "private"
             or record.get("owner_id") == self.principal.user_id
@@ -209,7 +211,9 @@ def require_scopes(call: Call, scopes: tuple[str, ...]) -> None:
         raise ApiError(
             403,
             "insufficient_scope",
-            f"This token lacks the scope(s) {', '.join(missing)}.",
+            "This token lacks a required scope."
+            if call.settings.has_fault("scope_message_generic")
+            else f"This token lacks the scope(s) {', '.join(missing)}.",
             param=missing[0],
         )
 

@@ -119,6 +119,7 @@ def authenticate(
     *,
     honour_revocation: bool = True,
     check_verifier: bool = True,
+    honour_workspace_expiry: bool = True,
 ) -> Principal:
     """The principal of an `Authorization: Bearer ...` header, or 401.
 
@@ -146,9 +147,10 @@ def authenticate(
     if match["prefix"] != expected_prefix:
         raise unauthorized("The bearer token is not valid.")
     expired = state == "expired" or (expires_at is not None and expires_at <= now_stamp())
-    if (state == "revoked" and honour_revocation) or (expired and kind == "workspace"):
+    workspace_expired = expired and kind == "workspace" and honour_workspace_expiry
+    if (state == "revoked" and honour_revocation) or workspace_expired:
         raise unauthorized("The bearer token is no longer valid.")
-    if expired:
+    if expired and kind == "oauth":
         raise ApiError(401, "token_expired", "The OAuth access token has expired.")
     return Principal(
         token_id=token_id,
