@@ -54,8 +54,16 @@ class SuiteTest:
 
     @property
     def selector(self) -> str:
-        """The node id relative to the suites folder, as `run_suite` takes it."""
-        return self.nodeid.removeprefix("suites/")
+        """The test function relative to the suites folder, as `run_suite` takes it.
+
+        Without its parameters: a parameter id may hold a repr that differs between two
+        processes (`<object object at 0x...>`), so a full node id may not be found again.
+        """
+        return self.nodeid.removeprefix("suites/").split("[", 1)[0]
+
+    @property
+    def module(self) -> str:
+        return self.selector.split("::", 1)[0]
 
 
 @dataclass(frozen=True)
@@ -167,11 +175,11 @@ def plan(
     clean: bool = True,
 ) -> tuple[list[Job], list[Row]]:
     """The jobs to run, and the rows already decided (faults no test reaches)."""
-    everything = tuple(test.selector for test in tests)
+    everything = tuple(dict.fromkeys(test.module for test in tests))
     jobs = [Job("clean", "reference", everything)] if clean else []
     decided = []
     for name, reqs in faults.items():
-        selectors = tuple(t.selector for t in tests if t.requirements & set(reqs))
+        selectors = tuple(dict.fromkeys(t.selector for t in tests if t.requirements & set(reqs)))
         if selectors:
             jobs.append(Job("fault", name, selectors, first_failure=True))
         else:
