@@ -44,6 +44,10 @@ def _slowest_of_fastest(client: TestClient) -> bool:
     return min(elapsed) >= 0.005
 
 
+def _statuses_of_50(client: TestClient) -> list[int]:
+    return sorted({client.get("/v1/users").status_code for _ in range(50)})
+
+
 OBSERVATIONS: dict[str, Callable[[TestClient], Any]] = {
     "create_returns_200": lambda c: _created_contact(c).status_code,
     "default_page_size_20": lambda c: c.get("/v1/contacts").json()["meta"]["limit"],
@@ -61,6 +65,8 @@ OBSERVATIONS: dict[str, Callable[[TestClient], Any]] = {
     "pretty_json": lambda c: "\n" in c.get("/v1/users").text,
     "added_latency": _slowest_of_fastest,
     "omit_null_optional_fields": lambda c: "email" in _created_contact(c).json(),
+    "small_rate_limit": lambda c: c.get("/v1/users").headers["X-RateLimit-Limit"],
+    "occasional_429": _statuses_of_50,
     "offset_timestamps": lambda c: _created_contact(c).json()["created_at"][-1],
 }
 

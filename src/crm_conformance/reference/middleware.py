@@ -18,13 +18,21 @@ from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from crm_conformance.reference.api_errors import ApiError
-from crm_conformance.reference.rate_limits import RateLimiter
+from crm_conformance.reference.rate_limits import Allowance, RateLimiter
 from crm_conformance.reference.routing import error_response
 from crm_conformance.reference.settings import ServerSettings
 from crm_conformance.reference.storage import Store
 from crm_conformance.reference.tokens import Principal, authenticate, unauthorized
 
 log = logging.getLogger("crm_conformance.reference")
+
+
+def _every_50th_refused(allowance: Allowance) -> Allowance:
+    """The `occasional_429` variant: a burst limit refuses every 50th request for 1 s."""
+    used = allowance.limit - allowance.remaining
+    if allowance.allowed and used % 50 == 0:
+        return Allowance(allowance.limit, 0, 1, allowed=False)
+    return allowance
 
 
 class ApiMiddleware:
@@ -76,6 +84,8 @@ class ApiMiddleware:
         problem: ApiError | None = None
         bucket = "client:" + str((scope.get("client") or ("?",))[0])
         limit, window = self.settings.rate_limit, self.settings.rate_window
+        if self.settings.has_variant("small_rate_limit"):
+            limit, window = 1000, 10
         if path == "/v1" or path.startswith("/v1/"):
             try:
                 principal = await run_in_threadpool(self._authenticate, authorization)
@@ -91,6 +101,8 @@ class ApiMiddleware:
         # The provisioning adapter is a control plane beside the API: never counted.
         adapter = path == "/_adapter" or path.startswith("/_adapter/")
         allowance = None if adapter else self.limiter.count(bucket, limit, window)
+        if allowance is not None and self.settings.has_variant("occasional_429"):
+            allowance = _every_50th_refused(allowance)
         if allowance is not None and not allowance.allowed:
             problem = ApiError(
                 429,

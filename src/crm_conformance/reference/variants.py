@@ -48,6 +48,12 @@ _VARIANTS = (
         "401, 403, 404 and 409 errors typed invalid_request_error, as Stripe-style APIs do "
         "(the mapping of types to statuses is not shown)",
     ),
+    Variant("small_rate_limit", "1000 requests per token per 10-second window"),
+    Variant(
+        "occasional_429",
+        "every 50th request of a token's window answers 429 with Retry-After: 1 "
+        "(Remaining 0, Reset 1)",
+    ),
 )
 
 VARIANTS: dict[str, Variant] = {variant.name: variant for variant in _VARIANTS}
