@@ -8,7 +8,7 @@ reading; a test that wants to record what the target chose calls `observe` itsel
 """
 
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -101,9 +101,11 @@ def expect_value(response: httpx.Response, req_id: str, what: str, got: Any, exp
 
 
 def expect_true(
-    response: httpx.Response, req_id: str, holds: bool, *, expected: str, got: str
+    response: httpx.Response | None, req_id: str, holds: bool, *, expected: str, got: str
 ) -> None:
-    """A rule that is not a plain equality: fail with `expected`/`got` unless `holds`."""
+    """A rule that is not a plain equality: fail with `expected`/`got` unless `holds`.
+
+    `response` is None for a rule about several answers (a walk over many pages)."""
     if not holds:
         raise ConformanceFailure(req_id, expected=expected, got=got, response=response)
 
@@ -209,3 +211,38 @@ def expect_pages(
             break
         query = {**params, "limit": "200", "cursor": cursor}
     return records
+
+
+def expect_walk(
+    fetch: Callable[[str | None], httpx.Response],
+    req_id: str,
+    *,
+    max_pages: int,
+    between: Callable[[int], None] | None = None,
+) -> list[list[dict[str, Any]]]:
+    """Every page of one list query, read through `links.next` until it is null.
+
+    `fetch(cursor)` sends the query (cursor None for the first page), so one walker
+    serves query cursors and search-body cursors alike; `between(n)` runs after page
+    `n` is read and before the next is asked for (to change records mid-walk). Each
+    page must be a 200. A walk longer than `max_pages` fails `req_id`: the caller knows
+    how many rows exist, so a walk that does not end is serving rows again.
+    """
+    pages: list[list[dict[str, Any]]] = []
+    cursor: str | None = None
+    while True:
+        response = fetch(cursor)
+        body = expect_status(response, req_id, 200)
+        pages.append([item for item in body.get("data") or () if isinstance(item, dict)])
+        cursor = (body.get("links") or {}).get("next")
+        if not isinstance(cursor, str):
+            return pages
+        expect_true(
+            response,
+            req_id,
+            len(pages) < max_pages,
+            expected=f"the last page (links.next null) within {max_pages} pages",
+            got=f"a next cursor after page {len(pages)}",
+        )
+        if between is not None:
+            between(len(pages))

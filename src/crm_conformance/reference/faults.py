@@ -284,6 +284,16 @@ _FAULTS = (
         ("SCOPE-023",),
         "insufficient_scope's message says a scope is missing without naming it",
     ),
+    Fault(
+        "limit_200_rejected",
+        ("PAG-008",),
+        "limit=200 answers 400 validation_failed (the upper bound is compared with <)",
+    ),
+    Fault(
+        "cursor_not_bound_to_query",
+        ("PAG-006",),
+        "cursors are bound to the list and sort only, so one works with other filters",
+    ),
 )
 
 FAULTS: dict[str, Fault] = {fault.name: fault for fault in _FAULTS}

@@ -80,7 +80,8 @@ def parse_limit(raw: Any, *, settings: ServerSettings, in_body: bool) -> int:
         value = raw if isinstance(raw, int) and not isinstance(raw, bool) else None
     elif isinstance(raw, str) and raw.isascii() and raw.lstrip("-").isdigit() and len(raw) < 10:
         value = int(raw)
-    if value is None or not 1 <= value <= MAX_LIMIT:
+    maximum = MAX_LIMIT - 1 if settings.has_fault("limit_200_rejected") else MAX_LIMIT
+    if value is None or not 1 <= value <= maximum:
         problem = Problem("limit", f"must be an integer from 1 to {MAX_LIMIT}", "range")
         raise validation_failed([problem], status=422 if in_body else 400)
     return value
@@ -224,7 +225,8 @@ def paginate(
     filters, search body): a cursor is valid only with the same identity and sort.
     """
     getters = {**spec.sort_keys, **spec.order_keys}
-    digest = cursors.query_digest({"list": spec.name, "sort": params.sort, **identity})
+    bound = {} if settings.has_fault("cursor_not_bound_to_query") else identity
+    digest = cursors.query_digest({"list": spec.name, "sort": params.sort, **bound})
 
     def vector(row: Record) -> list[Any]:
         return [getters[key](row) for key, _ in params.sort] + [row["id"]]

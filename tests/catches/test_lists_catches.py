@@ -1,0 +1,32 @@
+"""The list suites (pagination, query parameters, search) fail against broken lists."""
+
+import pytest
+
+from crm_conformance.suite_run import run_suite
+
+SUITES = ["test_pagination.py"]
+
+
+def test_passes_against_the_reference_server() -> None:
+    run = run_suite(SUITES)
+    assert run.exit_code == 0, run.output
+    assert run.with_outcome("passed"), run.output
+
+
+@pytest.mark.parametrize(
+    ("module", "fault", "keyword", "reqs"),
+    [
+        (
+            "test_pagination.py",
+            "has_more_wrong_on_last_page",
+            "ending_at_the_last_row",
+            {"PAG-004"},
+        ),
+        ("test_pagination.py", "cursor_repeats_row_on_insert", "records_change", {"PAG-009"}),
+        ("test_pagination.py", "limit_200_rejected", "limit_bounds", {"PAG-008"}),
+        ("test_pagination.py", "cursor_not_bound_to_query", "another_contact_query", {"PAG-006"}),
+    ],
+)
+def test_fails_under_the_fault(module: str, fault: str, keyword: str, reqs: set[str]) -> None:
+    run = run_suite([module], faults={fault}, keyword=keyword)
+    assert run.kills(reqs), run.output
