@@ -19,7 +19,7 @@ from typing import Any
 
 import httpx
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from crm_conformance.adapter_client import AdapterClient
@@ -595,6 +595,17 @@ HISTORIES = st.lists(
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(histories=HISTORIES)
+@example(
+    histories=[
+        History("contacted", "inside", "person", converted=True),
+        History("contacted", "at_start", "automated", converted=False),
+        History("contacted", "at_end", "person", converted=True),
+        History("contacted", "before", "person", converted=True),
+        History("not_contacted", "at_start", "none", converted=False),
+        History("not_contacted", "at_end", "none", converted=False),
+        History("added_after", "after", "none", converted=False),
+    ]
+)
 def test_every_count_follows_one_definition(
     api: ApiClient, campaigns: RecordFactory, histories: list[History]
 ) -> None:
