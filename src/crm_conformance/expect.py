@@ -92,7 +92,9 @@ def expect_error(
     return error
 
 
-def expect_value(response: httpx.Response, req_id: str, what: str, got: Any, expected: Any) -> None:
+def expect_value(
+    response: httpx.Response | None, req_id: str, what: str, got: Any, expected: Any
+) -> None:
     """`got` (the value of `what` in `response`) equals `expected`."""
     if got != expected:
         raise ConformanceFailure(

@@ -203,7 +203,10 @@ def _free_text(q: str) -> Matcher:
 @routes.post("/v1/contacts/search", scopes=("contacts:read",))
 def search_contacts(call: Call) -> Reply:
     body = call.json()
-    fields = BodyFields(body, allowed=BODY_KEYS)
+    allowed: tuple[str, ...] = BODY_KEYS
+    if call.settings.has_fault("search_unknown_keys_ignored") and isinstance(body, dict):
+        allowed = (*BODY_KEYS, *body)
+    fields = BodyFields(body, allowed=allowed)
     q = fields.string("q", max_length=500)
     fields.check()
     params = parse_params(contacts.SPEC, fields.body, settings=call.settings, in_body=True)

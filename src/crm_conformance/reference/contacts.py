@@ -432,7 +432,7 @@ def list_contacts(call: Call) -> Reply:
             row
             for row in tx.all(call.workspace, "contact")
             if call.sees(row)
-            and all(row.get(name) in values for name, values in filters.items())
+            and all(_one_of(call, row.get(name), values) for name, values in filters.items())
             and all(
                 value is None or _at_or_after(call, row, name, value)
                 for name, value in since.items()
@@ -445,6 +445,13 @@ def list_contacts(call: Call) -> Reply:
             {"filters": filters, "since": since},
             lambda r: render(tx, call.workspace, r, params.expand),
         )
+
+
+def _one_of(call: Call, value: Any, values: list[str]) -> bool:
+    """A repeated filter parameter ORs its values: the row's value is any of them."""
+    if call.settings.has_fault("filter_values_anded"):
+        return all(value == each for each in values)
+    return value in values
 
 
 def _at_or_after(call: Call, row: Record, name: str, value: str) -> bool:

@@ -294,6 +294,21 @@ _FAULTS = (
         ("PAG-006",),
         "cursors are bound to the list and sort only, so one works with other filters",
     ),
+    Fault(
+        "filter_values_anded",
+        ("CON-034",),
+        "the values of a repeated contact filter are ANDed, so two values match nothing",
+    ),
+    Fault(
+        "fields_ignored",
+        ("QRY-010",),
+        "fields is validated but not applied: every field is returned",
+    ),
+    Fault(
+        "search_unknown_keys_ignored",
+        ("SRCH-010",),
+        "unknown keys of a contact search body are ignored instead of refused",
+    ),
 )
 
 FAULTS: dict[str, Fault] = {fault.name: fault for fault in _FAULTS}

@@ -164,12 +164,13 @@ def parse_params(
         if raw is not None and not isinstance(raw, str):
             raise validation_failed([Problem(name, "must be a string", "type")])
         texts[name] = raw or None  # an empty value reads as an absent one
+    fields = parse_fields(spec, texts["fields"])
     return ListParams(
         limit=parse_limit(values.get("limit"), settings=settings, in_body=in_body),
         cursor=texts["cursor"],
         sort=parse_sort(spec, texts["sort"]),
         expand=parse_expand(spec, texts["expand"], settings),
-        fields=parse_fields(spec, texts["fields"]),
+        fields=None if settings.has_fault("fields_ignored") else fields,
     )
 
 

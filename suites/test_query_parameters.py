@@ -1,0 +1,347 @@
+"""Query parameters of reads: `sort`, `expand`, `fields`, the contact filters and the
+`updated_since` / created-since instants.
+
+Rules refusing a parameter are checked on the contact list with nothing but the
+token; rules about which rows come back use contacts made through the adapter (with
+explicit stamps where an order or an instant is asserted) and narrow the list to them
+with the repeatable `external_id` filter. Filter names other than `updated_since` are
+"not shown" and come from the target file's conventions.
+"""
+
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, timedelta, timezone
+from typing import Any
+
+import httpx
+import pytest
+
+from crm_conformance.client import ApiClient
+from crm_conformance.expect import (
+    expect_error,
+    expect_status,
+    expect_true,
+    expect_value,
+    expect_walk,
+)
+from crm_conformance.factories import RecordFactory
+
+CONTACTS = "/v1/contacts"
+MAX_EXPAND = 4
+MAX_FILTER_VALUES = 100
+PLUS_TWO = timezone(timedelta(hours=2))
+"""A non-UTC offset: an instant must be read as the instant, whatever its offset."""
+
+Query = list[tuple[str, str]]
+
+
+class Contacts:
+    """Makes this test's contacts and lists them, narrowed to the ones it made."""
+
+    def __init__(self, api: ApiClient, factory: RecordFactory, convention: Callable[[str], str]):
+        self.api = api
+        self.factory = factory
+        self.convention = convention
+        self.made: list[dict[str, Any]] = []
+
+    def make(
+        self,
+        *,
+        created_at: datetime | None = None,
+        updated_at: datetime | None = None,
+        **fields: Any,
+    ) -> dict[str, Any]:
+        contact = self.factory.adapter.create_record(
+            kind="contact",
+            fields={
+                "first_name": self.factory.unique("query"),
+                "last_name": "Conformance",
+                "external_id": self.factory.unique("ext"),
+                **fields,
+            },
+            created_at=created_at.isoformat() if created_at else None,
+            updated_at=updated_at.isoformat() if updated_at else None,
+        )
+        self.made.append(contact)
+        return contact
+
+    def narrowed(self, among: Sequence[dict[str, Any]] | None = None) -> Query:
+        name = self.convention("contact_filters.external_id")
+        return [(name, str(c["external_id"])) for c in (self.made if among is None else among)]
+
+    def ids(self, req_id: str, query: Query) -> list[str]:
+        """Ids of every contact the query lists, in order, over all its pages."""
+        pages = expect_walk(
+            lambda c: self.api.get(CONTACTS, params=[*query, *([("cursor", c)] if c else [])]),
+            req_id,
+            max_pages=len(self.made) + 2,
+        )
+        return [str(row.get("id")) for page in pages for row in page]
+
+
+@pytest.fixture
+def contacts(api: ApiClient, factory: RecordFactory, convention: Callable[[str], str]) -> Contacts:
+    return Contacts(api, factory, convention)
+
+
+def _ids_of(records: Sequence[dict[str, Any]]) -> list[str]:
+    return [str(r["id"]) for r in records]
+
+
+def _instant(value: Any) -> datetime:
+    return datetime.fromisoformat(str(value).replace("z", "Z"))
+
+
+def _updated(record: dict[str, Any]) -> datetime:
+    return _instant(record["updated_at"])
+
+
+def _error_code(response: httpx.Response) -> Any:
+    body = response.json() if response.content else None
+    return (body.get("error") or {}).get("code") if isinstance(body, dict) else None
+
+
+# --- sort --------------------------------------------------------------------------
+
+
+@pytest.mark.req("QRY-003")
+def test_an_unknown_sort_key_is_refused(api: ApiClient) -> None:
+    response = api.get(CONTACTS, params={"sort": "no_such_field_for_sorting"})
+    expect_error(response, "QRY-003", status=400, code="unknown_sort_field")
+
+
+@pytest.mark.req("QRY-001", "SYNC-003")
+@pytest.mark.parametrize("sort", ["updated_at", "-updated_at"])
+def test_sort_orders_ascending_and_descending(contacts: Contacts, sort: str) -> None:
+    base = datetime.now(UTC).replace(microsecond=0) - timedelta(hours=1)
+    for minutes in (1, 3, 2):  # made out of order, so creation order is not the answer
+        contacts.make(updated_at=base + timedelta(minutes=minutes))
+    expected = sorted(contacts.made, key=_updated, reverse=sort.startswith("-"))
+    got = contacts.ids("QRY-001", [*contacts.narrowed(), ("sort", sort)])
+    expect_value(None, "QRY-001", f"ids with sort={sort}", got, _ids_of(expected))
+
+
+@pytest.mark.req("QRY-001", "QRY-002")
+def test_sort_by_two_keys_breaks_ties_with_the_second(contacts: Contacts) -> None:
+    """Two pairs share an `updated_at`; `-created_at` orders each pair newest first."""
+    base = datetime.now(UTC).replace(microsecond=0) - timedelta(hours=1)
+    for index, minutes in enumerate((2, 1, 2, 1)):
+        contacts.make(
+            created_at=base + timedelta(minutes=index),
+            updated_at=base + timedelta(minutes=10 + minutes),
+        )
+    sort = "updated_at,-created_at"
+    query = [*contacts.narrowed(), ("sort", sort)]
+    response = contacts.api.get(CONTACTS, params=query)
+    if response.status_code == 400 and _error_code(response) == "unknown_sort_field":
+        pytest.skip("the target does not sort contacts by created_at (no such key is shown)")
+    newest_first = sorted(contacts.made, key=lambda c: _instant(c["created_at"]), reverse=True)
+    expected = sorted(newest_first, key=_updated)
+    expect_value(
+        None, "QRY-001", f"ids with sort={sort}", contacts.ids("QRY-001", query), _ids_of(expected)
+    )
+
+
+@pytest.mark.req("QRY-002", "PAG-009")
+def test_rows_with_equal_sort_values_keep_one_order_across_pages(contacts: Contacts) -> None:
+    stamp = datetime.now(UTC).replace(microsecond=0) - timedelta(hours=1)
+    for _ in range(4):
+        contacts.make(updated_at=stamp)
+    query = [*contacts.narrowed(), ("sort", "updated_at")]
+    one_per_page = contacts.ids("QRY-002", [*query, ("limit", "1")])
+    whole = contacts.ids("QRY-002", [*query, ("limit", "200")])
+    expect_true(
+        None,
+        "QRY-002",
+        sorted(one_per_page) == sorted(_ids_of(contacts.made)) and one_per_page == whole,
+        expected="the 4 tied contacts once each, in the same order one per page as in one page",
+        got=f"one per page {one_per_page}, one page {whole}",
+    )
+
+
+# --- expand ------------------------------------------------------------------------
+
+
+@pytest.mark.req("QRY-007")
+def test_an_unknown_expand_is_refused(api: ApiClient) -> None:
+    response = api.get(CONTACTS, params={"expand": "no_such_relation"})
+    expect_error(response, "QRY-007", status=400, code="unknown_expand")
+
+
+@pytest.mark.req("QRY-008", "QRY-009")
+def test_more_than_four_expand_names_are_refused(
+    api: ApiClient, observe: Callable[[str, Any], None]
+) -> None:
+    """The document names one contact relationship (`organization`), so five names
+    include unknown ones, and the order of the two checks is not shown: either code
+    passes, and which one the target chose is recorded."""
+    names = ["organization", *(f"no_such_relation_{n}" for n in range(MAX_EXPAND))]
+    response = api.get(CONTACTS, params={"expand": ",".join(names)})
+    codes = ("expand_limit_exceeded", "unknown_expand")
+    error = expect_error(response, "QRY-008", status=400, code=codes)
+    observe("code for five expand names, four unknown", error.get("code"))
+
+
+@pytest.mark.req("QRY-005", "QRY-006")
+def test_expand_embeds_the_organization_and_its_absence_keeps_the_id(
+    contacts: Contacts, factory: RecordFactory
+) -> None:
+    organization = factory.organization()
+    contact = contacts.make(organization_id=organization["id"])
+    query = contacts.narrowed()
+    plain = expect_status(contacts.api.get(CONTACTS, params=query), "QRY-006", 200)["data"]
+    expanded = expect_status(
+        contacts.api.get(CONTACTS, params=[*query, ("expand", "organization")]), "QRY-005", 200
+    )["data"]
+    expect_true(
+        None,
+        "QRY-006",
+        len(plain) == 1
+        and plain[0].get("organization_id") == organization["id"]
+        and "organization" not in plain[0],
+        expected=f"without expand: organization_id {organization['id']!r} and no organization",
+        got=f"{plain}",
+    )
+    embedded = expanded[0].get("organization") if len(expanded) == 1 else None
+    expect_true(
+        None,
+        "QRY-005",
+        isinstance(embedded, dict)
+        and embedded.get("id") == organization["id"]
+        and embedded.get("object") == "organization",
+        expected=f"contact {contact['id']} with organization {{id: {organization['id']!r}, "
+        "object: 'organization', ...}",
+        got=f"{expanded}",
+    )
+
+
+# --- fields ------------------------------------------------------------------------
+
+
+@pytest.mark.req("QRY-012")
+def test_an_unknown_field_is_refused(api: ApiClient) -> None:
+    response = api.get(CONTACTS, params={"fields": "no_such_field"})
+    expect_error(response, "QRY-012", status=400, code="unknown_field")
+
+
+@pytest.mark.req("QRY-010", "QRY-011")
+def test_fields_returns_only_the_named_fields_with_id_and_object(contacts: Contacts) -> None:
+    contact = contacts.make(email=f"{contacts.factory.unique('fields')}@example.com")
+    responses = [
+        contacts.api.get(CONTACTS, params=[*contacts.narrowed(), ("fields", "email")]),
+        contacts.api.get(f"{CONTACTS}/{contact['id']}", params={"fields": "email"}),
+    ]
+    list_body, retrieved = (expect_status(r, "QRY-010", 200) for r in responses)
+    for response, record in zip(responses, [*list_body["data"][:1], retrieved], strict=True):
+        keys = set(record)
+        expect_true(
+            response,
+            "QRY-011",
+            {"id", "object"} <= keys,
+            expected="id and object present when fields=email",
+            got=f"keys {sorted(keys)}",
+        )
+        expect_true(
+            response,
+            "QRY-010",
+            keys <= {"id", "object", "email"} and record.get("email") == contact["email"],
+            expected=f"only id, object and email ({contact['email']!r})",
+            got=f"{record}",
+        )
+
+
+# --- filters -----------------------------------------------------------------------
+
+
+@pytest.mark.req("CON-034", "CON-032")
+def test_a_repeated_filter_ors_its_values(contacts: Contacts) -> None:
+    chosen = [contacts.make(), contacts.make()]
+    contacts.make()
+    got = contacts.ids("CON-034", contacts.narrowed(chosen))
+    expect_value(
+        None, "CON-034", "ids for two external_id values", sorted(got), sorted(_ids_of(chosen))
+    )
+
+
+@pytest.mark.req("CON-035", "CON-027")
+def test_different_filters_are_anded(contacts: Contacts, convention: Callable[[str], str]) -> None:
+    won = contacts.make(status="won")
+    contacts.make(status="open")
+    query = [*contacts.narrowed(), (convention("contact_filters.status"), "won")]
+    expect_value(
+        None,
+        "CON-035",
+        "ids for external_id values and status=won",
+        contacts.ids("CON-035", query),
+        [won["id"]],
+    )
+
+
+def _emails(unique: Callable[[str], str], count: int) -> Query:
+    return [("email", f"{unique('filter')}-{n}@example.com") for n in range(count)]
+
+
+@pytest.mark.req("CON-036")
+def test_a_filter_repeated_100_times_is_accepted(
+    api: ApiClient, convention: Callable[[str], str], unique: Callable[[str], str]
+) -> None:
+    name = convention("contact_filters.email")
+    query = [(name, value) for _, value in _emails(unique, MAX_FILTER_VALUES)]
+    expect_status(api.get(CONTACTS, params=query), "CON-036", 200)
+
+
+@pytest.mark.req("CON-037")
+def test_a_filter_repeated_more_than_100_times_is_refused(
+    api: ApiClient, convention: Callable[[str], str], unique: Callable[[str], str]
+) -> None:
+    name = convention("contact_filters.email")
+    query = [(name, value) for _, value in _emails(unique, MAX_FILTER_VALUES + 1)]
+    response = api.get(CONTACTS, params=query)
+    expect_error(response, "CON-037", status=400, code="too_many_filter_values")
+
+
+# --- instants ----------------------------------------------------------------------
+
+
+@pytest.mark.req("SYNC-001", "SYNC-002", "SYNC-003")
+def test_updated_since_includes_the_instant_itself(contacts: Contacts) -> None:
+    """Sent with a +02:00 offset, the stamp of a contact still names that contact's
+    instant ("at or after"); one second later it does not."""
+    stamp = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=30)
+    contact = contacts.make(updated_at=stamp)
+    contacts.make(updated_at=stamp - timedelta(minutes=5))
+    for since, expected in ((stamp, [contact["id"]]), (stamp + timedelta(seconds=1), [])):
+        query = [
+            *contacts.narrowed(),
+            ("sort", "updated_at"),
+            ("updated_since", since.astimezone(PLUS_TWO).isoformat()),
+        ]
+        got = contacts.ids("SYNC-001", query)
+        expect_value(None, "SYNC-001", f"ids with updated_since={query[-1][1]}", got, expected)
+
+
+@pytest.mark.req("CON-033")
+def test_created_since_includes_the_instant_itself(
+    contacts: Contacts, convention: Callable[[str], str]
+) -> None:
+    stamp = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=30)
+    contacts.make(created_at=stamp - timedelta(minutes=1))
+    later = contacts.make(created_at=stamp)
+    since = stamp.astimezone(PLUS_TWO).isoformat()
+    query = [*contacts.narrowed(), (convention("created_since_param"), since)]
+    expect_value(
+        None,
+        "CON-033",
+        f"ids created at or after {since}",
+        contacts.ids("CON-033", query),
+        [later["id"]],
+    )
+
+
+@pytest.mark.req("SYNC-002", "ERR-011")
+def test_an_updated_since_that_is_not_a_date_time_is_refused(
+    api: ApiClient, observe: Callable[[str, Any], None]
+) -> None:
+    response = api.get(CONTACTS, params={"updated_since": "yesterday"})
+    expect_error(response, "ERR-011", status=400, code="validation_failed")
+    naive = api.get(CONTACTS, params={"updated_since": "2026-01-01T00:00:00"})
+    observe("updated_since without a timezone offset: status", naive.status_code)
