@@ -23,14 +23,17 @@ import httpx
 import pytest
 
 from crm_conformance.adapter_client import AdapterClient, Workspace
+from crm_conformance.capabilities import discover
 from crm_conformance.client import ApiClient
 from crm_conformance.expect import (
     expect_error,
     expect_status,
     expect_success,
     expect_true,
+    expect_value,
     strings_in,
 )
+from crm_conformance.target import Target
 
 DOCUMENT_SCOPES: tuple[str, ...] = (
     "contacts:read",
@@ -257,8 +260,13 @@ def test_the_write_scope_allows_the_write(
 
 @pytest.mark.req("SCOPE-026", "SCOPE-001")
 def test_me_lists_the_scopes_of_the_token(
-    api: ApiClient, adapter: AdapterClient, observe: Callable[[str, Any], None]
+    api: ApiClient,
+    adapter: AdapterClient,
+    target: Target,
+    observe: Callable[[str, Any], None],
 ) -> None:
+    """Every held scope appears in the answer; where the harness can read a scope list
+    from it (`capabilities.discover`), that list is exactly the held scopes."""
     response = api.get("/v1/me")
     full = expect_status(response, "SCOPE-026", 200)
     observe("GET /v1/me (tokens.full)", full)
@@ -272,7 +280,8 @@ def test_me_lists_the_scopes_of_the_token(
         got=f"not listed: {', '.join(absent)}",
     )
     held = ["contacts:read", "deals:write"]
-    narrow = api.with_token(_token(adapter, held)).get("/v1/me")
+    narrow_token = _token(adapter, held)
+    narrow = api.with_token(narrow_token).get("/v1/me")
     body = expect_status(narrow, "SCOPE-026", 200)
     observe("GET /v1/me (a token with contacts:read, deals:write)", body)
     expect_true(
@@ -282,6 +291,9 @@ def test_me_lists_the_scopes_of_the_token(
         expected=f"GET /v1/me lists the token's scopes {held}",
         got=f"strings in the body: {sorted(strings_in(body))[:30]}",
     )
+    found = discover(target=target, clients={"narrow": api.with_token(narrow_token)})
+    if found.scopes_source["narrow"] == "GET /v1/me":
+        expect_value(narrow, "SCOPE-026", "the scopes listed", found.scopes["narrow"], set(held))
 
 
 @contextmanager
@@ -312,8 +324,9 @@ def test_a_mirrored_entity_refuses_writes_whatever_the_scopes(
 ) -> None:
     assert op.entity is not None
     only_write = other_api.with_token(_token(adapter, [*READ_SCOPES, op.scope], "secondary"))
+    oauth = other_api.with_token(adapter.create_token(kind="oauth", workspace="secondary").token)
     with mirrored(adapter, op.entity):
-        for client in (other_api, only_write):
+        for client in (other_api, only_write, oauth):
             path, body = op.request(secondary)
             response = op.send(client, path, body)
             expect_error(response, "SCOPE-025", status=403, code="local_write_denied")

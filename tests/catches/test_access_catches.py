@@ -1,0 +1,41 @@
+"""The access suites (scopes, OAuth visibility, tenancy, token lifecycle) fail against
+servers that let the wrong token through or say too much.
+
+One clean run per module, then one run per fault, narrowed with `keyword` to the tests
+that look at the rule the fault breaks; a failed test must name one of the fault's ids.
+"""
+
+import pytest
+
+from crm_conformance.reference.faults import FAULTS
+from crm_conformance.suite_run import run_suite
+
+MODULES = ("test_scopes.py", "test_oauth.py", "test_tenancy.py", "test_token_lifecycle.py")
+
+KILLS = [
+    # (module, fault, keyword of the tests that catch it)
+    ("test_scopes.py", "scope_check_resource_only", "every_scope_but or read_only"),
+    ("test_scopes.py", "scope_message_generic", "every_scope_but and deals"),
+    ("test_scopes.py", "policy_ignored_for_oauth", "mirrored and deals"),
+    ("test_scopes.py", "capabilities_ignore_policy", "capabilities"),
+    ("test_scopes.py", "me_lists_all_scopes", "me_lists"),
+    ("test_oauth.py", "private_visible_to_oauth", "person"),
+    ("test_tenancy.py", "not_found_names_workspace", "like_a_missing_one"),
+    ("test_tenancy.py", "cross_workspace_403", "like_a_missing_one"),
+    ("test_token_lifecycle.py", "revoked_token_accepted", "revocation_is_immediate"),
+    ("test_token_lifecycle.py", "expired_workspace_token_accepted", "expired_workspace"),
+    ("test_token_lifecycle.py", "expired_oauth_unauthorized", "expired_oauth"),
+]
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_passes_against_the_reference_server(module: str) -> None:
+    run = run_suite([module])
+    assert run.exit_code == 0, run.output
+    assert run.with_outcome("passed"), run.output
+
+
+@pytest.mark.parametrize(("module", "fault", "keyword"), KILLS, ids=[k[1] for k in KILLS])
+def test_a_fault_is_killed(module: str, fault: str, keyword: str) -> None:
+    run = run_suite([module], faults={fault}, keyword=keyword)
+    assert run.kills(FAULTS[fault].reqs), run.output

@@ -1,0 +1,30 @@
+"""The sync suite fails against servers that lose changes or deletions, or open the
+deletion feed to any token.
+
+One clean run, then one run per fault narrowed with `keyword` to the tests that look
+at the rule the fault breaks; a failed test must name one of the fault's ids.
+"""
+
+import pytest
+
+from crm_conformance.reference.faults import FAULTS
+from crm_conformance.suite_run import run_suite
+
+KILLS = [
+    # (fault, keyword of the tests that catch it)
+    ("updated_since_exclusive", "updated_since_finds or edge"),
+    ("deletion_feed_misses_adapter_deletes", "deletion_appears"),
+    ("deleted_records_without_scope_check", "read_scope"),
+]
+
+
+def test_passes_against_the_reference_server() -> None:
+    run = run_suite(["test_sync.py"])
+    assert run.exit_code == 0, run.output
+    assert run.with_outcome("passed"), run.output
+
+
+@pytest.mark.parametrize(("fault", "keyword"), KILLS, ids=[k[0] for k in KILLS])
+def test_a_fault_is_killed(fault: str, keyword: str) -> None:
+    run = run_suite(["test_sync.py"], faults={fault}, keyword=keyword)
+    assert run.kills(FAULTS[fault].reqs), run.output
