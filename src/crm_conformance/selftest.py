@@ -21,8 +21,8 @@ import multiprocessing
 import os
 import random
 import time
-from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -263,23 +263,19 @@ def execute(
     *,
     workers: int,
     runner: Callable[[Job], tuple[SuiteRun, float]] = _timed,
-    progress: Callable[[Row], None] = lambda row: None,
-) -> list[tuple[Job, SuiteRun, float]]:
-    """Run the jobs, `workers` at a time in worker processes (inline when 1)."""
-    done: list[tuple[Job, SuiteRun, float]] = []
+) -> Iterator[tuple[Job, SuiteRun, float]]:
+    """Run the jobs, `workers` at a time in worker processes (inline when 1), yielding
+    each as it finishes."""
     if workers <= 1:
         for job in jobs:
-            run, seconds = runner(job)
-            done.append((job, run, seconds))
-        return done
+            yield (job, *runner(job))
+        return
     # spawn: a forked child would inherit this process's threads and locks half-held.
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        futures = [(job, pool.submit(runner, job)) for job in jobs]
-        for job, future in futures:
-            run, seconds = future.result()
-            done.append((job, run, seconds))
-    return done
+        futures = {pool.submit(runner, job): job for job in jobs}
+        for future in as_completed(futures):
+            yield (futures[future], *future.result())
 
 
 def selftest(
@@ -291,17 +287,19 @@ def selftest(
     workers: int = 1,
     clean: bool = True,
     runner: Callable[[Job], tuple[SuiteRun, float]] = _timed,
+    progress: Callable[[Row], None] = lambda row: None,
 ) -> Matrix:
-    """Plan, run and judge: the kill matrix of these faults and variants."""
+    """Plan, run and judge: the kill matrix of these faults and variants.
+
+    `progress` sees each row as its job finishes (a full self-test takes minutes).
+    """
     started = time.monotonic()
     jobs, decided = plan(tests, faults, variants, clean=clean)
-    judged = [
-        judge(job, run, faults.get(job.name, ()) if job.kind == "fault" else (), seconds)
-        for job, run, seconds in execute(jobs, workers=workers, runner=runner)
-    ]
-    rows = [
-        _with_class(row, class_of) if row.kind == "fault" else row for row in [*judged, *decided]
-    ]
+    rows = [_with_class(row, class_of) for row in decided]
+    for job, run, seconds in execute(jobs, workers=workers, runner=runner):
+        row = judge(job, run, faults.get(job.name, ()) if job.kind == "fault" else (), seconds)
+        rows.append(_with_class(row, class_of) if row.kind == "fault" else row)
+        progress(rows[-1])
     order = {"clean": 0, "fault": 1, "variant": 2}
     rows.sort(key=lambda row: (order[row.kind], row.name))
     return Matrix(tuple(rows), time.monotonic() - started, workers)
@@ -361,6 +359,7 @@ def run_selftest(request: SelftestRequest, *, echo: Callable[[str], None] = prin
         variant_names,
         class_of=class_of,
         workers=workers,
+        progress=lambda row: echo(f"  {row.kind} {row.name}: {row.verdict} ({row.seconds:.1f} s)"),
     )
     report_dir = request.report_dir or Path("reports") / (
         "selftest-" + datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
