@@ -4,7 +4,7 @@ import pytest
 
 from crm_conformance.suite_run import run_suite
 
-SUITES = ["test_pagination.py", "test_query_parameters.py"]
+SUITES = ["test_pagination.py", "test_query_parameters.py", "test_search.py"]
 
 
 def test_passes_against_the_reference_server() -> None:
@@ -45,6 +45,8 @@ def test_passes_against_the_reference_server() -> None:
             "updated_since_includes",
             {"SYNC-001"},
         ),
+        ("test_search.py", "search_unknown_keys_ignored", "unknown_body_key", {"SRCH-010"}),
+        ("test_search.py", "limit_200_rejected", "limit_of_1_or_200", {"SRCH-008"}),
     ],
 )
 def test_fails_under_the_fault(module: str, fault: str, keyword: str, reqs: set[str]) -> None:

@@ -286,8 +286,8 @@ _FAULTS = (
     ),
     Fault(
         "limit_200_rejected",
-        ("PAG-008",),
-        "limit=200 answers 400 validation_failed (the upper bound is compared with <)",
+        ("PAG-008", "SRCH-008"),
+        "limit=200 is refused in a list query and a search body (the bound is compared with <)",
     ),
     Fault(
         "cursor_not_bound_to_query",

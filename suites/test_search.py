@@ -1,0 +1,227 @@
+"""Contact search: `POST /v1/contacts/search` with condition groups, free text and paging.
+
+Refusals (unknown body keys, `limit` out of range) need nothing but the token. Rules
+about matches use contacts made through the adapter, each carrying a search token of
+letters and digits only (so any free-text tokenizer keeps it whole) in its last name.
+The document shows the operator `equals` and leaves the field names usable in
+conditions "not shown"; the contact's own field names (`email`, `status`) are tried,
+and a target refusing them skips the condition tests rather than failing them.
+"""
+
+import hashlib
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import httpx
+import pytest
+
+from crm_conformance.client import ApiClient
+from crm_conformance.expect import (
+    expect_error,
+    expect_status,
+    expect_true,
+    expect_value,
+    expect_walk,
+)
+from crm_conformance.factories import RecordFactory
+
+SEARCH = "/v1/contacts/search"
+MAX_PAGES = 20
+
+
+class Searched:
+    """This test's contacts, all sharing one search token."""
+
+    def __init__(self, api: ApiClient, factory: RecordFactory) -> None:
+        self.api = api
+        self.factory = factory
+        label = factory.unique("search")
+        self.token = "cc" + hashlib.sha256(label.encode()).hexdigest()[:16]
+        self.made: list[dict[str, Any]] = []
+
+    def make(self, *, updated_at: datetime | None = None, **fields: Any) -> dict[str, Any]:
+        contact = self.factory.adapter.create_record(
+            kind="contact",
+            fields={
+                "first_name": "Search",
+                "last_name": self.token,
+                "email": f"{self.token}.{len(self.made)}@example.com",
+                **fields,
+            },
+            updated_at=updated_at.isoformat() if updated_at else None,
+        )
+        self.made.append(contact)
+        return contact
+
+    def ids(self, req_id: str, body: dict[str, Any], *, limit: int = 200) -> list[str]:
+        """Ids of every match of `body`, over all pages (cursor sent in the body)."""
+
+        def fetch(cursor: str | None) -> httpx.Response:
+            return self.api.post(
+                SEARCH, json={**body, "limit": limit, **({"cursor": cursor} if cursor else {})}
+            )
+
+        pages = expect_walk(fetch, req_id, max_pages=MAX_PAGES)
+        return [str(row.get("id")) for page in pages for row in page]
+
+
+@pytest.fixture
+def searched(api: ApiClient, factory: RecordFactory) -> Searched:
+    return Searched(api, factory)
+
+
+def _equals(field: str, value: Any) -> dict[str, Any]:
+    return {"field": field, "operator": "equals", "value": value}
+
+
+def _ids_of(records: Sequence[dict[str, Any]]) -> list[str]:
+    return [str(r["id"]) for r in records]
+
+
+@pytest.mark.req("SRCH-001", "PAG-001", "PAG-003")
+def test_search_answers_the_collection_envelope(api: ApiClient) -> None:
+    """The envelope and `meta.limit` echoing the body's `limit` are the universal
+    collection checks, which hold search to the same rules as the list."""
+    expect_status(api.post(SEARCH, json={"limit": 1}), "SRCH-001", 200)
+
+
+@pytest.mark.req("SRCH-010")
+@pytest.mark.parametrize("key", ["filters", "query", "status"])
+def test_an_unknown_body_key_is_refused(
+    api: ApiClient, key: str, observe: Callable[[str, Any], None]
+) -> None:
+    """ "Unknown body keys are rejected": a body problem, so 422 is the reading the
+    error rules give; 400 (`bad_request`, "request not understood") is accepted too."""
+    response = api.post(SEARCH, json={key: {"conditions": [], "join": "and"}})
+    body = expect_status(response, "SRCH-010", 400, 422)
+    observe(
+        "unknown search body key: status and code",
+        [response.status_code, body["error"].get("code")],
+    )
+
+
+@pytest.mark.req("SRCH-008", "ERR-011")
+@pytest.mark.parametrize("limit", [0, 201])
+def test_a_body_limit_outside_1_to_200_is_refused(api: ApiClient, limit: int) -> None:
+    response = api.post(SEARCH, json={"limit": limit})
+    expect_error(response, "SRCH-008", status=422, code="validation_failed")
+
+
+@pytest.mark.req("SRCH-008")
+@pytest.mark.parametrize("limit", [1, 200])
+def test_a_body_limit_of_1_or_200_is_accepted(api: ApiClient, limit: int) -> None:
+    expect_status(api.post(SEARCH, json={"limit": limit}), "SRCH-008", 200)
+
+
+@pytest.mark.req("SRCH-001")
+def test_search_returns_the_same_object_as_the_list(
+    searched: Searched, convention: Callable[[str], str]
+) -> None:
+    contact = searched.make()
+    listed = expect_status(
+        searched.api.get(
+            "/v1/contacts", params={convention("contact_filters.email"): contact["email"]}
+        ),
+        "SRCH-001",
+        200,
+    )["data"]
+    response = searched.api.post(SEARCH, json={"q": contact["email"]})
+    found = [
+        r for r in expect_status(response, "SRCH-001", 200)["data"] if r.get("id") == contact["id"]
+    ]
+
+    def comparable(record: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in record.items() if k != "avatar_url"}  # a fresh signed URL
+
+    expect_true(
+        response,
+        "SRCH-001",
+        len(found) == 1 and len(listed) == 1 and comparable(found[0]) == comparable(listed[0]),
+        expected=f"contact {contact['id']} rendered as the list renders it",
+        got=f"search: {found}, list: {listed}",
+    )
+
+
+@pytest.mark.req("SRCH-006")
+@pytest.mark.parametrize("by", ["name", "email", "phone"])
+def test_q_matches_name_email_and_phone(searched: Searched, by: str) -> None:
+    digits = str(int(searched.token[2:12], 16))[-9:].rjust(9, "7")
+    contact = searched.make(phone=f"+1415{digits[:7]}")
+    q = {"name": searched.token, "email": contact["email"], "phone": contact["phone"]}[by]
+    ids = searched.ids("SRCH-006", {"q": q})
+    expect_true(
+        None,
+        "SRCH-006",
+        contact["id"] in ids,
+        expected=f"contact {contact['id']} among the matches of q={q!r} (its {by})",
+        got=f"matches {ids}",
+    )
+
+
+def _conditions_usable(searched: Searched, contact: dict[str, Any]) -> None:
+    """Skip unless `email` and `status` work as condition fields (names not shown)."""
+    for condition in (_equals("email", contact["email"]), _equals("status", contact["status"])):
+        body = {"filter": {"join": "and", "conditions": [condition]}}
+        response = searched.api.post(SEARCH, json=body)
+        if response.status_code in (400, 422):
+            pytest.skip(
+                f"the target refuses the condition field {condition['field']!r} (field names "
+                "usable in conditions are not shown)"
+            )
+
+
+@pytest.mark.req("SRCH-003", "SRCH-004", "SRCH-005")
+def test_nested_groups_combine_and_with_or(searched: Searched) -> None:
+    first = searched.make(status="won")
+    second = searched.make(status="open")
+    third = searched.make(status="won")
+    _conditions_usable(searched, first)
+    both = [
+        {"join": "and", "conditions": [_equals("email", c["email"]), _equals("status", "won")]}
+        for c in (second, third)
+    ]
+    body = {"filter": {"join": "or", "conditions": [_equals("email", first["email"]), *both]}}
+    got = searched.ids("SRCH-003", body)
+    expect_value(
+        None,
+        "SRCH-003",
+        "matches of (first) or (second and won) or (third and won)",
+        sorted(got),
+        sorted(_ids_of([first, third])),
+    )
+
+
+@pytest.mark.req("SRCH-009", "SRCH-007", "PAG-005")
+def test_search_pages_through_every_match_in_the_sort_order(searched: Searched) -> None:
+    base = datetime.now(UTC).replace(microsecond=0) - timedelta(hours=1)
+    for minutes in (4, 1, 5, 3, 2):
+        searched.make(updated_at=base + timedelta(minutes=minutes))
+    expected = sorted(
+        searched.made, key=lambda c: datetime.fromisoformat(c["updated_at"].replace("z", "Z"))
+    )
+    got = searched.ids("SRCH-009", {"q": searched.token, "sort": "updated_at"}, limit=2)
+    expect_value(None, "SRCH-009", "ids over pages of 2, sort=updated_at", got, _ids_of(expected))
+
+
+@pytest.mark.req("SRCH-002", "QRY-010", "QRY-011", "QRY-005")
+def test_search_accepts_expand_and_fields(searched: Searched, factory: RecordFactory) -> None:
+    organization = factory.organization()
+    contact = searched.make(organization_id=organization["id"])
+    response = searched.api.post(
+        SEARCH, json={"q": searched.token, "expand": "organization", "fields": "email,organization"}
+    )
+    data = expect_status(response, "SRCH-002", 200)["data"]
+    record = data[0] if len(data) == 1 else {}
+    embedded = record.get("organization")
+    expect_true(
+        response,
+        "SRCH-002",
+        set(record) <= {"id", "object", "email", "organization"}
+        and {"id", "object"} <= set(record)
+        and record.get("email") == contact["email"]
+        and isinstance(embedded, dict)
+        and embedded.get("id") == organization["id"],
+        expected="one match with only id, object, email and the expanded organization",
+        got=f"{data}",
+    )
