@@ -20,6 +20,8 @@ CATCHES = {
     "closed_conversation_closes_again": ("test_conversations.py", "closed_conversation_is"),
     "won_reason_without_won_accepted": ("test_conversations.py", "won_reason_without_won"),
     "close_keeps_updated_at": ("test_conversations.py", "updated_at"),
+    "close_unknown_keys_ignored": ("test_conversations.py", "unknown_keys"),
+    "resolved_close_reopens_contact": ("test_conversations.py", "changes_nothing"),
     "pause_paused_campaign_ok": ("test_campaigns.py", "not_running"),
     "resume_running_campaign_ok": ("test_campaigns.py", "not_paused_is"),
     "reply_rate_as_percentage": ("test_campaign_stats.py", "known_campaign"),
@@ -27,6 +29,10 @@ CATCHES = {
     "window_end_inclusive": ("test_campaign_stats.py", "exclusive"),
     "not_contacted_omits_zero_reasons": ("test_campaign_stats.py", "fixed_order"),
     "enrolled_windowed": ("test_campaign_stats.py", "whole_campaign"),
+    "window_start_exclusive": ("test_campaign_stats.py", "exclusive"),
+    "naive_window_start_as_utc": ("test_campaign_stats.py", "offset"),
+    "rates_zero_when_nobody_contacted": ("test_campaign_stats.py", "null_when"),
+    "replied_counts_replies_in_window": ("test_campaign_stats.py", "known_campaign"),
     "double_reversal_allowed": ("test_success_events.py", "only_once"),
     "reversal_reversible": ("test_success_events.py", "reversal_cannot"),
     "value_basis_unchecked": ("test_success_events.py", "value"),
@@ -49,7 +55,10 @@ def test_fails_against_the_fault(fault: str) -> None:
     assert run.kills(FAULTS[fault].reqs), run.output
 
 
-@pytest.mark.parametrize("fault", ["automated_replies_counted", "window_end_inclusive"])
+@pytest.mark.parametrize(
+    "fault",
+    ["automated_replies_counted", "window_end_inclusive", "replied_counts_replies_in_window"],
+)
 def test_the_property_based_counts_catch_the_fault(fault: str) -> None:
     run = run_suite(["test_campaign_stats.py"], faults={fault}, keyword="one_definition")
     assert run.kills(FAULTS[fault].reqs), run.output

@@ -17,7 +17,7 @@ from typing import Any
 
 from crm_conformance.reference import stats
 from crm_conformance.reference.api_errors import ApiError, bad_query, not_found
-from crm_conformance.reference.clock import now, stamp
+from crm_conformance.reference.clock import now, parse_instant, stamp
 from crm_conformance.reference.listing import ListSpec
 from crm_conformance.reference.reply import Reply
 from crm_conformance.reference.request_body import BodyFields
@@ -124,10 +124,12 @@ def resume_campaign(call: Call) -> Reply:
 def campaign_stats(call: Call) -> Reply:
     """Counts over `[window_start, window_end)`; the default is the 30 days ending now."""
     call.allow_query(("window_start", "window_end"))
+    start = call.single("window_start")
+    if start and call.settings.has_fault("naive_window_start_as_utc"):
+        naive = parse_instant(start) is None and parse_instant(start, require_offset=False)
+        start = start + "+00:00" if naive else start
     try:
-        window = stats.parse_window(
-            call.single("window_start"), call.single("window_end"), now=now()
-        )
+        window = stats.parse_window(start, call.single("window_end"), now=now())
     except stats.WindowError as refused:
         if refused.code == "invalid_window":
             raise ApiError(400, refused.code, refused.message, param=refused.param) from None
@@ -169,11 +171,19 @@ def _stats_body(
     counted = window
     if fault("window_end_inclusive"):
         counted = replace(window, end=window.end + timedelta(microseconds=1))
+    if fault("window_start_exclusive"):
+        counted = replace(counted, start=window.start + timedelta(microseconds=1))
     body = replace(stats.compute(participants, counted), window=window).render(campaign_id, stamp)
     if fault("enrolled_windowed"):
         body["enrolled"] = sum(1 for p in participants if window.holds(p.enrolled_at))
     if fault("reply_rate_as_percentage") and body["reply_rate"] is not None:
         body["reply_rate"] *= 100
+    if fault("rates_zero_when_nobody_contacted") and body["contacted"] == 0:
+        body["reply_rate"] = body["conversion_rate"] = 0.0
+    if fault("replied_counts_replies_in_window"):
+        body["replied"] = sum(
+            1 for p in participants if window.holds(p.replied_at) and not p.reply_automated
+        )
     if fault("not_contacted_omits_zero_reasons"):
         body["not_contacted"] = [item for item in body["not_contacted"] if item["count"]]
     return body

@@ -158,7 +158,10 @@ def get_conversation(call: Call) -> Reply:
 def close_conversation(call: Call) -> Reply:
     """Close with an outcome: `won` marks the contact won, `spam` marks it spam."""
     conversation_id = call.path_id("conversation_id", "conversation")
-    fields = BodyFields(call.json(), allowed=("outcome", "won_reason"))
+    body = call.json()
+    if isinstance(body, dict) and call.settings.has_fault("close_unknown_keys_ignored"):
+        body = {key: body[key] for key in ("outcome", "won_reason") if key in body}
+    fields = BodyFields(body, allowed=("outcome", "won_reason"))
     outcome = fields.string("outcome", choices=conversation_moves.OUTCOMES) or "resolved"
     won_reason = fields.string("won_reason", choices=conversation_moves.WON_REASONS)
     fields.check()
@@ -192,6 +195,8 @@ def close_conversation(call: Call) -> Reply:
             tx.update(call.workspace, "contact", {**contact, "status": "won"})
         elif outcome == "spam":
             tx.update(call.workspace, "contact", {**contact, "spam": True})
+        elif outcome == "resolved" and call.settings.has_fault("resolved_close_reopens_contact"):
+            tx.update(call.workspace, "contact", {**contact, "status": "open"})
         closed = {
             **held(record, moved),
             "outcome": outcome,

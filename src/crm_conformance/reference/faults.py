@@ -309,6 +309,36 @@ _FAULTS = (
         ("SRCH-010",),
         "unknown keys of a contact search body are ignored instead of refused",
     ),
+    Fault(
+        "close_unknown_keys_ignored",
+        ("CONV-019",),
+        "unknown keys of a close body are ignored instead of refused",
+    ),
+    Fault(
+        "resolved_close_reopens_contact",
+        ("CONV-030",),
+        "closing as resolved sets the contact's status back to open",
+    ),
+    Fault(
+        "window_start_exclusive",
+        ("STAT-004",),
+        "an event at exactly window_start is not counted (the start is treated as exclusive)",
+    ),
+    Fault(
+        "naive_window_start_as_utc",
+        ("STAT-005",),
+        "a window_start without a timezone offset is read as UTC instead of refused",
+    ),
+    Fault(
+        "rates_zero_when_nobody_contacted",
+        ("STAT-018", "STAT-019"),
+        "reply_rate and conversion_rate are 0 instead of null when nobody was contacted",
+    ),
+    Fault(
+        "replied_counts_replies_in_window",
+        ("STAT-010", "STAT-020"),
+        "replied counts every reply in the window, also of participants contacted before it",
+    ),
 )
 
 FAULTS: dict[str, Fault] = {fault.name: fault for fault in _FAULTS}
