@@ -265,7 +265,7 @@ def _existing_organization(
 def _organization_named(call: Call, tx: Transaction, name: str) -> tuple[str, str]:
     """The id of the organization called `name` (created when none is), and the outcome."""
     found = organizations.find_by_name(tx, call.workspace, name)
-    if found is not None:
+    if found is not None and not call.settings.has_fault("organization_name_never_matched"):
         return found["id"], "matched_name"
     created = tx.insert(
         call.workspace,

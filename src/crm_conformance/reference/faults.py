@@ -339,6 +339,16 @@ _FAULTS = (
         ("STAT-010", "STAT-020"),
         "replied counts every reply in the window, also of participants contacted before it",
     ),
+    Fault(
+        "tag_names_unique_across_catalogues",
+        ("TAG-006",),
+        "a tag name taken in one catalogue is refused in the others (uniqueness not per kind)",
+    ),
+    Fault(
+        "organization_name_never_matched",
+        ("CON-013",),
+        "a company_name never matches an existing organization: a new one is always made",
+    ),
 )
 
 FAULTS: dict[str, Fault] = {fault.name: fault for fault in _FAULTS}

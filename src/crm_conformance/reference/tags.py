@@ -84,7 +84,9 @@ def create_tag(call: Call) -> Reply:
     fields.check()
     assert name is not None and catalogue is not None
     with call.transaction() as tx:
-        for existing in tx.find(call.workspace, "tag", catalogue=catalogue):
+        same_catalogue = not call.settings.has_fault("tag_names_unique_across_catalogues")
+        scope = {"catalogue": catalogue} if same_catalogue else {}
+        for existing in tx.find(call.workspace, "tag", **scope):
             if existing["name"].casefold() == name.casefold():
                 named = (
                     ""
