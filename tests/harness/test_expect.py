@@ -1,0 +1,102 @@
+"""The shared expect-steps pass the answer they describe and fail any other, naming the id."""
+
+from typing import Any
+
+import httpx
+import pytest
+from fake_target import contact, error_body, rate_headers
+
+from crm_conformance.expect import (
+    expect_enum,
+    expect_error,
+    expect_present,
+    expect_status,
+    expect_success,
+    expect_timestamp,
+    is_timestamp,
+)
+from crm_conformance.failure import ConformanceFailure
+
+REQUEST_ID = "req_" + "b" * 32
+
+
+def answer(status: int, body: Any) -> httpx.Response:
+    request = httpx.Request("POST", "http://t/v1/deals")
+    return httpx.Response(status, json=body, headers=rate_headers(REQUEST_ID), request=request)
+
+
+def refusal(status: int, error_type: str, code: str, **extra: Any) -> httpx.Response:
+    return answer(status, error_body(error_type, code, request_id=REQUEST_ID, **extra))
+
+
+def fails_with(req_id: str, step: Any, *args: Any, **kwargs: Any) -> ConformanceFailure:
+    with pytest.raises(ConformanceFailure) as caught:
+        step(*args, **kwargs)
+    assert caught.value.req_id == req_id
+    return caught.value
+
+
+def test_expect_status_returns_the_body_of_an_allowed_status() -> None:
+    assert expect_status(answer(201, contact()), "DEAL-001", 200, 201)["object"] == "contact"
+    fails_with("DEAL-001", expect_status, answer(202, contact()), "DEAL-001", 200, 201)
+
+
+def test_expect_success_takes_any_2xx_object() -> None:
+    assert expect_success(answer(200, contact()), "DEAL-001")["object"] == "contact"
+    fails_with("DEAL-001", expect_success, answer(200, [1]), "DEAL-001")
+    fails_with("DEAL-001", expect_success, refusal(404, "not_found_error", "not_found"), "DEAL-001")
+
+
+def test_expect_error_checks_status_code_and_param() -> None:
+    response = refusal(404, "not_found_error", "record_not_found", param="contact_id")
+    error = expect_error(
+        response, "DEAL-010", status=404, code="record_not_found", param="contact_id"
+    )
+    assert error["param"] == "contact_id"
+    expect_error(response, "DEAL-010", status=404, code=("stage_not_found", "record_not_found"))
+    fails_with(
+        "DEAL-010",
+        expect_error,
+        response,
+        "DEAL-010",
+        status=404,
+        code="record_not_found",
+        param="organization_id",
+    )
+    fails_with(
+        "DEAL-008", expect_error, response, "DEAL-008", status=404, code="pipeline_not_found"
+    )
+    fails_with("DEAL-010", expect_error, answer(200, contact()), "DEAL-010", status=404, code="x")
+
+
+def test_a_universal_rule_is_applied_first() -> None:
+    broken = answer(422, {"message": "no envelope"})
+    fails_with("ERR-001", expect_error, broken, "DEAL-005", status=422, code="validation_failed")
+
+
+def test_record_steps_allow_absent_values_and_name_what_is_wrong() -> None:
+    response = answer(200, contact())
+    record = {"status": "open", "score": None}
+    expect_enum(response, "CON-004", record, "status", ("open", "won"))
+    expect_enum(response, "CON-020", record, "score", ("cold",))
+    expect_enum(response, "CON-020", record, "missing", ("cold",))
+    failure = fails_with(
+        "CON-004", expect_enum, response, "CON-004", {"status": "gone"}, "status", ("open",)
+    )
+    assert "'gone'" in str(failure)
+    fails_with("CON-003", expect_present, response, "CON-003", {"id": 1}, ("id", "object"))
+    fails_with("DEAL-021", expect_timestamp, response, "DEAL-021", {"at": "2030-01-31"}, "at")
+
+
+@pytest.mark.parametrize(
+    ("value", "holds"),
+    [
+        ("2026-01-01T00:00:00Z", True),
+        ("2026-01-01T00:00:00.123+02:00", True),
+        ("2026-01-01", False),
+        ("yesterday", False),
+        (1700000000, False),
+    ],
+)
+def test_is_timestamp(value: Any, holds: bool) -> None:
+    assert is_timestamp(value) is holds
