@@ -272,6 +272,26 @@ def test_every_custom_field_appears_and_an_unset_one_is_null(
     )
 
 
+@pytest.mark.req("CON-021")
+def test_a_lost_contact_names_its_lost_reason(api: ApiClient, factory: RecordFactory) -> None:
+    made = factory.contact(status="lost", lost_reason="Price")
+    response = api.get(f"{CONTACTS}/{made['id']}")
+    contact = expect_success(response, "CON-021")
+    expect_value(response, "CON-021", "status", contact.get("status"), "lost")
+    expect_true(
+        response,
+        "CON-021",
+        isinstance(contact.get("lost_reason"), str) and bool(contact["lost_reason"]),
+        expected="lost_reason the name of the reason",
+        got=f"lost_reason = {contact.get('lost_reason')!r}",
+    )
+
+
+@pytest.mark.req("CON-042")
+def test_field_definitions_are_listed(api: ApiClient) -> None:
+    expect_status(api.get("/v1/fields"), "CON-042", 200)
+
+
 # --- company_name --------------------------------------------------------------------
 
 
