@@ -96,21 +96,31 @@ def test_the_default_page_size_is_recorded(
 
 @pytest.mark.req("PAG-002", "PAG-004", "PAG-005", "USR-002", "AUD-002")
 @pytest.mark.parametrize("path", DIRECTORY_LISTS)
-def test_walking_one_row_per_page_serves_every_row_once(api: ApiClient, path: str) -> None:
-    whole = expect_walk(
-        lambda c: api.get(path, params={"limit": 200, "cursor": c}), "PAG-005", max_pages=MAX_PAGES
+def test_walking_small_pages_serves_every_row_once(api: ApiClient, path: str) -> None:
+    """Pages of about a fifth of the rows. People may join while a parallel run walks
+    (no operation removes one), so the walk may hold rows the first read did not:
+    each row is served once, and every row first read is there in its order."""
+    before = _ids(
+        expect_walk(
+            lambda c: api.get(path, params={"limit": 200, "cursor": c}),
+            "PAG-005",
+            max_pages=MAX_PAGES,
+        )
     )
-    walked = expect_walk(
-        lambda c: api.get(path, params={"limit": 1, "cursor": c}),
-        "PAG-004",
-        max_pages=len(_ids(whole)) + 1,
+    limit = max(1, -(-len(before) // 5))
+    walked = _ids(
+        expect_walk(
+            lambda c: api.get(path, params={"limit": limit, "cursor": c}),
+            "PAG-005",
+            max_pages=MAX_PAGES,
+        )
     )
     expect_true(
         None,
         "PAG-005",
-        _ids(walked) == _ids(whole),
-        expected=f"the {len(_ids(whole))} rows of one large page, in order, one per page",
-        got=f"{_ids(walked)}",
+        len(set(walked)) == len(walked) and [i for i in walked if i in before] == before,
+        expected=f"each row once, and the {len(before)} rows of the first read in their order",
+        got=f"{walked}",
     )
 
 
@@ -118,19 +128,20 @@ def test_walking_one_row_per_page_serves_every_row_once(api: ApiClient, path: st
 def test_walking_contacts_serves_every_row_once(
     api: ApiClient, factory: RecordFactory, convention: Callable[[str], str]
 ) -> None:
-    made = _contacts(factory, 5, ago=timedelta(hours=1))
+    """Six rows in pages of two: the third page is full and the last."""
+    made = _contacts(factory, 6, ago=timedelta(hours=1))
     query = _by_external_id(convention, made)
     pages = expect_walk(
         lambda c: api.get("/v1/contacts", params=[*query, ("limit", "2"), *_cursor(c)]),
         "PAG-004",
-        max_pages=4,
+        max_pages=3,
     )
     ids = _ids(pages)
     expect_true(
         None,
         "PAG-005",
         sorted(ids) == sorted(c["id"] for c in made),
-        expected=f"each of the {len(made)} contacts once over 3 pages of 2",
+        expected=f"each of the {len(made)} contacts once over three pages of two",
         got=f"{ids}",
     )
 
@@ -139,10 +150,11 @@ def _cursor(cursor: str | None) -> list[tuple[str, str]]:
     return [] if cursor is None else [("cursor", cursor)]
 
 
-@pytest.mark.req("PAG-004", "PAG-002")
-@pytest.mark.parametrize("path", DIRECTORY_LISTS)
-def test_a_page_ending_at_the_last_row_has_no_next(api: ApiClient, path: str) -> None:
-    """A page whose `limit` equals the number of rows is full and also the last."""
+@pytest.mark.req("PAG-004", "PAG-002", "AUD-002")
+def test_a_page_ending_at_the_last_row_has_no_next(api: ApiClient) -> None:
+    """A page whose `limit` equals the number of rows is full and also the last.
+    Audiences: no operation of the suite adds or removes one."""
+    path = "/v1/audiences"
     rows = _ids(
         expect_walk(
             lambda c: api.get(path, params={"limit": 200, "cursor": c}),
@@ -150,6 +162,8 @@ def test_a_page_ending_at_the_last_row_has_no_next(api: ApiClient, path: str) ->
             max_pages=MAX_PAGES,
         )
     )
+    if not rows:
+        pytest.skip("the workspace has no audience")
     response = api.get(path, params={"limit": len(rows)})
     body = expect_status(response, "PAG-004", 200)
     expect_true(
