@@ -31,6 +31,7 @@ from crm_conformance.expect import (
     expect_success,
     expect_true,
     expect_value,
+    matches,
     strings_in,
 )
 from crm_conformance.target import Target
@@ -84,7 +85,11 @@ class Setup:
     def contact_id(self) -> str:
         made = self.adapter.create_record(
             kind="contact",
-            fields={"first_name": self.unique("scope"), "last_name": "Conformance"},
+            fields={
+                "first_name": self.unique("scope"),
+                "last_name": "Conformance",
+                "visibility": "company",
+            },
             workspace=self.workspace,
         )
         return str(made["id"])
@@ -258,7 +263,7 @@ def test_the_write_scope_allows_the_write(
     expect_success(op.send(api.with_token(token), path, body), op.reqs[0])
 
 
-@pytest.mark.req("SCOPE-026", "SCOPE-001")
+@pytest.mark.req("SCOPE-026", "SCOPE-001", "SCOPE-005", "SCOPE-009", "SCOPE-012", "SCOPE-014")
 def test_me_lists_the_scopes_of_the_token(
     api: ApiClient,
     adapter: AdapterClient,
@@ -291,9 +296,19 @@ def test_me_lists_the_scopes_of_the_token(
         expected=f"GET /v1/me lists the token's scopes {held}",
         got=f"strings in the body: {sorted(strings_in(body))[:30]}",
     )
-    found = discover(target=target, clients={"narrow": api.with_token(narrow_token)})
+    found = discover(target=target, clients={"full": api, "narrow": api.with_token(narrow_token)})
     if found.scopes_source["narrow"] == "GET /v1/me":
         expect_value(narrow, "SCOPE-026", "the scopes listed", found.scopes["narrow"], set(held))
+    malformed = sorted(
+        scope for scope in found.scopes["full"] or () if not matches(r"[a-z_]+:[a-z_]+", scope)
+    )
+    expect_true(
+        response,
+        "SCOPE-001",
+        not malformed,
+        expected="every scope GET /v1/me lists of the form <resource>:<access>",
+        got=f"listed: {', '.join(malformed)}",
+    )
 
 
 @contextmanager
