@@ -1,12 +1,14 @@
 """Idempotency: a repeated write with the same key answers once, whatever the timing.
 
 "Every write accepts an optional `Idempotency-Key` header", so each rule is checked on
-every create whose body the document shows: tags (public API only), and activities and
-deals (their contact, pipeline and stage come from the adapter). A create is the write
-where acting twice is visible: a second record, or for tags a `tag_already_exists`
-conflict with the first one.
+every write whose body the document shows: the creates of tags (public API only),
+activities and deals (their contact, pipeline and stage come from the adapter), and
+closing a conversation and pausing a campaign (made by the adapter). Each is a write
+where acting twice is visible: a second record, a `tag_already_exists` conflict with
+the first one, or a 409 for a conversation already closed or a campaign not running.
 """
 
+import itertools
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,10 +32,18 @@ THREAD_TIMEOUT = 30.0
 
 @dataclass(frozen=True)
 class Write:
-    """A create: where to POST, and a body maker (each call a new, distinct body)."""
+    """A write: where to POST, and a body maker (each call a new, distinct body; None
+    for an operation that takes no body)."""
 
     path: str
-    body: Callable[[], dict[str, Any]]
+    body: Callable[[], dict[str, Any] | None]
+
+    def send(
+        self, client: ApiClient, body: dict[str, Any] | None, headers: dict[str, str]
+    ) -> httpx.Response:
+        if body is None:
+            return client.post(self.path, headers=headers)
+        return client.post(self.path, json=body, headers=headers)
 
 
 def _tag_write(factory: RecordFactory, convention: Callable[[str], str]) -> Write:
@@ -62,14 +72,30 @@ def _deal_write(factory: RecordFactory, convention: Callable[[str], str]) -> Wri
     return Write("/v1/deals", lambda: {**base, "title": factory.unique("idem-deal")})
 
 
+def _close_write(factory: RecordFactory, convention: Callable[[str], str]) -> Write:
+    """Closing answers 200 once; acting twice would answer 409 `conversation_closed`."""
+    conversation = factory.conversation(status="active")
+    outcomes = itertools.cycle(({"outcome": "resolved"}, {"outcome": "won"}))
+    return Write(f"/v1/conversations/{conversation['id']}/close", lambda: dict(next(outcomes)))
+
+
+def _pause_write(factory: RecordFactory, convention: Callable[[str], str]) -> Write:
+    """Pausing takes no body; acting twice would answer 409 `campaign_not_running`."""
+    campaign = factory.campaign(status="running")
+    return Write(f"/v1/campaigns/{campaign['id']}/pause", lambda: None)
+
+
 WRITES: dict[str, Callable[[RecordFactory, Callable[[str], str]], Write]] = {
     "tag": _tag_write,
     "activity": _activity_write,
     "deal": _deal_write,
+    "close": _close_write,
+    "pause": _pause_write,
 }
+MARKS = {"close": pytest.mark.req("IDEM-008"), "pause": pytest.mark.req("IDEM-009")}
 
 
-@pytest.fixture(params=sorted(WRITES))
+@pytest.fixture(params=[pytest.param(name, marks=MARKS.get(name, ())) for name in sorted(WRITES)])
 def write(
     request: pytest.FixtureRequest, factory: RecordFactory, convention: Callable[[str], str]
 ) -> Write:
@@ -89,7 +115,7 @@ def test_a_repeat_replays_the_original_response(
 ) -> None:
     headers = {KEY_HEADER: unique("key")}
     body = write.body()
-    first = api.post(write.path, json=body, headers=headers)
+    first = write.send(api, body, headers)
     original = expect_success(first, "IDEM-001")
     observe(f"create status of POST {write.path}", first.status_code)
     expect_true(
@@ -99,7 +125,7 @@ def test_a_repeat_replays_the_original_response(
         expected=f"no {REPLAY_HEADER}: true on the first response",
         got=f"{REPLAY_HEADER}: {first.headers.get(REPLAY_HEADER)!r}",
     )
-    repeat = api.post(write.path, json=body, headers=headers)
+    repeat = write.send(api, body, headers)
     expect_value(repeat, "IDEM-003", "status of the repeat", repeat.status_code, first.status_code)
     replayed = expect_success(repeat, "IDEM-003")
     expect_value(repeat, "IDEM-003", "body of the repeat", replayed, original)
@@ -117,8 +143,11 @@ def test_the_same_key_with_another_body_is_refused(
     api: ApiClient, write: Write, unique: Callable[[str], str]
 ) -> None:
     headers = {KEY_HEADER: unique("key")}
-    expect_success(api.post(write.path, json=write.body(), headers=headers), "IDEM-005")
-    reused = api.post(write.path, json=write.body(), headers=headers)
+    first, other = write.body(), write.body()
+    if first is None:
+        pytest.skip(f"POST {write.path} takes no body, so no other body can be sent")
+    expect_success(write.send(api, first, headers), "IDEM-005")
+    reused = write.send(api, other, headers)
     expect_error(reused, "IDEM-005", status=409, code="idempotency_key_reused")
 
 
@@ -142,7 +171,7 @@ def test_concurrent_duplicates_never_make_two_records(
         client = api.with_token(api.token)
         try:
             start.wait()
-            answers.append(client.post(write.path, json=body, headers=headers))
+            answers.append(write.send(client, body, headers))
         except BaseException as exc:  # reported below, never lost in the thread
             problems.append(exc)
 
@@ -173,7 +202,7 @@ def test_a_key_of_255_characters_is_accepted(
     api: ApiClient, write: Write, unique: Callable[[str], str]
 ) -> None:
     headers = {KEY_HEADER: unique("key").ljust(MAX_KEY, "k")}
-    expect_success(api.post(write.path, json=write.body(), headers=headers), "IDEM-002")
+    expect_success(write.send(api, write.body(), headers), "IDEM-002")
 
 
 @pytest.mark.req("IDEM-002", "ERR-011")
@@ -182,7 +211,7 @@ def test_a_key_of_256_characters_is_refused(
 ) -> None:
     """A header problem: 400 `validation_failed`."""
     headers = {KEY_HEADER: unique("key").ljust(MAX_KEY + 1, "k")}
-    response = api.post(write.path, json=write.body(), headers=headers)
+    response = write.send(api, write.body(), headers)
     expect_error(response, "IDEM-002", status=400, code="validation_failed")
 
 
