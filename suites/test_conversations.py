@@ -28,6 +28,7 @@ from crm_conformance.expect import (
     expect_timestamp,
     expect_true,
     expect_value,
+    matches,
 )
 from crm_conformance.factories import RecordFactory
 from crm_conformance.failure import ConformanceFailure
@@ -95,6 +96,13 @@ def instant(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("z", "Z"))
 
 
+def conversation_of(conversations: RecordFactory, contact_id: str) -> dict[str, Any]:
+    """An active conversation with an existing contact (the factory makes a new one)."""
+    made = conversations.adapter.create_conversation(status="active", contact_id=contact_id)
+    conversations.created.append(("conversation", made["id"]))
+    return made
+
+
 @pytest.fixture
 def conversations(adapter: AdapterClient, factory: RecordFactory) -> RecordFactory:
     """The factory, once the adapter is known to open conversations."""
@@ -125,6 +133,20 @@ def test_the_closed_conversation_has_the_documented_fields(
     response = close(api, conversation["id"])
     body = closed(response, "CONV-015", conversation["id"])
     expect_present(response, "CONV-002", body, ("id", "object", "status"))
+    expect_true(
+        response,
+        "CONV-001",
+        matches(r"conv_[0-9a-f]{32}", body["id"]),
+        expected="id conv_ followed by 32 lowercase hex",
+        got=f"id = {body['id']!r}",
+    )
+    expect_true(
+        response,
+        "CONV-009",
+        body.get("needs_human") is None or isinstance(body.get("needs_human"), bool),
+        expected="needs_human a boolean or null",
+        got=f"needs_human = {body.get('needs_human')!r}",
+    )
     expect_enum(response, "CONV-003", body, "status", ("waiting", "active", "closed"))
     expect_enum(response, "CONV-004", body, "channel", CHANNELS)
     for field, req_id in (("channel_id", "CONV-005"), ("contact_id", "CONV-006")):
@@ -156,18 +178,24 @@ def test_the_closed_conversation_has_the_documented_fields(
     ("status", "handler"), [("active", "agent"), ("active", "user"), ("waiting", None)]
 )
 def test_close_clears_handler_and_needs_human(
-    api: ApiClient, conversations: RecordFactory, status: str, handler: str | None
+    api: ApiClient,
+    conversations: RecordFactory,
+    status: str,
+    handler: str | None,
+    observe: Callable[[str, Any], None],
 ) -> None:
+    """Absent counts as null: the Conversation table has no "always present" list."""
     conversation = conversations.conversation(status=status, handler=handler)
     response = close(api, conversation["id"])
     body = closed(response, "CONV-015", conversation["id"])
+    observe("close_renders_null_holder_fields", sorted({"handler", "needs_human"} & set(body)))
     for field in ("handler", "needs_human"):
         expect_true(
             response,
             "CONV-032",
-            field in body and body[field] is None,
+            body.get(field) is None,
             expected=f"{field} null once closed",
-            got=f"{field} = {body.get(field, '<absent>')!r}",
+            got=f"{field} = {body.get(field)!r}",
         )
 
 
@@ -200,7 +228,9 @@ def test_every_outcome_closes(api: ApiClient, conversations: RecordFactory, outc
 
 
 @pytest.mark.req("CONV-027", "CONV-028", "CONV-021")
-@pytest.mark.parametrize("won_reason", (*WON_REASONS, None, ABSENT), ids=str)
+@pytest.mark.parametrize(
+    "won_reason", (*WON_REASONS, None, ABSENT), ids=(*WON_REASONS, "null", "absent")
+)
 def test_closing_as_won_marks_the_contact_won(
     api: ApiClient, conversations: RecordFactory, won_reason: Any
 ) -> None:
@@ -227,7 +257,7 @@ differ on every read, and the document gives no rule for a contact's `updated_at
 @pytest.mark.parametrize(
     "body", [{"outcome": "resolved"}, ABSENT, None], ids=["resolved", "absent", "null"]
 )
-@pytest.mark.parametrize("contact_status", ["open", "on_hold", "lost"])
+@pytest.mark.parametrize("contact_status", ["open", "on_hold"])
 def test_closing_as_resolved_changes_nothing_on_the_contact(
     api: ApiClient,
     conversations: RecordFactory,
@@ -235,17 +265,8 @@ def test_closing_as_resolved_changes_nothing_on_the_contact(
     contact_status: str,
     observe: Callable[[str, Any], None],
 ) -> None:
-    fields: dict[str, Any] = {"status": contact_status}
-    if contact_status == "lost":
-        lost_reasons = conversations.adapter.fixtures().lost_reasons
-        if not lost_reasons:
-            pytest.skip("the adapter's GET /v1/fixtures lists no lost reason")
-        fields["lost_reason"] = lost_reasons[0]
-    contact = conversations.contact(**fields)
-    conversation = conversations.adapter.create_conversation(
-        status="active", contact_id=contact["id"]
-    )
-    conversations.created.append(("conversation", conversation["id"]))
+    contact = conversations.contact(status=contact_status)
+    conversation = conversation_of(conversations, contact["id"])
     before = contact_of(api, contact["id"], "CONV-030")
     response = close(api, conversation["id"], body)
     closed(response, "CONV-018", conversation["id"])
@@ -388,10 +409,7 @@ def test_closing_a_conversation_whose_contact_is_gone_is_a_conflict(
 ) -> None:
     conversations.adapter.require("records")
     contact = conversations.contact()
-    conversation = conversations.adapter.create_conversation(
-        status="active", contact_id=contact["id"]
-    )
-    conversations.created.append(("conversation", conversation["id"]))
+    conversation = conversation_of(conversations, contact["id"])
     conversations.adapter.delete_record(contact["id"])
     expect_error(
         close(api, conversation["id"]), "CONV-026", status=409, code="conversation_has_no_contact"
@@ -441,6 +459,8 @@ def test_a_closed_conversation_cannot_be_moved(
             f"POST /v1/conversations/{{id}}/{move} answered {response.status_code}: the path of "
             f"the {move} operation is not shown, and the target does not offer it there"
         )
+    if response.status_code in (400, 422) and "validation_failed" in response.text:
+        pytest.skip(f"the {move} body is not shown, and the target refused {body!r} as invalid")
     expect_error(response, "CONV-034", status=409, code="conversation_closed")
 
 
