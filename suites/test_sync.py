@@ -11,7 +11,7 @@ storage precision keeps them exact), and deletes records.
 The deletion feed's shape is not shown. The document says only that it lists one
 resource and needs that resource's read scope; the query parameter naming the
 resource is the target's `conventions.deleted_records_entity_param`, its value the
-scope table's resource name (`contacts`), and a deleted id must appear somewhere in
+scope table's resource name (`contacts`, `deals`, ...), and a deleted id must appear in
 the feed's items. The item shape is observed.
 """
 
@@ -145,24 +145,35 @@ def _feed_query(convention: Callable[[str], str], entity: str) -> dict[str, str]
     return {convention("deleted_records_entity_param"): entity}
 
 
+DELETABLE: dict[str, Callable[[RecordFactory], dict[str, Any]]] = {
+    "contacts": RecordFactory.contact,
+    "organizations": RecordFactory.organization,
+    "deals": RecordFactory.deal,
+    "activities": RecordFactory.activity,
+}
+"""Resources the adapter deletes, by the scope table's name, and how to make one."""
+
+
 @pytest.mark.req("SYNC-004", "SYNC-006", "SYNC-007")
+@pytest.mark.parametrize("entity", sorted(DELETABLE))
 def test_a_deletion_appears_in_the_deletion_feed(
     api: ApiClient,
     factory: RecordFactory,
     convention: Callable[[str], str],
     observe: Callable[[str, Any], None],
+    entity: str,
 ) -> None:
-    query = _feed_query(convention, "contacts")
-    contact = factory.contact()
-    factory.adapter.delete_record(contact["id"])
+    query = _feed_query(convention, entity)
+    record = DELETABLE[entity](factory)
+    factory.adapter.delete_record(record["id"])
     items = expect_pages(api, FEED, "SYNC-004", query, max_pages=50)
     response = api.get(FEED, params={**query, "limit": "200"})
-    observe("GET /v1/deleted-records item", next(iter(items[-1:]), None))
+    observe(f"GET /v1/deleted-records item ({entity})", next(iter(items[-1:]), None))
     expect_true(
         response,
         "SYNC-004",
-        contact["id"] in strings_in(items),
-        expected=f"the deleted contact {contact['id']} in the contacts deletion feed",
+        record["id"] in strings_in(items),
+        expected=f"the deleted record {record['id']} in the {entity} deletion feed",
         got=f"not among {len(items)} items",
     )
 
