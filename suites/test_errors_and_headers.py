@@ -18,9 +18,12 @@ import pytest
 from crm_conformance.checks import run_checks
 from crm_conformance.client import ApiClient
 from crm_conformance.expect import expect_error, expect_status, expect_true
+from crm_conformance.factories import RecordFactory
 
 MISSING_CONTACT = "/v1/contacts/con_" + "0" * 32
 """A well-formed contact id that names no record (ids are 32 random hex characters)."""
+
+LIMIT, REMAINING, RESET = "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"
 
 Provoke = Callable[[ApiClient], httpx.Response]
 
@@ -166,4 +169,41 @@ def test_each_response_has_its_own_request_id(api: ApiClient) -> None:
         len(set(ids)) == len(ids),
         expected=f"{len(ids)} distinct X-Request-ID values",
         got=f"{len(set(ids))} distinct: {ids}",
+    )
+
+
+def _header_int(response: httpx.Response, name: str) -> int:
+    return int(response.headers[name].strip())
+
+
+@pytest.mark.req("HDR-006", "HDR-007", "HDR-008")
+def test_remaining_counts_down_within_the_limit(
+    api: ApiClient, factory: RecordFactory, observe: Callable[[str, Any], None]
+) -> None:
+    """With a token of its own, two requests in one window leave fewer requests the
+    second time, never more than the limit. A second `Reset` above the first means a
+    new window began between them; then only the bound is checked. The allowance and
+    window length are not shown and are recorded."""
+    client = api.with_token(factory.token().token)
+    first, second = (client.get("/v1/users", params={"limit": 1}) for _ in range(2))
+    for response in (first, second):
+        run_checks(response)
+        expect_true(
+            response,
+            "HDR-007",
+            _header_int(response, REMAINING) <= _header_int(response, LIMIT),
+            expected=f"{REMAINING} at most {LIMIT}",
+            got=f"{REMAINING}: {response.headers[REMAINING]}, {LIMIT}: {response.headers[LIMIT]}",
+        )
+    observe(
+        "rate limit: allowance and seconds to reset", [first.headers[LIMIT], first.headers[RESET]]
+    )
+    if _header_int(second, RESET) > _header_int(first, RESET):
+        return
+    expect_true(
+        second,
+        "HDR-007",
+        _header_int(second, REMAINING) < _header_int(first, REMAINING),
+        expected=f"{REMAINING} lower after a second request in the same window",
+        got=f"{first.headers[REMAINING]} then {second.headers[REMAINING]}",
     )

@@ -21,6 +21,7 @@ def test_passes_against_the_reference_server() -> None:
         ("missing_request_id_on_errors", "request_id_equals", {"ERR-005"}),
         ("error_type_wrong", "missing_record", {"ERR-004", "ERR-012"}),
         ("method_not_allowed_404", "unsupported_method", {"ERR-013"}),
+        ("rate_remaining_counts_used", "remaining_counts_down", {"HDR-007"}),
     ],
 )
 def test_fails_under_the_fault(fault: str, keyword: str, reqs: set[str]) -> None:

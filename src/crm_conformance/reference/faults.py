@@ -349,6 +349,11 @@ _FAULTS = (
         ("CON-013",),
         "a company_name never matches an existing organization: a new one is always made",
     ),
+    Fault(
+        "rate_remaining_counts_used",
+        ("HDR-007",),
+        "X-RateLimit-Remaining reports the requests used in the window, not those left",
+    ),
 )
 
 FAULTS: dict[str, Fault] = {fault.name: fault for fault in _FAULTS}

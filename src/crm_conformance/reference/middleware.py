@@ -12,6 +12,7 @@ import logging
 import secrets
 import time
 import uuid
+from dataclasses import replace
 
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers, MutableHeaders
@@ -103,6 +104,8 @@ class ApiMiddleware:
         allowance = None if adapter else self.limiter.count(bucket, limit, window)
         if allowance is not None and self.settings.has_variant("occasional_429"):
             allowance = _every_50th_refused(allowance)
+        if allowance is not None and self.settings.has_fault("rate_remaining_counts_used"):
+            allowance = replace(allowance, remaining=allowance.limit - allowance.remaining)
         if allowance is not None and not allowance.allowed:
             problem = ApiError(
                 429,
