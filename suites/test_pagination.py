@@ -14,7 +14,13 @@ from typing import Any
 import pytest
 
 from crm_conformance.client import ApiClient
-from crm_conformance.expect import expect_error, expect_status, expect_true, expect_walk
+from crm_conformance.expect import (
+    expect_error,
+    expect_status,
+    expect_true,
+    expect_walk,
+    instant,
+)
 from crm_conformance.factories import RecordFactory
 
 DIRECTORY_LISTS = ("/v1/users", "/v1/audiences")
@@ -25,10 +31,6 @@ CHANGE_TIMEOUT = 30.0
 
 def _ids(pages: list[list[dict[str, Any]]]) -> list[str]:
     return [str(row.get("id")) for page in pages for row in page]
-
-
-def _instant(value: Any) -> datetime:
-    return datetime.fromisoformat(str(value).replace("z", "Z"))
 
 
 def _contacts(factory: RecordFactory, count: int, *, ago: timedelta) -> list[dict[str, Any]]:
@@ -203,7 +205,7 @@ def test_audiences_are_listed_newest_first(api: ApiClient) -> None:
         "AUD-001",
         max_pages=MAX_PAGES,
     )
-    stamps = [_instant(row.get("created_at")) for page in pages for row in page]
+    stamps = [instant(row.get("created_at")) for page in pages for row in page]
     expect_true(
         None,
         "AUD-001",

@@ -22,6 +22,7 @@ from crm_conformance.expect import (
     expect_true,
     expect_value,
     expect_walk,
+    instant,
 )
 from crm_conformance.factories import RecordFactory
 
@@ -87,12 +88,8 @@ def _ids_of(records: Sequence[dict[str, Any]]) -> list[str]:
     return [str(r["id"]) for r in records]
 
 
-def _instant(value: Any) -> datetime:
-    return datetime.fromisoformat(str(value).replace("z", "Z"))
-
-
 def _updated(record: dict[str, Any]) -> datetime:
-    return _instant(record["updated_at"])
+    return instant(record["updated_at"])
 
 
 def _error_code(response: httpx.Response) -> Any:
@@ -134,7 +131,7 @@ def test_sort_by_two_keys_breaks_ties_with_the_second(contacts: Contacts) -> Non
     response = contacts.api.get(CONTACTS, params=query)
     if response.status_code == 400 and _error_code(response) == "unknown_sort_field":
         pytest.skip("the target does not sort contacts by created_at (no such key is shown)")
-    newest_first = sorted(contacts.made, key=lambda c: _instant(c["created_at"]), reverse=True)
+    newest_first = sorted(contacts.made, key=lambda c: instant(c["created_at"]), reverse=True)
     expected = sorted(newest_first, key=_updated)
     expect_value(
         None, "QRY-001", f"ids with sort={sort}", contacts.ids("QRY-001", query), _ids_of(expected)

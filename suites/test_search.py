@@ -23,6 +23,7 @@ from crm_conformance.expect import (
     expect_true,
     expect_value,
     expect_walk,
+    instant,
 )
 from crm_conformance.factories import RecordFactory
 
@@ -197,9 +198,7 @@ def test_search_pages_through_every_match_in_the_sort_order(searched: Searched) 
     base = datetime.now(UTC).replace(microsecond=0) - timedelta(hours=1)
     for minutes in (4, 1, 5, 3, 2):
         searched.make(updated_at=base + timedelta(minutes=minutes))
-    expected = sorted(
-        searched.made, key=lambda c: datetime.fromisoformat(c["updated_at"].replace("z", "Z"))
-    )
+    expected = sorted(searched.made, key=lambda c: instant(c["updated_at"]))
     got = searched.ids("SRCH-009", {"q": searched.token, "sort": "updated_at"}, limit=2)
     expect_value(None, "SRCH-009", "ids over pages of 2, sort=updated_at", got, _ids_of(expected))
 

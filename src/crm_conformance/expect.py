@@ -158,6 +158,12 @@ def is_timestamp(value: Any) -> bool:
     return True
 
 
+def instant(value: Any) -> datetime:
+    """The instant an ISO 8601 date-time string names, so stamps in any offset compare
+    as instants (ValueError when `value` is not one)."""
+    return datetime.fromisoformat(str(value).replace("z", "Z"))
+
+
 def expect_timestamp(
     response: httpx.Response, req_id: str, record: Mapping[str, Any], field: str
 ) -> None:
