@@ -1,4 +1,5 @@
-"""Lists and pagination: the collection envelope, `limit`, cursors and default orders.
+"""Lists and pagination: the collection envelope, `limit`, cursors, default orders, and
+the rows of the directory lists (users, audiences), whose only operation is the list.
 
 The seeded directory lists (users, audiences) need nothing but the token; contact lists
 use contacts made through the adapter, narrowed by the repeatable `external_id` filter
@@ -16,8 +17,11 @@ import pytest
 from crm_conformance.client import ApiClient
 from crm_conformance.expect import (
     expect_error,
+    expect_present,
     expect_status,
+    expect_timestamp,
     expect_true,
+    expect_value,
     expect_walk,
     instant,
 )
@@ -307,3 +311,34 @@ def test_paging_neither_repeats_nor_skips_while_records_change(
         expected="every contact that existed throughout served once, none twice",
         got=f"repeated {repeated}, skipped {skipped}",
     )
+
+
+DIRECTORY_RECORDS = {
+    "/v1/users": ("user", ("name", "email", "role", "status"), ("created_at",)),
+    "/v1/audiences": ("audience", ("name", "status"), ("created_at", "updated_at")),
+}
+"""Per directory list: its `object`, its string fields and its date-time fields."""
+
+
+@pytest.mark.req("USR-003", "AUD-003", "IDN-002", "IDN-008", "IDN-017")
+@pytest.mark.parametrize("path", DIRECTORY_LISTS)
+def test_directory_rows_carry_their_documented_fields(api: ApiClient, path: str) -> None:
+    """`id` and `object` on every row (the id's prefix is a universal check); the other
+    fields are typed where present, since the document lists them without saying that
+    a null one is sent rather than left out."""
+    kind, strings, stamps = DIRECTORY_RECORDS[path]
+    req_id = "USR-003" if kind == "user" else "AUD-003"
+    response = api.get(path, params={"limit": 200})
+    for row in expect_status(response, req_id, 200)["data"]:
+        expect_present(response, "IDN-002", row, ("id", "object"))
+        expect_value(response, "IDN-002", f"{kind} object", row["object"], kind)
+        for field in strings:
+            expect_true(
+                response,
+                req_id,
+                row.get(field) is None or isinstance(row[field], str),
+                expected=f"{kind}.{field} a string",
+                got=f"{kind}.{field} = {row.get(field)!r}",
+            )
+        for field in stamps:
+            expect_timestamp(response, req_id, row, field)
