@@ -67,7 +67,7 @@ def _ids(api: ApiClient, req_id: str, params: dict[str, Any]) -> tuple[set[str],
 
 
 @pytest.mark.req("CON-003", "CON-004", "CON-005", "CON-006", "CON-008", "CON-010", "CON-020")
-@pytest.mark.req("CON-022", "CON-023", "IDN-006")
+@pytest.mark.req("IDN-006")
 def test_a_contact_renders_its_fields_with_their_types(
     api: ApiClient, factory: RecordFactory, unique: Callable[[str], str]
 ) -> None:
@@ -92,25 +92,41 @@ def test_a_contact_renders_its_fields_with_their_types(
         expect_value(response, req_id, name, contact.get(name), value)
     for name in ("first_name", "last_name"):
         expect_value(response, "CON-006", name, contact.get(name), made[name])
-    channels = contact.get("channels") or []
+
+
+@pytest.mark.req("CON-022", "CON-023")
+def test_channels_and_tags_render_as_documented(api: ApiClient, factory: RecordFactory) -> None:
+    """The adapter takes `tags` as tag ids and `channels` in their rendered form."""
+    tag = factory.tag(kind="contact")
+    channel = {
+        "identifier": "ada.example",
+        "platform": "instagram",
+        "status": "active",
+        "username": "ada",
+    }
+    made = factory.contact(tags=[tag["id"]], channels=[channel])
+    response = api.get(f"{CONTACTS}/{made['id']}")
+    contact = expect_success(response, "CON-022")
+    channels = contact.get("channels")
     expect_true(
         response,
         "CON-022",
         isinstance(channels, list)
-        and all(
-            isinstance(c, dict) and all(isinstance(c.get(k), str) for k in CHANNEL_KEYS)
-            for c in channels
-        ),
-        expected="channels an array of {identifier, platform, status, username} strings",
+        and len(channels) == 1
+        and isinstance(channels[0], dict)
+        and all(isinstance(channels[0].get(key), str) for key in CHANNEL_KEYS),
+        expected=f"channels one item of {', '.join(CHANNEL_KEYS)} strings",
         got=f"channels = {channels!r}",
     )
-    tags = contact.get("tags") or []
+    tags = contact.get("tags")
     expect_true(
         response,
         "CON-023",
         isinstance(tags, list)
-        and all(isinstance(t, dict) and t.get("object") == "tag" for t in tags),
-        expected="tags an array of Tag",
+        and all(isinstance(t, dict) for t in tags)
+        and [(t.get("id"), t.get("object"), t.get("name")) for t in tags]
+        == [(tag["id"], "tag", tag["name"])],
+        expected=f"tags [the Tag {tag['id']} named {tag['name']!r}]",
         got=f"tags = {tags!r}",
     )
 
