@@ -9,6 +9,9 @@ with the same requirement ids (STYLE.md), so each registered harness check is
 wrapped as a schemathesis check rather than re-written.
 """
 
+import copy
+import os
+import secrets
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -37,6 +40,86 @@ def overlay(raw_schema: dict[str, Any]) -> None:
             for documented, alias in ALIASES.get(method, ()) + ALIASES["*"]:
                 if documented in responses and alias not in responses:
                     responses[alias] = responses[documented]
+
+
+def absent_may_be_null(raw_schema: dict[str, Any]) -> None:
+    """Let what a request may leave out also be `null`, in place: an optional JSON body,
+    and each optional top-level property of a JSON body.
+
+    The document never says how a server reads `null` where the value may be left out
+    (contact search `{"fields": null}`, a `null` search body); reading it as absent is as
+    legal as refusing it, so `negative_data_rejection` must not count it as invalid.
+    Body schemas are copied first: a component shared with a response stays unchanged.
+    """
+    components = raw_schema.get("components", {})
+    bodies = list(components.get("requestBodies", {}).values())
+    for path_item in raw_schema.get("paths", {}).values():
+        bodies += [op.get("requestBody", {}) for op in path_item.values() if isinstance(op, dict)]
+    for body in bodies:
+        media = body.get("content", {}).get("application/json")
+        if media is None or "schema" not in media:
+            continue
+        schema = _dereferenced(components, media["schema"])
+        required = set(schema.get("required", ()))
+        properties = schema.get("properties", {})
+        for name in properties:
+            if name not in required:
+                properties[name] = {"anyOf": [properties[name], {"type": "null"}]}
+        media["schema"] = schema if body.get("required") else {"anyOf": [schema, {"type": "null"}]}
+
+
+def _dereferenced(components: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+    """A deep copy of `schema`, or of the component schema it `$ref`s."""
+    ref = schema.get("$ref", "")
+    if ref.startswith("#/components/schemas/"):
+        schema = components["schemas"][ref.rsplit("/", 1)[1]]
+    return copy.deepcopy(schema)
+
+
+NOT_RESOURCES = frozenset({"me", "capabilities", "deleted-records", "pipelines", "fields"})
+"""Collections under /v1 that are not resources a client creates or lists generically:
+the document says `pipelines:write` and `fields:write` "have no endpoints", and the
+token, capabilities and deletion feed are named reads only."""
+
+NOT_SHOWN = "x-method-not-shown"
+"""Marks an operation the overlay declares because the document leaves it open."""
+
+
+def open_methods(path: str) -> frozenset[str]:
+    """Methods the document leaves open on `path`: neither shown nor ruled out.
+
+    "Update, delete and retrieve operations of other resources: not shown" and "Contact
+    create and update bodies: not shown": a resource collection (`/v1/<name>`) may also
+    list and create, a record path (`.../{id}`) may also update and delete. Action paths
+    (`/close`, `/search`, `/stats`) and the named reads get nothing: there a method the
+    spec does not declare must answer 405 (ERR-013).
+    """
+    segments = path.strip("/").split("/")
+    if len(segments) == 2 and segments[0] == "v1" and segments[1] not in NOT_RESOURCES:
+        return frozenset({"get", "post"})
+    if segments[-1].startswith("{"):
+        return frozenset({"put", "patch", "delete"})
+    return frozenset()
+
+
+def declare_open_methods(raw_schema: dict[str, Any]) -> None:
+    """Declare each open method of each path as a NOT_SHOWN operation, in place.
+
+    Declared, schemathesis no longer sends it as an undeclared method expecting 405
+    (a server may serve it; ST204 would be a false failure), and the suites exclude
+    NOT_SHOWN operations from generation: their shapes are not shown, nothing to check.
+    """
+    for path, path_item in raw_schema.get("paths", {}).items():
+        for method in sorted(open_methods(path) - set(path_item)):
+            path_item[method] = {
+                NOT_SHOWN: True,
+                "responses": {"default": {"description": "Not shown by the document."}},
+            }
+
+
+def is_not_shown(ctx: Any) -> bool:
+    """Filter for `schema.exclude(func=...)`: the operation is one the overlay declared."""
+    return bool(ctx.operation.definition.raw.get(NOT_SHOWN))
 
 
 def as_httpx(response: Response) -> httpx.Response:
@@ -73,13 +156,49 @@ def requirement_ids() -> tuple[str, ...]:
     return tuple(dict.fromkeys(req for c in checks.registered() for req in c.requirements))
 
 
-def load() -> Any:
-    """spec/openapi.yaml with the overlay applied (the file itself is unchanged)."""
+ACCEPTED_WHEN_VALID = ("2xx", "3xx", "400", "401", "403", "404", "409", "422", "429", "5xx")
+"""What `positive_data_acceptance` accepts for a schema-valid request: besides its
+defaults, 400 and 422. The document refuses schema-valid requests for reasons a schema
+cannot say: a cursor it did not issue (`invalid_cursor`), a `sort`, `expand` or `fields`
+name not on the resource (`unknown_*`), a body that is "well-formed but not applicable"
+(422 `invalid_request`, `stage_not_in_pipeline`), and bodies whose shape is not shown.
+Server errors stay failures through `not_a_server_error`."""
+
+
+def settings(*, seed: int | None = None, max_examples: int | None = None) -> dict[str, Any]:
+    """The schemathesis configuration of a fuzz run (as `schemathesis.toml` data).
+
+    Why each entry: `database = "none"` so a run replays nothing from an earlier one
+    (the seed alone reproduces it); `with-security-parameters = false` because the
+    harness client sends the token and `ignored_auth` probes missing and invalid ones;
+    `allow_header_conformance` off because the document never mentions `Allow`.
+    """
+    config: dict[str, Any] = {
+        "generation": {"database": "none", "with-security-parameters": False},
+        "checks": {
+            "allow_header_conformance": {"enabled": False},
+            "positive_data_acceptance": {"expected-statuses": list(ACCEPTED_WHEN_VALID)},
+        },
+        "phases": {"stateful": {"generation": {"mode": "positive"}}},
+    }
+    if seed is not None:
+        config["seed"] = seed
+    if max_examples is not None:
+        config["generation"]["max-examples"] = max_examples
+    return config
+
+
+def load(*, seed: int | None = None, max_examples: int | None = None) -> Any:
+    """spec/openapi.yaml with the overlays applied (the file itself is unchanged), the
+    run's `settings`, and the operations of `declare_open_methods` excluded."""
     import yaml
 
     raw = yaml.safe_load(OPENAPI.read_text(encoding="utf-8"))
     overlay(raw)
-    return schemathesis.openapi.from_dict(raw)
+    absent_may_be_null(raw)
+    declare_open_methods(raw)
+    config = schemathesis.Config.from_dict(settings(seed=seed, max_examples=max_examples))
+    return schemathesis.openapi.from_dict(raw, config=config).exclude(func=is_not_shown)
 
 
 PROFILES: Mapping[str, int] = {"quick": 5, "full": 100}
@@ -94,13 +213,83 @@ def profile_examples(name: str) -> int:
         raise ValueError(f"profile={name!r}: known profiles are {', '.join(PROFILES)}") from None
 
 
+def profile_of(config: Any) -> str:
+    """The run's profile: `--profile` (registered by `crm-conformance run`), else the
+    environment's CRM_PROFILE, else `quick`; ValueError names the known profiles."""
+    name = config.getoption("crm_profile", default=None) or os.environ.get("CRM_PROFILE")
+    name = name or "quick"
+    profile_examples(name)
+    return str(name)
+
+
+def run_seed() -> int:
+    """The seed of this run: `--hypothesis-seed` when given, else one shared by the xdist
+    workers of the run, else a fresh one (printed by the suites, so it can be given back).
+
+    Schemathesis seeds each operation from its own config seed, which `--hypothesis-seed`
+    alone does not reach (schemathesis-4x-cookbook §6.4), hence this bridge.
+    """
+    from hypothesis import core
+
+    if core.global_force_seed is not None:
+        return int(core.global_force_seed)
+    shared = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    if shared:
+        return int(shared[:8], 16)
+    return secrets.randbelow(2**32)
+
+
+def announce(config: Any, *, seed: int, label: str = "fuzz") -> None:
+    """Print the seed, the profile and how to replay them, past pytest's output capture."""
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    capture = config.pluginmanager.get_plugin("capturemanager")
+    if reporter is None or capture is None:
+        return
+    line = f"{label}: seed {seed}, profile {profile_of(config)} (replay: --hypothesis-seed={seed})"
+    with capture.global_and_fixture_disabled():
+        reporter.write_line(line)
+
+
+def use_examples(test: Any, examples: int) -> None:
+    """Give the built Hypothesis test `test` `examples` generated cases per run.
+
+    The profile is an option, known after the schema (and its tests) were built at
+    import; Hypothesis reads these settings when the test runs, so they can change here.
+    """
+    from hypothesis import settings as hypothesis_settings
+
+    current = test._hypothesis_internal_use_settings
+    test._hypothesis_internal_use_settings = hypothesis_settings(current, max_examples=examples)
+
+
+def is_embedded(target: Any) -> bool:
+    """Whether `target` is the embedded reference server this process started."""
+    return str(target.sources.get("base_url", "")).startswith("embedded reference server")
+
+
+MATCHES_EXISTING: Mapping[str, frozenset[str]] = {
+    "upsertContact": frozenset({"phone", "external_id", "email"}),
+}
+"""Writes that act on whichever existing record matches a body field (operation id →
+those fields): upsert "creates or updates in one call", so a generated phone could
+update a contact someone else owns."""
+
+
 def sends_to(case: Any, *, embedded: bool) -> bool:
-    """Whether `case` may be sent: outside the embedded server, only declared methods.
+    """Whether `case` may be sent: outside the embedded server, only declared methods, and
+    no write that could change a record the run did not create.
 
     The coverage phase sends undeclared methods (DELETE, PUT) to every path; on someone
     else's server a DELETE that happens to work destroys data the run did not create.
+    Generated record ids (128 random bits) name no existing record; a matching field
+    value in an upsert body may.
     """
-    return embedded or str(case.method).upper() == str(case.operation.method).upper()
+    if embedded:
+        return True
+    if str(case.method).upper() != str(case.operation.method).upper():
+        return False
+    matching = MATCHES_EXISTING.get(case.operation.definition.raw.get("operationId", ""))
+    return not (matching and isinstance(case.body, dict) and matching & set(case.body))
 
 
 def transport(case: Any) -> dict[str, Any]:
