@@ -452,6 +452,64 @@ def identifier_formats(response: httpx.Response) -> None:
         )
 
 
+ALWAYS_PRESENT: dict[str, tuple[str, tuple[str, ...]]] = {
+    "contact": ("CON-003", ("id", "object", "status", "visibility", "created_at", "updated_at")),
+    "deal": (
+        "DEAL-002",
+        (
+            "id",
+            "object",
+            "pipeline_id",
+            "stage_id",
+            "title",
+            "visibility",
+            "created_at",
+            "updated_at",
+        ),
+    ),
+}
+"""Resource `object` -> (requirement, the fields its "Always present: ..." sentence lists)."""
+
+
+def _request_param(request: httpx.Request, name: str) -> Any:
+    """A query parameter of the request, or else a key of its JSON body (search)."""
+    if name in request.url.params:
+        return request.url.params.get(name)
+    if request.content:
+        try:
+            body = json.loads(request.content)
+        except ValueError:
+            return None
+        return body.get(name) if isinstance(body, dict) else None
+    return None
+
+
+@check("CON-003", "DEAL-002")
+def always_present_fields(response: httpx.Response) -> None:
+    """Contact and Deal: "Always present: `id`, `object`, `status`, ...".
+
+    Keys, not values: a present key may hold null where the type allows it. Skipped when
+    the request sent `fields`, which narrows a read to `id`, `object` and the names given
+    (and may carry `object` and `id` alone); the spec's schemas cannot see the request,
+    so this rule lives here and not in `required`.
+    """
+    if not 200 <= response.status_code < 300 or _request_param(response.request, "fields"):
+        return
+    for resource in _walk_resources(_json(response)):
+        rule = ALWAYS_PRESENT.get(resource["object"])
+        if rule is None:
+            continue
+        req_id, names = rule
+        missing = [name for name in names if name not in resource]
+        if missing:
+            raise _fail(
+                req_id,
+                response,
+                expected=f"every {resource['object']} carries {', '.join(names)}",
+                got=f"{resource['object']} {_short(resource.get('id'))} lacks {', '.join(missing)}",
+            )
+
+
 # --- collections -------------------------------------------------------------------
 
 _COLLECTIONS = frozenset(

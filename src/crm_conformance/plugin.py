@@ -682,6 +682,24 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         item.stash[EXCHANGE_MARK] = (state.log.mark(), len(state.log.missing_retry_after))
 
 
+def _unnamed_requirement(item: pytest.Item, exc: BaseException) -> list[tuple[str, Any]]:
+    """The requirement a universal check failed, when the test's markers do not name it.
+
+    A test that calls `run_checks` checks the rules of every response besides its own;
+    when one of those fails, the failure belongs on that requirement's row of the report
+    (and counts as catching a fault on it), so its id and class join the test's.
+    """
+    from crm_conformance.failure import ConformanceFailure
+
+    if not isinstance(exc, ConformanceFailure):
+        return []
+    named = {value for name, value in item.user_properties if name == PROP_REQUIREMENT}
+    if exc.req_id in named:
+        return []
+    catalogue = _catalogue_or_none()
+    return [(PROP_REQUIREMENT, exc.req_id), (PROP_CLASS, _class_of(catalogue, exc.req_id))]
+
+
 def _classify(exc: BaseException) -> tuple[str, str, bool] | None:
     """(outcome, one-line cause, stop the run) for the harness's own exception types."""
     from crm_conformance._errors import AdapterError, TargetUnreachable
@@ -748,6 +766,7 @@ def pytest_runtest_makereport(
             report.longrepr = cause
             # On the item too: JUnit writes the teardown report's properties only.
             properties = [(PROP_OUTCOME, outcome), (PROP_CAUSE, cause.splitlines()[0])]
+            properties += _unnamed_requirement(item, call.excinfo.value)
             item.user_properties.extend(properties)
             report.user_properties = [*report.user_properties, *properties]
             if stop:

@@ -57,6 +57,10 @@ GOOD = [
             "pipeline_id": hexid("pipe_"),
             "stage_id": hexid("stg_"),
             "contact_id": None,
+            "title": "t",
+            "visibility": "team",
+            "created_at": "2026-01-01T00:00:00Z",
+            "updated_at": "2026-01-01T00:00:00Z",
         },
         path="/v1/deals",
         method="POST",
@@ -69,6 +73,12 @@ GOOD = [
     error(403, "permission_error", "insufficient_scope", param="contacts:read"),
     error(404, "not_found_error", "not_found"),
     error(404, "invalid_request_error", "not_found"),  # Stripe-style coarse typing
+    response(
+        200,
+        {"object": "contact", "id": hexid("con_")},
+        path="/v1/contacts/x",
+        params={"fields": "a"},
+    ),
     error(409, "invalid_request_error", "conflict"),
     error(405, "api_error", "method_not_allowed"),
     error(409, "conflict_error", "conversation_closed"),
@@ -121,6 +131,9 @@ BAD = {
     "error_fields": mutate(NOT_FOUND, lambda b: b["error"].update(detail=[{"field": 1}])),
     "error_fields_code": mutate(NOT_FOUND, lambda b: b["error"].pop("code")),
     "error_type_matches_status": error(404, "api_error"),
+    "always_present_fields": response(
+        200, {"object": "contact", "id": hexid("con_"), "status": "open"}, path="/v1/contacts/x"
+    ),
     "error_type_matches_status_410": error(410, "rate_limit_error"),
     "error_type_matches_status_405": error(405, "invalid_request_error"),
     "error_type_matches_status_5xx": error(503, "conflict_error"),

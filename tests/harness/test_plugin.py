@@ -393,13 +393,13 @@ def test_a_refused_precondition_blocks_the_test(pytester: pytest.Pytester) -> No
 def test_a_hanging_target_is_one_transport_error_per_test(pytester: pytest.Pytester) -> None:
     def hang_on_lists(request: httpx.Request) -> httpx.Response:
         if request.url.path == "/v1/contacts":
-            time.sleep(1.0)
+            time.sleep(4.0)
         return conformant(request)
 
     suite(pytester, USES_API.split('@pytest.mark.req("PAG-004")')[0])
     with serve(hang_on_lists) as url:
         pytester.path.joinpath("t.toml").write_text(
-            f'base_url = "{url}"\ntimeout = 0.2\n[tokens.full]\nvalue = "{TOKEN}"\n'
+            f'base_url = "{url}"\ntimeout = 1.0\n[tokens.full]\nvalue = "{TOKEN}"\n'
         )
         result = run(pytester, "--target", "t.toml")
     result.assert_outcomes(errors=1)
@@ -421,3 +421,24 @@ def test_an_embedded_server_that_cannot_start_stops_the_run_with_one_error(
     result.stdout.fnmatch_lines(
         ["*embedded reference server could not start (RuntimeError: port in use)*"]
     )
+
+
+UNIVERSAL_FAILURE = """
+import pytest
+from crm_conformance.failure import ConformanceFailure
+
+@pytest.mark.req("AUTH-001")
+def test_a_universal_check_fails(api):
+    raise ConformanceFailure("HDR-003", expected="X-Request-ID", got="none")
+"""
+
+
+def test_a_failed_universal_check_lands_on_its_own_requirement(
+    pytester: pytest.Pytester, base_url: str
+) -> None:
+    suite(pytester, UNIVERSAL_FAILURE)
+    result = run(pytester, "--base-url", base_url, "--junitxml=out.xml")
+    result.assert_outcomes(failed=1)
+    root = ET.parse(pytester.path / "out.xml").getroot()
+    named = [p.get("value") for p in root.iter("property") if p.get("name") == "requirement"]
+    assert named == ["AUTH-001", "HDR-003"]

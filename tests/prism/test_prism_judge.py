@@ -5,7 +5,8 @@ reference server, without `--errors` so the server's real answers reach the suit
 with request validation off so negative tests still reach the server. Prism logs each
 response that does not match `spec/openapi.yaml` as a violation (and sets the
 `sl-violations` header); a whole run must produce none. Request violations are the
-suite's negative tests doing their job and are not counted.
+suite's negative tests doing their job and are not counted. The few tests that send a
+body that is not JSON are left out: Prism answers those itself.
 
 Slow (runs every suite module through the proxy): CI runs it (CRM_SLOW_TESTS=1), and so
 does `tox -e prism`.
@@ -116,7 +117,9 @@ def test_a_whole_suite_run_through_prism_has_no_response_violations(
         yield proxy.url
 
     modules = sorted(p.name for p in (ROOT / "suites").glob("test_*.py") if "fuzz" not in p.name)
-    run = run_suite(modules, through=through_prism, timeout=1200)
+    # Prism parses request bodies itself and answers a malformed one without asking the
+    # server, so the tests that send a body that is not JSON cannot pass through it.
+    run = run_suite(modules, through=through_prism, timeout=1200, keyword="not json")
     (proxy,) = prism
     assert run.with_outcome("passed"), run.output[-3000:]
     assert not run.with_outcome("failed"), run.output[-3000:]

@@ -354,6 +354,21 @@ _FAULTS = (
         ("HDR-007",),
         "X-RateLimit-Remaining reports the requests used in the window, not those left",
     ),
+    Fault(
+        "lists_omit_default_visibility",
+        ("CON-003", "DEAL-002"),
+        "list pages leave out `visibility` when it is the default `company`",
+    ),
+    Fault(
+        "assignee_unchecked",
+        ("CONV-040",),
+        "assign takes any usr_ id without checking it is a teammate of the workspace",
+    ),
+    Fault(
+        "resume_with_ai_accepted",
+        ("CONV-037",),
+        "resuming a conversation the AI agent already handles answers 200 unchanged",
+    ),
 )
 
 FAULTS: dict[str, Fault] = {fault.name: fault for fault in _FAULTS}

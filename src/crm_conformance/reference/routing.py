@@ -157,6 +157,10 @@ class Call:
         )
         self.narrowed = params.fields is not None
         data = [project(render(row), params.fields) for row in page.rows]
+        if self.settings.has_fault("lists_omit_default_visibility"):
+            for item in data:  # "company is the default, why send it?"
+                if item.get("visibility") == "company":
+                    del item["visibility"]
         return Reply(200, collection(page, data))
 
     def list_params(self, spec: ListSpec, *, filters: Iterable[str] = ()) -> ListParams:
