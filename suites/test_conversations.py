@@ -436,32 +436,95 @@ NOT_OFFERED = (404, 405, 501)
 assign and resume is not shown, so those tests skip rather than fail."""
 
 
-@pytest.mark.req("CONV-034")
-@pytest.mark.parametrize("move", ["handoff", "assign", "resume"])
-def test_a_closed_conversation_cannot_be_moved(
+def move(
     api: ApiClient,
     conversations: RecordFactory,
-    move: str,
-    observe: Callable[[str, Any], None],
+    conversation_id: str,
+    name: str,
+    *,
+    assignee_id: str | None = None,
+) -> httpx.Response:
+    """POST a handoff, assign or resume at the chosen path; assign names `assignee_id`
+    (the first teammate of the fixtures unless given). Skips when the target offers no
+    such operation there, or refuses the body as invalid (the moves' bodies are not
+    shown; only `assignee_id` is named, by the error table)."""
+    body: dict[str, Any] = {}
+    if name == "assign":
+        if assignee_id is None:
+            users = conversations.adapter.fixtures().users
+            if not users:
+                pytest.skip("the adapter's GET /v1/fixtures lists no user to assign to")
+            assignee_id = users[0]
+        body = {"assignee_id": assignee_id}
+    response = api.post(f"/v1/conversations/{conversation_id}/{name}", json=body)
+    if response.status_code in NOT_OFFERED:
+        pytest.skip(
+            f"POST /v1/conversations/{{id}}/{name} answered {response.status_code}: the path of "
+            f"the {name} operation is not shown, and the target does not offer it there"
+        )
+    if response.status_code in (400, 422) and "validation_failed" in response.text:
+        pytest.skip(f"the {name} body is not shown, and the target refused {body!r} as invalid")
+    return response
+
+
+@pytest.mark.req("CONV-034")
+@pytest.mark.parametrize("name", ["handoff", "assign", "resume"])
+def test_a_closed_conversation_cannot_be_moved(
+    api: ApiClient, conversations: RecordFactory, name: str
 ) -> None:
     conversation = conversations.conversation(status="active")
     closed(close(api, conversation["id"]), "CONV-015", conversation["id"])
-    body: dict[str, Any] = {}
-    if move == "assign":
-        users = conversations.adapter.fixtures().users
-        if not users:
-            pytest.skip("the adapter's GET /v1/fixtures lists no user to assign to")
-        body = {"assignee_id": users[0]}
-    response = api.post(f"/v1/conversations/{conversation['id']}/{move}", json=body)
-    observe(f"{move}_of_closed_conversation", response.status_code)
-    if response.status_code in NOT_OFFERED:
-        pytest.skip(
-            f"POST /v1/conversations/{{id}}/{move} answered {response.status_code}: the path of "
-            f"the {move} operation is not shown, and the target does not offer it there"
-        )
-    if response.status_code in (400, 422) and "validation_failed" in response.text:
-        pytest.skip(f"the {move} body is not shown, and the target refused {body!r} as invalid")
+    response = move(api, conversations, conversation["id"], name)
     expect_error(response, "CONV-034", status=409, code="conversation_closed")
+
+
+HOLDERS = {
+    "the AI agent": {"status": "active", "handler": "agent"},
+    "a teammate": {"status": "active", "handler": "user"},
+    "the queue": {"status": "waiting", "handler": None},
+}
+"""Who holds an open conversation, as the adapter makes it."""
+
+REFUSED_MOVES = [
+    ("handoff", "a teammate", "CONV-035", "conversation_not_with_ai"),
+    ("handoff", "the queue", "CONV-035", "conversation_not_with_ai"),
+    ("assign", "the AI agent", "CONV-036", "conversation_with_ai"),
+    ("resume", "the AI agent", "CONV-037", "conversation_already_with_ai"),
+]
+
+
+@pytest.mark.req("CONV-035", "CONV-036", "CONV-037")
+@pytest.mark.parametrize(("name", "holder", "req_id", "code"), REFUSED_MOVES)
+def test_a_move_the_holder_rules_out_is_a_conflict(
+    api: ApiClient,
+    conversations: RecordFactory,
+    name: str,
+    holder: str,
+    req_id: str,
+    code: str,
+) -> None:
+    conversation = conversations.conversation(**HOLDERS[holder])
+    response = move(api, conversations, conversation["id"], name)
+    expect_error(response, req_id, status=409, code=code)
+
+
+@pytest.mark.req("CONV-038")
+def test_resuming_where_no_ai_agent_can_take_it_is_a_conflict(
+    api: ApiClient, conversations: RecordFactory
+) -> None:
+    conversation = conversations.conversation(**HOLDERS["the queue"], agent_available=False)
+    response = move(api, conversations, conversation["id"], "resume")
+    expect_error(response, "CONV-038", status=409, code="no_agent_available")
+
+
+@pytest.mark.req("CONV-040")
+@pytest.mark.parametrize("holder", ["a teammate", "the queue"])
+def test_assigning_to_someone_who_is_not_a_teammate_is_refused(
+    api: ApiClient, conversations: RecordFactory, holder: str
+) -> None:
+    conversation = conversations.conversation(**HOLDERS[holder])
+    response = move(api, conversations, conversation["id"], "assign", assignee_id="usr_" + "0" * 32)
+    expect_error(response, "CONV-040", status=422, code="assignee_not_found")
 
 
 # --- after a close, the contact writes again ----------------------------------------

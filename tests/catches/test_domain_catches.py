@@ -22,6 +22,8 @@ CATCHES = {
     "close_keeps_updated_at": ("test_conversations.py", "updated_at"),
     "close_unknown_keys_ignored": ("test_conversations.py", "unknown_keys"),
     "resolved_close_reopens_contact": ("test_conversations.py", "changes_nothing"),
+    "assignee_unchecked": ("test_conversations.py", "not_a_teammate"),
+    "resume_with_ai_accepted": ("test_conversations.py", "rules_out"),
     "pause_paused_campaign_ok": ("test_campaigns.py", "not_running"),
     "resume_running_campaign_ok": ("test_campaigns.py", "not_paused_is"),
     "reply_rate_as_percentage": ("test_campaign_stats.py", "known_campaign"),

@@ -239,7 +239,8 @@ def assign_conversation(call: Call) -> Reply:
         except MoveRefused as refused:
             raise _refusal(refused) from None
         assignee = tx.get(call.workspace, "user", assignee_id)
-        if assignee is None or assignee.get("status") != "active":
+        unchecked = call.settings.has_fault("assignee_unchecked")
+        if not unchecked and (assignee is None or assignee.get("status") != "active"):
             raise ApiError(
                 422,
                 "assignee_not_found",
@@ -256,8 +257,11 @@ def resume_conversation(call: Call) -> Reply:
     BodyFields(call.json(), allowed=()).check()
     with call.transaction() as tx:
         record = _actionable(call, tx, conversation_id)
+        current = holding(tx, call.workspace, record)
+        if current.with_ai and call.settings.has_fault("resume_with_ai_accepted"):
+            return Reply(200, render(tx, call.workspace, record))
         try:
-            moved = conversation_moves.resume(holding(tx, call.workspace, record))
+            moved = conversation_moves.resume(current)
         except MoveRefused as refused:
             raise _refusal(refused) from None
         return _store(call, tx, held(record, moved))
