@@ -36,6 +36,7 @@ def _profile(request: pytest.FixtureRequest, api: ApiClient) -> Iterator[None]:
     many requests the harness client sent (JUnit property `fuzz`)."""
     profile = fuzz.profile_of(request.config)
     fuzz.use_examples(request.node.obj, fuzz.profile_examples(profile))
+    fuzz.distinguish_in_allure(request.node)
     before = api.log.mark()
     yield
     sent = api.log.mark() - before
@@ -52,5 +53,7 @@ def test_operation(case: Any, api: ApiClient, target: Target) -> None:
     response = api.request(str(case.method), case.formatted_path, **fuzz.transport(case))
     # The sent headers tell schemathesis the token was the run's own, not generated.
     case.validate_response(
-        response, additional_checks=CHECKS, headers=dict(response.request.headers)
+        fuzz.as_schemathesis(response),
+        additional_checks=CHECKS,
+        headers=dict(response.request.headers),
     )

@@ -136,6 +136,35 @@ def as_httpx(response: Response) -> httpx.Response:
     )
 
 
+def as_schemathesis(response: httpx.Response) -> Response:
+    """The harness client's response as schemathesis's, with the request as it was sent.
+
+    schemathesis's own httpx conversion adds the query parameters to a URL that already
+    carries them (every reproduction would repeat the query) and keeps one value per
+    repeated header; this one does neither.
+    """
+    import requests
+
+    sent = response.request
+    request = requests.Request(
+        method=sent.method, url=str(sent.url), headers=dict(sent.headers), data=sent.content
+    ).prepare()
+    headers: dict[str, list[str]] = {}
+    for name, value in response.headers.multi_items():
+        headers.setdefault(name, []).append(value)
+    return Response(
+        status_code=response.status_code,
+        headers=headers,
+        content=response.content,
+        request=request,
+        elapsed=response.elapsed.total_seconds(),
+        message=response.reason_phrase,
+        encoding=response.encoding,
+        http_version=response.http_version,
+        verify=True,
+    )
+
+
 def adapted(check: checks.Check) -> Callable[[CheckContext, Response, Any], None]:
     """`check` as a schemathesis check; its ConformanceFailure (AssertionError) carries the id."""
 
@@ -248,6 +277,20 @@ def announce(config: Any, *, seed: int, label: str = "fuzz") -> None:
     line = f"{label}: seed {seed}, profile {profile_of(config)} (replay: --hypothesis-seed={seed})"
     with capture.global_and_fixture_disabled():
         reporter.write_line(line)
+
+
+def distinguish_in_allure(item: Any) -> None:
+    """Name the operation as an Allure parameter, when Allure records the run.
+
+    allure-pytest derives `historyId` from the test function and its parameters, and
+    schemathesis's items have none, so without this every operation would share one
+    history (schemathesis-4x-cookbook pitfall 2).
+    """
+    label = getattr(item, "operation_label", None)
+    if label and item.config.getoption("allure_report_dir", None):
+        import allure
+
+        allure.dynamic.parameter("operation", label)
 
 
 def use_examples(test: Any, examples: int) -> None:
