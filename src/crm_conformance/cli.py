@@ -184,12 +184,14 @@ def sweep(target: Path, base_url: str | None, prefix: str, as_json: bool) -> Non
 @click.option(
     "--report-dir", type=click.Path(path_type=Path), help="default reports/selftest-<time>"
 )
+@click.option("--suites", metavar="NAMES", help="only these suite modules, e.g. test_tags.py")
 def selftest(
     faults: str | None,
     variants: str | None,
     sample: int | None,
     workers: int | None,
     report_dir: Path | None,
+    suites: str | None,
 ) -> None:
     """Run the suites against every fault and legal variant; write the kill matrix.
 
@@ -198,7 +200,12 @@ def selftest(
     from crm_conformance import selftest as selftest_module
 
     request = selftest_module.SelftestRequest(
-        faults=faults, variants=variants, sample=sample, workers=workers, report_dir=report_dir
+        faults=faults,
+        variants=variants,
+        sample=sample,
+        workers=workers,
+        report_dir=report_dir,
+        suites=suites,
     )
     _guarded("selftest", lambda: selftest_module.run_selftest(request, echo=click.echo).exit_code)
 

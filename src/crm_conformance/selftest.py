@@ -321,6 +321,8 @@ class SelftestRequest:
     sample: int | None = None
     workers: int | None = None
     report_dir: Path | None = None
+    suites: str | None = None
+    """Only these suite modules (comma-separated file names); default every one."""
 
 
 def run_selftest(request: SelftestRequest, *, echo: Callable[[str], None] = print) -> Matrix:
@@ -341,6 +343,10 @@ def run_selftest(request: SelftestRequest, *, echo: Callable[[str], None] = prin
         SuiteTest(t["nodeid"], frozenset(t["requirements"]))
         for t in runner.list_tests(runner.RunRequest())
     ]
+    modules = sorted({test.module for test in tests})
+    if request.suites is not None:
+        chosen = choose(request.suites, modules, option="--suites", sample=None)
+        tests = [test for test in tests if test.module in chosen]
     if not tests:
         raise SelftestUsageError("the suites hold no test: nothing to self-test")
     catalogue = load_catalogue()

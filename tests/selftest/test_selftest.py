@@ -182,7 +182,13 @@ def test_the_report_is_json_and_markdown(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "args",
-    [["--faults", "no_such_fault"], ["--variants", "nope"], ["--sample", "0"], ["--workers", "0"]],
+    [
+        ["--faults", "no_such_fault"],
+        ["--variants", "nope"],
+        ["--sample", "0"],
+        ["--workers", "0"],
+        ["--suites", "test_nothing.py"],
+    ],
 )
 def test_usage_errors_exit_2(args: list[str], tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["selftest", *args, "--report-dir", str(tmp_path)])
@@ -192,7 +198,7 @@ def test_usage_errors_exit_2(args: list[str], tmp_path: Path) -> None:
 
 
 def test_a_real_sample_against_the_real_suites(tmp_path: Path) -> None:
-    """Two faults and two variants through the command, two jobs at a time."""
+    """Two faults and two variants through the command, two jobs at a time (one module)."""
     result = CliRunner().invoke(
         main,
         [
@@ -203,6 +209,8 @@ def test_a_real_sample_against_the_real_suites(tmp_path: Path) -> None:
             "create_returns_200,uuid_request_ids",
             "--workers",
             "2",
+            "--suites",
+            "test_authentication.py",
             "--report-dir",
             str(tmp_path),
         ],
