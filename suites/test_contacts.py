@@ -6,18 +6,18 @@ made by the provisioning adapter (`factory.contact(...)`), which renders them as
 API does; the rules checked on them are the Contact table's: `name` derived from
 first and last name, `phone` E.164 "normalized on write", `owner` present whenever
 there is an owner, `organization` present only when expanded, `company_name` kept
-and linked to an organization, every custom field present (null when unset). The
-list (`GET /v1/contacts`) is newest first, filters OR repeated values and AND
-different parameters; the filters' query names are "not shown" and come from the
-target file's `[conventions.contact_filters]`.
+and linked to an organization, every custom field present (null when unset). Each
+row of the list's filter table is checked to OR its repeated values and AND with
+another filter; the filters' query names are "not shown" and come from the target
+file's `[conventions.contact_filters]`. The list's order, created-since and the
+100-value cap are the query-parameter and pagination suites' (`test_pagination.py`,
+`test_query_parameters.py`).
 """
 
 import secrets
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import httpx
 import pytest
 
 from crm_conformance.adapter_client import AdapterClient
@@ -25,6 +25,7 @@ from crm_conformance.client import ApiClient
 from crm_conformance.expect import (
     expect_enum,
     expect_error,
+    expect_pages,
     expect_present,
     expect_status,
     expect_success,
@@ -41,26 +42,6 @@ SCORES = ("cold", "warm", "hot")
 VISIBILITIES = ("private", "team", "team_and_subteams", "company")
 CHANNEL_KEYS = ("identifier", "platform", "status", "username")
 E164 = r"\+[1-9][0-9]{1,14}"
-FILTER_CAP = 100
-
-
-def _retrieve(api: ApiClient, contact_id: str, req_id: str, **params: str) -> dict[str, Any]:
-    return expect_success(api.get(f"{CONTACTS}/{contact_id}", params=params), req_id)
-
-
-def _ids(api: ApiClient, req_id: str, params: dict[str, Any]) -> tuple[set[str], httpx.Response]:
-    """Ids of every contact the list answers for `params`, over all pages (bounded), and
-    the last page's response (for the failure report)."""
-    found: set[str] = set()
-    query = {**params, "limit": 200}
-    for _ in range(50):
-        response = api.get(CONTACTS, params=query)
-        page = expect_status(response, req_id, 200)
-        found |= {row["id"] for row in page["data"]}
-        if not page["links"]["next"]:
-            return found, response
-        query = {**params, "limit": 200, "cursor": page["links"]["next"]}
-    raise AssertionError(f"more than 50 pages for {params}: narrow the test's filters")
 
 
 # --- the contact record ------------------------------------------------------------
@@ -366,38 +347,6 @@ def test_contacts_are_listed_as_a_collection_of_contact(api: ApiClient) -> None:
     )
 
 
-def _instant(value: str) -> datetime:
-    return datetime.fromisoformat(value.replace("z", "Z"))
-
-
-@pytest.mark.req("CON-002")
-def test_contacts_are_listed_newest_first_by_default(
-    api: ApiClient, factory: RecordFactory
-) -> None:
-    """Two contacts a minute apart guarantee two distinct creation times to order."""
-    now = datetime.now(UTC)
-    for minutes in (2, 1):
-        factory.adapter.create_record(
-            kind="contact",
-            fields={"first_name": factory.unique("ordered"), "last_name": "Conformance"},
-            created_at=(now - timedelta(minutes=minutes)).isoformat(timespec="seconds"),
-        )
-    response = api.get(CONTACTS, params={"limit": 200})
-    stamps = [
-        _instant(row["created_at"]) for row in expect_status(response, "CON-002", 200)["data"]
-    ]
-    out_of_order = [i for i in range(1, len(stamps)) if stamps[i] > stamps[i - 1]]
-    expect_true(
-        response,
-        "CON-002",
-        not out_of_order,
-        expected="created_at never increasing down the page (newest first)",
-        got=f"row {out_of_order[0]} is newer than row {out_of_order[0] - 1}"
-        if out_of_order
-        else "",
-    )
-
-
 def _two_values(name: str, factory: RecordFactory, adapter: AdapterClient) -> tuple[Any, Any]:
     """Two distinct values of the contact field `name`, each naming no other record."""
     if name == "status":
@@ -445,60 +394,16 @@ def test_a_filter_ors_repeated_values_and_ands_with_other_filters(
     made = [factory.contact(**{"external_id": factory.unique("ext"), field: v}) for v in values]
     narrow = {} if field == "external_id" else {by_external_id: [m["external_id"] for m in made]}
     req_id = FILTERS[field]
-    both, response = _ids(api, req_id, {**narrow, param: list(values)})
-    expect_true(
-        response,
-        "CON-034",
-        both == {made[0]["id"], made[1]["id"]},
-        expected=f"{param}={values[0]!r}&{param}={values[1]!r} finds both contacts",
-        got=f"found {sorted(both)} for {made[0]['id']}, {made[1]['id']}",
-    )
-    one, response = _ids(api, req_id, {**narrow, param: values[0]})
-    expect_true(
-        response,
-        "CON-035" if narrow else req_id,
-        one == {made[0]["id"]},
-        expected=f"{param}={values[0]!r} finds only {made[0]['id']}",
-        got=f"found {sorted(one)}",
-    )
-
-
-@pytest.mark.req("CON-033")
-def test_created_since_finds_contacts_created_at_or_after_the_instant(
-    api: ApiClient, factory: RecordFactory, convention: Callable[[str], str]
-) -> None:
-    param = convention("created_since_param")
-    by_external_id = convention("contact_filters.external_id")
-    created = datetime.now(UTC).replace(microsecond=0) - timedelta(hours=1)
-    external_id = factory.unique("ext")
-    made = factory.adapter.create_record(
-        kind="contact",
-        fields={"first_name": factory.unique("since"), "external_id": external_id},
-        created_at=created.isoformat(),
-    )
-    for since, found in ((created, {made["id"]}), (created + timedelta(seconds=1), set())):
-        ids, response = _ids(
-            api, "CON-033", {by_external_id: external_id, param: since.isoformat()}
-        )
+    for values_sent, wanted, rule in (
+        (list(values), {made[0]["id"], made[1]["id"]}, "CON-034"),
+        ([values[0]], {made[0]["id"]}, "CON-035" if narrow else req_id),
+    ):
+        query = {**narrow, param: values_sent}
+        found = {row.get("id") for row in expect_pages(api, CONTACTS, req_id, query)}
         expect_true(
-            response,
-            "CON-033",
-            ids == found,
-            expected=f"{param}={since.isoformat()} {'finds' if found else 'leaves out'} a contact "
-            f"created at {created.isoformat()}",
-            got=f"found {sorted(ids)}",
+            None,
+            rule,
+            found == wanted,
+            expected=f"{query} finds exactly {sorted(wanted)}",
+            got=f"found {sorted(map(str, found))}",
         )
-
-
-@pytest.mark.req("CON-036", "CON-037")
-@pytest.mark.parametrize("count", [FILTER_CAP, FILTER_CAP + 1])
-def test_a_repeatable_filter_takes_up_to_100_values(
-    api: ApiClient, convention: Callable[[str], str], count: int
-) -> None:
-    param = convention("contact_filters.external_id")
-    values = [f"absent-{secrets.token_hex(4)}-{index}" for index in range(count)]
-    response = api.get(CONTACTS, params={param: values, "limit": 1})
-    if count <= FILTER_CAP:
-        expect_status(response, "CON-036", 200)
-    else:
-        expect_error(response, "CON-037", status=400, code="too_many_filter_values")

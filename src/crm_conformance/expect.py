@@ -199,7 +199,7 @@ def expect_pages(
     client: ApiClient,
     path: str,
     req_id: str,
-    params: Mapping[str, str],
+    params: Mapping[str, Any],
     *,
     max_pages: int = 20,
 ) -> list[dict[str, Any]]:

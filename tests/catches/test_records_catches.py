@@ -14,7 +14,6 @@ FAULTS = [
     # (module, fault, keyword of the tests that catch it, ids a failed test must name)
     ("test_contacts.py", "phone_not_normalized", "phone", {"CON-009"}),
     ("test_contacts.py", "custom_fields_omit_unset", "custom_field", {"CON-025"}),
-    ("test_contacts.py", "contacts_oldest_first", "newest_first", {"CON-002"}),
     ("test_contacts.py", "organization_name_never_matched", "company_name", {"CON-013"}),
     ("test_tags.py", "tag_conflict_without_id", "repeated_name", {"TAG-004"}),
     ("test_tags.py", "tag_names_unique_across_catalogues", "another_catalogue", {"TAG-006"}),
