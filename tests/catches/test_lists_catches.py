@@ -39,6 +39,7 @@ def test_passes_against_the_reference_server() -> None:
         ),
         ("test_query_parameters.py", "filter_values_anded", "ors_its_values", {"CON-034"}),
         ("test_query_parameters.py", "fields_ignored", "only_the_named", {"QRY-010"}),
+        ("test_query_parameters.py", "fields_drops_id", "only_the_named", {"QRY-011"}),
         (
             "test_query_parameters.py",
             "updated_since_exclusive",

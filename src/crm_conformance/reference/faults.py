@@ -369,6 +369,11 @@ _FAULTS = (
         ("CONV-037",),
         "resuming a conversation the AI agent already handles answers 200 unchanged",
     ),
+    Fault(
+        "fields_drops_id",
+        ("QRY-011",),
+        "a list narrowed by fields leaves id out unless it is named",
+    ),
 )
 
 FAULTS: dict[str, Fault] = {fault.name: fault for fault in _FAULTS}

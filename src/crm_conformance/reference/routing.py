@@ -157,6 +157,11 @@ class Call:
         )
         self.narrowed = params.fields is not None
         data = [project(render(row), params.fields) for row in page.rows]
+        if params.fields is not None and self.settings.has_fault("fields_drops_id"):
+            # "id was not asked for": the list projection forgets id is always returned
+            data = [
+                {k: v for k, v in item.items() if k != "id" or k in params.fields} for item in data
+            ]
         if self.settings.has_fault("lists_omit_default_visibility"):
             for item in data:  # "company is the default, why send it?"
                 if item.get("visibility") == "company":
