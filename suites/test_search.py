@@ -147,8 +147,9 @@ def test_search_returns_the_same_object_as_the_list(
 @pytest.mark.req("SRCH-006")
 @pytest.mark.parametrize("by", ["name", "email", "phone"])
 def test_q_matches_name_email_and_phone(searched: Searched, by: str) -> None:
-    digits = str(int(searched.token[2:12], 16))[-9:].rjust(9, "7")
-    contact = searched.make(phone=f"+1415{digits[:7]}")
+    number = int(searched.token[2:12], 16)
+    exchange, line = 200 + number % 800, number // 800 % 10_000  # a valid NANP number
+    contact = searched.make(phone=f"+1415{exchange}{line:04d}")
     q = {"name": searched.token, "email": contact["email"], "phone": contact["phone"]}[by]
     ids = searched.ids("SRCH-006", {"q": q})
     expect_true(
