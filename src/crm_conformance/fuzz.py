@@ -234,6 +234,10 @@ PROFILES: Mapping[str, int] = {"quick": 5, "full": 100}
 """Generated examples per operation: `quick` fits DESIGN.md's budget, `full` is nightly."""
 
 
+STATEFUL_PROFILES: Mapping[str, tuple[int, int]] = {"quick": (8, 4), "full": (100, 8)}
+"""Scenarios and most steps per scenario of the stateful phase, by profile."""
+
+
 def profile_examples(name: str) -> int:
     """Examples per operation of profile `name`; ValueError names the known profiles."""
     try:
@@ -333,6 +337,24 @@ def sends_to(case: Any, *, embedded: bool) -> bool:
         return False
     matching = MATCHES_EXISTING.get(case.operation.definition.raw.get("operationId", ""))
     return not (matching and isinstance(case.body, dict) and matching & set(case.body))
+
+
+def stateful_schema(schema: Any, *, embedded: bool) -> Any:
+    """`schema` for the stateful phase: outside the embedded server, links the document
+    gives only (inferred ones could carry an id read from someone else's record into a
+    write) and none of the writes of MATCHES_EXISTING."""
+    if embedded:
+        return schema
+    schema.config.phases.stateful.inference.algorithms = []
+    return schema.exclude(func=lambda ctx: ctx.operation.label in _matching_labels(schema))
+
+
+def _matching_labels(schema: Any) -> set[str]:
+    return {
+        operation.label
+        for operation in (result.ok() for result in schema.get_all_operations())
+        if operation.definition.raw.get("operationId") in MATCHES_EXISTING
+    }
 
 
 def transport(case: Any) -> dict[str, Any]:

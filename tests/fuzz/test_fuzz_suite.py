@@ -20,6 +20,7 @@ SHAPING = (
     "uuid_request_ids",
 )
 """Variants that change what the schema and harness checks of the fuzz suite look at."""
+MODULES = ["test_fuzz.py", "test_fuzz_stateful.py"]
 SLOW = os.environ.get("CRM_SLOW_TESTS") == "1"
 
 
@@ -35,7 +36,7 @@ SLOW = os.environ.get("CRM_SLOW_TESTS") == "1"
     ],
 )
 def test_fuzz_suite_passes_against_the_reference_and_each_variant(variant: str | None) -> None:
-    run = run_suite(["test_fuzz.py"], variants={variant} if variant else set())
+    run = run_suite(MODULES, variants={variant} if variant else set())
     assert run.exit_code == 0, run.output[-3000:]
     assert len(run.with_outcome("passed")) >= 20, run.output[-3000:]
 
@@ -63,3 +64,8 @@ def test_fuzz_suite_fails_with_the_id_of_a_broken_harness_rule(
     run = run_suite(["test_fuzz.py"], faults={fault}, keyword=keyword)
     assert run.kills({req}), run.output[-3000:]
     assert req in run.output, run.output[-3000:]
+
+
+def test_stateful_fuzz_fails_with_the_id_of_a_broken_harness_rule() -> None:
+    run = run_suite(["test_fuzz_stateful.py"], faults={"rate_limit_headers_missing_on_errors"})
+    assert run.kills({"HDR-001"}), run.output[-3000:]

@@ -1,0 +1,78 @@
+"""Stateful fuzzing: scenarios that chain operations along the spec's OpenAPI links
+(a created deal's contact is read back, a closed conversation is resumed, a paused
+campaign's statistics are read), judged by schemathesis's checks and the harness's.
+
+Replay-safe against a server that keeps its state: when Hypothesis replays a failing
+scenario the server has moved on, so the replay may draw differently and end in
+`FlakyStrategyDefinition` (schemathesis-4x-cookbook pitfall 9). The first failure seen
+is kept and reported instead of that noise. Steps are bounded by the profile; the seed
+is printed and `--hypothesis-seed=N` replays it.
+"""
+
+from typing import Any
+
+import hypothesis
+import pytest
+from hypothesis.errors import Flaky
+from schemathesis.core.failures import FailureGroup
+
+from crm_conformance import fuzz
+from crm_conformance.client import ApiClient
+from crm_conformance.target import Target
+
+SEED = fuzz.run_seed()
+CHECKS = fuzz.harness_checks()
+
+
+def workflow(api: ApiClient, *, embedded: bool) -> type[Any]:
+    """The state machine of this run: calls through `api`, remembers its first failure."""
+    schema = fuzz.stateful_schema(fuzz.load(seed=SEED), embedded=embedded)
+
+    class Workflow(schema.as_state_machine()):  # type: ignore[misc]
+        first_failure: FailureGroup | None = None
+
+        def call(self, case: Any, **kwargs: Any) -> Any:
+            response = api.request(str(case.method), case.formatted_path, **fuzz.transport(case))
+            return fuzz.as_schemathesis(response)
+
+        def validate_response(
+            self, response: Any, case: Any, additional_checks: Any = None, **kwargs: Any
+        ) -> None:
+            try:
+                case.validate_response(
+                    response,
+                    additional_checks=CHECKS,
+                    headers=dict(response.request.headers),
+                    recorder=self.recorder,
+                )
+            except FailureGroup as failure:
+                if Workflow.first_failure is None:
+                    Workflow.first_failure = failure
+                raise
+
+    Workflow._hypothesis_internal_use_seed = SEED
+    return Workflow
+
+
+@pytest.mark.req(*fuzz.requirement_ids())
+def test_linked_operations(api: ApiClient, target: Target, request: pytest.FixtureRequest) -> None:
+    profile = fuzz.profile_of(request.config)
+    fuzz.announce(request.config, seed=SEED, label="stateful fuzz")
+    scenarios, steps = fuzz.STATEFUL_PROFILES[profile]
+    machine = workflow(api, embedded=fuzz.is_embedded(target))
+    before = api.log.mark()
+    try:
+        machine.run(
+            settings=hypothesis.settings(
+                max_examples=scenarios, stateful_step_count=steps, database=None, deadline=None
+            )
+        )
+    except Flaky:
+        if machine.first_failure is None:
+            raise
+        raise machine.first_failure from None
+    finally:
+        sent = api.log.mark() - before
+        request.node.user_properties.append(
+            ("fuzz", {"seed": SEED, "profile": profile, "requests": sent})
+        )
