@@ -320,7 +320,7 @@ DIRECTORY_RECORDS = {
 """Per directory list: its `object`, its string fields and its date-time fields."""
 
 
-@pytest.mark.req("USR-003", "AUD-003", "IDN-002", "IDN-008", "IDN-017")
+@pytest.mark.req("USR-003", "AUD-003", "IDN-002", "IDN-003", "IDN-008", "IDN-017")
 @pytest.mark.parametrize("path", DIRECTORY_LISTS)
 def test_directory_rows_carry_their_documented_fields(api: ApiClient, path: str) -> None:
     """`id` and `object` on every row (the id's prefix is a universal check); the other
@@ -341,4 +341,4 @@ def test_directory_rows_carry_their_documented_fields(api: ApiClient, path: str)
                 got=f"{kind}.{field} = {row.get(field)!r}",
             )
         for field in stamps:
-            expect_timestamp(response, req_id, row, field)
+            expect_timestamp(response, "IDN-003", row, field)
