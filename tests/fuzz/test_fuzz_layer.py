@@ -159,3 +159,51 @@ def test_profiles_are_named() -> None:
     assert fuzz.profile_examples("quick") < fuzz.profile_examples("full")
     with pytest.raises(ValueError, match="known profiles"):
         fuzz.profile_examples("deep")
+
+
+def test_open_methods_follow_what_the_document_leaves_open() -> None:
+    assert fuzz.open_methods("/v1/contacts") == {"get", "post"}
+    assert fuzz.open_methods("/v1/contacts/{contact_id}") == {"put", "patch", "delete"}
+    assert fuzz.open_methods("/v1/pipelines") == frozenset()  # "no endpoints" for writes
+    assert fuzz.open_methods("/v1/conversations/{conversation_id}/close") == frozenset()
+
+
+def test_declared_open_methods_are_marked_and_left_out_of_generation() -> None:
+    raw: dict[str, Any] = {"paths": {"/v1/notes": {"post": {"responses": {}}}}}
+    fuzz.declare_open_methods(raw)
+    assert raw["paths"]["/v1/notes"]["get"][fuzz.NOT_SHOWN] is True
+    assert (
+        "post" not in raw["paths"]["/v1/notes"]
+        or fuzz.NOT_SHOWN not in (raw["paths"]["/v1/notes"]["post"])
+    )
+    labels = {result.ok().label for result in fuzz.load().get_all_operations()}
+    assert "POST /v1/contacts" not in labels and "GET /v1/contacts" in labels
+
+
+def test_what_may_be_left_out_may_also_be_null_and_shared_schemas_stay() -> None:
+    raw = json.loads(json.dumps(SPEC))
+    raw["paths"]["/v1/notes"]["post"]["requestBody"]["required"] = False
+    body = raw["paths"]["/v1/notes"]["post"]["requestBody"]["content"]["application/json"]
+    body["schema"]["properties"]["tag"] = {"type": "string"}
+    fuzz.absent_may_be_null(raw)
+    optional, inner = body["schema"]["anyOf"]
+    assert inner == {"type": "null"}
+    assert optional["properties"]["text"] == {"type": "string"}  # required: unchanged
+    assert optional["properties"]["tag"] == {"anyOf": [{"type": "string"}, {"type": "null"}]}
+
+
+def test_upsert_bodies_that_could_match_a_record_stay_on_the_embedded_server() -> None:
+    schema = fuzz.load()
+    operation = schema["/v1/contacts/upsert"]["POST"]
+    matching = operation.Case(body={"phone": "+15550100"}, media_type="application/json")
+    harmless = operation.Case(body={"name": "x"}, media_type="application/json")
+    assert not fuzz.sends_to(matching, embedded=False)
+    assert fuzz.sends_to(matching, embedded=True)
+    assert fuzz.sends_to(harmless, embedded=False)
+
+
+def test_only_the_embedded_reference_server_counts_as_embedded() -> None:
+    from crm_conformance.target import Target
+
+    assert fuzz.is_embedded(Target("http://x", sources={"base_url": "embedded reference server"}))
+    assert not fuzz.is_embedded(Target("http://x", sources={"base_url": "target file t.toml"}))
