@@ -1,5 +1,5 @@
-"""The fuzz layer on a small spec and a hand-written ASGI app (the reference server is
-not in the tree yet): the overlay documents the open statuses, a conforming app
+"""The fuzz layer on a small spec and a hand-written ASGI app (no server needed), and
+its overlays on spec/openapi.yaml: the overlay documents the open statuses, a conforming app
 passes every check, and a missing X-Request-ID on errors fails with the requirement id."""
 
 import json
@@ -172,10 +172,7 @@ def test_declared_open_methods_are_marked_and_left_out_of_generation() -> None:
     raw: dict[str, Any] = {"paths": {"/v1/notes": {"post": {"responses": {}}}}}
     fuzz.declare_open_methods(raw)
     assert raw["paths"]["/v1/notes"]["get"][fuzz.NOT_SHOWN] is True
-    assert (
-        "post" not in raw["paths"]["/v1/notes"]
-        or fuzz.NOT_SHOWN not in (raw["paths"]["/v1/notes"]["post"])
-    )
+    assert fuzz.NOT_SHOWN not in raw["paths"]["/v1/notes"]["post"]
     labels = {result.ok().label for result in fuzz.load().get_all_operations()}
     assert "POST /v1/contacts" not in labels and "GET /v1/contacts" in labels
 
