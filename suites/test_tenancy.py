@@ -10,7 +10,7 @@ accepts whatever the target answers for a missing record.
 """
 
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -19,7 +19,13 @@ import pytest
 
 from crm_conformance.adapter_client import AdapterClient
 from crm_conformance.client import ApiClient
-from crm_conformance.expect import expect_error, expect_pages, expect_success, expect_true
+from crm_conformance.expect import (
+    expect_error,
+    expect_pages,
+    expect_success,
+    expect_true,
+    strings_in,
+)
 
 TENANT_HEADERS = {
     "X-Workspace-Id": "secondary",
@@ -108,21 +114,29 @@ def test_a_workspace_header_changes_nothing(api: ApiClient, elsewhere: dict[str,
     expect_same_as_missing("TEN-002", with_headers, plain)
 
 
+def expect_listed_only_to_its_workspace(
+    record_id: str, path: str, query: Mapping[str, str], second: ApiClient, first: ApiClient
+) -> None:
+    """`record_id`, of the second workspace, is in `path`'s answer to that workspace's
+    token and not in the first's (each read through every page, bounded)."""
+    for client, should_list, whose in ((second, True, "second"), (first, False, "first")):
+        listed = record_id in strings_in(expect_pages(client, path, "TEN-001", query))
+        expect_true(
+            client.get(path, params={**query, "limit": "200"}),
+            "TEN-001",
+            listed is should_list,
+            expected=f"{record_id} of the second workspace in {path} to its own token only",
+            got=f"in the answer to the {whose} workspace's token: {listed}",
+        )
+
+
 @pytest.mark.req("TEN-001")
 def test_a_list_shows_only_the_tokens_workspace(
     api: ApiClient, other_api: ApiClient, elsewhere: dict[str, Any]
 ) -> None:
     since = datetime.fromisoformat(elsewhere["updated_at"].replace("Z", "+00:00")).isoformat()
     query = {"updated_since": since, "sort": "updated_at"}
-    for client, should_list, whose in ((other_api, True, "second"), (api, False, "first")):
-        listed = {r.get("id") for r in expect_pages(client, "/v1/contacts", "TEN-001", query)}
-        expect_true(
-            client.get("/v1/contacts", params={**query, "limit": "200"}),
-            "TEN-001",
-            (elsewhere["id"] in listed) is should_list,
-            expected=f"{elsewhere['id']} (second workspace) listed only to that workspace's token",
-            got=f"listed to the {whose} workspace's token: {elsewhere['id'] in listed}",
-        )
+    expect_listed_only_to_its_workspace(elsewhere["id"], "/v1/contacts", query, other_api, api)
 
 
 @pytest.mark.req("TEN-005")
@@ -145,3 +159,18 @@ def test_two_workspaces_may_share_an_external_id(
             "external_id": shared,
         }
         expect_success(client.post("/v1/deals", json=body), "TEN-005")
+
+
+@pytest.mark.req("TEN-001", "SYNC-004")
+def test_the_deletion_feed_shows_only_the_tokens_workspace(
+    api: ApiClient,
+    other_api: ApiClient,
+    adapter: AdapterClient,
+    elsewhere: dict[str, Any],
+    convention: Callable[[str], str],
+) -> None:
+    query = {convention("deleted_records_entity_param"): "contacts"}
+    adapter.delete_record(elsewhere["id"])
+    expect_listed_only_to_its_workspace(
+        elsewhere["id"], "/v1/deleted-records", query, other_api, api
+    )

@@ -22,6 +22,7 @@ KILLS = [
     ("test_oauth.py", "private_visible_to_oauth", "person"),
     ("test_tenancy.py", "not_found_names_workspace", "like_a_missing_one"),
     ("test_tenancy.py", "cross_workspace_403", "like_a_missing_one"),
+    ("test_tenancy.py", "deletion_feed_all_workspaces", "deletion_feed"),
     ("test_token_lifecycle.py", "revoked_token_accepted", "revocation_is_immediate"),
     ("test_token_lifecycle.py", "expired_workspace_token_accepted", "expired_workspace"),
     ("test_token_lifecycle.py", "expired_oauth_unauthorized", "expired_oauth"),

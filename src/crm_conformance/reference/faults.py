@@ -374,6 +374,11 @@ _FAULTS = (
         ("QRY-011",),
         "a list narrowed by fields leaves id out unless it is named",
     ),
+    Fault(
+        "deletion_feed_all_workspaces",
+        ("TEN-001",),
+        "the deletion feed forgets the workspace: every workspace's deletions are listed",
+    ),
 )
 
 FAULTS: dict[str, Fault] = {fault.name: fault for fault in _FAULTS}

@@ -66,9 +66,11 @@ def list_deleted_records(call: Call) -> Reply:
     since = parse_since("deleted_since", call.single("deleted_since"))
     kind = ENTITIES[entity]
     with call.transaction() as tx:
+        leaky = call.settings.has_fault("deletion_feed_all_workspaces")
         rows = [
             row
-            for row in tx.deletions(call.workspace)
+            for workspace in (tx.workspaces() if leaky else [call.workspace])
+            for row in tx.deletions(workspace)
             if row["kind"] == kind and (since is None or row["deleted_at"] >= since)
         ]
     return call.list_reply(
