@@ -407,7 +407,12 @@ def summary_lines(matrix: Matrix) -> list[str]:
 
 def markdown(matrix: Matrix) -> str:
     """The matrix as Markdown tables: clean, faults, variants, then the totals."""
-    out = ["# Kill matrix", "", *(f"- {line.strip()}" for line in summary_lines(matrix)), ""]
+    # summary_lines indents the per-class totals by two spaces: a nested list here.
+    bullets = [
+        f"{line[: len(line) - len(line.lstrip())]}- {line.strip()}"
+        for line in summary_lines(matrix)
+    ]
+    out = ["# Kill matrix", "", *bullets, ""]
     out += [
         "## Faults",
         "",
