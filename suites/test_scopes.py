@@ -15,7 +15,7 @@ the rest of a parallel run, which works in the first, is not refused meanwhile.
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -137,8 +137,9 @@ class Operation:
     body: Callable[[Setup], dict[str, Any]] | None = None
     entity: str | None = None
     """The entity `PUT /v1/policy/{entity}` mirrors, for writes."""
-    creates: bool = field(default=True)
-    """Whether a 2xx proves the write went through (False: its body shape is not shown)."""
+    creates: bool = True
+    """Whether the write-scope-allows test runs it (False where the document shows no
+    body, so a refusal could be about the body rather than the scope)."""
 
     @property
     def name(self) -> str:
