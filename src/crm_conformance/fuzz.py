@@ -1,12 +1,17 @@
 """The fuzz layer: schemathesis over spec/openapi.yaml, judged by the harness's checks.
 
-Why an overlay and not dropped failures: schemathesis skips body validation on a
-status the document does not list, so the statuses the document leaves open (200 or
-201 on create, 400 or 422 on validation) are added as aliases when the schema loads;
-`status_code_conformance` stays on and every alias is still schema-checked.
+Why overlays and not dropped failures: schemathesis can only judge what the spec says,
+and the points the document leaves open must not fail. So they are settled in the
+schema when it loads (the file is unchanged) and every check stays on: the statuses
+left open (200 or 201 on create, 400 or 422 on validation) become aliases, still
+schema-checked; methods a path may serve without the document showing them are
+declared and not generated (`declare_open_methods`); `null` where a value may be left
+out is valid (`absent_may_be_null`).
 Why an adapter: the hand-written suites and this layer must fail on the same rules
 with the same requirement ids (STYLE.md), so each registered harness check is
 wrapped as a schemathesis check rather than re-written.
+Why a guard (`sends_to`, `stateful_schema`): on someone else's server the run must
+neither send undeclared methods nor write to records it did not create.
 """
 
 import copy
