@@ -13,7 +13,6 @@ from typing import Any
 
 import hypothesis
 import pytest
-from hypothesis.errors import Flaky
 from schemathesis.core.failures import FailureGroup
 
 from crm_conformance import fuzz
@@ -61,16 +60,11 @@ def test_linked_operations(api: ApiClient, target: Target, request: pytest.Fixtu
     scenarios, steps = fuzz.STATEFUL_PROFILES[profile]
     machine = workflow(api, embedded=fuzz.is_embedded(target))
     before = api.log.mark()
+    bounds = hypothesis.settings(
+        max_examples=scenarios, stateful_step_count=steps, database=None, deadline=None
+    )
     try:
-        machine.run(
-            settings=hypothesis.settings(
-                max_examples=scenarios, stateful_step_count=steps, database=None, deadline=None
-            )
-        )
-    except Flaky:
-        if machine.first_failure is None:
-            raise
-        raise machine.first_failure from None
+        fuzz.run_replay_safe(machine, bounds)
     finally:
         sent = api.log.mark() - before
         request.node.user_properties.append(

@@ -354,6 +354,20 @@ def stateful_schema(schema: Any, *, embedded: bool) -> Any:
     return schema.exclude(func=lambda ctx: ctx.operation.label in _matching_labels(schema))
 
 
+def run_replay_safe(machine: Any, settings: Any) -> None:
+    """Run the state machine `machine`; if Hypothesis's replay of a failing scenario
+    diverges (a server that kept its state answers differently: `Flaky`), raise the
+    failure the machine saw first (`machine.first_failure`) instead of that noise."""
+    from hypothesis.errors import Flaky
+
+    try:
+        machine.run(settings=settings)
+    except Flaky:
+        if machine.first_failure is None:
+            raise
+        raise machine.first_failure from None
+
+
 def _matching_labels(schema: Any) -> set[str]:
     return {
         operation.label

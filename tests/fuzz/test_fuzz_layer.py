@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 import schemathesis
+from hypothesis.errors import FlakyStrategyDefinition
 from schemathesis.core.failures import FailureGroup
 
 from crm_conformance import fuzz
@@ -204,3 +205,21 @@ def test_only_the_embedded_reference_server_counts_as_embedded() -> None:
 
     assert fuzz.is_embedded(Target("http://x", sources={"base_url": "embedded reference server"}))
     assert not fuzz.is_embedded(Target("http://x", sources={"base_url": "target file t.toml"}))
+
+
+class _Replayed:
+    """A state machine whose replay diverged after it saw a real failure."""
+
+    first_failure: Exception | None = AssertionError("HDR-001 on the first run")
+
+    @classmethod
+    def run(cls, settings: Any) -> None:
+        raise FlakyStrategyDefinition("Inconsistent data generation!")
+
+
+def test_a_diverging_replay_reports_the_failure_seen_first() -> None:
+    with pytest.raises(AssertionError, match="HDR-001"):
+        fuzz.run_replay_safe(_Replayed, None)
+    _Replayed.first_failure = None
+    with pytest.raises(FlakyStrategyDefinition):
+        fuzz.run_replay_safe(_Replayed, None)
