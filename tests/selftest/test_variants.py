@@ -42,8 +42,13 @@ def _delays(client: TestClient) -> list[bool]:
     return [0.005 <= call.args[0] <= 0.02 for call in sleep.call_args_list]
 
 
-def _statuses_of_50(client: TestClient) -> list[int]:
-    return sorted({client.get("/v1/users").status_code for _ in range(50)})
+def _statuses_of_50(client: TestClient) -> tuple[list[int], list[int]]:
+    """With the token, and without one (a request without a token still answers 401)."""
+    with_token = sorted({client.get("/v1/users").status_code for _ in range(50)})
+    without = sorted(
+        {client.get("/v1/users", headers={"Authorization": ""}).status_code for _ in range(50)}
+    )
+    return with_token, without
 
 
 OBSERVATIONS: dict[str, Callable[[TestClient], Any]] = {
@@ -96,3 +101,10 @@ def test_the_variant_changes_what_a_client_sees(
     observe = OBSERVATIONS[name]
     clean, varied = observe(client_with()), observe(client_with(name))
     assert clean != varied, f"{name}: {clean!r} both ways"
+
+
+def test_occasional_429_refuses_only_requests_with_a_valid_token(
+    client_with: Callable[..., TestClient],
+) -> None:
+    """A 429 is "too many requests on the token": a request without one still gets 401."""
+    assert _statuses_of_50(client_with("occasional_429")) == ([200, 429], [401])

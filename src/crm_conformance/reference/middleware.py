@@ -102,7 +102,12 @@ class ApiMiddleware:
         # The provisioning adapter is a control plane beside the API: never counted.
         adapter = path == "/_adapter" or path.startswith("/_adapter/")
         allowance = None if adapter else self.limiter.count(bucket, limit, window)
-        if allowance is not None and self.settings.has_variant("occasional_429"):
+        # "too many requests on the token": a request without a valid one gets its 401.
+        if (
+            allowance is not None
+            and bucket.startswith("token:")
+            and self.settings.has_variant("occasional_429")
+        ):
             allowance = _every_50th_refused(allowance)
         if allowance is not None and self.settings.has_fault("rate_remaining_counts_used"):
             allowance = replace(allowance, remaining=allowance.limit - allowance.remaining)

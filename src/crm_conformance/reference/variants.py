@@ -51,7 +51,7 @@ _VARIANTS = (
     Variant("small_rate_limit", "1000 requests per token per 10-second window"),
     Variant(
         "occasional_429",
-        "every 50th request of a token's window answers 429 with Retry-After: 1 "
+        "every 50th request of a valid token's window answers 429 with Retry-After: 1 "
         "(Remaining 0, Reset 1)",
     ),
 )
