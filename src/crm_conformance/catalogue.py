@@ -47,6 +47,8 @@ class Requirement:
     cls: str
     needs: Needs
     untestable: str | None = None
+    limitation: str | None = None
+    """What a test of this statement cannot tell apart (a fault left out for it)."""
 
     @property
     def testable(self) -> bool:
@@ -211,6 +213,7 @@ def _check_rules(path: Path, data: dict[str, Any], text: str, document: str) -> 
             cls=entry["class"],
             needs=entry["needs"],
             untestable=entry.get("untestable"),
+            limitation=entry.get("limitation"),
         )
         rid = requirement.id
         if rid in seen:

@@ -25,18 +25,6 @@ def test_passes_against_the_reference_server() -> None:
         ("test_pagination.py", "cursor_repeats_row_on_insert", "records_change", {"PAG-009"}),
         ("test_pagination.py", "limit_200_rejected", "limit_bounds", {"PAG-008"}),
         ("test_pagination.py", "cursor_not_bound_to_query", "another_contact_query", {"PAG-006"}),
-        pytest.param(
-            "test_query_parameters.py",
-            "expand_limit_off_by_one",
-            "four_expand",
-            {"QRY-008"},
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="five expand names include unknown ones (the document names one "
-                "contact relationship) and the order of the two checks is not shown, so "
-                "unknown_expand must pass; the off-by-one is indistinguishable from it",
-            ),
-        ),
         ("test_query_parameters.py", "filter_values_anded", "ors_its_values", {"CON-034"}),
         ("test_query_parameters.py", "fields_ignored", "only_the_named", {"QRY-010"}),
         ("test_query_parameters.py", "fields_drops_id", "only_the_named", {"QRY-011"}),

@@ -46,16 +46,7 @@ def test_fuzz_suite_passes_against_the_reference_and_each_variant(variant: str |
     [
         ("rate_limit_headers_missing_on_errors", "HDR-001", "users"),
         ("error_type_wrong", "ERR-004", "contact_id"),
-        pytest.param(
-            "missing_request_id_on_errors",
-            "ERR-005",
-            "users",
-            marks=pytest.mark.xfail(
-                reason="the harness check of ERR-005 (checks.py) compares only a non-null "
-                "request_id, and this fault sends null; one of the two must change",
-                strict=True,
-            ),
-        ),
+        ("missing_request_id_on_errors", "ERR-005", "users"),
     ],
 )
 def test_fuzz_suite_fails_with_the_id_of_a_broken_harness_rule(

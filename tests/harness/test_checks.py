@@ -95,7 +95,17 @@ GOOD = [
         error_body("rate_limit_error", "rate_limit_exceeded", request_id=REQUEST_ID),
         headers={"Retry-After": "2"},
     ),
-    response(404, {"error": {"type": "not_found_error", "code": "c", "message": "m"}}),
+    response(
+        404,
+        {
+            "error": {
+                "type": "not_found_error",
+                "code": "c",
+                "message": "m",
+                "request_id": REQUEST_ID,
+            }
+        },
+    ),
 ]
 
 
@@ -139,6 +149,12 @@ BAD = {
     "error_type_matches_status_5xx": error(503, "conflict_error"),
     "error_request_id_matches_header": mutate(
         NOT_FOUND, lambda b: b["error"].update(request_id="req_other")
+    ),
+    "error_request_id_matches_header_absent": mutate(
+        NOT_FOUND, lambda b: b["error"].pop("request_id")
+    ),
+    "error_request_id_matches_header_null": mutate(
+        NOT_FOUND, lambda b: b["error"].update(request_id=None)
     ),
     "rate_limit_headers": drop_header("X-RateLimit-Reset"),
     "rate_limit_headers_type": response(200, collection(), headers={"X-RateLimit-Limit": "1.5"}),

@@ -38,11 +38,6 @@ def headers_missing(app: ReferenceApp) -> bool:
     return "X-RateLimit-Limit" not in client(app).get("/v1/nope").headers
 
 
-def five_expands(app: ReferenceApp) -> bool:
-    response = client(app).get("/v1/contacts", params={"expand": "organization,a,b,c,d"})
-    return response.json()["error"]["code"] != "expand_limit_exceeded"
-
-
 def oldest_first(app: ReferenceApp) -> bool:
     api = client(app)
     first = api.post("/v1/contacts", json={"first_name": "first"}).json()
@@ -92,7 +87,6 @@ def expired_oauth_unauthorized(app: ReferenceApp) -> bool:
 SHOWN: dict[str, Callable[[ReferenceApp], bool]] = {
     "query_errors_answer_422": query_422,
     "rate_limit_headers_missing_on_errors": headers_missing,
-    "expand_limit_off_by_one": five_expands,
     "contacts_oldest_first": oldest_first,
     "tag_conflict_without_id": conflict_without_id,
     "phone_not_normalized": phone_as_sent,

@@ -55,11 +55,6 @@ _FAULTS = (
         "X-RateLimit-* headers are sent on 2xx answers only",
     ),
     Fault(
-        "expand_limit_off_by_one",
-        ("QRY-008",),
-        "five expand names pass the limit check (the limit is compared with > 5)",
-    ),
-    Fault(
         "contacts_oldest_first",
         ("CON-002",),
         "the contact list's default order is oldest first",

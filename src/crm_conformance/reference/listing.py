@@ -116,13 +116,12 @@ def parse_sort(spec: ListSpec, raw: str | None) -> tuple[tuple[str, bool], ...]:
     return tuple(keys)
 
 
-def parse_expand(spec: ListSpec, raw: str | None, settings: ServerSettings) -> tuple[str, ...]:
+def parse_expand(spec: ListSpec, raw: str | None) -> tuple[str, ...]:
     """`expand`: at most four relationship names of this resource."""
     if not raw:
         return ()
     names = tuple(dict.fromkeys(name.strip() for name in raw.split(",")))
-    limit = MAX_EXPAND + 1 if settings.has_fault("expand_limit_off_by_one") else MAX_EXPAND
-    if len(names) > limit:
+    if len(names) > MAX_EXPAND:
         raise ApiError(
             400,
             "expand_limit_exceeded",
@@ -169,7 +168,7 @@ def parse_params(
         limit=parse_limit(values.get("limit"), settings=settings, in_body=in_body),
         cursor=texts["cursor"],
         sort=parse_sort(spec, texts["sort"]),
-        expand=parse_expand(spec, texts["expand"], settings),
+        expand=parse_expand(spec, texts["expand"]),
         fields=None if settings.has_fault("fields_ignored") else fields,
     )
 

@@ -178,7 +178,7 @@ class Call:
     def retrieve_params(self, spec: ListSpec) -> tuple[tuple[str, ...], tuple[str, ...] | None]:
         """`expand` and `fields` of a retrieve; other query names are refused."""
         self.allow_query(("expand", "fields"))
-        expand = parse_expand(spec, self.single("expand"), self.settings)
+        expand = parse_expand(spec, self.single("expand"))
         return expand, parse_fields(spec, self.single("fields"))
 
     def narrow(self, rendered: dict[str, Any], fields: tuple[str, ...] | None) -> dict[str, Any]:
