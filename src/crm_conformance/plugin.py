@@ -111,7 +111,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--classes",
         dest="crm_classes",
         metavar="A,B",
-        help="run only these conformance classes (core always runs), e.g. --classes deals,tags",
+        help="run only these conformance classes (core always runs), e.g. --classes deals,tags; "
+        "'all' claims every class, the opt-in ones (rate-limits) included",
     )
     group.addoption(
         "--run-id",
@@ -195,12 +196,14 @@ def _options(config: pytest.Config) -> Options:
     if raw_classes is not None:
         names = [name.strip() for name in raw_classes.split(",") if name.strip()]
         known = _known_classes()
+        if names == ["all"]:
+            names = list(known)
         unknown = [name for name in names if name not in known]
         if not names or unknown:
             raise pytest.UsageError(
                 f"--classes={raw_classes!r}: "
                 + (f"unknown class {unknown[0]!r}; " if unknown else "no class named; ")
-                + f"expected a comma-separated list of: {', '.join(known)}"
+                + f"expected 'all' or a comma-separated list of: {', '.join(known)}"
             )
         classes = frozenset({"core", *names})
     target = config.getoption("crm_target")
@@ -395,6 +398,29 @@ def _known_classes() -> tuple[str, ...]:
     return tuple(classes) if classes else CLASSES
 
 
+def _opt_in_classes() -> frozenset[str]:
+    """Classes that run only when claimed (their tests spend something of the target's)."""
+    catalogue = _catalogue_or_none()
+    classes = getattr(catalogue, "classes", None) or {}
+    return frozenset(name for name, cls in classes.items() if getattr(cls, "opt_in", False))
+
+
+def _opt_in_skip(options: Options, classes: list[str]) -> str | None:
+    """Why a test of an opt-in class does not run, or None when it does.
+
+    An opt-in class runs when `--classes` names it (or `all`), and against the embedded
+    reference server, whose allowance is nobody else's. Skipped, it reads as not
+    applicable, with the option that would run it.
+    """
+    unclaimed = sorted(set(classes) & _opt_in_classes() - (options.classes or frozenset()))
+    if not unclaimed or (options.target_path is None and options.base_url is None):
+        return None
+    return (
+        f"opt-in class {unclaimed[0]} is not claimed: add it to --classes "
+        f"(e.g. --classes all) to run it against this target"
+    )
+
+
 def _requirement(catalogue: Any, req_id: str) -> Any:
     if catalogue is None:
         return None
@@ -490,6 +516,9 @@ def pytest_collection_modifyitems(
         own = set(classes) - {"core"}
         if state.options.classes is None or own <= state.options.classes:
             selected.append(item)
+            reason = _opt_in_skip(state.options, classes)
+            if reason is not None:
+                item.add_marker(pytest.mark.skip(reason=reason))
         else:
             deselected.append(item)
     if deselected:

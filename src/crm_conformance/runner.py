@@ -183,6 +183,8 @@ def pytest_command(
         command += ["--base-url", request.base_url]
     if request.classes:
         command += ["--classes", request.classes]
+    elif request.certify:
+        command += ["--classes", "all"]  # a certificate claims the opt-in classes too
     command += ["--profile", request.profile, "--run-id", run_id]
     if listing is not None:
         return [*command, "--collect-only", "-q", "--crm-list", str(listing)]

@@ -103,6 +103,40 @@ def test_classes_select_tests_and_core_always_runs(pytester: pytest.Pytester) ->
     ]
 
 
+OPT_IN = """
+import pytest
+
+@pytest.mark.req("RATE-001")
+def test_throttled():
+    pass
+
+@pytest.mark.req("PAG-001")
+def test_pages():
+    pass
+"""
+
+
+@pytest.mark.parametrize(
+    ("classes", "outcomes"),
+    [
+        ((), {"passed": 1, "skipped": 1}),
+        (("--classes", "pagination"), {"passed": 1, "deselected": 1}),
+        (("--classes", "rate-limits"), {"passed": 1, "deselected": 1}),
+        (("--classes", "all"), {"passed": 2}),
+    ],
+)
+def test_an_opt_in_class_runs_against_a_target_only_when_claimed(
+    pytester: pytest.Pytester, base_url: str, classes: tuple[str, ...], outcomes: dict[str, int]
+) -> None:
+    suite(pytester, OPT_IN)
+    result = run(pytester, "--base-url", base_url, *classes)
+    result.assert_outcomes(**outcomes)
+    if "skipped" in outcomes:
+        result.stdout.fnmatch_lines(
+            ["*opt-in class rate-limits is not claimed: add it to --classes*"]
+        )
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

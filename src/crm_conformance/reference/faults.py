@@ -20,6 +20,21 @@ class Fault:
 
 _FAULTS = (
     Fault(
+        "retry_after_missing_on_429",
+        ("HDR-002",),
+        "a refused request gets 429 and the rate-limit headers but no Retry-After",
+    ),
+    Fault(
+        "rate_limit_per_workspace",
+        ("RATE-001",),
+        "the limiter counts requests per workspace, so one busy token throttles the others",
+    ),
+    Fault(
+        "rate_limit_never_refills",
+        ("RATE-003",),
+        "a window is renewed only by an allowed request, so a spent token stays refused",
+    ),
+    Fault(
         "missing_request_id_on_errors",
         ("ERR-005",),
         "error bodies carry request_id null although X-Request-ID is sent",

@@ -97,11 +97,19 @@ class ApiMiddleware:
             else:
                 state["principal"] = principal
                 bucket = "token:" + principal.token_id
+                if self.settings.has_fault("rate_limit_per_workspace"):
+                    bucket = "token:workspace-" + principal.workspace
                 if principal.rate_limit:
                     limit, window = principal.rate_limit
         # The provisioning adapter is a control plane beside the API: never counted.
         adapter = path == "/_adapter" or path.startswith("/_adapter/")
-        allowance = None if adapter else self.limiter.count(bucket, limit, window)
+        allowance = (
+            None
+            if adapter
+            else self.limiter.count(
+                bucket, limit, window, sticky=self.settings.has_fault("rate_limit_never_refills")
+            )
+        )
         # "too many requests on the token": a request without a valid one gets its 401.
         if (
             allowance is not None
@@ -130,6 +138,8 @@ class ApiMiddleware:
                 ):
                     for name, value in allowance.headers().items():
                         outgoing[name] = value
+                    if self.settings.has_fault("retry_after_missing_on_429"):
+                        del outgoing["Retry-After"]
             await send(message)
 
         try:

@@ -39,12 +39,15 @@ class RateLimiter:
         self._lock = threading.Lock()
         self._windows: dict[str, tuple[float, int]] = {}
 
-    def count(self, key: str, limit: int, window: int) -> Allowance:
-        """Count one request on `key`; over the limit it is refused (and not counted)."""
+    def count(self, key: str, limit: int, window: int, *, sticky: bool = False) -> Allowance:
+        """Count one request on `key`; over the limit it is refused (and not counted).
+
+        `sticky` is the fault `rate_limit_never_refills`: a spent window is never renewed.
+        """
         now = time.monotonic()
         with self._lock:
             start, used = self._windows.get(key, (now, 0))
-            if now - start >= window:
+            if now - start >= window and not (sticky and used >= limit):
                 start, used = now, 0
             allowed = used < limit
             if allowed:
