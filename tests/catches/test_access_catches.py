@@ -19,6 +19,7 @@ KILLS = [
     ("test_scopes.py", "policy_ignored_for_oauth", "mirrored and deals"),
     ("test_scopes.py", "capabilities_ignore_policy", "capabilities"),
     ("test_scopes.py", "me_lists_all_scopes", "me_lists"),
+    ("test_scopes.py", "scope_param_names_resource", "every_scope_but and deals"),
     ("test_oauth.py", "private_visible_to_oauth", "person"),
     ("test_tenancy.py", "not_found_names_workspace", "like_a_missing_one"),
     ("test_tenancy.py", "cross_workspace_403", "like_a_missing_one"),

@@ -20,6 +20,7 @@ def test_passes_against_the_reference_server() -> None:
         ("replay_missing_header", "replays_the_original and tag", {"IDEM-004"}),
         ("idempotency_key_ignored_across_bodies", "another_body and tag", {"IDEM-005"}),
         ("idempotency_cross_workspace", "another_workspace", {"IDEM-003", "TEN-001"}),
+        ("idempotency_key_length_unchecked", "256 and tag", {"IDEM-002"}),
     ],
 )
 def test_fails_under_the_fault(fault: str, keyword: str, reqs: set[str]) -> None:

@@ -17,6 +17,8 @@ FAULTS = [
     ("test_contacts.py", "organization_name_never_matched", "company_name", {"CON-013"}),
     ("test_tags.py", "tag_conflict_without_id", "repeated_name", {"TAG-004"}),
     ("test_tags.py", "tag_names_unique_across_catalogues", "another_catalogue", {"TAG-006"}),
+    ("test_tags.py", "tag_color_unchecked", "colour_not_matching", {"TAG-007"}),
+    ("test_tags.py", "tag_name_limit_off_by_one", "outside_1_to_100", {"TAG-013"}),
     ("test_deals.py", "probability_not_inherited", "null_probability", {"DEAL-016"}),
     ("test_deals.py", "value_as_number", "value_sent", {"DEAL-014"}),
     ("test_deals.py", "stage_pipeline_unchecked", "another_pipeline", {"DEAL-007"}),

@@ -20,6 +20,36 @@ class Fault:
 
 _FAULTS = (
     Fault(
+        "scope_param_names_resource",
+        ("SCOPE-022",),
+        "insufficient_scope's param names the resource (contacts) instead of the scope",
+    ),
+    Fault(
+        "idempotency_key_length_unchecked",
+        ("IDEM-002",),
+        "an Idempotency-Key longer than 255 characters is accepted",
+    ),
+    Fault(
+        "tag_color_unchecked",
+        ("TAG-007",),
+        "a tag colour is stored as sent, whatever its form",
+    ),
+    Fault(
+        "tag_name_limit_off_by_one",
+        ("TAG-013",),
+        "a tag name of 101 characters passes the length check",
+    ),
+    Fault(
+        "unknown_sort_key_ignored",
+        ("QRY-003",),
+        "a sort key the list cannot sort by is skipped instead of refused",
+    ),
+    Fault(
+        "meta_limit_reports_default",
+        ("PAG-003",),
+        "meta.limit reports the default page size, not the limit the request asked for",
+    ),
+    Fault(
         "retry_after_missing_on_429",
         ("HDR-002",),
         "a refused request gets 429 and the rate-limit headers but no Retry-After",

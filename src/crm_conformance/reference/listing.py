@@ -87,10 +87,13 @@ def parse_limit(raw: Any, *, settings: ServerSettings, in_body: bool) -> int:
     return value
 
 
-def parse_sort(spec: ListSpec, raw: str | None) -> tuple[tuple[str, bool], ...]:
+def parse_sort(
+    spec: ListSpec, raw: str | None, settings: ServerSettings
+) -> tuple[tuple[str, bool], ...]:
     """`sort`: comma-separated keys, `-` for descending."""
+    default = tuple((key.lstrip("-"), key.startswith("-")) for key in spec.default_sort)
     if not raw:
-        return tuple((key.lstrip("-"), key.startswith("-")) for key in spec.default_sort)
+        return default
     if not spec.sortable:
         raise ApiError(
             400, "unsupported_sort", f"The {spec.name} list has one fixed order.", param="sort"
@@ -101,6 +104,8 @@ def parse_sort(spec: ListSpec, raw: str | None) -> tuple[tuple[str, bool], ...]:
         descending = name.startswith("-")
         name = name[1:] if descending else name
         if name not in spec.sort_keys:
+            if settings.has_fault("unknown_sort_key_ignored"):
+                continue
             raise ApiError(
                 400,
                 "unknown_sort_field",
@@ -113,7 +118,7 @@ def parse_sort(spec: ListSpec, raw: str | None) -> tuple[tuple[str, bool], ...]:
                 400, "unsupported_sort", f"Sort key {name!r} is named twice.", param="sort"
             )
         keys.append((name, descending))
-    return tuple(keys)
+    return tuple(keys) or default
 
 
 def parse_expand(spec: ListSpec, raw: str | None) -> tuple[str, ...]:
@@ -167,7 +172,7 @@ def parse_params(
     return ListParams(
         limit=parse_limit(values.get("limit"), settings=settings, in_body=in_body),
         cursor=texts["cursor"],
-        sort=parse_sort(spec, texts["sort"]),
+        sort=parse_sort(spec, texts["sort"], settings),
         expand=parse_expand(spec, texts["expand"]),
         fields=None if settings.has_fault("fields_ignored") else fields,
     )
@@ -261,7 +266,12 @@ def paginate(
     if has_more and page:
         position = {"offset": start + len(page)} if offset_cursors else {"after": page[-1][0]}
         next_cursor = cursors.encode(settings.secret, position, digest, hex_form=hex_form)
-    return Page([row for _, row in page], has_more, next_cursor, params.limit)
+    shown_limit = (
+        default_limit(settings)
+        if settings.has_fault("meta_limit_reports_default")
+        else params.limit
+    )
+    return Page([row for _, row in page], has_more, next_cursor, shown_limit)
 
 
 def _offset(position: Mapping[str, Any]) -> int:

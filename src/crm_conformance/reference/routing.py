@@ -223,7 +223,9 @@ def require_scopes(call: Call, scopes: tuple[str, ...]) -> None:
             "This token lacks a required scope."
             if call.settings.has_fault("scope_message_generic")
             else f"This token lacks the scope(s) {', '.join(missing)}.",
-            param=missing[0],
+            param=missing[0].split(":")[0]
+            if call.settings.has_fault("scope_param_names_resource")
+            else missing[0],
         )
 
 

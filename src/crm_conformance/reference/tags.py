@@ -76,11 +76,15 @@ def read_ids(
 @routes.post("/v1/tags", scopes=("tags:write",), entity="tags")
 def create_tag(call: Call) -> Reply:
     fields = BodyFields(call.json(), allowed=("name", CATALOGUE_FIELD, "color"))
-    name = fields.string("name", required=True, min_length=1, max_length=MAX_NAME)
+    off_by_one = call.settings.has_fault("tag_name_limit_off_by_one")
+    name = fields.string(
+        "name", required=True, min_length=1, max_length=MAX_NAME + 1 if off_by_one else MAX_NAME
+    )
     if name is not None and not name.strip():
         fields.problem("name", "must not be blank", "blank")
     catalogue = fields.string(CATALOGUE_FIELD, required=True, choices=CATALOGUES)
-    color = fields.string("color", nullable=False, pattern=COLOR_PATTERN)
+    unchecked = call.settings.has_fault("tag_color_unchecked")
+    color = fields.string("color", nullable=False, pattern=None if unchecked else COLOR_PATTERN)
     fields.check()
     assert name is not None and catalogue is not None
     with call.transaction() as tx:
