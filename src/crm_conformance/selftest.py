@@ -11,11 +11,14 @@ Each job is `run_suite` (pytest in a subprocess against a fresh in-memory refere
 server) inside a worker *process*: the servers then do not share one GIL, so jobs scale
 with the cores. A fault's job runs only the tests that carry one of its ids and stops at
 the first failure; a variant's job runs every test, so the report lists every false
-failure at once.
+failure at once. A fault is a switch of the reference server (`reference/faults.py`) or
+a wire fault (`wire_faults.py`), whose job puts the loopback proxy that commits it in
+front of the reference server.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import multiprocessing
 import os
@@ -23,6 +26,7 @@ import random
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -30,6 +34,7 @@ from typing import Any, Literal
 
 from crm_conformance._errors import ConformanceError
 from crm_conformance.suite_run import SuiteRun, run_suite
+from crm_conformance.wire_faults import WIRE_FAULTS, running_wire_proxy
 
 JobKind = Literal["clean", "fault", "variant"]
 
@@ -76,12 +81,19 @@ class Job:
     first_failure: bool = False
 
     def run(self) -> SuiteRun:
+        wire = self.kind == "fault" and self.name in WIRE_FAULTS
         return run_suite(
             self.selectors,
-            faults=(self.name,) if self.kind == "fault" else (),
+            faults=(self.name,) if self.kind == "fault" and not wire else (),
             variants=(self.name,) if self.kind == "variant" else (),
             first_failure=self.first_failure,
+            through=functools.partial(_wire_proxy, fault=self.name) if wire else None,
         )
+
+
+def _wire_proxy(base_url: str, *, fault: str) -> AbstractContextManager[str]:
+    """The reference server's API behind a proxy that commits the wire fault `fault`."""
+    return running_wire_proxy(base_url, [fault])
 
 
 @dataclass(frozen=True)
@@ -332,9 +344,14 @@ def run_selftest(request: SelftestRequest, *, echo: Callable[[str], None] = prin
     from crm_conformance.reference.faults import FAULTS
     from crm_conformance.reference.variants import VARIANTS
 
+    all_faults = {
+        **{name: fault.reqs for name, fault in FAULTS.items()},
+        **{name: fault.reqs for name, fault in WIRE_FAULTS.items()},
+    }
+
     if request.sample is not None and request.sample < 1:
         raise SelftestUsageError(f"--sample={request.sample}: must be at least 1")
-    fault_names = choose(request.faults, FAULTS, option="--faults", sample=request.sample)
+    fault_names = choose(request.faults, all_faults, option="--faults", sample=request.sample)
     variant_names = choose(request.variants, VARIANTS, option="--variants", sample=request.sample)
     workers = request.workers if request.workers is not None else default_workers()
     if workers < 1:
@@ -361,7 +378,7 @@ def run_selftest(request: SelftestRequest, *, echo: Callable[[str], None] = prin
     )
     matrix = selftest(
         tests,
-        {name: FAULTS[name].reqs for name in fault_names},
+        {name: all_faults[name] for name in fault_names},
         variant_names,
         class_of=class_of,
         workers=workers,

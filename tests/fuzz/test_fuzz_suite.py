@@ -1,16 +1,13 @@
 """The fuzz suite as a product: green against every legal variant of the reference
 server, red with the right requirement id when a rule its harness checks enforce breaks.
 
-Each variant is one fuzz run (~30 s). By default the variants that change what the
-fuzz checks see (status, page size, response fields, request ids) run; the rest run
-when CRM_SLOW_TESTS=1, as CI sets it.
+Each variant is one fuzz run (~30 s). Here run the variants that change what the fuzz
+checks see (status, page size, response fields, request ids); every other variant runs
+the fuzz suites inside the whole kill matrix (`tests/selftest/test_kill_matrix.py`).
 """
-
-import os
 
 import pytest
 
-from crm_conformance.reference.variants import VARIANTS
 from crm_conformance.suite_run import run_suite
 
 SHAPING = (
@@ -21,20 +18,9 @@ SHAPING = (
 )
 """Variants that change what the schema and harness checks of the fuzz suite look at."""
 MODULES = ["test_fuzz.py", "test_fuzz_stateful.py"]
-SLOW = os.environ.get("CRM_SLOW_TESTS") == "1"
 
 
-@pytest.mark.parametrize(
-    "variant",
-    [
-        None,
-        *SHAPING,
-        *(
-            pytest.param(name, marks=pytest.mark.skipif(not SLOW, reason="CRM_SLOW_TESTS=1"))
-            for name in sorted(set(VARIANTS) - set(SHAPING))
-        ),
-    ],
-)
+@pytest.mark.parametrize("variant", [None, *SHAPING])
 def test_fuzz_suite_passes_against_the_reference_and_each_variant(variant: str | None) -> None:
     run = run_suite(MODULES, variants={variant} if variant else set())
     assert run.exit_code == 0, run.output[-3000:]
