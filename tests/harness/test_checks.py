@@ -1,6 +1,7 @@
 """Each registered check passes a conforming response and fails a broken one, with its id."""
 
 import copy
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -23,9 +24,15 @@ def response(
     path: str = "/v1/contacts",
     params: dict[str, str] | None = None,
     raw: bytes | None = None,
+    request_body: Any = None,
 ) -> httpx.Response:
+    sent = request_body if isinstance(request_body, bytes | None) else json.dumps(request_body)
     request = httpx.Request(
-        method, "http://t" + path, params=params, headers={"Authorization": f"Bearer {TOKEN}"}
+        method,
+        "http://t" + path,
+        params=params,
+        headers={"Authorization": f"Bearer {TOKEN}"},
+        content=sent,
     )
     all_headers = {**rate_headers(REQUEST_ID), **(headers or {})}
     if raw is not None:
@@ -43,6 +50,14 @@ def collection(**meta: Any) -> dict[str, Any]:
 
 def error(status: int, error_type: str, code: str = "x", **extra: Any) -> httpx.Response:
     return response(status, error_body(error_type, code, request_id=REQUEST_ID, **extra))
+
+
+def search(body: Any, request_body: Any) -> httpx.Response:
+    return response(200, body, method="POST", path="/v1/contacts/search", request_body=request_body)
+
+
+def stats(campaign_id: str) -> httpx.Response:
+    return response(200, {"object": "campaign_stats", "campaign_id": campaign_id}, path="/v1/x")
 
 
 GOOD = [
@@ -106,6 +121,26 @@ GOOD = [
             }
         },
     ),
+    error(499, "conflict_error"),  # an unlisted 4xx: any type but the two retryable ones
+    response(304, raw=b""),
+    response(200, collection(limit=1), params={"limit": "1"}),  # a full page
+    response(200, collection(), params={"limit": "0"}),  # out of 1..200: no page size asked
+    response(200, collection(), params={"limit": "201"}),
+    search(collection(limit=5), {"limit": 5}),
+    search(
+        {**collection(), "data": [{"object": "contact", "id": hexid("con_")}]}, {"fields": ["id"]}
+    ),
+    search(collection(), b"not json"),
+    search(collection(), [1]),
+    response(
+        200, raw=b"{}", headers={"Content-Type": "application/json; charset=utf-8"}, path="/v1/x"
+    ),
+    response(200, raw=b"-", headers={"Content-Type": "text/plain"}, method="HEAD", path="/v1/x"),
+    response(
+        200,
+        {**collection(), "data": [{**contact(), "custom_fields": {"p": {"object": "contact"}}}]},
+    ),
+    stats(hexid("camp_")),
 ]
 
 
@@ -140,9 +175,17 @@ BAD = {
     "error_type_enum": mutate(NOT_FOUND, lambda b: b["error"].update(type="missing_error")),
     "error_fields": mutate(NOT_FOUND, lambda b: b["error"].update(detail=[{"field": 1}])),
     "error_fields_code": mutate(NOT_FOUND, lambda b: b["error"].pop("code")),
+    "error_fields_detail": mutate(
+        NOT_FOUND, lambda b: b["error"].update(detail=[{"field": "a", "code": None}])
+    ),
     "error_type_matches_status": error(404, "api_error"),
     "always_present_fields": response(
         200, {"object": "contact", "id": hexid("con_"), "status": "open"}, path="/v1/contacts/x"
+    ),
+    "always_present_fields_nested": response(
+        200,
+        {"items": [{"object": "tag", "id": hexid("tag_")}, {"object": "contact", "id": "x"}]},
+        path="/v1/x",
     ),
     "error_type_matches_status_410": error(410, "rate_limit_error"),
     "error_type_matches_status_405": error(405, "invalid_request_error"),
@@ -172,11 +215,32 @@ BAD = {
     "identifier_formats_owner": mutate(
         response(200, collection()), lambda b: b["data"][0]["owner"].update(kind="agent")
     ),
+    "identifier_formats_embedded": response(
+        200, {"contact": {"object": "contact", "id": "con_1"}}, path="/v1/x"
+    ),
+    "identifier_formats_stats": stats("camp_1"),
     "collection_envelope": mutate(response(200, collection()), lambda b: b.pop("links")),
+    "collection_envelope_undocumented": response(
+        200, {**collection(), "links": {"next": 5}}, path="/v1/x"
+    ),
+    "collection_envelope_extended": response(
+        200, {**collection(), "links": {"next": 5}, "object": "list"}, path="/v1/x"
+    ),
     "has_more_matches_next": mutate(
         response(200, collection()), lambda b: b["links"].update(next="cursor")
     ),
+    "has_more_matches_next_stranded": response(200, collection(has_more=True)),
     "page_within_limit": response(200, collection(limit=20), params={"limit": "5"}),
+    "page_within_limit_above": response(200, collection(limit=20), params={"limit": "50"}),
+    "page_within_limit_one": response(200, collection(limit=20), params={"limit": "1"}),
+    "page_within_limit_max": response(200, collection(limit=20), params={"limit": "200"}),
+    "page_within_limit_search": search(collection(limit=20), {"limit": 5}),
+    "json_content_type_post": response(
+        201, raw=b"{}", headers={"Content-Type": "text/plain"}, method="POST", path="/v1/x"
+    ),
+    "json_content_type_javascript": response(
+        200, raw=b"{}", headers={"Content-Type": "application/javascript"}, path="/v1/x"
+    ),
 }
 
 
@@ -196,9 +260,87 @@ def test_every_registered_check_has_a_broken_case() -> None:
 
 
 def test_run_checks_raises_the_first_failure() -> None:
+    broken = drop_header("X-RateLimit-Reset", drop_header("X-Request-ID"))
+    assert [failure.req_id for failure in checks.failures(broken)] == ["HDR-001", "HDR-003"]
     with pytest.raises(ConformanceFailure) as caught:
-        checks.run_checks(drop_header("X-Request-ID"))
-    assert caught.value.req_id == checks.get("request_id_header").requirements[0]
+        checks.run_checks(broken)
+    assert caught.value.req_id == checks.get("rate_limit_headers").requirements[0]
+
+
+def test_get_lists_the_known_checks() -> None:
+    with pytest.raises(KeyError, match="known: error_envelope, "):
+        checks.get("no_such_check")
+
+
+def with_status(base: httpx.Response, status: int) -> httpx.Response:
+    return httpx.Response(
+        status, content=base.content, headers=dict(base.headers), request=base.request
+    )
+
+
+@pytest.mark.parametrize("status", [300, 303, 305, 404, 500])
+def test_every_non_2xx_answer_but_304_needs_the_envelope(status: int) -> None:
+    with pytest.raises(ConformanceFailure, match="ERR-001"):
+        checks.error_envelope(response(status, raw=b""))
+
+
+@pytest.mark.parametrize("status", [200, 299, 304])
+def test_2xx_and_304_answers_need_no_envelope(status: int) -> None:
+    checks.error_envelope(response(status, raw=b""))
+
+
+BROKEN_2XX_BODIES = ["identifier_formats", "always_present_fields", "collection_envelope"]
+
+
+@pytest.mark.parametrize("status", [201, 299])
+@pytest.mark.parametrize("name", BROKEN_2XX_BODIES)
+def test_2xx_body_checks_hold_on_every_2xx(name: str, status: int) -> None:
+    with pytest.raises(ConformanceFailure):
+        checks.get(name).function(with_status(BAD[name], status))
+
+
+@pytest.mark.parametrize("status", [300, 399])
+@pytest.mark.parametrize("name", ["identifier_formats", "collection_envelope"])
+def test_2xx_body_checks_leave_a_3xx_alone(name: str, status: int) -> None:
+    checks.get(name).function(with_status(BAD[name], status))
+
+
+# Each 4xx allows `invalid_request_error` beside the type of its condition (IMPLIED_TYPES):
+# (status, the type of its condition, a type of another condition).
+STATUS_TYPES = [
+    (400, "invalid_request_error", "not_found_error"),
+    (401, "authentication_error", "permission_error"),
+    (403, "permission_error", "authentication_error"),
+    (404, "not_found_error", "conflict_error"),
+    (405, "api_error", "invalid_request_error"),
+    (409, "conflict_error", "not_found_error"),
+    (422, "not_found_error", "conflict_error"),
+    (429, "rate_limit_error", "invalid_request_error"),
+]
+
+
+@pytest.mark.parametrize(("status", "own", "other"), STATUS_TYPES)
+def test_error_type_matches_status_per_status(status: int, own: str, other: str) -> None:
+    checks.error_type_matches_status(error(status, own))
+    with pytest.raises(ConformanceFailure, match="ERR-004"):
+        checks.error_type_matches_status(error(status, other))
+
+
+MALFORMED_COLLECTIONS = {
+    "array": [],
+    "no links": {"data": [], "meta": {"has_more": False, "limit": 20}},
+    "no meta": {"data": [], "links": {"next": None}},
+    "data not an array": {**collection(), "data": {}},
+    "has_more not a boolean": {**collection(has_more="yes"), "links": {"next": "abc"}},
+    "next not a string": {**collection(), "links": {"next": 5}},
+    "limit not an integer": collection(limit="20"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MALFORMED_COLLECTIONS))
+def test_a_malformed_collection_fails_the_envelope_check_only(case: str) -> None:
+    broken = response(200, MALFORMED_COLLECTIONS[case])
+    assert [failure.req_id for failure in checks.failures(broken)] == ["PAG-001"]
 
 
 def test_registering_twice_is_refused() -> None:
