@@ -242,6 +242,16 @@ def test_an_assigned_activity_renders_its_assignee(
     )
 
 
+@pytest.mark.req("USR-004", "ACT-014")
+def test_a_listed_user_id_serves_as_the_assignee_id(
+    api: ApiClient, body: dict[str, Any], factory: RecordFactory
+) -> None:
+    user_id = factory.listed_user_id()
+    response = api.post(ACTIVITIES, json={**body, "assignee_id": user_id})
+    activity = expect_success(response, "USR-004")
+    expect_value(response, "USR-004", "assignee_id", activity.get("assignee_id"), user_id)
+
+
 @pytest.mark.req("ACT-015", "ACT-025")
 def test_created_by_is_an_owner_or_null(api: ApiClient, body: dict[str, Any]) -> None:
     response = api.post(ACTIVITIES, json={**body, "description": "from the suite"})

@@ -6,6 +6,7 @@ only, so every case here is one request to a read every full-scope token may mak
 `unauthorized` with the error envelope, or 2xx for the token as issued.
 """
 
+import re
 from collections.abc import Callable
 
 import httpx
@@ -13,9 +14,21 @@ import pytest
 
 from crm_conformance.checks import run_checks
 from crm_conformance.client import ApiClient
+from crm_conformance.expect import expect_true
+from crm_conformance.factories import RecordFactory
 from crm_conformance.failure import ConformanceFailure
+from crm_conformance.target import Target
 
 READ = "/v1/contacts"
+WORKSPACE_TOKEN = re.compile(r"sk_(?:live|test)_[A-Za-z0-9_-]+={0,2}\.[A-Za-z0-9_-]+={0,2}")
+"""`sk_live_<selector>.<verifier>` (or `sk_test_`), both segments base64url (RFC 4648 §5,
+whose padding `=` may be kept or dropped)."""
+
+
+def _shape(token: str) -> str:
+    """What a token looks like without its secret: its first 8 characters are the
+    `sk_test_` or `sk_live_` prefix at most, never the selector or verifier."""
+    return f"a token starting {token[:8]!r}, {len(token)} characters, {token.count('.')} dot(s)"
 
 
 def _expect_unauthorized(req_id: str, response: httpx.Response) -> None:
@@ -68,3 +81,34 @@ def test_a_token_without_the_bearer_scheme_is_unauthorized(api: ApiClient) -> No
     assert api.token
     response = api.get(READ, token=None, headers={"Authorization": f"Token {api.token}"})
     _expect_unauthorized("AUTH-004", response)
+
+
+@pytest.mark.req("AUTH-009", "AUTH-011")
+def test_workspace_tokens_are_a_selector_and_a_verifier_joined_by_a_dot(
+    target: Target, factory: RecordFactory
+) -> None:
+    """The run's own token when it is a workspace token (`sk_`), and one the adapter
+    issues: each as issued by the target, so each shows the form the document gives."""
+    issued = factory.token(kind="workspace").token
+    full = target.token("full")
+    for token in (issued, *([full] if full and full.startswith("sk_") else [])):
+        expect_true(
+            None,
+            "AUTH-011",
+            WORKSPACE_TOKEN.fullmatch(token) is not None,
+            expected="sk_live_ or sk_test_, then <selector>.<verifier> in base64url",
+            got=_shape(token),
+        )
+
+
+@pytest.mark.req("AUTH-010")
+def test_a_non_production_workspace_token_starts_sk_test(factory: RecordFactory) -> None:
+    """The adapter issues tokens of the test deployment beside it (`live` not asked)."""
+    token = factory.token(kind="workspace").token
+    expect_true(
+        None,
+        "AUTH-010",
+        token.startswith("sk_test_"),
+        expected="a non-production workspace token starting sk_test_",
+        got=_shape(token),
+    )

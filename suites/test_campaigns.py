@@ -19,6 +19,7 @@ from crm_conformance.client import ApiClient
 from crm_conformance.expect import (
     expect_enum,
     expect_error,
+    expect_identifier,
     expect_present,
     expect_status,
     expect_value,
@@ -53,7 +54,7 @@ def resume(api: ApiClient, campaign_id: str) -> httpx.Response:
     return response
 
 
-@pytest.mark.req("CAMP-004", "CAMP-008", "CAMP-001", "CAMP-002")
+@pytest.mark.req("CAMP-004", "CAMP-008", "CAMP-001", "CAMP-002", "IDN-016")
 def test_pausing_a_running_campaign_pauses_it(
     api: ApiClient, campaigns: RecordFactory, observe: Callable[[str, Any], None]
 ) -> None:
@@ -64,6 +65,7 @@ def test_pausing_a_running_campaign_pauses_it(
     expect_present(response, "CAMP-008", body, ("id", "object", "status"))
     expect_value(response, "CAMP-008", "object", body.get("object"), "campaign")
     expect_value(response, "CAMP-008", "id", body.get("id"), campaign["id"])
+    expect_identifier(response, "IDN-016", body, "id", "camp_")
     expect_enum(response, "CAMP-002", body, "status", STATUSES)
     expect_value(response, "CAMP-004", "status", body.get("status"), "paused")
     expect_present(

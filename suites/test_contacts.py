@@ -27,6 +27,7 @@ from crm_conformance.expect import (
     expect_error,
     expect_pages,
     expect_status,
+    expect_string_or_null,
     expect_success,
     expect_true,
     expect_value,
@@ -154,7 +155,7 @@ def test_a_phone_is_normalized_to_e164_on_write(
     )
 
 
-@pytest.mark.req("CON-017", "CON-018", "IDN-018", "IDN-019", "IDN-021")
+@pytest.mark.req("CON-017", "CON-018", "IDN-018", "IDN-019", "IDN-020", "IDN-021")
 def test_a_contact_with_an_owner_always_renders_the_owner(
     api: ApiClient, adapter: AdapterClient, factory: RecordFactory
 ) -> None:
@@ -179,6 +180,7 @@ def test_a_contact_with_an_owner_always_renders_the_owner(
             expected=f"owner an Owner {{id: {users[0]}, kind: user, object: owner}}",
             got=f"owner = {owner!r}",
         )
+        expect_string_or_null(response, "IDN-020", owner, "name")
 
 
 @pytest.mark.req("CON-019")

@@ -25,6 +25,7 @@ from crm_conformance.client import ApiClient
 from crm_conformance.expect import (
     expect_enum,
     expect_error,
+    expect_identifier,
     expect_status,
     expect_success,
     expect_timestamp,
@@ -65,6 +66,7 @@ def body(
 
 
 @pytest.mark.req("DEAL-001", "DEAL-002", "DEAL-018", "DEAL-030", "DEAL-027", "IDN-010")
+@pytest.mark.req("IDN-011", "IDN-012")
 def test_a_deal_is_created_in_a_pipeline_stage(
     api: ApiClient, body: dict[str, Any], observe: Callable[[str, Any], None]
 ) -> None:
@@ -78,6 +80,8 @@ def test_a_deal_is_created_in_a_pipeline_stage(
         expect_value(response, "DEAL-001", name, deal.get(name), body[name])
     expect_enum(response, "DEAL-018", deal, "status", ("open", "won", "lost"))
     expect_enum(response, "DEAL-030", deal, "visibility", VISIBILITIES)
+    expect_identifier(response, "IDN-011", deal, "pipeline_id", "pipe_")
+    expect_identifier(response, "IDN-012", deal, "stage_id", "stg_")
 
 
 @pytest.mark.req("DEAL-006")
@@ -206,7 +210,7 @@ def test_a_null_probability_inherits_the_stage_default(
     )
 
 
-@pytest.mark.req("DEAL-012", "DEAL-018", "DEAL-019", "DEAL-020")
+@pytest.mark.req("DEAL-012", "DEAL-018", "DEAL-019", "DEAL-020", "IDN-013")
 def test_a_deal_created_lost_with_a_reason_names_the_reason(
     api: ApiClient, body: dict[str, Any], fixtures: Fixtures
 ) -> None:
@@ -217,6 +221,7 @@ def test_a_deal_created_lost_with_a_reason_names_the_reason(
     deal = expect_success(response, "DEAL-012")
     expect_value(response, "DEAL-018", "status", deal.get("status"), "lost")
     expect_value(response, "DEAL-019", "lost_reason_id", deal.get("lost_reason_id"), reason)
+    expect_identifier(response, "IDN-013", deal, "lost_reason_id", "lrsn_")
     expect_true(
         response,
         "DEAL-020",
@@ -249,13 +254,13 @@ def test_an_external_id_of_255_characters_is_accepted(
     expect_value(response, "DEAL-032", "external_id", deal.get("external_id"), external_id)
 
 
-@pytest.mark.req("DEAL-024", "DEAL-025", "IDN-018", "IDN-019", "IDN-021")
+@pytest.mark.req("DEAL-024", "DEAL-025", "IDN-018", "IDN-019", "IDN-021", "USR-004")
 def test_a_deal_with_an_owner_renders_the_owner(
-    api: ApiClient, body: dict[str, Any], fixtures: Fixtures
+    api: ApiClient, body: dict[str, Any], factory: RecordFactory
 ) -> None:
-    if not fixtures.users:
-        pytest.skip("the adapter's fixtures list no user")
-    owner_id = fixtures.users[0]
+    """The owner is a member as `GET /v1/users` lists them ("A user id serves as
+    `owner_id`")."""
+    owner_id = factory.listed_user_id()
     response = api.post(DEALS, json={**body, "owner_id": owner_id})
     deal = expect_success(response, "DEAL-024")
     expect_value(response, "DEAL-024", "owner_id", deal.get("owner_id"), owner_id)

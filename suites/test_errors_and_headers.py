@@ -95,12 +95,32 @@ def test_an_unsupported_method_answers_405_api_error(api: ApiClient) -> None:
     )
 
 
-@pytest.mark.req("ERR-012", "ERR-004")
+@pytest.mark.req("ERR-012", "ERR-004", "CON-041")
 def test_a_missing_record_answers_404_not_found(api: ApiClient) -> None:
     """`not_found` is "no such record"; `contact_not_found` ("contact id in request does
     not exist") reads as fitting too, so either passes."""
     codes = ("not_found", "contact_not_found")
     expect_error(api.get(MISSING_CONTACT), "ERR-012", status=404, code=codes)
+
+
+@pytest.mark.req("ERR-006")
+@pytest.mark.parametrize(
+    ("cause", "field"),
+    [("400 for an invalid query value", "limit"), ("422 for an invalid body field", "limit")],
+)
+def test_param_names_the_offending_field(api: ApiClient, cause: str, field: str) -> None:
+    """`param` is "string or null" and names the "offending request field": null passes,
+    a string must name the one field the request got wrong (a dotted path ending in it
+    is read as naming it too)."""
+    response = PROVOKED[cause](api)
+    param = _error(response).get("param")
+    expect_true(
+        response,
+        "ERR-006",
+        param is None or param == field or (isinstance(param, str) and param.endswith(f".{field}")),
+        expected=f"error.param null or naming {field!r}",
+        got=f"error.param = {param!r}",
+    )
 
 
 @pytest.mark.req("ERR-001", "VER-001")

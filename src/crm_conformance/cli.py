@@ -49,7 +49,11 @@ def main() -> None:
 @main.command(context_settings={"ignore_unknown_options": False})
 @click.option("--target", type=click.Path(path_type=Path), help="target file (TOML)")
 @click.option("--base-url", help="API root; overrides the target file's base_url")
-@click.option("--classes", help="only these conformance classes, e.g. deals,tags (core always)")
+@click.option(
+    "--classes",
+    help="only these conformance classes, e.g. deals,tags (core always); "
+    "'all' adds the opt-in rate-limits class against your target",
+)
 @click.option("-n", "workers", type=int, default=0, show_default=True, help="xdist workers")
 @click.option("--seed", type=int, help="hypothesis seed, for a reproducible run")
 @click.option("--profile", type=click.Choice(["quick", "full"]), default="quick", show_default=True)

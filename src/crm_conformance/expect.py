@@ -147,6 +147,45 @@ def expect_enum(
     )
 
 
+def expect_identifier(
+    response: httpx.Response | None,
+    req_id: str,
+    record: Mapping[str, Any],
+    field: str,
+    prefix: str,
+    *,
+    nullable: bool = False,
+) -> None:
+    """`record[field]` is `prefix` then 32 lowercase hex (the identifier table and format).
+
+    With `nullable`, a null or absent value passes: the field is "string or null".
+    """
+    value = record.get(field)
+    expect_true(
+        response,
+        req_id,
+        (nullable and value is None) or matches(rf"{prefix}[0-9a-f]{{32}}", value),
+        expected=f"{field} {prefix} followed by 32 lowercase hex"
+        + (" (or null)" if nullable else ""),
+        got=f"{field} = {value!r}",
+    )
+
+
+def expect_string_or_null(
+    response: httpx.Response | None, req_id: str, record: Mapping[str, Any], field: str
+) -> None:
+    """`record[field]` is a string or null (absent reads as null), as a "string or null"
+    row of the document says."""
+    value = record.get(field)
+    expect_true(
+        response,
+        req_id,
+        value is None or isinstance(value, str),
+        expected=f"{field} a string or null",
+        got=f"{field} = {value!r}",
+    )
+
+
 def is_timestamp(value: Any) -> bool:
     """Whether `value` is an ISO 8601 date-time string (a date alone is not one)."""
     if not isinstance(value, str) or "T" not in value.upper():

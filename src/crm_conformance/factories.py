@@ -165,6 +165,22 @@ class RecordFactory:
             raise SetupFailed(f"could not make test data: POST {path} answered {made!r}")
         return made
 
+    def listed_user_id(self) -> str:
+        """The id of a workspace member as `GET /v1/users` lists it: "A user id serves as
+        `owner_id` ... and as `assignee_id`". An `active` one where the list says so; the
+        other values of `status` are not shown."""
+        response = self.api.get("/v1/users", params={"limit": 200})
+        body = response.json() if response.status_code == 200 else None
+        rows = body.get("data") if isinstance(body, dict) else None
+        users = [u for u in rows or [] if isinstance(u, dict) and isinstance(u.get("id"), str)]
+        if not users:
+            raise SetupFailed(
+                f"no user to use: GET /v1/users answered {response.status_code} with "
+                f"{len(users)} users"
+            )
+        active = [user for user in users if user.get("status") == "active"]
+        return str((active or users)[0]["id"])
+
     def _made(self, kind: str, record: dict[str, Any]) -> dict[str, Any]:
         if isinstance(record.get("id"), str):
             self.created.append((kind, record["id"]))

@@ -16,6 +16,7 @@ MODULES = (
 CATCHES = {
     # fault: (module, -k expression choosing the tests that should catch it)
     "handler_kept_after_close": ("test_conversations.py", "clears_handler"),
+    "handoff_needs_read_only": ("test_conversations.py", "handoff_without"),
     "close_won_not_marking_contact": ("test_conversations.py", "marks_the_contact_won"),
     "closed_conversation_closes_again": ("test_conversations.py", "closed_conversation_is"),
     "won_reason_without_won_accepted": ("test_conversations.py", "won_reason_without_won"),

@@ -24,6 +24,7 @@ def test_passes_against_the_reference_server() -> None:
         (ERRORS, "error_type_wrong", "missing_record", {"ERR-004", "ERR-012"}),
         (ERRORS, "method_not_allowed_404", "unsupported_method", {"ERR-013"}),
         (ERRORS, "rate_remaining_counts_used", "remaining_counts_down", {"HDR-007"}),
+        (ERRORS, "param_names_the_location", "param_names", {"ERR-006"}),
         (RATES, "retry_after_missing_on_429", "retry_after", {"HDR-002"}),
         (RATES, "rate_limit_per_workspace", "another_token", {"RATE-001"}),
         (RATES, "rate_limit_never_refills", "refills", {"RATE-003"}),

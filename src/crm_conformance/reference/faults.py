@@ -20,6 +20,16 @@ class Fault:
 
 _FAULTS = (
     Fault(
+        "handoff_needs_read_only",
+        ("SCOPE-018",),
+        "a handoff is guarded by conversations:read, so a reading token changes the handler",
+    ),
+    Fault(
+        "param_names_the_location",
+        ("ERR-006",),
+        "validation errors name where the problem is (query, body) in param, not the field",
+    ),
+    Fault(
         "scope_param_names_resource",
         ("SCOPE-022",),
         "insufficient_scope's param names the resource (contacts) instead of the scope",

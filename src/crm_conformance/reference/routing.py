@@ -348,7 +348,10 @@ def _run(spec: RouteSpec, call: Call) -> Reply:
     if not spec.authenticated:
         return spec.handler(call)
     assert call.principal is not None
-    require_scopes(call, spec.scopes)
+    if call.settings.has_fault("handoff_needs_read_only") and call.path.endswith("/handoff"):
+        require_scopes(call, ("conversations:read",))
+    else:
+        require_scopes(call, spec.scopes)
     exempt = call.principal.kind == "oauth" and call.settings.has_fault("policy_ignored_for_oauth")
     if spec.method in WRITE_METHODS and spec.entity is not None and not exempt:
         with call.transaction() as tx:
@@ -466,6 +469,8 @@ def error_response(error: ApiError, request_id: str, settings: ServerSettings) -
     ):
         error = ApiError(422, error.code, error.message, param=error.param, detail=error.detail)
     body = error.body(None if settings.has_fault("missing_request_id_on_errors") else request_id)
+    if settings.has_fault("param_names_the_location") and error.code == "validation_failed":
+        body["error"]["param"] = "body" if error.status == 422 else "query"
     if settings.has_fault("error_type_wrong") and error.status == 404:
         body["error"]["type"] = "api_error"
     if settings.has_variant("coarse_error_types") and error.status in (401, 403, 404, 409):
