@@ -246,13 +246,17 @@ def fuzz_run(profile: str, *, keyword: str | None, timeout: float, seed: int) ->
         subprocess.run(command, cwd=scratch, env=env, capture_output=True, timeout=timeout)
         seconds = time.perf_counter() - started
         cases = list(ET.parse(junit).getroot().iter("testcase"))
-        sent = 0
-        for case in cases:
-            for prop in case.iter("property"):
-                if prop.get("name") == "fuzz":
-                    sent += int(ast.literal_eval(prop.get("value", "{}")).get("requests", 0))
         failed = sum(1 for case in cases if case.find("failure") is not None)
-        return FuzzRun(profile, seconds, len(cases), failed, sent)
+        return FuzzRun(profile, seconds, len(cases), failed, fuzz_requests(junit))
+
+
+def fuzz_requests(junit: Path) -> int:
+    """The requests the fuzz suites' harness client sent: the JUnit property `fuzz`, summed."""
+    sent = 0
+    for prop in ET.parse(junit).getroot().iter("property"):
+        if prop.get("name") == "fuzz":
+            sent += int(ast.literal_eval(prop.get("value", "{}")).get("requests", 0))
+    return sent
 
 
 def main() -> None:
