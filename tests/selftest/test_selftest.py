@@ -18,6 +18,7 @@ from crm_conformance.selftest import (
     SelftestUsageError,
     SuiteTest,
     choose,
+    confirmed,
     judge,
     plan,
     selftest,
@@ -225,3 +226,37 @@ def test_a_real_sample_against_the_real_suites(tmp_path: Path) -> None:
     assert (
         result.exit_code == data["exit_code"] == (0 if all(r["ok"] for r in rows.values()) else 1)
     )
+
+
+def _junit_run(outcomes: dict[str, str]) -> SuiteRun:
+    """A run as `run_suite` reads it back from JUnit: ids like `suites.test_a::test_one`."""
+    results = tuple(
+        Outcome(f"suites.{nodeid.replace('.py', '')}", outcome, frozenset(), outcome)
+        for nodeid, outcome in outcomes.items()
+    )
+    failed = any(outcome != "passed" for outcome in outcomes.values())
+    return SuiteRun(1 if failed else 0, results, "")
+
+
+@pytest.mark.parametrize(
+    ("again", "verdict", "ok"),
+    [
+        ({"test_a::test_two": "passed"}, "flaky", True),
+        ({"test_a::test_two": "failed"}, "failed", False),
+    ],
+)
+def test_a_variant_failure_is_run_again_and_only_a_repeat_counts(
+    again: dict[str, str], verdict: str, ok: bool
+) -> None:
+    job = Job("variant", "legal", ("test_a.py", "test_b.py"))
+    first = _junit_run({"test_a::test_one": "passed", "test_a::test_two[p]": "failed"})
+    asked: list[tuple[str, ...]] = []
+
+    def rerun(selectors: tuple[str, ...]) -> SuiteRun:
+        asked.append(selectors)
+        return _junit_run(again)
+
+    row = judge(job, confirmed(job, first, again=rerun), (), 1.0)
+    assert asked == [("test_a.py::test_two",)]
+    assert (row.verdict, row.ok) == (verdict, ok)
+    assert [entry["nodeid"] for entry in row.by] == ["suites.test_a::test_two[p]"]
