@@ -5,6 +5,7 @@ read them. Users list in the order they joined and audiences newest first, both 
 one fixed order (a `sort` answers 400 `unsupported_sort`).
 """
 
+from dataclasses import replace
 from typing import Any
 
 from crm_conformance.reference.api_errors import not_found
@@ -103,7 +104,9 @@ def _list(call: Call, kind: str, spec: ListSpec, render: Any) -> Reply:
 
 @routes.get("/v1/users")
 def list_users(call: Call) -> Reply:
-    return _list(call, "user", USERS, render_user)
+    newest_first = call.settings.has_fault("users_newest_first")
+    spec = replace(USERS, default_sort=("-created_at",)) if newest_first else USERS
+    return _list(call, "user", spec, render_user)
 
 
 @routes.get("/v1/users/{user_id}")

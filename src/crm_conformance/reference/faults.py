@@ -20,6 +20,11 @@ class Fault:
 
 _FAULTS = (
     Fault(
+        "users_newest_first",
+        ("USR-001",),
+        "the user list shares the audience list's order, newest first, not the order they joined",
+    ),
+    Fault(
         "handoff_needs_read_only",
         ("SCOPE-018",),
         "a handoff is guarded by conversations:read, so a reading token changes the handler",
