@@ -26,9 +26,9 @@ from crm_conformance.expect import (
     expect_identifier,
     expect_present,
     expect_status,
-    expect_string_or_null,
     expect_timestamp,
     expect_true,
+    expect_type_or_null,
     expect_value,
 )
 from crm_conformance.factories import RecordFactory
@@ -146,11 +146,11 @@ def test_the_closed_conversation_has_the_documented_fields(
     expect_enum(response, "CONV-003", body, "status", ("waiting", "active", "closed"))
     expect_enum(response, "CONV-004", body, "channel", CHANNELS)
     for field, req_id in (("channel_id", "CONV-005"), ("contact_id", "CONV-006")):
-        expect_string_or_null(response, req_id, body, field)
+        expect_type_or_null(response, req_id, body, field, str, "a string")
     expect_value(
         response, "CONV-006", "contact_id", body.get("contact_id"), conversation.get("contact_id")
     )
-    expect_string_or_null(response, "CONV-011", body, "queue_name")
+    expect_type_or_null(response, "CONV-011", body, "queue_name", str, "a string")
     for field in ("last_message_at", "created_at", "updated_at"):
         expect_timestamp(response, "CONV-012", body, field)
 

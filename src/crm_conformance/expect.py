@@ -171,17 +171,22 @@ def expect_identifier(
     )
 
 
-def expect_string_or_null(
-    response: httpx.Response | None, req_id: str, record: Mapping[str, Any], field: str
+def expect_type_or_null(
+    response: httpx.Response | None,
+    req_id: str,
+    record: Mapping[str, Any],
+    field: str,
+    kind: type,
+    called: str,
 ) -> None:
-    """`record[field]` is a string or null (absent reads as null), as a "string or null"
-    row of the document says."""
+    """`record[field]` is a `kind` (`called` in the message, e.g. "a string") or null;
+    absent reads as null, since presence is a rule of its own ("Always present")."""
     value = record.get(field)
     expect_true(
         response,
         req_id,
-        value is None or isinstance(value, str),
-        expected=f"{field} a string or null",
+        value is None or isinstance(value, kind),
+        expected=f"{field} {called} or null",
         got=f"{field} = {value!r}",
     )
 

@@ -26,7 +26,6 @@ import random
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -89,13 +88,8 @@ class Job:
             faults=(self.name,) if self.kind == "fault" and not wire else (),
             variants=(self.name,) if self.kind == "variant" else (),
             first_failure=self.first_failure,
-            through=functools.partial(_wire_proxy, fault=self.name) if wire else None,
+            through=functools.partial(running_wire_proxy, faults=[self.name]) if wire else None,
         )
-
-
-def _wire_proxy(base_url: str, *, fault: str) -> AbstractContextManager[str]:
-    """The reference server's API behind a proxy that commits the wire fault `fault`."""
-    return running_wire_proxy(base_url, [fault])
 
 
 @dataclass(frozen=True)
