@@ -54,7 +54,7 @@ from bench import FUZZ_MODULES, ROOT, fuzz_requests
 
 from crm_conformance.reference import ServerSettings, running_server
 from crm_conformance.reference.faults import FAULTS, Fault
-from crm_conformance.suite_run import SuiteRun, _results, run_suite
+from crm_conformance.suite_run import SuiteRun, run_suite
 
 ST = Path(sys.executable).with_name("st")
 """The `st` command of the interpreter's environment (the project's venv)."""
@@ -193,16 +193,14 @@ def layer_run(fault: str | None, *, seed: int, timeout: float) -> LayerRun:
         given = run_suite(
             modules,
             faults={fault} if fault else (),
-            # pytest keeps the last --junitxml, this one: run_suite's own report is not
-            # written, so its results are read here, with the `fuzz` properties it drops.
+            # run_suite reads outcomes.jsonl; this JUnit is for the `fuzz` properties.
             extra_args=[f"--hypothesis-seed={seed}", f"--junitxml={junit}"],
             timeout=timeout,
         )
         seconds = time.perf_counter() - started
         if not junit.exists():
             return LayerRun(given, 0, seconds)
-        run = SuiteRun(given.exit_code, _results(junit), given.output)
-        return LayerRun(run, fuzz_requests(junit), seconds)
+        return LayerRun(given, fuzz_requests(junit), seconds)
 
 
 def row(cells: Sequence[object]) -> str:

@@ -3,9 +3,14 @@
 A conformance suite is only worth what it catches and what it lets through. A fault is
 *killed* when a failed test names one of the fault's requirement ids (`SuiteRun.kills`,
 the same rule as `tests/catches/`); a fault whose ids no suite test names is
-*unreached* and counts as survived. A variant must leave every test green; a failed
-test under a variant is a false failure, the worst bug the suite can have. The clean
-reference server must pass too, or nothing else means anything.
+*unreached* and counts as survived. Outcomes are the harness's own (`outcomes.jsonl`):
+a blocked or errored test never judged the target, so it never kills a fault, and a
+fault that only breaks the tests' setup survives. A *control* is such a fault on
+purpose (`Fault.setup_only`): it must survive, or the accounting counts setup failures.
+A variant must leave every test green; a failed test under a variant is a false
+failure, the worst bug the suite can have, and an errored or blocked one is a problem
+of its own, reported apart. The clean reference server must pass too, or nothing else
+means anything.
 
 Each job is `run_suite` (pytest in a subprocess against a fresh in-memory reference
 server) inside a worker *process*: the servers then do not share one GIL, so jobs scale
@@ -32,12 +37,15 @@ from pathlib import Path
 from typing import Any, Literal
 
 from crm_conformance._errors import ConformanceError
-from crm_conformance.suite_run import SuiteRun, run_suite
+from crm_conformance.suite_run import FAILED, PROBLEMS, SuiteRun, run_suite
 from crm_conformance.wire_faults import WIRE_FAULTS, running_wire_proxy
 
 JobKind = Literal["clean", "fault", "variant"]
+RowKind = Literal["clean", "fault", "control", "variant"]
 FLAKY = "flaky"
 """Outcome of a test that failed in a clean or variant job and passed when run again."""
+_RED = (FAILED, *PROBLEMS)
+"""Outcomes a clean or variant job runs again before it believes them."""
 
 MATRIX_JSON = "kill-matrix.json"
 MATRIX_MARKDOWN = "kill-matrix.md"
@@ -96,10 +104,11 @@ class Job:
 class Row:
     """One line of the matrix: a fault, a variant or the clean server, and its verdict."""
 
-    kind: JobKind
+    kind: RowKind
     name: str
     verdict: str
-    """clean/variant: `passed` or `failed`; fault: `killed`, `survived` or `unreached`."""
+    """clean/variant: `passed`, `flaky`, `failed` (a false failure) or `error` (a test
+    blocked or errored, none failed); fault/control: `killed`, `survived`, `unreached`."""
     ok: bool
     requirements: tuple[str, ...] = ()
     """The fault's ids (empty for variants and the clean run)."""
@@ -107,7 +116,7 @@ class Row:
     """Conformance class of a fault (that of its first id)."""
     tests_run: int = 0
     by: list[dict[str, Any]] = field(default_factory=list)
-    """Killing tests (fault) or failing tests (clean, variant): nodeid, ids, message."""
+    """Killing tests (fault, control) or red tests (clean, variant): nodeid, ids, message."""
     seconds: float = 0.0
     note: str = ""
 
@@ -124,11 +133,12 @@ class Matrix:
     def exit_code(self) -> int:
         return 0 if all(row.ok for row in self.rows) else 1
 
-    def of_kind(self, kind: JobKind) -> tuple[Row, ...]:
+    def of_kind(self, kind: RowKind) -> tuple[Row, ...]:
         return tuple(row for row in self.rows if row.kind == kind)
 
     def totals(self) -> dict[str, Any]:
         faults, variants = self.of_kind("fault"), self.of_kind("variant")
+        controls = self.of_kind("control")
         by_class: dict[str, dict[str, int]] = {}
         for row in faults:
             counts = by_class.setdefault(row.cls, {"killed": 0, "survived": 0, "unreached": 0})
@@ -141,7 +151,10 @@ class Matrix:
             "unreached": sum(row.verdict == "unreached" for row in faults),
             "variants": len(variants),
             "variants_passed": sum(row.ok for row in variants),
-            "false_failures": sum(not row.ok for row in variants),
+            "false_failures": sum(row.verdict == "failed" for row in variants),
+            "variant_errors": sum(row.verdict == "error" for row in variants),
+            "controls": len(controls),
+            "controls_held": sum(row.ok for row in controls),
             "flaky": sum(row.verdict == FLAKY for row in (*variants, *self.of_kind("clean"))),
             "by_class": dict(sorted(by_class.items())),
         }
@@ -182,8 +195,12 @@ def plan(
     variants: Sequence[str],
     *,
     clean: bool = True,
+    controls: frozenset[str] = frozenset(),
 ) -> tuple[list[Job], list[Row]]:
-    """The jobs to run, and the rows already decided (faults no test reaches)."""
+    """The jobs to run, and the rows already decided (faults no test reaches).
+
+    `controls` name the faults that break only the tests' setup (`Fault.setup_only`).
+    """
     everything = tuple(dict.fromkeys(test.module for test in tests))
     jobs = [Job("clean", "reference", everything)] if clean else []
     decided = []
@@ -192,8 +209,9 @@ def plan(
         if selectors:
             jobs.append(Job("fault", name, selectors, first_failure=True))
         else:
+            kind: RowKind = "control" if name in controls else "fault"
             decided.append(
-                Row("fault", name, "unreached", False, reqs, note="no suite test names its ids")
+                Row(kind, name, "unreached", False, reqs, note="no suite test names its ids")
             )
     jobs += [Job("variant", name, everything) for name in variants]
     return jobs, decided
@@ -202,35 +220,49 @@ def plan(
 # --- judging a run -------------------------------------------------------------------
 
 
-def judge(job: Job, run: SuiteRun, reqs: tuple[str, ...], seconds: float) -> Row:
-    """The row a finished job gives: killed/survived for a fault, passed/failed otherwise."""
-    ran = sum(r.outcome != "skipped" for r in run.results)
+def judge(
+    job: Job, run: SuiteRun, reqs: tuple[str, ...], seconds: float, *, control: bool = False
+) -> Row:
+    """The row a finished job gives: killed/survived for a fault (a control must survive),
+    passed/flaky/failed/error for the clean server and a variant."""
+    ran = sum(r.outcome != "not_applicable" for r in run.results)
     if job.kind == "fault":
-        killers = [r for r in run.with_outcome("failed") if r.requirements & set(reqs)]
+        killers = [r for r in run.with_outcome(FAILED) if r.requirements & set(reqs)]
         by = [_entry(r.nodeid, r.requirements & set(reqs), r.message) for r in killers]
-        note = "" if killers else _why_survived(run)
         return Row(
-            kind="fault",
+            kind="control" if control else "fault",
             name=job.name,
             verdict="killed" if killers else "survived",
-            ok=bool(killers),
+            ok=not killers if control else bool(killers),
             requirements=reqs,
             tests_run=ran,
             by=by,
             seconds=seconds,
-            note=note,
+            note="" if killers else _why_survived(run, control=control),
         )
-    broken = [r for r in run.results if r.outcome in ("failed", "error")]
-    flaky = [r for r in run.results if r.outcome == FLAKY]
-    by = [_entry(r.nodeid, r.requirements, f"{r.outcome}: {r.message}") for r in broken + flaky]
-    ok = not broken and run.exit_code == 0
-    note = "" if ok or broken else f"pytest exit {run.exit_code}: {_tail(run.output)}"
-    if ok and flaky:
+    broken, problems = run.with_outcome(FAILED), run.with_outcome(*PROBLEMS)
+    flaky = run.with_outcome(FLAKY)
+    by = [
+        _entry(r.nodeid, r.requirements, f"{r.outcome}: {r.message}")
+        for r in (*broken, *problems, *flaky)
+    ]
+    ok = not broken and not problems and run.exit_code == 0
+    if broken:
+        verdict, note = "failed", ""
+    elif problems:
+        verdict = "error"
+        note = f"{len(problems)} test(s) blocked or errored (not false failures): see By"
+    elif not ok:
+        verdict, note = "error", f"pytest exit {run.exit_code}: {_tail(run.output)}"
+    elif flaky:
+        verdict = FLAKY
         note = f"{len(flaky)} test(s) failed once and passed when run again: see By"
+    else:
+        verdict, note = "passed", ""
     return Row(
         kind=job.kind,
         name=job.name,
-        verdict=("flaky" if flaky else "passed") if ok else "failed",
+        verdict=verdict,
         ok=ok,
         tests_run=ran,
         by=by,
@@ -243,13 +275,17 @@ def _entry(nodeid: str, reqs: Iterable[str], message: str) -> dict[str, Any]:
     return {"nodeid": nodeid, "requirements": sorted(reqs), "message": message[:300]}
 
 
-def _why_survived(run: SuiteRun) -> str:
-    errors = run.with_outcome("error")
-    if errors:
-        return f"{len(errors)} setup error(s), no failed test: {errors[0].message[:200]}"
+def _why_survived(run: SuiteRun, *, control: bool) -> str:
+    problems = run.with_outcome(*PROBLEMS)
+    if problems:
+        head = "a control: " if control else ""
+        return (
+            f"{head}{len(problems)} test(s) blocked or errored, none failed (a setup "
+            f"failure is never a kill): {problems[0].message[:200]}"
+        )
     if not run.results:
         return f"no test ran (pytest exit {run.exit_code}): {_tail(run.output)}"
-    return "every selected test passed or skipped"
+    return "every selected test passed or was not applicable"
 
 
 def _tail(output: str, lines: int = 5) -> str:
@@ -274,31 +310,26 @@ def _timed(job: Job) -> tuple[SuiteRun, float]:
 
 
 def confirmed(job: Job, run: SuiteRun, *, again: Callable[[tuple[str, ...]], SuiteRun]) -> SuiteRun:
-    """`run` with each failure of a clean or variant job checked by running its test once
+    """`run` with each red test of a clean or variant job checked by running it once
     more: one that passes then is marked `flaky` (reported, not counted as a false
-    failure); one that fails again stays failed. A loaded machine can make a test that
-    depends on no timing rule of the document fail once; a real false failure repeats.
+    failure); one that is red again keeps its first outcome. A loaded machine can make a
+    test that depends on no timing rule of the document fail once; a real false failure
+    repeats.
     """
-    broken = [r for r in run.results if r.outcome in ("failed", "error")]
-    if not broken:
+    red = run.with_outcome(*_RED)
+    if not red:
         return run
-    selectors = tuple(dict.fromkeys(_selector(r.nodeid) for r in broken))
+    selectors = tuple(dict.fromkeys(r.selector for r in red))
     rerun = again(selectors)
-    still = {_selector(r.nodeid) for r in rerun.results if r.outcome in ("failed", "error")}
+    still = {r.selector for r in rerun.with_outcome(*_RED)}
     if rerun.exit_code != 0 and not still:
         return run  # the rerun itself broke: keep the first verdict
     results = tuple(
-        replace(r, outcome=FLAKY) if r in broken and _selector(r.nodeid) not in still else r
+        replace(r, outcome=FLAKY) if r in red and r.selector not in still else r
         for r in run.results
     )
-    left = any(r.outcome in ("failed", "error") for r in results)
+    left = any(r.outcome in _RED for r in results)
     return replace(run, exit_code=run.exit_code if left else 0, results=results)
-
-
-def _selector(nodeid: str) -> str:
-    """A JUnit id (`suites.test_a::test_b[x]`) as `run_suite` takes it (`test_a.py::test_b`)."""
-    module, _, name = nodeid.partition("::")
-    return f"{module.rsplit('.', 1)[-1]}.py::{name.split('[', 1)[0]}"
 
 
 def execute(
@@ -329,21 +360,23 @@ def selftest(
     class_of: Callable[[str], str],
     workers: int = 1,
     clean: bool = True,
+    controls: frozenset[str] = frozenset(),
     runner: Callable[[Job], tuple[SuiteRun, float]] = _timed,
     progress: Callable[[Row], None] = lambda row: None,
 ) -> Matrix:
-    """Plan, run and judge: the kill matrix of these faults and variants.
+    """Plan, run and judge: the kill matrix of these faults, controls and variants.
 
     `progress` sees each row as its job finishes (a full self-test takes minutes).
     """
     started = time.monotonic()
-    jobs, decided = plan(tests, faults, variants, clean=clean)
+    jobs, decided = plan(tests, faults, variants, clean=clean, controls=controls)
     rows = [_with_class(row, class_of) for row in decided]
     for job, run, seconds in execute(jobs, workers=workers, runner=runner):
-        row = judge(job, run, faults.get(job.name, ()) if job.kind == "fault" else (), seconds)
-        rows.append(_with_class(row, class_of) if row.kind == "fault" else row)
+        reqs = faults.get(job.name, ()) if job.kind == "fault" else ()
+        row = judge(job, run, reqs, seconds, control=job.name in controls)
+        rows.append(_with_class(row, class_of) if row.requirements else row)
         progress(rows[-1])
-    order = {"clean": 0, "fault": 1, "variant": 2}
+    order = {"clean": 0, "fault": 1, "control": 2, "variant": 3}
     rows.sort(key=lambda row: (order[row.kind], row.name))
     return Matrix(tuple(rows), time.monotonic() - started, workers)
 
@@ -379,6 +412,7 @@ def run_selftest(request: SelftestRequest, *, echo: Callable[[str], None] = prin
         **{name: fault.reqs for name, fault in FAULTS.items()},
         **{name: fault.reqs for name, fault in WIRE_FAULTS.items()},
     }
+    controls = {name for name, fault in FAULTS.items() if fault.setup_only}
 
     if request.sample is not None and request.sample < 1:
         raise SelftestUsageError(f"--sample={request.sample}: must be at least 1")
@@ -413,6 +447,7 @@ def run_selftest(request: SelftestRequest, *, echo: Callable[[str], None] = prin
         variant_names,
         class_of=class_of,
         workers=workers,
+        controls=frozenset(name for name in fault_names if name in controls),
         progress=lambda row: echo(f"  {row.kind} {row.name}: {row.verdict} ({row.seconds:.1f} s)"),
     )
     report_dir = request.report_dir or Path("reports") / (
@@ -442,9 +477,14 @@ def summary_lines(matrix: Matrix) -> list[str]:
         f"faults: {t['killed']}/{t['faults']} killed, {t['survived']} survived, "
         f"{t['unreached']} unreached",
         f"variants: {t['variants_passed']}/{t['variants']} passed, "
-        f"{t['false_failures']} with false failures, {t['flaky']} with a test that failed "
-        "once and passed when run again",
+        f"{t['false_failures']} with false failures, {t['variant_errors']} with blocked or "
+        f"errored tests, {t['flaky']} with a test that failed once and passed when run again",
     ]
+    if t["controls"]:
+        lines.append(
+            f"controls (faults of the tests' setup only, which must survive): "
+            f"{t['controls_held']}/{t['controls']} survived"
+        )
     for cls, counts in t["by_class"].items():
         lines.append(
             f"  {cls}: {counts['killed']} killed, {counts['survived']} survived, "
@@ -468,10 +508,11 @@ def markdown(matrix: Matrix) -> str:
         "| Fault | Class | Ids | Verdict | By | Note |",
         "|---|---|---|---|---|---|",
     ]
-    for row in matrix.of_kind("fault"):
+    for row in (*matrix.of_kind("fault"), *matrix.of_kind("control")):
         by = "<br>".join(f"`{b['nodeid']}` ({', '.join(b['requirements'])})" for b in row.by)
         out.append(
-            f"| {row.name} | {row.cls} | {', '.join(row.requirements)} | {row.verdict} "
+            f"| {row.name} | {row.cls} | {', '.join(row.requirements)} "
+            f"| {row.verdict}{' (control)' if row.kind == 'control' else ''} "
             f"| {by} | {_cell(row.note)} |"
         )
     out += [

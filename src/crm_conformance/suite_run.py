@@ -2,18 +2,20 @@
 
 This is how the suite is tested like a product: a fault must make a test carrying one
 of the fault's requirement ids fail, and a legal variant must leave every test green.
-The project's tests (`tests/suites/`) and `crm-conformance selftest` both call
+The project's tests (`tests/catches/`) and `crm-conformance selftest` both call
 `run_suite`, so "killed" means the same thing everywhere.
 
 Each run is pytest in a subprocess (the plugin's session state is per process) against
 a fresh in-memory reference server in this process, through a target file, exactly as
-a vendor's run goes through theirs.
+a vendor's run goes through theirs. The results are the harness's own outcome stream
+(`outcomes.jsonl`, written by the collector plugin `crm-conformance run` loads), not
+JUnit: JUnit writes a blocked test and an adapter error as `<failure>`, and neither is
+the target breaking a rule.
 """
 
 import subprocess
 import sys
 import tempfile
-import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
@@ -21,17 +23,36 @@ from pathlib import Path
 
 from crm_conformance.paths import SUITES_DIR
 from crm_conformance.reference import ServerSettings, running_server
+from crm_conformance.reporting.records import OUTCOMES_FILE, read_records
+
+FAILED = "failed"
+"""The one outcome that is a target failure (`reporting.records`); only it kills a fault."""
+PROBLEMS = ("error", "blocked")
+"""Outcomes of a test that could not judge the target: a harness, adapter or setup
+failure. Never a kill, never a pass."""
 
 
 @dataclass(frozen=True)
 class TestResult:
-    """One test's outcome and the requirement ids its markers name."""
+    """One test's outcome, as the harness classified it, and the requirement ids it names."""
 
     nodeid: str
     outcome: str
-    """`passed`, `failed`, `error` or `skipped`."""
+    """An outcome of `outcomes.jsonl`: `passed`, `failed`, `error`, `blocked`,
+    `not_applicable`, `expected_failure` (and `flaky`, which the self-test sets)."""
     requirements: frozenset[str]
     message: str = ""
+    duration: float = 0.0
+
+    @property
+    def selector(self) -> str:
+        """The test function as `run_suite` takes it (`test_a.py::test_b`), parameters cut.
+
+        A parameter id may hold a repr that differs between two processes
+        (`<object object at 0x...>`), so a full node id may not be found again.
+        """
+        path, _, name = self.nodeid.partition("::")
+        return f"{path.rsplit('/', 1)[-1]}::{name.split('[', 1)[0]}"
 
 
 @dataclass(frozen=True)
@@ -42,16 +63,19 @@ class SuiteRun:
     results: tuple[TestResult, ...]
     output: str = field(repr=False)
 
-    def with_outcome(self, outcome: str) -> tuple[TestResult, ...]:
-        return tuple(r for r in self.results if r.outcome == outcome)
+    def with_outcome(self, *outcomes: str) -> tuple[TestResult, ...]:
+        return tuple(r for r in self.results if r.outcome in outcomes)
 
     @property
     def failed_requirements(self) -> frozenset[str]:
         """Ids named by the tests that failed (target failures, not setup errors)."""
-        return frozenset(req for r in self.with_outcome("failed") for req in r.requirements)
+        return frozenset(req for r in self.with_outcome(FAILED) for req in r.requirements)
 
     def kills(self, reqs: Iterable[str]) -> bool:
-        """Whether a failed test names one of `reqs`: the fault was caught where it lives."""
+        """Whether a failed test names one of `reqs`: the fault was caught where it lives.
+
+        A blocked or errored test names its ids too, but it never judged the target.
+        """
         return bool(self.failed_requirements & set(reqs))
 
 
@@ -68,8 +92,10 @@ def run_suite(
 ) -> SuiteRun:
     """Run `modules` (names under `suites/`, e.g. `test_tags.py`) against a fresh server.
 
-    `through(base_url)` may wrap the server's API in a proxy (a validating proxy, a
-    wire-level fault) and yield the URL the suite should use instead.
+    `first_failure` ends the run at the first test the harness judges failed (a
+    blocked or errored test does not end it). `through(base_url)` may wrap the server's
+    API in a proxy (a validating proxy, a wire-level fault) and yield the URL the suite
+    should use instead.
     """
     settings = ServerSettings(faults=frozenset(faults), variants=frozenset(variants))
     with (
@@ -79,7 +105,7 @@ def run_suite(
     ):
         workdir = Path(scratch)
         target = served.write_target_file(workdir / "target.toml")
-        junit = workdir / "junit.xml"
+        outcomes = workdir / OUTCOMES_FILE
         args = [
             sys.executable,
             "-m",
@@ -91,13 +117,15 @@ def run_suite(
             base_url,
             "--classes",
             "all",  # the opt-in classes too: this server's allowance is nobody else's
-            f"--junitxml={junit}",
+            "-p",
+            "crm_conformance.reporting.collector",
+            f"--crm-outcomes={outcomes}",
             "-p",
             "no:cacheprovider",
             "-q",
             "--no-header",
             *(["-k", keyword] if keyword else []),
-            *(["-x"] if first_failure else []),
+            *(["-p", "crm_conformance.first_failure"] if first_failure else []),
             *extra_args,
         ]
         done = subprocess.run(
@@ -108,23 +136,8 @@ def run_suite(
             timeout=timeout,
             check=False,
         )
-        results = _results(junit) if junit.exists() else ()
-    return SuiteRun(done.returncode, results, done.stdout + done.stderr)
-
-
-def _results(junit: Path) -> tuple[TestResult, ...]:
-    found = []
-    for case in ET.parse(junit).getroot().iter("testcase"):
-        nodeid = f"{case.get('classname', '')}::{case.get('name', '')}"
-        outcome, message = "passed", ""
-        for tag in ("failure", "error", "skipped"):
-            element = case.find(tag)
-            if element is not None:
-                outcome = {"failure": "failed"}.get(tag, tag)
-                message = (element.get("message") or "")[:500]
-                break
-        reqs = frozenset(
-            str(p.get("value")) for p in case.iter("property") if p.get("name") == "requirement"
+        results = tuple(
+            TestResult(r.nodeid, r.outcome, frozenset(r.requirements), r.cause[:500], r.duration)
+            for r in read_records(outcomes)
         )
-        found.append(TestResult(nodeid, outcome, reqs, message))
-    return tuple(found)
+    return SuiteRun(done.returncode, results, done.stdout + done.stderr)

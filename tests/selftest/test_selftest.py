@@ -11,6 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 from crm_conformance.cli import main
+from crm_conformance.reference.faults import FAULTS as REFERENCE_FAULTS
+from crm_conformance.runner import RunRequest, list_tests
 from crm_conformance.selftest import (
     MATRIX_JSON,
     MATRIX_MARKDOWN,
@@ -141,15 +143,75 @@ def test_a_failing_clean_run_fails_the_selftest() -> None:
     assert matrix.exit_code == 1
 
 
-def test_an_errored_fault_run_survives_with_the_reason() -> None:
+@pytest.mark.parametrize("outcome", ["error", "blocked"])
+def test_a_fault_whose_tests_only_errored_or_were_blocked_survives(outcome: str) -> None:
+    """A blocked test or an adapter error names the fault's ids but never judged the target."""
+
     def run(job: Job) -> tuple[SuiteRun, float]:
-        results = tuple(_result(t, "error") for t in _selected(job.selectors))
+        results = tuple(_result(t, outcome) for t in _selected(job.selectors))
         return SuiteRun(1, results, ""), 0.0
 
     matrix = selftest(TESTS, {"caught": ("AUTH-004",)}, [], class_of=_class_of, runner=run)
     row = next(row for row in matrix.rows if row.name == "caught")
-    assert row.verdict == "survived"
-    assert "setup error" in row.note
+    assert (row.verdict, row.ok, row.by) == ("survived", False, [])
+    assert "blocked or errored, none failed" in row.note
+    assert matrix.totals()["killed"] == 0
+
+
+def test_a_control_must_survive_and_is_counted_apart() -> None:
+    """A setup-only fault (`Fault.setup_only`) is held when it survives; a kill fails it."""
+    faults = {"caught": ("AUTH-004",), "setup": ("PAG-004",)}
+
+    def run(job: Job) -> tuple[SuiteRun, float]:
+        outcome = {"caught": "failed", "setup": "blocked"}.get(job.name, "passed")
+        results = tuple(_result(t, outcome) for t in _selected(job.selectors))
+        return SuiteRun(int(outcome != "passed"), results, ""), 0.0
+
+    controls = frozenset({"setup"})
+    held = selftest(TESTS, faults, [], class_of=_class_of, runner=run, controls=controls)
+    rows = {row.name: row for row in held.rows}
+    assert (rows["setup"].kind, rows["setup"].verdict, rows["setup"].ok) == (
+        "control",
+        "survived",
+        True,
+    )
+    totals = held.totals()
+    assert (totals["faults"], totals["killed"], totals["controls"]) == (1, 1, 1)
+    assert totals["controls_held"] == 1
+    assert held.exit_code == 0
+    broken = selftest(
+        TESTS,
+        faults,
+        [],
+        class_of=_class_of,
+        runner=fake_runner({"caught": {"test_a.py::test_one"}, "setup": {"test_b.py::test_three"}}),
+        controls=controls,
+    )
+    assert {row.name: row.ok for row in broken.rows}["setup"] is False
+    assert broken.exit_code == 1
+
+
+@pytest.mark.parametrize("outcome", ["error", "blocked"])
+def test_an_errored_variant_is_neither_green_nor_a_false_failure(outcome: str) -> None:
+    def run(job: Job) -> tuple[SuiteRun, float]:
+        bad = job.name == "legal"
+        results = tuple(
+            _result(t, outcome if bad and t.module == "test_b.py" else "passed")
+            for t in _selected(job.selectors)
+        )
+        return SuiteRun(int(bad), results, ""), 0.0
+
+    matrix = selftest(TESTS, {}, ["legal"], class_of=_class_of, runner=run)
+    row = next(row for row in matrix.rows if row.name == "legal")
+    assert (row.verdict, row.ok) == ("error", False)
+    assert [b["nodeid"] for b in row.by] == ["suites/test_b.py::test_three[x]"]
+    totals = matrix.totals()
+    assert (totals["variants_passed"], totals["false_failures"], totals["variant_errors"]) == (
+        0,
+        0,
+        1,
+    )
+    assert matrix.exit_code == 1
 
 
 def test_choose_checks_names_and_samples_reproducibly() -> None:
@@ -228,10 +290,10 @@ def test_a_real_sample_against_the_real_suites(tmp_path: Path) -> None:
     )
 
 
-def _junit_run(outcomes: dict[str, str]) -> SuiteRun:
-    """A run as `run_suite` reads it back from JUnit: ids like `suites.test_a::test_one`."""
+def _recorded_run(outcomes: dict[str, str]) -> SuiteRun:
+    """A run as `run_suite` reads it from `outcomes.jsonl`: ids like `suites/test_a.py::x`."""
     results = tuple(
-        Outcome(f"suites.{nodeid.replace('.py', '')}", outcome, frozenset(), outcome)
+        Outcome(f"suites/{nodeid}", outcome, frozenset(), outcome)
         for nodeid, outcome in outcomes.items()
     )
     failed = any(outcome != "passed" for outcome in outcomes.values())
@@ -241,22 +303,49 @@ def _junit_run(outcomes: dict[str, str]) -> SuiteRun:
 @pytest.mark.parametrize(
     ("again", "verdict", "ok"),
     [
-        ({"test_a::test_two": "passed"}, "flaky", True),
-        ({"test_a::test_two": "failed"}, "failed", False),
+        ({"test_a.py::test_two": "passed"}, "flaky", True),
+        ({"test_a.py::test_two": "failed"}, "failed", False),
     ],
 )
 def test_a_variant_failure_is_run_again_and_only_a_repeat_counts(
     again: dict[str, str], verdict: str, ok: bool
 ) -> None:
     job = Job("variant", "legal", ("test_a.py", "test_b.py"))
-    first = _junit_run({"test_a::test_one": "passed", "test_a::test_two[p]": "failed"})
+    first = _recorded_run({"test_a.py::test_one": "passed", "test_a.py::test_two[p]": "failed"})
     asked: list[tuple[str, ...]] = []
 
     def rerun(selectors: tuple[str, ...]) -> SuiteRun:
         asked.append(selectors)
-        return _junit_run(again)
+        return _recorded_run(again)
 
     row = judge(job, confirmed(job, first, again=rerun), (), 1.0)
     assert asked == [("test_a.py::test_two",)]
     assert (row.verdict, row.ok) == (verdict, ok)
-    assert [entry["nodeid"] for entry in row.by] == ["suites.test_a::test_two[p]"]
+    assert [entry["nodeid"] for entry in row.by] == ["suites/test_a.py::test_two[p]"]
+
+
+def test_a_fault_breaking_only_an_adapter_operation_survives_against_the_real_suites() -> None:
+    """Issue 12's proof: the adapter answers 500 to policy changes, so the tests naming the
+    fault's ids error in their setup. JUnit writes those as `<failure>`, and the matrix
+    used to count them as kills; the outcome stream says they never judged the target.
+    """
+    name = "adapter_policy_answers_500"
+    assert REFERENCE_FAULTS[name].setup_only
+    tests = [
+        SuiteTest(t["nodeid"], frozenset(t["requirements"]))
+        for t in list_tests(RunRequest())
+        if t["nodeid"].startswith("suites/test_scopes.py::")
+    ]
+    matrix = selftest(
+        tests,
+        {name: REFERENCE_FAULTS[name].reqs},
+        [],
+        class_of=lambda req_id: "scopes",
+        clean=False,
+        controls=frozenset({name}),
+    )
+    (row,) = matrix.rows
+    assert (row.kind, row.verdict, row.ok, row.by) == ("control", "survived", True, []), row
+    assert "blocked or errored, none failed" in row.note, row
+    assert "answered 500" in row.note, row
+    assert matrix.exit_code == 0

@@ -24,7 +24,7 @@ from crm_conformance.reference import (
     pipelines,
     policy,
 )
-from crm_conformance.reference.api_errors import bad_query, not_found
+from crm_conformance.reference.api_errors import ApiError, bad_query, not_found
 from crm_conformance.reference.identifiers import kind_of
 from crm_conformance.reference.reply import Reply
 from crm_conformance.reference.request_body import BodyFields
@@ -319,6 +319,8 @@ def delete_record(call: Call) -> Reply:
 @routes.put("/_adapter/v1/policy/{entity}")
 def set_policy(call: Call) -> Reply:
     """`local_write: false` mirrors the entity from an external CRM (writes answer 403)."""
+    if call.settings.has_fault("adapter_policy_answers_500"):
+        raise ApiError(500, "internal_error", "the policy store is unavailable")
     entity = call.path_params["entity"]
     fields = BodyFields(call.json(), allowed=("workspace", "local_write"))
     workspace = _workspace(fields)

@@ -16,6 +16,10 @@ class Fault:
     name: str
     reqs: tuple[str, ...]
     summary: str
+    setup_only: bool = False
+    """Breaks the provisioning adapter, not the API: the tests naming `reqs` cannot set
+    up and end blocked or errored, never failed. A control of the kill matrix's
+    accounting, which must show it survived (a setup failure is never a kill)."""
 
 
 _FAULTS = (
@@ -433,6 +437,12 @@ _FAULTS = (
         "deletion_feed_all_workspaces",
         ("TEN-001",),
         "the deletion feed forgets the workspace: every workspace's deletions are listed",
+    ),
+    Fault(
+        "adapter_policy_answers_500",
+        ("SCOPE-025", "SCOPE-027"),
+        "the adapter answers 500 to every policy change, so no entity can be mirrored",
+        setup_only=True,
     ),
 )
 
