@@ -3,6 +3,11 @@
 The suite must pass against every variant; a test that fails one asserts something the
 document does not say. Same mechanism as faults (`serve --variant NAME`,
 `settings.has_variant(name)`).
+
+The self-test switches compatible variants on together in one server (a conforming
+server makes many such choices at once), so a variant says what it cannot be combined
+with: `group` for alternative answers to one question, `alone` for a variant that must
+have a server of its own (and `suites` for one too slow to run every module).
 """
 
 from dataclasses import dataclass
@@ -14,17 +19,36 @@ class Variant:
 
     name: str
     summary: str
+    group: str = ""
+    """Variants sharing a group answer one open question differently (the default page
+    size, the rate allowance), or one would hide the other's effect: never two of a group
+    in one server. The empty group combines with every other variant."""
+    alone: bool = False
+    """Never combined with another variant: its self-test job is its own (a rate
+    allowance that paces every request would slow a combined job to its pace)."""
+    suites: tuple[str, ...] = ()
+    """The suite modules the self-test runs against it (e.g. `test_pagination.py`);
+    empty: every module. Only for a variant whose whole run the kill matrix cannot
+    afford (a production-like allowance paces a whole run to many minutes)."""
 
 
 _VARIANTS = (
     Variant("create_returns_200", "create operations answer 200 instead of 201"),
-    Variant("default_page_size_20", "lists default to 20 rows per page instead of 50"),
+    Variant(
+        "default_page_size_20",
+        "lists default to 20 rows per page instead of 50",
+        group="default_page_size",
+    ),
     Variant(
         "extra_response_fields",
         "resources carry an undocumented `livemode` field unless `fields` narrows them",
     ),
     Variant("uuid_request_ids", "X-Request-ID values are UUIDs instead of req_ + hex"),
-    Variant("default_page_size_100", "lists default to 100 rows per page instead of 50"),
+    Variant(
+        "default_page_size_100",
+        "lists default to 100 rows per page instead of 50",
+        group="default_page_size",
+    ),
     Variant("hex_cursors", "cursors are hex (payload.signature) instead of base64url"),
     Variant(
         "reworded_messages",
@@ -48,7 +72,11 @@ _VARIANTS = (
         "401, 403, 404 and 409 errors typed invalid_request_error, as Stripe-style APIs do "
         "(the mapping of types to statuses is not shown)",
     ),
-    Variant("small_rate_limit", "1000 requests per token per 10-second window"),
+    Variant(
+        "small_rate_limit",
+        "1000 requests per token per 10-second window",
+        group="rate_allowance",
+    ),
     Variant(
         "occasional_429",
         "every 50th request of a valid token's window answers 429 with Retry-After: 1 "
