@@ -13,8 +13,6 @@ JUnit: JUnit writes a blocked test and an adapter error as `<failure>`, and neit
 the target breaking a rule.
 """
 
-import subprocess
-import sys
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager, nullcontext
@@ -22,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from crm_conformance.paths import SUITES_DIR
+from crm_conformance.pytest_child import PytestChild
 from crm_conformance.reference import ServerSettings, running_server
 from crm_conformance.reporting.records import OUTCOMES_FILE, read_records
 
@@ -89,16 +88,20 @@ def run_suite(
     extra_args: Sequence[str] = (),
     timeout: float = 600,
     through: Callable[[str], AbstractContextManager[str]] | None = None,
+    fork: bool = False,
 ) -> SuiteRun:
     """Run `modules` (names under `suites/`, e.g. `test_tags.py`) against a fresh server.
 
     `first_failure` ends the run at the first test the harness judges failed (a
     blocked or errored test does not end it). `through(base_url)` may wrap the server's
     API in a proxy (a validating proxy, a wire-level fault) and yield the URL the suite
-    should use instead.
+    should use instead. `fork` runs pytest in a fork of this process rather than a fresh
+    interpreter, when that is safe (`pytest_child`): for a process that imported the
+    harness once (`pytest_child.warm_up`) to run many sessions.
     """
     settings = ServerSettings(faults=frozenset(faults), variants=frozenset(variants))
     with (
+        PytestChild(fork=fork) as child,  # first: a fork is made before any thread starts
         tempfile.TemporaryDirectory(prefix="crm-suite-run-") as scratch,
         running_server(settings) as served,
         (through or nullcontext)(served.base_url) as base_url,
@@ -107,9 +110,6 @@ def run_suite(
         target = served.write_target_file(workdir / "target.toml")
         outcomes = workdir / OUTCOMES_FILE
         args = [
-            sys.executable,
-            "-m",
-            "pytest",
             *(str(SUITES_DIR / module) for module in modules),
             "--target",
             str(target),
@@ -128,16 +128,9 @@ def run_suite(
             *(["-p", "crm_conformance.first_failure"] if first_failure else []),
             *extra_args,
         ]
-        done = subprocess.run(
-            args,
-            cwd=workdir,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
+        exit_code, output = child.run(args, cwd=workdir, timeout=timeout)
         results = tuple(
             TestResult(r.nodeid, r.outcome, frozenset(r.requirements), r.cause[:500], r.duration)
             for r in read_records(outcomes)
         )
-    return SuiteRun(done.returncode, results, done.stdout + done.stderr)
+    return SuiteRun(exit_code, results, output)

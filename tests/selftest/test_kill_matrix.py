@@ -2,8 +2,9 @@
 
 `crm-conformance selftest` with no filter, as `tox -e selftest` runs it: the clean
 reference server passes, every fault of the catalogue (reference switches and wire
-faults) is killed by a test naming one of its ids, and every legal variant passes every
-suite, the fuzz suites included. It takes about ten minutes on two cores, so it is
+faults) is killed by a test naming one of its ids, every control (a fault of the tests'
+setup only) survives, and every legal variant passes every suite, the fuzz suites
+included, combined with the others or alone. It takes about ten minutes on two cores, so it is
 slow (CRM_SLOW_TESTS=1, as `.ci/run` sets it). The catalogue's floor (80 faults, 12
 variants) is held here too, so shrinking it is a visible change.
 """
@@ -29,4 +30,6 @@ def test_every_fault_is_killed_and_every_variant_passes(tmp_path: Path) -> None:
     assert totals["killed"] == totals["faults"], report
     assert totals["variants"] >= MIN_VARIANTS, report
     assert totals["variants_passed"] == totals["variants"], report
+    assert totals["controls"] >= 1, report
+    assert totals["controls_held"] == totals["controls"], report
     assert matrix.exit_code == 0, report

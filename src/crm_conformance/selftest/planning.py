@@ -1,0 +1,161 @@
+"""What the kill matrix runs: one job per fault, the clean server, combined variants.
+
+A fault is judged on its own, so each fault has a server of its own; its job runs only
+the tests that name one of its ids, the most specific first (fewest ids), and stops at
+the first failed one. Variants are switched on together instead, as a conforming server
+makes many legal choices at once: one job runs every test against every variant that
+can share a server (`Variant.group`, `Variant.alone`), and the judging pins a failure
+to its variant (`judging.prove`). Groups of alternatives need as many combined jobs as
+their largest group has members; a variant that is `alone` gets a job of its own.
+"""
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from crm_conformance.reference.variants import Variant
+
+JobKind = Literal["clean", "fault", "variants"]
+
+
+@dataclass(frozen=True)
+class SuiteTest:
+    """A collected suite test: its node id under `suites/` and its requirement ids."""
+
+    nodeid: str
+    requirements: frozenset[str]
+
+    @property
+    def selector(self) -> str:
+        """The test function relative to the suites folder, as `run_suite` takes it.
+
+        Without its parameters: a parameter id may hold a repr that differs between two
+        processes (`<object object at 0x...>`), so a full node id may not be found again.
+        """
+        return self.nodeid.removeprefix("suites/").split("[", 1)[0]
+
+    @property
+    def module(self) -> str:
+        return self.selector.split("::", 1)[0]
+
+
+@dataclass(frozen=True)
+class SuiteCall:
+    """One run of the suites to make: which tests, and what the server has switched on."""
+
+    selectors: tuple[str, ...]
+    """Modules or test functions under `suites/` (`test_a.py`, `test_a.py::test_b`)."""
+    faults: tuple[str, ...] = ()
+    """Reference faults (`reference/faults.py`)."""
+    wire_faults: tuple[str, ...] = ()
+    """Faults of the loopback proxy put in front of the server (`wire_faults.py`)."""
+    variants: tuple[str, ...] = ()
+    first_failure: bool = False
+
+    def on(self, selectors: Sequence[str], variants: Sequence[str]) -> "SuiteCall":
+        """The same call on other tests and variants (narrowing a red run)."""
+        return replace(self, selectors=tuple(selectors), variants=tuple(variants))
+
+
+@dataclass(frozen=True)
+class Job:
+    """One unit of the matrix's work, done in one worker process."""
+
+    kind: JobKind
+    name: str
+    call: SuiteCall
+    reqs: tuple[str, ...] = ()
+    """A fault's ids."""
+    control: bool = False
+    """A fault of the tests' setup only (`Fault.setup_only`): it must survive."""
+    waits: bool = False
+    """Mostly waits (a variant that is `alone`, pacing its requests): it runs beside the
+    CPU-bound jobs instead of taking a worker's turn."""
+    cost: int = 0
+    """Tests it may run; the longest jobs start first."""
+
+
+def combinations(names: Sequence[str], catalogue: Mapping[str, Variant]) -> list[tuple[str, ...]]:
+    """The variants of `names` arranged in combined jobs, each variant in at least one.
+
+    A variant joins every combination it is compatible with, so the largest legal
+    servers are tested; variants of a group (largest groups first) open the
+    combinations, and an `alone` variant has one of its own.
+    """
+    alone = [name for name in names if _solo(catalogue[name])]
+    together = sorted(
+        (name for name in names if not _solo(catalogue[name])),
+        key=lambda name: (-_group_size(catalogue[name], names, catalogue), name),
+    )
+    built: list[list[str]] = []
+    for name in together:
+        fits = [c for c in built if all(compatible(catalogue[name], catalogue[o]) for o in c)]
+        for combination in fits:
+            combination.append(name)
+        if not fits:
+            built.append([name])
+    return [tuple(sorted(c)) for c in built] + [(name,) for name in sorted(alone)]
+
+
+def _group_size(variant: Variant, names: Sequence[str], catalogue: Mapping[str, Variant]) -> int:
+    return sum(bool(variant.group) and catalogue[n].group == variant.group for n in names)
+
+
+def compatible(one: Variant, other: Variant) -> bool:
+    """Whether two variants may be switched on in one server."""
+    if _solo(one) or _solo(other):
+        return False
+    return not (one.group and one.group == other.group)
+
+
+def _solo(variant: Variant) -> bool:
+    """`alone`, or run on some modules only (`suites`), which a combined job cannot do."""
+    return variant.alone or bool(variant.suites)
+
+
+def plan(
+    tests: Sequence[SuiteTest],
+    faults: Mapping[str, tuple[str, ...]],
+    variants: Sequence[str],
+    *,
+    catalogue: Mapping[str, Variant],
+    wire: frozenset[str] = frozenset(),
+    controls: frozenset[str] = frozenset(),
+    clean: bool = True,
+) -> tuple[list[Job], list[tuple[str, tuple[str, ...]]]]:
+    """The jobs, longest first, and the faults no suite test reaches (name, ids).
+
+    `wire` names the faults of the loopback proxy, `controls` those that break only the
+    tests' setup; `catalogue` describes the variants.
+    """
+    modules = tuple(dict.fromkeys(test.module for test in tests))
+    jobs = [Job("clean", "reference", SuiteCall(modules), cost=len(tests))] if clean else []
+    unreached = []
+    for name, reqs in faults.items():
+        chosen = sorted(
+            (t for t in tests if t.requirements & set(reqs)),
+            key=lambda t: (len(t.requirements), t.nodeid),
+        )
+        selectors = tuple(dict.fromkeys(t.selector for t in chosen))
+        if not selectors:
+            unreached.append((name, reqs))
+            continue
+        on = {"wire_faults" if name in wire else "faults": (name,)}
+        call = SuiteCall(selectors, first_failure=True, **on)
+        jobs.append(Job("fault", name, call, reqs=reqs, control=name in controls, cost=len(chosen)))
+    arranged = combinations(variants, catalogue)
+    combined = [members for members in arranged if len(members) > 1]
+    for members in arranged:
+        solo = catalogue[members[0]] if len(members) == 1 else None
+        selectors = tuple(m for m in (solo.suites if solo else ()) if m in modules) or modules
+        jobs.append(
+            Job(
+                "variants",
+                solo.name if solo else f"combination {combined.index(members) + 1}",
+                SuiteCall(selectors, variants=members),
+                waits=bool(solo and _solo(solo)),
+                cost=sum(t.module in selectors for t in tests),
+            )
+        )
+    jobs.sort(key=lambda job: -job.cost)
+    return jobs, unreached
