@@ -12,7 +12,7 @@ from crm_conformance.reporting.collector import outcome_record
 
 
 class FirstFailure:
-    """Sets `session.shouldstop` after the first call the harness classifies `failed`."""
+    """Ends the session after the first call the harness classifies `failed`."""
 
     def __init__(self) -> None:
         self.session: pytest.Session | None = None
@@ -25,7 +25,9 @@ class FirstFailure:
         if report.when != "call" or not report.failed or self.session is None:
             return
         if outcome_record([report], {}).outcome == "failed":
-            self.session.shouldstop = f"stopped at the first failed test: {report.nodeid}"
+            # shouldfail, as -x sets it: shouldstop would end the session as interrupted
+            # and spend a second of CPU printing the interruption's traceback.
+            self.session.shouldfail = f"stopped at the first failed test: {report.nodeid}"
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -29,16 +29,33 @@ _TIMED_OUT = -9
 def warm_up() -> None:
     """Import what every suite session imports, so that forks of this process start fast.
 
-    For a process that will fork many sessions (a self-test worker); nothing else.
+    For a process that will fork many sessions (a self-test worker), nothing else: the
+    pytest plugins (entry points `pytest11`), every harness module, and the suite
+    modules under the names pytest gives them (their folder has no `__init__.py`), so a
+    session's collection finds them imported. A suite module that cannot be imported is
+    left to the session, which reports it.
     """
-    import hypothesis  # noqa: F401
+    import importlib
+    import importlib.metadata
+    import pkgutil
+
     import pytest  # noqa: F401
-    import schemathesis  # noqa: F401
 
-    from crm_conformance import checks, expect, factories, fuzz, plugin  # noqa: F401
-    from crm_conformance.reporting import collector  # noqa: F401
+    import crm_conformance
+    from crm_conformance import plugin
+    from crm_conformance.paths import SUITES_DIR
 
-    plugin._load_catalogue()
+    for entry_point in importlib.metadata.entry_points(group="pytest11"):
+        entry_point.load()
+    for module in pkgutil.walk_packages(crm_conformance.__path__, "crm_conformance."):
+        importlib.import_module(module.name)
+    plugin._load_catalogue()  # read and checked against its schema once, not per session
+    sys.path.insert(0, str(SUITES_DIR))
+    for path in sorted(SUITES_DIR.glob("test_*.py")):
+        try:
+            importlib.import_module(path.stem)
+        except Exception:  # the session imports it again and reports why
+            continue
 
 
 def can_fork() -> bool:
@@ -80,9 +97,11 @@ class PytestChild:
             return done.returncode, done.stdout + done.stderr
         assert self._pipe is not None
         output = cwd / "pytest-output.txt"
+        # What warm_up imported is not assert-rewritten, and pytest says so per module.
+        quiet = [*args, "-W", "ignore::pytest.PytestAssertRewriteWarning"]
         with os.fdopen(self._pipe, "w", encoding="utf-8") as pipe:
             self._pipe = None
-            json.dump({"args": args, "cwd": str(cwd), "output": str(output)}, pipe)
+            json.dump({"args": quiet, "cwd": str(cwd), "output": str(output)}, pipe)
         code = self._wait(timeout)
         text = output.read_text(encoding="utf-8", errors="replace") if output.exists() else ""
         if code == _TIMED_OUT:

@@ -124,6 +124,7 @@ def run_suite(
             "no:cacheprovider",
             "-q",
             "--no-header",
+            "--tb=native",  # Python's own traceback: pytest's costs a second of CPU each
             *(["-k", keyword] if keyword else []),
             *(["-p", "crm_conformance.first_failure"] if first_failure else []),
             *extra_args,

@@ -268,6 +268,15 @@ def test_a_control_must_survive_and_is_counted_apart() -> None:
 # --- variants -------------------------------------------------------------------------
 
 
+def test_a_variant_of_two_combinations_has_one_row() -> None:
+    matrix = matrix_of(failing({}), {}, ["legal", "page_20", "page_100"], clean=False)
+    names = [row.name for row in matrix.rows]
+    assert sorted(names) == sorted(
+        ["combination 1", "combination 2", "legal", "page_20", "page_100"]
+    )
+    assert matrix.totals()["variants"] == 3
+
+
 def test_a_green_combination_proves_each_of_its_variants() -> None:
     calls: list[SuiteCall] = []
     matrix = selftest(
@@ -430,7 +439,7 @@ def test_the_report_is_json_and_markdown(tmp_path: Path) -> None:
     text = (tmp_path / MATRIX_MARKDOWN).read_text()
     assert "| caught | core | AUTH-004 | killed |" in text
     assert "| nowhere | tags | TAG-004 | unreached |" in text
-    assert "| combination combination 1 (also, legal) | passed |" in text
+    assert "| combination 1 (also, legal) | passed |" in text
     assert "| variant legal | passed | green in combination 1" in text
 
 

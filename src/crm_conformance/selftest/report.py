@@ -78,9 +78,9 @@ def markdown(matrix: Matrix) -> str:
         *matrix.of_kind("variant"),
     ):
         red = "<br>".join(f"`{b['nodeid']}`: {_cell(b['message'][:120])}" for b in row.by)
-        members = f" ({', '.join(row.variants)})" if row.kind == "combination" else ""
+        label = f"{row.name} ({', '.join(row.variants)})" if row.kind == "combination" else ""
         out.append(
-            f"| {row.kind} {row.name}{members} | {row.verdict} "
+            f"| {label or f'{row.kind} {row.name}'} | {row.verdict} "
             f"| {'<br>'.join(filter(None, (red, _cell(row.note))))} |"
         )
     return "\n".join(out) + "\n"

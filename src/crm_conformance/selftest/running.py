@@ -124,7 +124,18 @@ def selftest(
             rows.append(_with_class(row, class_of))
             progress(rows[-1])
     rows.sort(key=lambda row: (ROW_ORDER[row.kind], row.name))
-    return Matrix(tuple(rows), time.monotonic() - started, workers)
+    return Matrix(tuple(_one_per_variant(rows)), time.monotonic() - started, workers)
+
+
+def _one_per_variant(rows: Sequence[Row]) -> list[Row]:
+    """A variant of several combinations keeps one row: a red one if it has any (the
+    combination that made it red says more), else the first green one."""
+    kept: dict[tuple[str, str], Row] = {}
+    for row in rows:
+        key = (row.kind, row.name)
+        if row.kind != "variant" or key not in kept or (kept[key].ok and not row.ok):
+            kept[key] = row
+    return list(kept.values())
 
 
 def _with_class(row: Row, class_of: Callable[[str], str]) -> Row:
