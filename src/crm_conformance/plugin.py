@@ -731,9 +731,12 @@ def _unnamed_requirement(item: pytest.Item, exc: BaseException) -> list[tuple[st
 
 def _classify(exc: BaseException) -> tuple[str, str, bool] | None:
     """(outcome, one-line cause, stop the run) for the harness's own exception types."""
-    from crm_conformance._errors import AdapterError, TargetUnreachable
-    from crm_conformance.client import BudgetExhausted
-    from crm_conformance.factories import SetupFailed
+    from crm_conformance._errors import (
+        AdapterError,
+        BudgetExhausted,
+        SetupFailed,
+        TargetUnreachable,
+    )
     from crm_conformance.failure import ConformanceFailure
 
     if isinstance(exc, ConformanceFailure):

@@ -23,7 +23,7 @@ from typing import Any
 import yaml
 
 from crm_conformance import paths
-from crm_conformance._errors import ConformanceError, TargetFileError
+from crm_conformance._errors import TargetFileError, UsageError
 from crm_conformance.reporting.allure_labels import stabilise_history
 from crm_conformance.reporting.certificate import write_certificate
 from crm_conformance.reporting.records import OUTCOMES_FILE, OutcomeRecord, read_records
@@ -40,12 +40,6 @@ _PYTEST_EXIT_UNREACHABLE = 3
 """The harness plugin ends a run with pytest.exit(returncode=3) on an unreachable target."""
 
 _RERUN = ("failed", "error", "blocked")
-
-
-class UsageError(ConformanceError):
-    """Raised when `run` options contradict each other or name a bad file."""
-
-    exit_code = EXIT_USAGE
 
 
 @dataclass(frozen=True, kw_only=True)
