@@ -42,14 +42,14 @@ def warm_up() -> None:
     import pytest  # noqa: F401
 
     import crm_conformance
-    from crm_conformance import plugin
+    from crm_conformance.catalogue import load_catalogue
     from crm_conformance.paths import SUITES_DIR
 
     for entry_point in importlib.metadata.entry_points(group="pytest11"):
         entry_point.load()
     for module in pkgutil.walk_packages(crm_conformance.__path__, "crm_conformance."):
         importlib.import_module(module.name)
-    plugin._load_catalogue()  # read and checked against its schema once, not per session
+    load_catalogue()  # read and checked against its schema once, not per session
     sys.path.insert(0, str(SUITES_DIR))
     for path in sorted(SUITES_DIR.glob("test_*.py")):
         try:
@@ -97,11 +97,9 @@ class PytestChild:
             return done.returncode, done.stdout + done.stderr
         assert self._pipe is not None
         output = cwd / "pytest-output.txt"
-        # What warm_up imported is not assert-rewritten, and pytest says so per module.
-        quiet = [*args, "-W", "ignore::pytest.PytestAssertRewriteWarning"]
         with os.fdopen(self._pipe, "w", encoding="utf-8") as pipe:
             self._pipe = None
-            json.dump({"args": quiet, "cwd": str(cwd), "output": str(output)}, pipe)
+            json.dump({"args": args, "cwd": str(cwd), "output": str(output)}, pipe)
         code = self._wait(timeout)
         text = output.read_text(encoding="utf-8", errors="replace") if output.exists() else ""
         if code == _TIMED_OUT:

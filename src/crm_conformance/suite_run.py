@@ -8,9 +8,8 @@ The project's tests (`tests/catches/`) and `crm-conformance selftest` both call
 Each run is pytest in a subprocess (the plugin's session state is per process) against
 a fresh in-memory reference server in this process, through a target file, exactly as
 a vendor's run goes through theirs. The results are the harness's own outcome stream
-(`outcomes.jsonl`, written by the collector plugin `crm-conformance run` loads), not
-JUnit: JUnit writes a blocked test and an adapter error as `<failure>`, and neither is
-the target breaking a rule.
+(`outcomes.jsonl`, `--crm-outcomes`), not JUnit: JUnit writes a blocked test and an
+adapter error as `<failure>`, and neither is the target breaking a rule.
 """
 
 import tempfile
@@ -19,14 +18,14 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from crm_conformance.outcomes import OUTCOMES_FILE, Outcome, read_records
 from crm_conformance.paths import SUITES_DIR
 from crm_conformance.pytest_child import PytestChild
 from crm_conformance.reference import ServerSettings, running_server
-from crm_conformance.reporting.records import OUTCOMES_FILE, read_records
 
-FAILED = "failed"
-"""The one outcome that is a target failure (`reporting.records`); only it kills a fault."""
-PROBLEMS = ("error", "blocked")
+FAILED = Outcome.FAILED.value
+"""The one outcome that is a target failure; only it kills a fault."""
+PROBLEMS = (Outcome.ERROR.value, Outcome.BLOCKED.value)
 """Outcomes of a test that could not judge the target: a harness, adapter or setup
 failure. Never a kill, never a pass."""
 
@@ -37,8 +36,8 @@ class TestResult:
 
     nodeid: str
     outcome: str
-    """An outcome of `outcomes.jsonl`: `passed`, `failed`, `error`, `blocked`,
-    `not_applicable`, `expected_failure` (and `flaky`, which the self-test sets)."""
+    """An `outcomes.Outcome` value (`passed`, `failed`, `error`, `blocked`,
+    `not_applicable`, `expected_failure`), or `flaky`, which the self-test sets."""
     requirements: frozenset[str]
     message: str = ""
     duration: float = 0.0
@@ -117,21 +116,24 @@ def run_suite(
             base_url,
             "--classes",
             "all",  # the opt-in classes too: this server's allowance is nobody else's
-            "-p",
-            "crm_conformance.reporting.collector",
             f"--crm-outcomes={outcomes}",
             "-p",
             "no:cacheprovider",
             "-q",
             "--no-header",
             "--tb=native",  # Python's own traceback: pytest's costs a second of CPU each
+            # No assertion rewriting: uncached here (no bytecode written), it re-rewrites
+            # hypothesis and schemathesis in every session; the suites assert by `expect`.
+            "--assert=plain",
             *(["-k", keyword] if keyword else []),
             *(["-p", "crm_conformance.first_failure"] if first_failure else []),
             *extra_args,
         ]
         exit_code, output = child.run(args, cwd=workdir, timeout=timeout)
         results = tuple(
-            TestResult(r.nodeid, r.outcome, frozenset(r.requirements), r.cause[:500], r.duration)
+            TestResult(
+                r.nodeid, r.outcome.value, frozenset(r.requirements), r.cause[:500], r.duration
+            )
             for r in read_records(outcomes)
         )
     return SuiteRun(exit_code, results, output)

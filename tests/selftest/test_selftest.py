@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from crm_conformance import UsageError
 from crm_conformance.cli import main
 from crm_conformance.reference.faults import FAULTS as REFERENCE_FAULTS
 from crm_conformance.reference.variants import VARIANTS, Variant
@@ -18,7 +19,6 @@ from crm_conformance.runner import RunRequest, list_tests
 from crm_conformance.selftest import (
     MATRIX_JSON,
     MATRIX_MARKDOWN,
-    SelftestUsageError,
     choose,
     selftest,
     write_report,
@@ -424,7 +424,7 @@ def test_choose_checks_names_and_samples_reproducibly() -> None:
     first = choose(None, known, option="--faults", sample=3)
     assert len(first) == 3
     assert first == choose(None, known, option="--faults", sample=3)
-    with pytest.raises(SelftestUsageError, match="--faults='f1,zz'"):
+    with pytest.raises(UsageError, match="--faults='f1,zz'"):
         choose("f1,zz", known, option="--faults", sample=None)
 
 

@@ -21,7 +21,6 @@ rows and totals), `report` (JSON and Markdown), `command` (the CLI's entry point
 
 from crm_conformance.selftest.command import (
     SelftestRequest,
-    SelftestUsageError,
     choose,
     run_selftest,
 )
@@ -35,7 +34,6 @@ __all__ = [
     "Matrix",
     "Row",
     "SelftestRequest",
-    "SelftestUsageError",
     "choose",
     "run_selftest",
     "selftest",

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from crm_conformance._errors import ConformanceError
+from crm_conformance._errors import UsageError
 from crm_conformance.selftest.matrix import Matrix, Row
 from crm_conformance.selftest.planning import SuiteTest
 from crm_conformance.selftest.report import (
@@ -20,12 +20,6 @@ from crm_conformance.wire_faults import WIRE_FAULTS
 
 SAMPLE_SEED = 0
 """`--sample N` draws with this fixed seed, so the same N gives the same names."""
-
-
-class SelftestUsageError(ConformanceError):
-    """Raised when selftest options name an unknown fault or variant or a bad number."""
-
-    exit_code = 2
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -52,7 +46,7 @@ def choose(
         chosen = list(dict.fromkeys(n.strip() for n in names.split(",") if n.strip()))
         unknown = [n for n in chosen if n not in known]
         if unknown:
-            raise SelftestUsageError(f"{option}={names!r}: unknown {unknown}; known: {known}")
+            raise UsageError(f"{option}={names!r}: unknown {unknown}; known: {known}")
     if sample is not None and sample < len(chosen):
         chosen = sorted(random.Random(SAMPLE_SEED).sample(chosen, sample))
     return chosen
@@ -78,12 +72,12 @@ def run_selftest(request: SelftestRequest, *, echo: Callable[[str], None] = prin
         **{name: fault.reqs for name, fault in WIRE_FAULTS.items()},
     }
     if request.sample is not None and request.sample < 1:
-        raise SelftestUsageError(f"--sample={request.sample}: must be at least 1")
+        raise UsageError(f"--sample={request.sample}: must be at least 1")
     fault_names = choose(request.faults, all_faults, option="--faults", sample=request.sample)
     variant_names = choose(request.variants, VARIANTS, option="--variants", sample=request.sample)
     workers = request.workers if request.workers is not None else default_workers()
     if workers < 1:
-        raise SelftestUsageError(f"--workers={workers}: must be at least 1")
+        raise UsageError(f"--workers={workers}: must be at least 1")
     tests = [
         SuiteTest(t["nodeid"], frozenset(t["requirements"]))
         for t in runner.list_tests(runner.RunRequest())
@@ -93,7 +87,7 @@ def run_selftest(request: SelftestRequest, *, echo: Callable[[str], None] = prin
         chosen = choose(request.suites, modules, option="--suites", sample=None)
         tests = [test for test in tests if test.module in chosen]
     if not tests:
-        raise SelftestUsageError("the suites hold no test: nothing to self-test")
+        raise UsageError("the suites hold no test: nothing to self-test")
     catalogue = load_catalogue()
 
     def class_of(req_id: str) -> str:
