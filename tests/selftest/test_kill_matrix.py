@@ -4,9 +4,10 @@
 reference server passes, every fault of the catalogue (reference switches and wire
 faults) is killed by a test naming one of its ids, every control (a fault of the tests'
 setup only) survives, and every legal variant passes every suite, the fuzz suites
-included, combined with the others or alone. It takes about ten minutes on two cores, so it is
-slow (CRM_SLOW_TESTS=1, as `.ci/run` sets it). The catalogue's floor (80 faults, 12
-variants) is held here too, so shrinking it is a visible change.
+included, combined with the others or alone. It spends about three minutes of CPU (a few
+minutes on two cores), so it is slow (CRM_SLOW_TESTS=1, as `.ci/run` sets it). The
+catalogue's floor (80 faults, 12 variants) is held here too, so shrinking it is a
+visible change.
 """
 
 from pathlib import Path
