@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from crm_conformance import waivers
-from crm_conformance._errors import ConformanceError
+from crm_conformance._errors import ConformanceError, UsageError
 from crm_conformance.plugin.options import PROFILES
 
 
@@ -77,6 +77,18 @@ def main() -> None:
 )
 @click.option("--waivers", type=click.Path(path_type=Path), metavar="FILE", help=waivers.HELP)
 @click.option("--certify", is_flag=True, help="every class, no filters; write a certificate")
+@click.option(
+    "--shard",
+    metavar="K/N",
+    help="run the K-th of N balanced parts of the tests (one per CI machine); "
+    "merge the folders with `report --merge`",
+)
+@click.option(
+    "--shard-by",
+    type=click.Path(path_type=Path),
+    metavar="RUN_DIR",
+    help="balance the shards by the test durations of this earlier run (default: by module)",
+)
 @click.argument("pytest_args", nargs=-1, type=click.UNPROCESSED)
 def run(
     target: Path | None,
@@ -90,6 +102,8 @@ def run(
     rerun_failed: Path | None,
     waivers: Path | None,
     certify: bool,
+    shard: str | None,
+    shard_by: Path | None,
     pytest_args: tuple[str, ...],
 ) -> None:
     """Run the suites against a target (the embedded reference server when none is given).
@@ -110,6 +124,8 @@ def run(
         rerun_failed=rerun_failed,
         waivers=waivers,
         certify=certify,
+        shard=shard,
+        shard_by=shard_by,
     )
 
     def call() -> int:
@@ -126,24 +142,48 @@ def run(
 
 
 @main.command()
-@click.argument("run_dir", required=False, type=click.Path(path_type=Path))
+@click.argument("run_dirs", nargs=-1, type=click.Path(path_type=Path), metavar="RUN_DIR...")
 @click.option(
     "--history",
     type=click.Path(path_type=Path),
     metavar="PREVIOUS_RUN_DIR",
     help="carry the trend history of this earlier run's report",
 )
-def report(run_dir: Path | None, history: Path | None) -> None:
-    """Build the Allure HTML report of RUN_DIR (default: the newest folder under reports/)."""
+@click.option(
+    "--merge",
+    is_flag=True,
+    help="merge the report folders of a run's shards (RUN_DIR...) into --out",
+)
+@click.option("--out", type=click.Path(path_type=Path), metavar="DIR", help="with --merge")
+def report(run_dirs: tuple[Path, ...], history: Path | None, merge: bool, out: Path | None) -> None:
+    """Build the Allure HTML report of RUN_DIR (default: the newest folder under reports/).
+
+    With --merge, join the shards' folders into one report folder instead (summary,
+    junit.xml, allure-results, and the certificate of a certified run); the exit code
+    is the merged run's.
+    """
     from crm_conformance import html_report
 
+    def merged() -> int:
+        from crm_conformance import runner
+        from crm_conformance.report_merge import merge_shards
+
+        if out is None or not run_dirs:
+            raise UsageError("--merge needs the shards' folders and --out DIR")
+        result = merge_shards(run_dirs, out)
+        click.echo(runner.verdict_text(result))
+        return result.exit_code
+
     def call() -> int:
+        if len(run_dirs) > 1:
+            raise UsageError(f"{len(run_dirs)} folders given: one, or --merge for shards")
+        run_dir = run_dirs[0] if run_dirs else None
         built = html_report.build(run_dir or html_report.latest_run(Path("reports")), history)
         click.echo(f"HTML report: {built.single_file}")
         click.echo(f"Multi-file report: {built.directory / 'index.html'}")
         return 0
 
-    _guarded("report", call)
+    _guarded("report", merged if merge else call)
 
 
 @main.command()

@@ -26,6 +26,7 @@ from crm_conformance.outcomes import OUTCOMES_FILE, OutcomeRecord, read_records
 from crm_conformance.reporting.allure_labels import stabilise_history
 from crm_conformance.reporting.certificate import write_certificate
 from crm_conformance.reporting.summary import RunInfo, build_summary, write_summary
+from crm_conformance.sharding import SHARD_FILE, Shard, durations_of
 from crm_conformance.target import load_target
 from crm_conformance.waivers import Waiver, load_waivers
 
@@ -57,6 +58,10 @@ class RunRequest:
     rerun_failed: Path | None = None
     waivers: Path | None = None
     certify: bool = False
+    shard: str | None = None
+    """`K/N`: run the K-th of N balanced parts of the tests (`crm_conformance.sharding`)."""
+    shard_by: Path | None = None
+    """An earlier run's report folder whose test durations balance the shards."""
     suites_dir: Path = field(default_factory=lambda: paths.SUITES_DIR)
 
 
@@ -97,6 +102,14 @@ def validate(request: RunRequest) -> None:
         )
     if not request.suites_dir.is_dir():
         raise UsageError(f"the suites folder {request.suites_dir} does not exist")
+    if request.shard is not None:
+        Shard.parse(request.shard)
+        if request.rerun_failed is not None:
+            raise UsageError("--rerun-failed reruns one run's failures: --shard is not allowed")
+    if request.shard_by is not None:
+        if request.shard is None:
+            raise UsageError(f"--shard-by={request.shard_by}: give --shard K/N too")
+        durations_of(request.shard_by)
 
 
 def public_target(request: RunRequest) -> dict[str, Any]:
@@ -151,6 +164,10 @@ def pytest_command(
     ]
     if request.waivers is not None:
         command.append(f"--waivers={request.waivers.resolve()}")
+    if request.shard is not None:
+        command += ["--shard", request.shard, f"--crm-shard-record={report_dir / SHARD_FILE}"]
+    if request.shard_by is not None:
+        command.append(f"--shard-by={request.shard_by.resolve()}")
     return [*command, *request.pytest_args]
 
 
@@ -228,9 +245,12 @@ def run(request: RunRequest, *, echo: Callable[[str], None] = print) -> RunResul
     )
     summary = build_summary(records, info, load_catalogue())
     write_summary(report_dir, summary)
-    if request.certify:
+    if request.certify and request.shard is None:  # a shard's part is certified merged
         write_certificate(report_dir, summary, paths.SPEC_DIR)
     code, message = exit_code(done.returncode, records, output)
+    if request.shard is not None:
+        part = f"shard {request.shard}: a part of a run; merge the folders of all its shards"
+        message = "\n".join(filter(None, (message, f"{part} (`crm-conformance report --merge`)")))
     return RunResult(code, report_dir, summary, records, message)
 
 
@@ -239,7 +259,14 @@ def _clear(report_dir: Path) -> None:
     import shutil
 
     shutil.rmtree(report_dir / "allure-results", ignore_errors=True)
-    for name in ("junit.xml", OUTCOMES_FILE, "summary.json", "summary.md", "certificate.json"):
+    for name in (
+        "junit.xml",
+        OUTCOMES_FILE,
+        "summary.json",
+        "summary.md",
+        "certificate.json",
+        SHARD_FILE,
+    ):
         (report_dir / name).unlink(missing_ok=True)
 
 

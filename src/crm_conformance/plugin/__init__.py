@@ -13,4 +13,5 @@ pytest_plugins = [
     "crm_conformance.plugin.fixtures",  # what a suite test is given
     "crm_conformance.plugin.reports",  # classification and redaction of each test's reports
     "crm_conformance.plugin.stream",  # the outcome records (outcomes.jsonl)
+    "crm_conformance.plugin.sharding",  # --shard K/N: this machine's part of the tests
 ]

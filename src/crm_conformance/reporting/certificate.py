@@ -7,6 +7,7 @@ target, when, with checksums of every report file so none can be edited afterwar
 
 import hashlib
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +27,18 @@ def digest_tree(root: Path) -> str:
     return digest.hexdigest()
 
 
-def write_certificate(run_dir: Path, summary: dict[str, Any], spec_dir: Path) -> Path:
-    """Write certificate.json beside the summary files it vouches for."""
+def write_certificate(
+    run_dir: Path,
+    summary: dict[str, Any],
+    spec_dir: Path,
+    *,
+    parts: Sequence[dict[str, Any]] = (),
+) -> Path:
+    """Write certificate.json beside the summary files it vouches for.
+
+    `parts` describe the shard folders a merged run was made of, each with the
+    checksums of its own files (`report_merge`).
+    """
     document = spec_dir / "api-reference.md"
     files = ["summary.json", "summary.md", "junit.xml", "outcomes.jsonl"]
     certificate = {
@@ -47,6 +58,8 @@ def write_certificate(run_dir: Path, summary: dict[str, Any], spec_dir: Path) ->
             name: sha256_file(run_dir / name) for name in files if (run_dir / name).is_file()
         },
     }
+    if parts:
+        certificate["parts"] = list(parts)
     path = run_dir / CERTIFICATE_FILE
     path.write_text(json.dumps(certificate, indent=2) + "\n", encoding="utf-8")
     return path

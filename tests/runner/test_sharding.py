@@ -1,0 +1,247 @@
+"""Sharding: `run --shard K/N` keeps a balanced, deterministic part of the tests, and
+`report --merge` joins the parts into the report an unsharded run writes.
+
+The runs are real (pytest in a subprocess) against the fake target and a small fake
+suites folder of three modules; one slow test shards the real suites on a fixed seed.
+"""
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from crm_conformance import UsageError, paths
+from crm_conformance.cli import main
+from crm_conformance.outcomes import OUTCOMES_FILE
+from crm_conformance.sharding import SHARD_FILE, Shard, partition
+
+REAL_SUITES = paths.SUITES_DIR
+
+MODULES = {
+    "test_one.py": """
+        import pytest
+        from crm_conformance.failure import ConformanceFailure
+
+        @pytest.mark.req("HDR-001")
+        @pytest.mark.parametrize("n", range(4))
+        def test_lists_answer(api, n):
+            assert api.get("/v1/contacts").status_code == 200
+
+        @pytest.mark.req("PAG-001")
+        def test_last_page(api):
+            response = api.get("/v1/contacts", params={"limit": 1})
+            raise ConformanceFailure("PAG-001", expected="null", got="a cursor", response=response)
+        """,
+    "test_two.py": """
+        import pytest
+
+        @pytest.mark.req("HDR-003")
+        @pytest.mark.parametrize("n", range(3))
+        def test_request_ids(api, n):
+            assert api.get("/v1/contacts").status_code == 200
+        """,
+    "test_three.py": """
+        import pytest
+
+        @pytest.mark.req("PAG-003")
+        def test_limit(api):
+            assert api.get("/v1/contacts", params={"limit": 2}).status_code == 200
+        """,
+}
+
+
+@pytest.fixture(autouse=True)
+def three_modules(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    folder = tmp_path / "checkout" / "fake-suites"
+    folder.mkdir(parents=True)
+    for name, text in MODULES.items():
+        (folder / name).write_text(textwrap.dedent(text), encoding="utf-8")
+    monkeypatch.setattr(paths, "SUITES_DIR", folder)
+    monkeypatch.chdir(tmp_path)
+    return folder
+
+
+def invoke(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+def run(target: Path, report: Path, *options: str) -> Result:
+    return invoke("run", "--target", str(target), "--report-dir", str(report), *options)
+
+
+def summary(folder: Path) -> dict[str, object]:
+    data: dict[str, object] = json.loads((folder / "summary.json").read_text())
+    return data
+
+
+def verdict(folder: Path) -> tuple[object, ...]:
+    """What a run established, without its timestamps and shard notes."""
+    data = summary(folder)
+    return data["tests"], data["classes"], data["requirements"], data["seed"]
+
+
+# --- the partition ----------------------------------------------------------------------
+
+IDS = [f"suites/test_{m}.py::test_{t}" for m in "abc" for t in range(1, 4)] + [
+    "suites/test_d.py::test_alone"
+]
+
+
+def test_a_partition_keeps_every_test_once_and_is_the_same_each_time() -> None:
+    for count in (1, 2, 3, 5):
+        parts = partition(IDS, count)
+        assert sorted(n for part in parts for n in part) == sorted(IDS)
+        assert parts == partition(list(IDS), count)
+
+
+def test_without_durations_whole_modules_are_balanced_by_their_tests() -> None:
+    parts = partition(IDS, 2)
+    modules = [{n.split("::")[0] for n in part} for part in parts]
+    assert not modules[0] & modules[1], "a module is never split"
+    assert sorted(len(part) for part in parts) == [4, 6], "modules of 3, 3, 3 and 1 tests"
+
+
+def test_with_durations_tests_are_balanced_one_by_one() -> None:
+    durations = {n: 1.0 for n in IDS}
+    durations["suites/test_a.py::test_1"] = 9.0  # as long as the nine others together
+    parts = partition(IDS, 2, durations)
+    slow = next(part for part in parts if "suites/test_a.py::test_1" in part)
+    assert slow == ["suites/test_a.py::test_1"], "the slow test has a shard to itself"
+
+
+def test_a_test_the_earlier_run_did_not_have_counts_as_its_median() -> None:
+    durations = {n: 1.0 for n in IDS if n != "suites/test_d.py::test_alone"}
+    parts = partition(IDS, 2, durations)
+    assert sorted(len(part) for part in parts) == [5, 5]
+
+
+@pytest.mark.parametrize("text", ["0/2", "3/2", "1", "a/b", "1/0", ""])
+def test_a_bad_shard_is_a_usage_error(text: str) -> None:
+    with pytest.raises(UsageError, match=r"--shard=.*K/N"):
+        Shard.parse(text)
+
+
+# --- shards and their merge -------------------------------------------------------------
+
+
+def test_two_shards_merge_into_the_verdict_of_one_run(tmp_path: Path, target_file: Path) -> None:
+    whole = run(target_file, tmp_path / "whole", "--seed", "7")
+    shards = [
+        run(target_file, tmp_path / f"shard{k}", "--seed", "7", "--shard", f"{k}/2") for k in (1, 2)
+    ]
+    kept = [json.loads((tmp_path / f"shard{k}" / SHARD_FILE).read_text()) for k in (1, 2)]
+    assert [record["balanced_by"] for record in kept] == ["modules", "modules"]
+    assert sorted(len(record["selected"]) for record in kept) == [4, 5]
+    assert all("merge the folders of all its shards" in s.output for s in shards)
+    merged = invoke(
+        "report", "--merge", str(tmp_path / "shard1"), str(tmp_path / "shard2"),
+        "--out", str(tmp_path / "merged"),
+    )  # fmt: skip
+    assert merged.exit_code == whole.exit_code == 1, merged.output
+    assert "NOT CONFORMANT (9 tests: 1 failed, 8 passed)" in merged.output
+    assert verdict(tmp_path / "merged") == verdict(tmp_path / "whole")
+    junit = (tmp_path / "merged" / "junit.xml").read_text()
+    assert 'tests="9" failures="1"' in junit
+    assert "(shard 1/2)" in junit and "(shard 2/2)" in junit
+    results = list((tmp_path / "merged" / "allure-results").glob("*-result.json"))
+    assert len(results) == 9
+    assert len((tmp_path / "merged" / OUTCOMES_FILE).read_text().splitlines()) == 9
+
+
+def test_shards_balanced_by_an_earlier_runs_durations(tmp_path: Path, target_file: Path) -> None:
+    run(target_file, tmp_path / "earlier")
+    for k in (1, 2):
+        result = run(
+            target_file, tmp_path / f"s{k}", "--shard", f"{k}/2", "--shard-by",
+            str(tmp_path / "earlier"),
+        )  # fmt: skip
+        assert result.exit_code in (0, 1), result.output
+    kept = [json.loads((tmp_path / f"s{k}" / SHARD_FILE).read_text()) for k in (1, 2)]
+    assert {record["balanced_by"] for record in kept} == {"durations of earlier"}
+    assert sum(len(record["selected"]) for record in kept) == 9
+
+
+def test_the_merge_refuses_folders_that_are_not_one_runs_shards(
+    tmp_path: Path, target_file: Path
+) -> None:
+    run(target_file, tmp_path / "s1", "--shard", "1/2")
+    run(target_file, tmp_path / "plain")
+    cases = {
+        "missing [2]": [tmp_path / "s1"],
+        "given twice [1]": [tmp_path / "s1", tmp_path / "s1"],
+        "no shard.json": [tmp_path / "s1", tmp_path / "plain"],
+    }
+    for expected, folders in cases.items():
+        result = invoke("report", "--merge", *map(str, folders), "--out", str(tmp_path / "m"))
+        assert result.exit_code == 2, result.output
+        assert expected in result.output
+    assert not (tmp_path / "m" / "summary.json").exists()
+
+
+def test_a_shard_that_ended_early_does_not_merge_as_conformant(
+    tmp_path: Path, target_file: Path
+) -> None:
+    for k in (1, 2):
+        run(target_file, tmp_path / f"s{k}", "--shard", f"{k}/2", "--", "-k", "not last_page")
+    outcomes = tmp_path / "s2" / OUTCOMES_FILE
+    lines = outcomes.read_text().splitlines()
+    outcomes.write_text("\n".join(lines[:-1]) + "\n")
+    result = invoke(
+        "report", "--merge", str(tmp_path / "s1"), str(tmp_path / "s2"), "--out",
+        str(tmp_path / "m"),
+    )  # fmt: skip
+    assert result.exit_code == 1, result.output
+    assert "have no outcome (its run ended early)" in result.output
+    assert summary(tmp_path / "m")["tests"] == {"passed": 7, "error": 1}
+
+
+def test_a_certified_run_is_certified_once_merged_with_each_parts_checksums(
+    tmp_path: Path, target_file: Path
+) -> None:
+    for k in (1, 2):
+        run(target_file, tmp_path / f"s{k}", "--certify", "--shard", f"{k}/2")
+        assert not (tmp_path / f"s{k}" / "certificate.json").exists()
+    invoke(
+        "report", "--merge", str(tmp_path / "s1"), str(tmp_path / "s2"), "--out",
+        str(tmp_path / "m"),
+    )  # fmt: skip
+    certificate = json.loads((tmp_path / "m" / "certificate.json").read_text())
+    assert [part["shard"] for part in certificate["parts"]] == ["1/2", "2/2"]
+    for part in certificate["parts"]:
+        assert set(part["files_sha256"]) >= {"summary.json", OUTCOMES_FILE, SHARD_FILE}
+    assert set(certificate["files_sha256"]) >= {"summary.json", "junit.xml", OUTCOMES_FILE}
+
+
+@pytest.mark.slow
+def test_the_real_suites_sharded_give_the_unsharded_verdict_on_the_same_seed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Against the embedded reference server, fuzz tests included, seed 42."""
+    monkeypatch.setattr(paths, "SUITES_DIR", REAL_SUITES)
+    chosen = ("--seed", "42", "--", "-k", "fuzz or tags or pagination")
+    whole = invoke("run", "--report-dir", str(tmp_path / "whole"), *chosen)
+    for k in (1, 2):
+        invoke("run", "--report-dir", str(tmp_path / f"s{k}"), "--shard", f"{k}/2", *chosen)
+    merged = invoke(
+        "report", "--merge", str(tmp_path / "s1"), str(tmp_path / "s2"), "--out",
+        str(tmp_path / "merged"),
+    )  # fmt: skip
+    assert merged.exit_code == whole.exit_code, merged.output + whole.output
+    assert verdict(tmp_path / "merged") == verdict(tmp_path / "whole")
+
+
+def test_the_ci_examples_run_shards_and_a_merge_job() -> None:
+    import yaml
+
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    github = yaml.safe_load((examples / "github-actions" / "conformance.yml").read_text())
+    assert github["jobs"]["conformance"]["strategy"]["matrix"]["shard"] == [1, 2]
+    assert github["jobs"]["merge"]["needs"] == "conformance"
+    merge_steps = " ".join(str(step.get("run", "")) for step in github["jobs"]["merge"]["steps"])
+    assert "crm-conformance report --merge" in merge_steps
+    gitlab = yaml.safe_load((examples / "gitlab-ci" / ".gitlab-ci.yml").read_text())
+    assert gitlab["conformance"]["parallel"] == 2
+    assert any("--shard" in line for line in gitlab["conformance"]["script"])
+    assert any("report --merge" in line for line in gitlab["merge"]["script"])
