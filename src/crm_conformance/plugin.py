@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from crm_conformance.capabilities import Capabilities
     from crm_conformance.client import ApiClient, CircuitBreaker, ExchangeLog, RequestBudget
     from crm_conformance.factories import RecordFactory
+    from crm_conformance.pacing import Pacer
     from crm_conformance.redaction import Redactor
     from crm_conformance.target import Target
 
@@ -87,6 +88,7 @@ PROP_CLASS = "class"
 PROP_OBSERVATION = "observation"
 PROP_OUTCOME = "crm_outcome"
 PROP_CAUSE = "crm_cause"
+PROP_RATE_WAIT = "crm_rate_wait"
 
 
 # --- options -------------------------------------------------------------------------
@@ -152,6 +154,9 @@ class RunState:
     log: "ExchangeLog | None" = None
     budget: "RequestBudget | None" = None
     breaker: "CircuitBreaker | None" = None
+    pacer: "Pacer | None" = None
+    pacing_dir: str | None = None
+    """The directory xdist workers share their tokens' allowances in (`pacing.FileLedger`)."""
     pending_observations: list[tuple[str, Any]] = field(default_factory=list)
     counter: Iterator[int] = field(default_factory=itertools.count)
     closers: list[Callable[[], None]] = field(default_factory=list)
@@ -168,6 +173,8 @@ class RunState:
 STATE = pytest.StashKey[RunState]()
 EXCHANGE_MARK = pytest.StashKey[tuple[int, int]]()
 """Where the log stood when a test started: (exchanges, 429s without Retry-After)."""
+WAIT_MARK = pytest.StashKey[int]()
+"""Where the log's waits for the allowance stood when a test started."""
 EXCHANGES = pytest.StashKey[list[Any]]()
 """The exchanges of one test (`client.Exchange`), for reporters running in the worker."""
 
@@ -229,6 +236,7 @@ def pytest_configure(config: pytest.Config) -> None:
         options=options,
         worker=workerinput["workerid"] if workerinput else "main",
         worker_count=int(workerinput["workercount"]) if workerinput else 1,
+        pacing_dir=workerinput.get(_PACING_DIR) if workerinput else None,
     )
     if options.target_path is not None or options.base_url is not None:
         from crm_conformance._errors import TargetFileError
@@ -250,9 +258,11 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def _adopt_target(state: RunState, target: "Target") -> None:
     from crm_conformance.client import CircuitBreaker, ExchangeLog, RequestBudget
+    from crm_conformance.pacing import FileLedger, Pacer
     from crm_conformance.redaction import Redactor
 
     state.target = target
+    state.pacer = Pacer(FileLedger(Path(state.pacing_dir)) if state.pacing_dir else None)
     state.redactor = Redactor(target.tokens.values())
     state.log = ExchangeLog()
     share = -(-state.options.request_budget // state.worker_count)  # ceiling division
@@ -336,6 +346,7 @@ def _start_reference(state: RunState) -> "Target":
 
 
 _SHARED_TARGET = "crm_shared_target"
+_PACING_DIR = "crm_pacing_dir"
 
 
 def _runs_suites(config: pytest.Config) -> bool:
@@ -351,6 +362,13 @@ def pytest_configure_node(node: Any) -> None:
     reports why.
     """
     state = node.config.stash[STATE]
+    if state.pacing_dir is None:  # one per run: the workers share their tokens' allowances
+        import shutil
+        import tempfile
+
+        state.pacing_dir = tempfile.mkdtemp(prefix="crm-conformance-pacing-")
+        state.closers.append(functools.partial(shutil.rmtree, state.pacing_dir, True))
+    node.workerinput[_PACING_DIR] = state.pacing_dir
     if state.target is not None or state.options.target_path or state.options.base_url:
         return
     if state.shared_target is None and not state.shared_failed and _runs_suites(node.config):
@@ -554,6 +572,8 @@ def _client(state: RunState, token: str | None) -> "ApiClient":
         budget=state.budget,
         breaker=state.breaker,
         timeout=state.target.timeout,
+        max_rate_limit_wait=state.target.max_rate_limit_wait,
+        pacer=state.pacer,
     )
     state.closers.append(client.close)
     return client
@@ -709,6 +729,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     state = item.config.stash.get(STATE, None)
     if state is not None and state.log is not None:
         item.stash[EXCHANGE_MARK] = (state.log.mark(), len(state.log.missing_retry_after))
+        item.stash[WAIT_MARK] = len(state.log.waits)
 
 
 def _unnamed_requirement(item: pytest.Item, exc: BaseException) -> list[tuple[str, Any]]:
@@ -732,7 +753,7 @@ def _unnamed_requirement(item: pytest.Item, exc: BaseException) -> list[tuple[st
 def _classify(exc: BaseException) -> tuple[str, str, bool] | None:
     """(outcome, one-line cause, stop the run) for the harness's own exception types."""
     from crm_conformance._errors import AdapterError, TargetUnreachable
-    from crm_conformance.client import BudgetExhausted
+    from crm_conformance.client import BudgetExhausted, RateLimitWaitError
     from crm_conformance.factories import SetupFailed
     from crm_conformance.failure import ConformanceFailure
 
@@ -744,7 +765,7 @@ def _classify(exc: BaseException) -> tuple[str, str, bool] | None:
         return "error", f"adapter error (a setup problem, not a target failure): {exc}", False
     if isinstance(exc, TargetUnreachable):
         return "error", f"target unreachable: {exc}", True
-    if isinstance(exc, BudgetExhausted):
+    if isinstance(exc, BudgetExhausted | RateLimitWaitError):
         return "error", str(exc), True
     import httpx
 
@@ -787,6 +808,11 @@ def pytest_runtest_makereport(
                     },
                 )
             )
+        waits = state.log.waits[item.stash.get(WAIT_MARK, 0) :]
+        if waits:  # how long this test waited for the allowance (summed in the summary)
+            seconds = round(sum(wait.seconds for wait in waits), 3)
+            after_429 = sum(wait.after_429 for wait in waits)
+            item.user_properties.append((PROP_RATE_WAIT, {"seconds": seconds, "429s": after_429}))
     report = yield
     if call.excinfo is not None and report.failed:
         classified = _classify(call.excinfo.value)

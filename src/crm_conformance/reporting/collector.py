@@ -25,6 +25,7 @@ PROP_CLASS = "class"
 PROP_OBSERVATION = "observation"
 PROP_OUTCOME = "crm_outcome"
 PROP_CAUSE = "crm_cause"
+PROP_RATE_WAIT = "crm_rate_wait"
 """Keys the harness plugin puts in user_properties (crm_conformance.plugin)."""
 
 _RECORDS = pytest.StashKey["Collector"]()
@@ -103,6 +104,7 @@ def outcome_record(
     observations = [v for v in _values(reports, PROP_OBSERVATION) if isinstance(v, dict)]
     classified = _values(reports, PROP_OUTCOME)
     causes = _values(reports, PROP_CAUSE)
+    rate_waits = [v for v in _values(reports, PROP_RATE_WAIT) if isinstance(v, dict)]
     outcome, cause = "passed", ""
     for report in reports:
         if report.skipped and not hasattr(report, "wasxfail"):
@@ -128,6 +130,7 @@ def outcome_record(
         cause=cause,
         duration=round(sum(r.duration for r in reports), 4),
         observations=observations,
+        rate_wait=rate_waits[0] if rate_waits else {},
     )
 
 

@@ -35,6 +35,9 @@ class OutcomeRecord:
     cause: str = ""
     duration: float = 0.0
     observations: list[dict[str, Any]] = field(default_factory=list)
+    rate_wait: dict[str, Any] = field(default_factory=dict)
+    """Seconds the test waited for its tokens' rate allowance and 429s it waited out
+    (`{"seconds": s, "429s": n}`); empty when it never waited."""
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
