@@ -1,0 +1,96 @@
+"""A whole run against a rate-limited reference variant: wall time beside requests ÷ allowance.
+
+Starts the reference server with a rate-limit variant in this process (counting, per
+rate-limit bucket, the requests its limiter sees), runs `crm-conformance run` against it
+in a child process, and prints the wall time of the run beside the least time the
+busiest token's requests need at the variant's allowance (its requests ÷ the allowance
+× the window), the tests' outcomes, and what the run's summary says it waited for the
+allowance. Printed, never asserted.
+
+    .venv/bin/python benchmarks/rate_limited_run.py [--variant rate_limit_300_per_minute]
+        [-n 2] [--classes all] [--timeout 5400]
+
+The run is bounded by --timeout seconds.
+"""
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+from crm_conformance.reference import ServerSettings, running_server
+from crm_conformance.reference.rate_limits import RateLimiter, SlidingLog
+
+ALLOWANCES = {"rate_limit_300_per_minute": (300, 60), "sliding_rate_limit": (300, 120)}
+"""Each variant's per-token allowance: (requests, window seconds)."""
+
+
+def counting(tally: Counter[str], count: Any) -> Any:
+    """`count` of a limiter that also tallies each bucket's requests."""
+
+    def tallied(self: Any, key: str, *args: Any, **kwargs: Any) -> Any:
+        tally[key] += 1
+        return count(self, key, *args, **kwargs)
+
+    return tallied
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--variant", choices=sorted(ALLOWANCES), default="rate_limit_300_per_minute"
+    )
+    parser.add_argument("-n", dest="workers", type=int, default=2)
+    parser.add_argument("--classes", default="all")
+    parser.add_argument("--timeout", type=float, default=5400)
+    options = parser.parse_args()
+    limit, window = ALLOWANCES[options.variant]
+    tally: Counter[str] = Counter()
+    with (
+        tempfile.TemporaryDirectory(prefix="crm-rate-bench-") as scratch,
+        mock.patch.object(RateLimiter, "count", counting(tally, RateLimiter.count)),
+        mock.patch.object(SlidingLog, "count", counting(tally, SlidingLog.count)),
+        running_server(ServerSettings(variants=frozenset({options.variant}))) as served,
+    ):
+        target = served.write_target_file(Path(scratch) / "target.toml")
+        report = Path(scratch) / "report"
+        command = [
+            str(Path(sys.executable).parent / "crm-conformance"),
+            "run",
+            "--target",
+            str(target),
+            "--classes",
+            options.classes,
+            "-n",
+            str(options.workers),
+            "--report-dir",
+            str(report),
+        ]
+        started = time.perf_counter()
+        done = subprocess.run(
+            command, capture_output=True, text=True, timeout=options.timeout, check=False
+        )
+        wall = time.perf_counter() - started
+        summary = json.loads((report / "summary.json").read_text(encoding="utf-8"))
+    tokens = {key: n for key, n in tally.items() if key.startswith("token:")}
+    busiest = max(tokens.values(), default=0)
+    least = busiest / limit * window
+    ratio = f" ({wall / least:.2f} × requests ÷ allowance)" if least else ""
+    print(f"variant {options.variant}: {limit} requests per {window} s per token")
+    print(f"exit code {done.returncode}; tests {summary['tests']}")
+    print(f"requests the limiter counted: {sum(tally.values())}, {sum(tokens.values())} on tokens")
+    print(f"busiest token: {busiest} requests ÷ allowance = {busiest / limit:.2f} windows")
+    print(f"requests ÷ allowance: {least:.0f} s; wall time of the run: {wall:.0f} s{ratio}")
+    print(f"the summary's wait for the allowance: {summary.get('rate_limit_wait')}")
+    if done.returncode != 0:
+        print(done.stdout[-3000:], done.stderr[-3000:], sep="\n")
+
+
+if __name__ == "__main__":
+    main()
