@@ -27,15 +27,20 @@ from unittest import mock
 from crm_conformance.reference import ServerSettings, running_server
 from crm_conformance.reference.rate_limits import RateLimiter, SlidingLog
 
-ALLOWANCES = {"rate_limit_300_per_minute": (300, 60), "sliding_rate_limit": (300, 120)}
-"""Each variant's per-token allowance: (requests, window seconds)."""
+ALLOWANCES = {
+    "rate_limit_300_per_minute": (300, 60),
+    "sliding_rate_limit": (300, 120),
+    "none": (100_000, 60),
+}
+"""Each variant's per-token allowance: (requests, window seconds); `none` is the reference
+server's own generous default, for the run's wall time with no wait at all."""
 
 
-def counting(tally: Counter[str], count: Any) -> Any:
-    """`count` of a limiter that also tallies each bucket's requests."""
+def counting(seen: dict[str, list[float]], count: Any) -> Any:
+    """`count` of a limiter that also notes when each bucket's requests came."""
 
     def tallied(self: Any, key: str, *args: Any, **kwargs: Any) -> Any:
-        tally[key] += 1
+        seen.setdefault(key, []).append(time.perf_counter())
         return count(self, key, *args, **kwargs)
 
     return tallied
@@ -51,12 +56,12 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=5400)
     options = parser.parse_args()
     limit, window = ALLOWANCES[options.variant]
-    tally: Counter[str] = Counter()
+    seen: dict[str, list[float]] = {}
     with (
         tempfile.TemporaryDirectory(prefix="crm-rate-bench-") as scratch,
-        mock.patch.object(RateLimiter, "count", counting(tally, RateLimiter.count)),
-        mock.patch.object(SlidingLog, "count", counting(tally, SlidingLog.count)),
-        running_server(ServerSettings(variants=frozenset({options.variant}))) as served,
+        mock.patch.object(RateLimiter, "count", counting(seen, RateLimiter.count)),
+        mock.patch.object(SlidingLog, "count", counting(seen, SlidingLog.count)),
+        running_server(ServerSettings(variants=frozenset({options.variant} - {"none"}))) as served,
     ):
         target = served.write_target_file(Path(scratch) / "target.toml")
         report = Path(scratch) / "report"
@@ -78,8 +83,12 @@ def main() -> None:
         )
         wall = time.perf_counter() - started
         summary = json.loads((report / "summary.json").read_text(encoding="utf-8"))
+    tally = Counter({key: len(times) for key, times in seen.items()})
     tokens = {key: n for key, n in tally.items() if key.startswith("token:")}
-    busiest = max(tokens.values(), default=0)
+    busiest_key = max(tokens, key=tokens.__getitem__, default="")
+    busiest = tokens.get(busiest_key, 0)
+    times = seen.get(busiest_key, [])
+    spent = [f"{times[n - 1] - started:.0f}" for n in range(limit, len(times) + 1, limit)]
     least = busiest / limit * window
     ratio = f" ({wall / least:.2f} × requests ÷ allowance)" if least else ""
     print(f"variant {options.variant}: {limit} requests per {window} s per token")
@@ -88,6 +97,9 @@ def main() -> None:
     print(f"busiest token: {busiest} requests ÷ allowance = {busiest / limit:.2f} windows")
     print(f"requests ÷ allowance: {least:.0f} s; wall time of the run: {wall:.0f} s{ratio}")
     print(f"the summary's wait for the allowance: {summary.get('rate_limit_wait')}")
+    if spent:
+        print(f"the busiest token's allowance was spent at (s into the run): {', '.join(spent)}")
+        print(f"its last request: {times[-1] - started:.0f} s into the run")
     if done.returncode != 0:
         print(done.stdout[-3000:], done.stderr[-3000:], sep="\n")
 

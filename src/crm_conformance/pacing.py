@@ -109,13 +109,20 @@ class FileLedger:
         with (self.directory / f"{key}.json").open("a+", encoding="utf-8") as handle:
             fcntl.flock(handle, fcntl.LOCK_EX)
             handle.seek(0)
-            text = handle.read()
-            allowance = Allowance(**json.loads(text)) if text else Allowance()
-            yield allowance
+            yield (allowance := _read(handle.read()))
             handle.seek(0)
             handle.truncate()
             handle.write(json.dumps(asdict(allowance)))
             handle.flush()
+
+
+def _read(text: str) -> Allowance:
+    """The allowance a ledger file holds; a file cut short (a worker killed mid-write)
+    reads as unknown, which only costs the pacing what it knew."""
+    try:
+        return Allowance(**json.loads(text))
+    except (ValueError, TypeError):
+        return Allowance()
 
 
 def token_key(authorization: str | None) -> str:

@@ -17,7 +17,7 @@ import pytest
 from fake_target import OTHER_TOKEN, TOKEN, FakeClock, conformant
 
 from crm_conformance.client import ApiClient, RateLimitWaitError, Wait
-from crm_conformance.pacing import FileLedger, MemoryLedger, Pacer, token_key
+from crm_conformance.pacing import Admission, FileLedger, MemoryLedger, Pacer, token_key
 
 
 class FixedWindow:
@@ -253,3 +253,9 @@ def test_conformant_fake_target_is_never_held() -> None:
     for _ in range(120):
         api.get("/v1/users")
     assert clock.slept == []
+
+
+def test_a_ledger_file_cut_short_reads_as_unknown(tmp_path: Path) -> None:
+    (tmp_path / "k.json").write_text('{"remaining": 3, "refi')
+    pacer = Pacer(FileLedger(tmp_path), clock=lambda: 1000.0)
+    assert pacer.admit("k") == Admission(0.0, ticket=1)
