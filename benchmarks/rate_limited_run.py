@@ -15,6 +15,7 @@ The run is bounded by --timeout seconds.
 
 import argparse
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -46,6 +47,18 @@ def counting(seen: dict[str, list[float]], count: Any) -> Any:
     return tallied
 
 
+def fixed_windows(times: list[float], window: int) -> list[tuple[float, int]]:
+    """(start, requests) of each fixed window, each starting at the first request after
+    the last one ended (the reference's windows)."""
+    windows: list[tuple[float, int]] = []
+    for moment in times:
+        if windows and moment - windows[-1][0] < window:
+            windows[-1] = (windows[-1][0], windows[-1][1] + 1)
+        else:
+            windows.append((moment, 1))
+    return windows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -54,6 +67,7 @@ def main() -> None:
     parser.add_argument("-n", dest="workers", type=int, default=2)
     parser.add_argument("--classes", default="all")
     parser.add_argument("--timeout", type=float, default=5400)
+    parser.add_argument("--keep", type=Path, help="copy the run's report folder here")
     options = parser.parse_args()
     limit, window = ALLOWANCES[options.variant]
     seen: dict[str, list[float]] = {}
@@ -83,12 +97,14 @@ def main() -> None:
         )
         wall = time.perf_counter() - started
         summary = json.loads((report / "summary.json").read_text(encoding="utf-8"))
+        if options.keep:
+            shutil.copytree(report, options.keep, dirs_exist_ok=True)
     tally = Counter({key: len(times) for key, times in seen.items()})
     tokens = {key: n for key, n in tally.items() if key.startswith("token:")}
     busiest_key = max(tokens, key=tokens.__getitem__, default="")
     busiest = tokens.get(busiest_key, 0)
     times = seen.get(busiest_key, [])
-    spent = [f"{times[n - 1] - started:.0f}" for n in range(limit, len(times) + 1, limit)]
+    windows = fixed_windows(times, window)
     least = busiest / limit * window
     ratio = f" ({wall / least:.2f} × requests ÷ allowance)" if least else ""
     print(f"variant {options.variant}: {limit} requests per {window} s per token")
@@ -97,8 +113,11 @@ def main() -> None:
     print(f"busiest token: {busiest} requests ÷ allowance = {busiest / limit:.2f} windows")
     print(f"requests ÷ allowance: {least:.0f} s; wall time of the run: {wall:.0f} s{ratio}")
     print(f"the summary's wait for the allowance: {summary.get('rate_limit_wait')}")
-    if spent:
-        print(f"the busiest token's allowance was spent at (s into the run): {', '.join(spent)}")
+    if times:
+        print(
+            f"the busiest token's requests per {window}-s window from its first (s into the run: "
+            "requests): " + ", ".join(f"{start - started:.0f}: {n}" for start, n in windows)
+        )
         print(f"its last request: {times[-1] - started:.0f} s into the run")
     if done.returncode != 0:
         print(done.stdout[-3000:], done.stderr[-3000:], sep="\n")
