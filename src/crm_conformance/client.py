@@ -20,25 +20,12 @@ from typing import Any
 
 import httpx
 
-from crm_conformance._errors import ConformanceError, TargetUnreachable
+from crm_conformance._errors import BudgetExhausted, RateLimitWaitError, TargetUnreachable
 from crm_conformance.pacing import DEFAULT_MAX_WAIT, RESET_SLACK, Pacer, token_key
 from crm_conformance.redaction import Redactor
 from crm_conformance.reproduction import curl_command
 
 _BODY_LIMIT = 8000  # characters of each body kept in a recorded exchange
-
-
-class BudgetExhausted(ConformanceError):
-    """Raised when a run has sent as many requests as its budget (`--request-budget`) allows."""
-
-    exit_code = 2
-
-
-class RateLimitWaitError(ConformanceError):
-    """Raised when the run cannot wait out the target's rate limit: a wait longer than
-    `max_rate_limit_wait`, or 429s that go on after every wait the target asked for."""
-
-    exit_code = 2
 
 
 class _Default(enum.Enum):

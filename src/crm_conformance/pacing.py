@@ -116,6 +116,13 @@ class FileLedger:
             handle.flush()
 
 
+def refill_window(reset: int) -> tuple[float, float]:
+    """When a window refills, in seconds from an answer saying `X-RateLimit-Reset: reset`:
+    not before the first figure, surely by the second. The integer's rounding is not
+    shown, so either way it may be a second off (`RESET_SLACK`)."""
+    return max(0.0, reset - RESET_SLACK), reset + RESET_SLACK
+
+
 def _read(text: str) -> Allowance:
     """The allowance a ledger file holds; a file cut short (a worker killed mid-write)
     reads as unknown, which only costs the pacing what it knew."""
@@ -168,7 +175,7 @@ class Pacer:
         if remaining is None or reset is None:
             return
         with self.ledger.locked(key) as allowance:
-            refills_at = self.clock() + reset + RESET_SLACK
+            refills_at = self.clock() + refill_window(reset)[1]
             left = remaining - (allowance.sent - ticket)
             if ticket > allowance.seen:
                 allowance.seen = ticket

@@ -6,15 +6,8 @@ import httpx
 import pytest
 from fake_target import TOKEN, FakeClock, conformant, rate_headers
 
-from crm_conformance import TargetUnreachable
-from crm_conformance.client import (
-    ApiClient,
-    BudgetExhausted,
-    CircuitBreaker,
-    RateLimitWaitError,
-    RequestBudget,
-    Wait,
-)
+from crm_conformance import BudgetExhausted, RateLimitWaitError, TargetUnreachable
+from crm_conformance.client import ApiClient, CircuitBreaker, RequestBudget, Wait
 from crm_conformance.pacing import Pacer
 from crm_conformance.redaction import FILTERED, Redactor
 

@@ -16,7 +16,8 @@ import httpx
 import pytest
 from fake_target import OTHER_TOKEN, TOKEN, FakeClock, conformant
 
-from crm_conformance.client import ApiClient, RateLimitWaitError, Wait
+from crm_conformance import RateLimitWaitError
+from crm_conformance.client import ApiClient, Wait
 from crm_conformance.pacing import Admission, FileLedger, MemoryLedger, Pacer, token_key
 
 
