@@ -165,6 +165,15 @@ def test_every_real_variant_is_in_a_combination_and_none_with_its_group() -> Non
     assert len(arranged) < len(VARIANTS) / 2, "compatible variants share a server"
 
 
+def test_every_variants_suites_are_real_modules() -> None:
+    """A typo in `Variant.suites` would leave the variant run on no module of that name."""
+    from crm_conformance.paths import SUITES_DIR
+
+    modules = {path.name for path in SUITES_DIR.glob("test_*.py")}
+    for variant in VARIANTS.values():
+        assert set(variant.suites) <= modules, variant.name
+
+
 def test_a_variant_that_runs_some_suites_only_is_never_combined() -> None:
     catalogue = {**CATALOGUE, "paced": Variant("paced", "paced", suites=("test_b.py",))}
     jobs, _ = plan(TESTS, {}, ["legal", "strict", "paced"], catalogue=catalogue, clean=False)

@@ -81,12 +81,30 @@ _VARIANTS = (
         "rate_limit_300_per_minute",
         "each token may make 300 requests per 60-second fixed window (Reset rounded up), "
         "a production-like allowance; a whole run takes its requests ÷ 5 seconds",
+        group="rate_allowance",
+        alone=True,
+        # ~740 requests: the fuzz layer spends about 2.5 windows (~2.5 min, mostly waiting).
+        suites=("test_fuzz.py", "test_errors_and_headers.py", "test_rate_limits.py"),
     ),
     Variant(
         "sliding_rate_limit",
         "each token may make 300 requests in any 120 seconds (a sliding log): Reset is the "
         "seconds until the oldest counted request leaves the window, rounded down, and "
         "Retry-After the same wait rounded up; a whole run takes its requests ÷ 2.5 seconds",
+        group="rate_allowance",
+        alone=True,
+        # ~390 requests of the hand-written suites: one refill wait of up to 120 s.
+        suites=(
+            "test_conversations.py",
+            "test_idempotency.py",
+            "test_pagination.py",
+            "test_activities.py",
+            "test_campaign_stats.py",
+            "test_contacts.py",
+            "test_deals.py",
+            "test_errors_and_headers.py",
+            "test_rate_limits.py",
+        ),
     ),
     Variant(
         "occasional_429",
