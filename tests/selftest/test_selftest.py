@@ -163,6 +163,9 @@ def test_every_real_variant_is_in_a_combination_and_none_with_its_group() -> Non
         assert len(groups) == len(set(groups)), members
         assert len(members) == 1 or not any(VARIANTS[name].alone for name in members)
     assert len(arranged) < len(VARIANTS) / 2, "compatible variants share a server"
+    for name, variant in VARIANTS.items():
+        if not variant.group and not variant.alone and not variant.suites:
+            assert all(name in members for members in arranged if len(members) > 1), name
 
 
 def test_every_variants_suites_are_real_modules() -> None:

@@ -9,6 +9,7 @@ to its variant (`judging.prove`). Groups of alternatives need as many combined j
 their largest group has members; a variant that is `alone` gets a job of its own.
 """
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
@@ -78,27 +79,27 @@ class Job:
 def combinations(names: Sequence[str], catalogue: Mapping[str, Variant]) -> list[tuple[str, ...]]:
     """The variants of `names` arranged in combined jobs, each variant in at least one.
 
-    A variant joins every combination it is compatible with, so the largest legal
-    servers are tested; variants of a group (largest groups first) open the
-    combinations, and an `alone` variant has one of its own.
+    Variants of groups (largest groups first) open as many combinations as they need;
+    then every variant joins every combination it is compatible with, so the largest
+    legal servers are tested. An `alone` variant has a job of its own.
     """
     alone = [name for name in names if _solo(catalogue[name])]
-    together = sorted(
-        (name for name in names if not _solo(catalogue[name])),
-        key=lambda name: (-_group_size(catalogue[name], names, catalogue), name),
-    )
+    together = [name for name in names if not _solo(catalogue[name])]
+    groups = Counter(catalogue[name].group for name in together if catalogue[name].group)
+    together.sort(key=lambda name: (-groups.get(catalogue[name].group, 0), name))
     built: list[list[str]] = []
     for name in together:
-        fits = [c for c in built if all(compatible(catalogue[name], catalogue[o]) for o in c)]
-        for combination in fits:
-            combination.append(name)
-        if not fits:
+        if not any(_fits(name, c, catalogue) for c in built):
             built.append([name])
+    for name in together:
+        for combination in built:
+            if name not in combination and _fits(name, combination, catalogue):
+                combination.append(name)
     return [tuple(sorted(c)) for c in built] + [(name,) for name in sorted(alone)]
 
 
-def _group_size(variant: Variant, names: Sequence[str], catalogue: Mapping[str, Variant]) -> int:
-    return sum(bool(variant.group) and catalogue[n].group == variant.group for n in names)
+def _fits(name: str, combination: list[str], catalogue: Mapping[str, Variant]) -> bool:
+    return all(compatible(catalogue[name], catalogue[other]) for other in combination)
 
 
 def compatible(one: Variant, other: Variant) -> bool:
