@@ -2,7 +2,8 @@
 
 Each shard (`run --shard K/N`) ran its part of the tests and wrote a whole report folder
 for that part, with `shard.json` saying what it kept. The merge checks the parts make one
-run (the same N, every K once, the same collected tests, each test in exactly one part),
+run (`sharding.check_parts`: the same N and plan, every K once, each test in exactly one
+part),
 joins their outcome streams and builds `summary.json` and `summary.md` from the joined
 stream, as an unsharded run builds them from its own; it joins `junit.xml` (one
 `<testsuite>` per shard) and `allure-results/`. A certified run (`--certify` on every
@@ -27,7 +28,7 @@ from crm_conformance.outcomes import OUTCOMES_FILE, Outcome, OutcomeRecord, read
 from crm_conformance.reporting.certificate import sha256_file, write_certificate
 from crm_conformance.reporting.summary import RunInfo, build_summary, write_summary
 from crm_conformance.runner import RunResult, exit_code
-from crm_conformance.sharding import SHARD_FILE, Shard, ShardRecord, digest
+from crm_conformance.sharding import SHARD_FILE, Shard, ShardRecord, check_parts
 
 SUMMARY_FILE = "summary.json"
 JUNIT_FILE = "junit.xml"
@@ -49,10 +50,6 @@ class Part:
     def index(self) -> int:
         return Shard.parse(self.shard.shard).index
 
-    @property
-    def count(self) -> int:
-        return Shard.parse(self.shard.shard).count
-
 
 def read_part(folder: Path) -> Part:
     """A shard's folder; a UsageError says what is missing."""
@@ -72,34 +69,10 @@ def read_part(folder: Path) -> Part:
 
 def check(parts: Sequence[Part]) -> None:
     """The parts make one run, or a UsageError says how they do not."""
-    counts = sorted({part.count for part in parts})
-    if len(counts) != 1:
-        raise UsageError(f"--merge: the folders are shards of different splits (N = {counts})")
-    shards = sorted(part.index for part in parts)
-    expected = list(range(1, counts[0] + 1))
-    if shards != expected:
-        missing = sorted(set(expected) - set(shards))
-        twice = sorted({i for i in shards if shards.count(i) > 1})
-        raise UsageError(
-            f"--merge: expected shards 1 to {counts[0]} once each; "
-            + (f"missing {missing}" if missing else "")
-            + ("; " if missing and twice else "")
-            + (f"given twice {twice}" if twice else "")
-        )
-    if len({part.shard.collected_sha256 for part in parts}) != 1:
-        raise UsageError(
-            "--merge: the shards collected different tests (another suite version, other "
-            "--classes or -k?): they are not parts of one run"
-        )
+    check_parts([part.shard for part in parts])
     for key in ("suite", "target", "profile", "certify"):
         if len({repr(part.summary.get(key)) for part in parts}) != 1:
             raise UsageError(f"--merge: the shards differ in {key}: they are not parts of one run")
-    kept = [nodeid for part in parts for nodeid in part.shard.selected]
-    if len(kept) != len(set(kept)) or digest(kept) != parts[0].shard.collected_sha256:
-        raise UsageError(
-            "--merge: the shards' tests overlap or leave some out; were they run with the "
-            "same --shard-by folder?"
-        )
 
 
 def merge_shards(folders: Sequence[Path], out: Path) -> RunResult:

@@ -15,7 +15,7 @@ from click.testing import CliRunner, Result
 from crm_conformance import UsageError, paths
 from crm_conformance.cli import main
 from crm_conformance.outcomes import OUTCOMES_FILE
-from crm_conformance.sharding import SHARD_FILE, Shard, partition
+from crm_conformance.sharding import SHARD_FILE, Plan, Shard, by_module, module_of
 
 REAL_SUITES = paths.SUITES_DIR
 
@@ -89,32 +89,51 @@ IDS = [f"suites/test_{m}.py::test_{t}" for m in "abc" for t in range(1, 4)] + [
 ]
 
 
-def test_a_partition_keeps_every_test_once_and_is_the_same_each_time() -> None:
+def test_by_module_every_test_is_kept_once_and_the_same_each_time() -> None:
     for count in (1, 2, 3, 5):
-        parts = partition(IDS, count)
+        parts = by_module(IDS, count)
         assert sorted(n for part in parts for n in part) == sorted(IDS)
-        assert parts == partition(list(IDS), count)
+        assert parts == by_module(list(IDS), count)
 
 
-def test_without_durations_whole_modules_are_balanced_by_their_tests() -> None:
-    parts = partition(IDS, 2)
-    modules = [{n.split("::")[0] for n in part} for part in parts]
+def test_by_module_whole_modules_are_balanced_by_their_tests() -> None:
+    parts = by_module(IDS, 2)
+    modules = [{module_of(n) for n in part} for part in parts]
     assert not modules[0] & modules[1], "a module is never split"
     assert sorted(len(part) for part in parts) == [4, 6], "modules of 3, 3, 3 and 1 tests"
 
 
-def test_with_durations_tests_are_balanced_one_by_one() -> None:
+def _runs(plan: Plan, nodeids: list[str]) -> list[list[str]]:
+    """What each shard runs of `nodeids`, among the modules it collects."""
+    return [
+        [n for n in nodeids if plan.collects(module_of(n), i) and plan.runs(n, i)]
+        for i in range(plan.count)
+    ]
+
+
+def test_by_durations_modules_stay_whole_unless_heavier_than_a_share() -> None:
     durations = {n: 1.0 for n in IDS}
-    durations["suites/test_a.py::test_1"] = 9.0  # as long as the nine others together
-    parts = partition(IDS, 2, durations)
-    slow = next(part for part in parts if "suites/test_a.py::test_1" in part)
-    assert slow == ["suites/test_a.py::test_1"], "the slow test has a shard to itself"
+    for test in range(1, 4):
+        durations[f"suites/test_a.py::test_{test}"] = 4.0  # 12 s of 19: more than a share
+    plan = Plan.from_durations(durations, 2)
+    parts = _runs(plan, IDS)
+    assert sorted(n for part in parts for n in part) == sorted(IDS), "each test once"
+    assert plan.modules["suites/test_a.py"] == {0, 1}, "the heavy module is split"
+    for light in ("suites/test_b.py", "suites/test_c.py", "suites/test_d.py"):
+        assert len(plan.modules[light]) == 1, f"{light} is kept whole"
+    assert sorted(sum(durations[n] for n in part) for part in parts) == [9.0, 10.0]
+    assert plan.sha256 == Plan.from_durations(dict(durations), 2).sha256
 
 
-def test_a_test_the_earlier_run_did_not_have_counts_as_its_median() -> None:
-    durations = {n: 1.0 for n in IDS if n != "suites/test_d.py::test_alone"}
-    parts = partition(IDS, 2, durations)
-    assert sorted(len(part) for part in parts) == [5, 5]
+def test_a_test_or_module_the_earlier_run_lacked_runs_in_exactly_one_shard() -> None:
+    durations = {n: 1.0 for n in IDS}
+    plan = Plan.from_durations(durations, 3)
+    new = ["suites/test_a.py::test_new", "suites/test_e.py::test_one", "suites/test_e.py::test_two"]
+    parts = _runs(plan, IDS + new)
+    assert sorted(n for part in parts for n in part) == sorted(IDS + new)
+    owners = [i for i, part in enumerate(parts) if "suites/test_e.py::test_one" in part]
+    assert [i for i, part in enumerate(parts) if "suites/test_e.py::test_two" in part] == owners
+    assert [plan.collects("suites/test_e.py", i) for i in range(3)].count(True) == 1
 
 
 @pytest.mark.parametrize("text", ["0/2", "3/2", "1", "a/b", "1/0", ""])
@@ -134,6 +153,7 @@ def test_two_shards_merge_into_the_verdict_of_one_run(tmp_path: Path, target_fil
     kept = [json.loads((tmp_path / f"shard{k}" / SHARD_FILE).read_text()) for k in (1, 2)]
     assert [record["balanced_by"] for record in kept] == ["modules", "modules"]
     assert sorted(len(record["selected"]) for record in kept) == [4, 5]
+    assert [len(record["collected"]) for record in kept] == [9, 9]
     assert all("merge the folders of all its shards" in s.output for s in shards)
     merged = invoke(
         "report", "--merge", str(tmp_path / "shard1"), str(tmp_path / "shard2"),
@@ -161,6 +181,14 @@ def test_shards_balanced_by_an_earlier_runs_durations(tmp_path: Path, target_fil
     kept = [json.loads((tmp_path / f"s{k}" / SHARD_FILE).read_text()) for k in (1, 2)]
     assert {record["balanced_by"] for record in kept} == {"durations of earlier"}
     assert sum(len(record["selected"]) for record in kept) == 9
+    collected = [set(record["modules_collected"]) for record in kept]
+    assert collected[0] != collected[1], "a shard collects only the modules it runs"
+    merged = invoke(
+        "report", "--merge", str(tmp_path / "s1"), str(tmp_path / "s2"), "--out",
+        str(tmp_path / "m"),
+    )  # fmt: skip
+    assert merged.exit_code == 1, merged.output
+    assert verdict(tmp_path / "m")[:3] == verdict(tmp_path / "earlier")[:3]
 
 
 def test_the_merge_refuses_folders_that_are_not_one_runs_shards(
@@ -218,12 +246,14 @@ def test_a_certified_run_is_certified_once_merged_with_each_parts_checksums(
 def test_the_real_suites_sharded_give_the_unsharded_verdict_on_the_same_seed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Against the embedded reference server, fuzz tests included, seed 42."""
+    """Against the embedded reference server, fuzz tests included, seed 42; the shards
+    balanced by the unsharded run's durations, so each collects only its modules."""
     monkeypatch.setattr(paths, "SUITES_DIR", REAL_SUITES)
     chosen = ("--seed", "42", "--", "-k", "fuzz or tags or pagination")
     whole = invoke("run", "--report-dir", str(tmp_path / "whole"), *chosen)
     for k in (1, 2):
-        invoke("run", "--report-dir", str(tmp_path / f"s{k}"), "--shard", f"{k}/2", *chosen)
+        shard = ("--shard", f"{k}/2", "--shard-by", str(tmp_path / "whole"))
+        invoke("run", "--report-dir", str(tmp_path / f"s{k}"), *shard, *chosen)
     merged = invoke(
         "report", "--merge", str(tmp_path / "s1"), str(tmp_path / "s2"), "--out",
         str(tmp_path / "merged"),
