@@ -408,6 +408,20 @@ def test_a_red_test_is_run_again_and_only_a_repeat_counts(again: dict[str, str],
     assert run.exit_code == (0 if left == "flaky" else 1)
 
 
+def test_a_combination_whose_session_broke_proves_no_variant() -> None:
+    def call(job: SuiteCall) -> SuiteRun:
+        return SuiteRun(3, (), "INTERNALERROR> something broke")
+
+    matrix = selftest(
+        TESTS, {}, ["legal", "strict"], catalogue=CATALOGUE, class_of=_class_of, caller=call,
+        clean=False,
+    )  # fmt: skip
+    rows = rows_of(matrix)
+    assert [rows[name].verdict for name in ("combination 1", "legal", "strict")] == ["error"] * 3
+    assert "pytest exit 3" in rows["legal"].note
+    assert matrix.exit_code == 1
+
+
 def test_a_flaky_combination_is_counted_once() -> None:
     seen: set[str] = set()
 

@@ -115,6 +115,12 @@ def prove(job: Job, caller: Caller) -> list[Row]:
     pending, label = list(members), job.name
     while pending:
         red = _selectors(run.with_outcome(*RED))
+        if not red and run.exit_code != 0:  # the session itself broke: nothing is proven
+            rows += [
+                replace(judge_green("variant", name, run), variants=tuple(pending))
+                for name in pending
+            ]
+            break
         if not red:
             rows += _proven(pending, run, label)
             break
