@@ -87,6 +87,8 @@ PROP_CLASS = "class"
 PROP_OBSERVATION = "observation"
 PROP_OUTCOME = "crm_outcome"
 PROP_CAUSE = "crm_cause"
+PROP_ADAPTER_FEATURE = "adapter_feature"
+"""An adapter feature the test used (`run --list --by-feature` reads them)."""
 
 
 # --- options -------------------------------------------------------------------------
@@ -158,6 +160,8 @@ class RunState:
     shared_target: dict[str, Any] | None = None
     """Controller only: the reference server's target, handed to xdist workers."""
     shared_failed: bool = False
+    testing: "pytest.Item | None" = None
+    """The test running now: the adapter features it uses are noted on it."""
 
     @property
     def run_prefix(self) -> str:
@@ -593,6 +597,7 @@ def _adapter_or_none(config: pytest.Config) -> "AdapterClient | None":
             budget=state.budget,
             timeout=target.timeout,
             skip=pytest.skip,
+            on_require=functools.partial(_note_feature, state),
         )
         state.closers.append(cached.close)
         config.stash[_ADAPTER] = cached
@@ -600,6 +605,13 @@ def _adapter_or_none(config: pytest.Config) -> "AdapterClient | None":
 
 
 _ADAPTER = pytest.StashKey["AdapterClient"]()
+
+
+def _note_feature(state: RunState, feature: str) -> None:
+    """Note on the running test that it uses an adapter feature."""
+    entry = (PROP_ADAPTER_FEATURE, feature)
+    if state.testing is not None and entry not in state.testing.user_properties:
+        state.testing.user_properties.append(entry)
 
 
 @pytest.fixture(scope="session")
@@ -707,6 +719,8 @@ def capabilities(pytestconfig: pytest.Config, target: "Target", api: "ApiClient"
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
     state = item.config.stash.get(STATE, None)
+    if state is not None:
+        state.testing = item
     if state is not None and state.log is not None:
         item.stash[EXCHANGE_MARK] = (state.log.mark(), len(state.log.missing_retry_after))
 
