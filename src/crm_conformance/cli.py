@@ -147,7 +147,7 @@ def report(run_dir: Path | None, history: Path | None) -> None:
 @click.option("--target", required=True, type=click.Path(path_type=Path), help="target file")
 @click.option("--base-url", help="API root; overrides the target file's base_url")
 def smoke(target: Path, base_url: str | None) -> None:
-    """Check the setup: reachable, token authenticates, a list answers JSON."""
+    """Check the setup: reachable, token accepted, a list answers JSON."""
     from crm_conformance import smoke as smoke_module
 
     def call() -> int:
@@ -156,6 +156,24 @@ def smoke(target: Path, base_url: str | None) -> None:
         return 0
 
     _guarded("smoke", call)
+
+
+@main.command("adapter-check")
+@click.option("--target", required=True, type=click.Path(path_type=Path), help="target file")
+@click.option("--base-url", help="API root; overrides the target file's base_url")
+def adapter_check(target: Path, base_url: str | None) -> None:
+    """Check the provisioning adapter feature by feature, before any conformance run.
+
+    Exit 0 when every feature GET /v1/health lists is ready, 1 when one is broken.
+    """
+    from crm_conformance import adapter_check as adapter_check_module
+
+    def call() -> int:
+        checked = adapter_check_module.check_adapter(target_path=target, base_url=base_url)
+        click.echo(checked.text())
+        return checked.exit_code
+
+    _guarded("adapter-check", call)
 
 
 @main.command()
@@ -231,6 +249,13 @@ _LOOPBACK = ("127.0.0.1", "localhost", "::1")
 @click.option("--fault", "faults", multiple=True, metavar="NAME", help="switch a fault on")
 @click.option("--variant", "variants", multiple=True, metavar="NAME", help="switch a variant on")
 @click.option("--no-adapter", is_flag=True, help="do not serve the provisioning adapter")
+@click.option(
+    "--adapter-fault",
+    "adapter_faults",
+    multiple=True,
+    metavar="NAME",
+    help="break the adapter (not the server), e.g. adapter_ignores_workspace",
+)
 def serve(
     host: str,
     port: int,
@@ -241,6 +266,7 @@ def serve(
     faults: tuple[str, ...],
     variants: tuple[str, ...],
     no_adapter: bool,
+    adapter_faults: tuple[str, ...],
 ) -> None:
     """Serve the reference server on loopback until SIGINT or SIGTERM."""
     import logging
@@ -253,7 +279,11 @@ def serve(
 
     if host not in _LOOPBACK:
         _fail(f"--host={host}: the reference server binds loopback only", 2, "serve")
-    options: dict[str, Any] = {"db": db, "adapter": not no_adapter}
+    options: dict[str, Any] = {
+        "db": db,
+        "adapter": not no_adapter,
+        "adapter_faults": frozenset(adapter_faults),
+    }
     if rate_limit is not None:
         options["rate_limit"] = rate_limit
     if rate_window is not None:

@@ -170,11 +170,11 @@ def test_usage_and_unreachable_exit_codes(tmp_path: Path, target_file: Path) -> 
 def test_smoke(target_file: Path, tmp_path: Path) -> None:
     result = invoke("smoke", "--target", str(target_file))
     assert result.exit_code == 0, result.output
-    assert "ok  tokens.full authenticates" in result.output
+    assert "ok  tokens.full is accepted" in result.output
     bad = tmp_path / "bad.toml"
     bad.write_text(target_file.read_text().replace("sk_test_fake", "sk_test_wrong"))
     result = invoke("smoke", "--target", str(bad))
-    assert result.exit_code == 2 and "does not authenticate" in result.output
+    assert result.exit_code == 2 and "tokens.full is not accepted" in result.output
     assert "sk_test_wrong" not in result.output
     result = invoke("smoke", "--target", str(target_file), "--base-url", "http://127.0.0.1:9")
     assert result.exit_code == 3
