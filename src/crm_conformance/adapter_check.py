@@ -336,6 +336,7 @@ def _records(probe: Probe) -> list[str]:
     _expect_status(probe, probe.api, "GET", path, 404, "a deleted contact should be gone")
     notes += _deletion_in_feed(probe, gone["id"])
     notes += _tag_deletion(probe)
+    _people_and_campaigns_deletion(probe)
     return notes
 
 
@@ -370,6 +371,27 @@ def _tag_deletion(probe: Probe) -> list[str]:
         )
     probe.call("deleteRecord", path={"record_id": again.json()["id"]})
     return []
+
+
+def _people_and_campaigns_deletion(probe: Probe) -> None:
+    """With `users` or `campaigns` offered too, their records can be deleted (for sweep)."""
+    if "users" in probe.listed:
+        user = probe.call("createUser", json={"workspace": "primary", "name": probe.name("user")})
+        probe.call("deleteRecord", path={"record_id": user["id"]})
+        if user["id"] in probe.listed_ids(probe.api, "/v1/users"):
+            raise probe.broken(
+                f"a user deleted through the adapter ({user['id']}) is still listed by "
+                "GET /v1/users"
+            )
+    if "campaigns" in probe.listed:
+        campaign = probe.call(
+            "createCampaign",
+            json={"workspace": "primary", "status": "draft", "name": probe.name("campaign")},
+        )
+        probe.call("deleteRecord", path={"record_id": campaign["id"]})
+        path = f"/v1/campaigns/{campaign['id']}/stats"
+        promise = "a campaign deleted through the adapter should be gone"
+        _expect_status(probe, probe.api, "GET", path, 404, promise)
 
 
 def _close(client: ApiClient, conversation_id: str) -> httpx.Response:

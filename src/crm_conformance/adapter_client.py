@@ -8,7 +8,8 @@ and how: the plugin reports that as a setup `error`, never as a target failure.
 
 import json as jsonlib
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
@@ -66,6 +67,7 @@ class AdapterClient:
         self.budget = budget
         self._skip = skip
         self._on_require = on_require
+        self._optional = 0
         self._http = httpx.Client(timeout=timeout, transport=transport)
         self._features: frozenset[str] | None = None
         self._fixtures: dict[Workspace, Fixtures] = {}
@@ -102,7 +104,7 @@ class AdapterClient:
         Every operation below requires its feature, so `on_require` hears of each feature
         a test uses (`run --list --by-feature` learns from it what each feature unlocks).
         """
-        if self._on_require is not None:
+        if self._on_require is not None and not self._optional:
             self._on_require(feature)
         if not self.has(feature):
             self._skip(
@@ -110,6 +112,16 @@ class AdapterClient:
                 f"(GET /v1/health lists: {', '.join(sorted(self.features)) or 'nothing'}); "
                 f"implement it in the adapter to run this test"
             )
+
+    @contextmanager
+    def optional(self) -> Iterator[None]:
+        """Features required inside are used when offered, not needed (the caller checked
+        `has` and has another way): `on_require` does not hear of them."""
+        self._optional += 1
+        try:
+            yield
+        finally:
+            self._optional -= 1
 
     def fixtures(self, *, workspace: Workspace = "primary") -> Fixtures:
         """Pipelines, lost reasons, users and contact custom fields of `workspace` (cached)."""

@@ -17,11 +17,9 @@ import httpx
 from crm_conformance.adapter_kit import load_contract, schema_problems
 from crm_conformance.client import ApiClient, Exchange, ExchangeLog
 from crm_conformance.expect import strings_in
+from crm_conformance.pages import walk
 from crm_conformance.redaction import Redactor
 from crm_conformance.target import Target
-
-MAX_PAGES = 20
-"""Pages of 200 read when looking for a record in a list (bounded on a busy target)."""
 
 
 class Broken(Exception):
@@ -173,17 +171,12 @@ class Probe:
     def listed_ids(
         self, client: ApiClient, path: str, *, params: Mapping[str, str] | None = None
     ) -> set[str]:
-        """Every string of a list's pages (`links.next` followed, at most `MAX_PAGES`)."""
-        found: set[str] = set()
-        query = {**(params or {}), "limit": "200"}
-        for _ in range(MAX_PAGES):
-            page = self.read(client, path, params=query)
-            found |= strings_in(page.get("data") if isinstance(page, dict) else page)
-            cursor = (page.get("links") or {}).get("next") if isinstance(page, dict) else None
-            if not isinstance(cursor, str) or not cursor:
-                break
-            query = {**(params or {}), "limit": "200", "cursor": cursor}
-        return found
+        """Every string of a list's records (`links.next` followed, bounded); a page that
+        is not a 200 is broken."""
+        found = walk(client, path, params=params)
+        if found.refused is not None:
+            raise self.broken(f"GET {path} answered {found.refused}; expected 200")
+        return strings_in(found.records)
 
     def role(self, client: ApiClient) -> str:
         """The target file's name for the token of `client`."""

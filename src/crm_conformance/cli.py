@@ -62,6 +62,12 @@ def main() -> None:
 )
 @click.option("--list", "list_only", is_flag=True, help="list tests, ids and classes; send nothing")
 @click.option(
+    "--by-feature",
+    is_flag=True,
+    help="with --list: what each adapter feature unlocks (learnt by running the suites "
+    "against the embedded reference server; nothing is sent to your target)",
+)
+@click.option(
     "--rerun-failed",
     type=click.Path(path_type=Path),
     metavar="RUN_DIR",
@@ -84,6 +90,7 @@ def run(
     profile: str,
     report_dir: Path | None,
     list_only: bool,
+    by_feature: bool,
     rerun_failed: Path | None,
     waivers: Path | None,
     certify: bool,
@@ -110,6 +117,11 @@ def run(
     )
 
     def call() -> int:
+        if by_feature:
+            from crm_conformance import adapter_features
+
+            click.echo(adapter_features.by_feature(request.suites_dir, list_only=list_only))
+            return 0
         if list_only:
             for test in runner.list_tests(request):
                 ids = ",".join(test["requirements"]) or "-"
@@ -182,7 +194,11 @@ def adapter_check(target: Path, base_url: str | None) -> None:
 @click.option("--prefix", default="cc-", show_default=True, help="run prefix of records to delete")
 @click.option("--json", "as_json", is_flag=True, help="print the result as JSON")
 def sweep(target: Path, base_url: str | None, prefix: str, as_json: bool) -> None:
-    """Delete records earlier runs created (found by their run prefix); list what remains."""
+    """Delete records earlier runs created (found by their run prefix); list what remains.
+
+    Exit 0 when everything found was deleted, 1 when something remains or a list could not
+    be read.
+    """
     from crm_conformance import sweep as sweep_module
 
     def call() -> int:
@@ -191,7 +207,7 @@ def sweep(target: Path, base_url: str | None, prefix: str, as_json: bool) -> Non
             click.echo(json.dumps(result.as_dict(), indent=2))
         else:
             click.echo(result.describe())
-        return 0
+        return result.exit_code
 
     _guarded("sweep", call)
 

@@ -232,7 +232,7 @@ def test_deleting_a_record_hides_it_and_records_the_deletion(
     with app.store.transaction() as tx:
         assert [d["id"] for d in tx.deletions("primary")] == [contact["id"]]
     assert code(control.delete(f"/_adapter/v1/records/{contact['id']}")) == "not_found"
-    assert code(control.delete("/_adapter/v1/records/usr_" + "0" * 32)) == "validation_failed"
+    assert code(control.delete("/_adapter/v1/records/stg_" + "0" * 32)) == "validation_failed"
 
 
 def test_policy_mirrors_an_entity_and_gives_it_back(control: TestClient, api: TestClient) -> None:

@@ -214,10 +214,11 @@ def test_sweep_deletes_by_prefix_and_lists_the_rest(
     result = invoke(
         "sweep", "--target", str(target_file), "--base-url", sweepable, "--prefix", "cc-run1-"
     )
-    assert result.exit_code == 0, result.output
-    assert "1 deleted" in result.output
-    assert "con_2  API DELETE -> 405" in result.output
+    assert result.exit_code == 1, result.output
+    assert "1 deleted (1 contacts)" in result.output
+    assert "con_2  contacts: API DELETE -> 405" in result.output
     assert "con_3" not in result.output
+    assert "  tags: GET /v1/tags -> 404" in result.output
 
 
 def test_report_without_a_run_folder_is_a_usage_error(tmp_path: Path) -> None:

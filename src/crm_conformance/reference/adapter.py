@@ -55,7 +55,7 @@ from crm_conformance.reference.settings import ServerSettings
 from crm_conformance.reference.storage import Record, Store, Transaction
 from crm_conformance.reference.tokens import issue_token, revoke_token
 
-DELETABLE = ("contact", "organization", "deal", "activity", "tag")
+DELETABLE = ("contact", "organization", "deal", "activity", "tag", "campaign", "user")
 """Kinds `DELETE /v1/records/{record_id}` deletes, by id prefix."""
 ACTIVITY_FIELDS = (
     "title", "description", "type", "status", "due_at", "record_id", "assignee_id",
@@ -237,12 +237,13 @@ class ReferenceAdapter:
     @refusing
     def delete_record(self, record_id: str) -> None:
         """Delete a record of any workspace (ids are unique across them); contacts,
-        organizations, deals and activities appear in the deletion feed."""
+        organizations, deals and activities appear in the deletion feed. A campaign goes
+        with its participants; a user leaves the workspace."""
         kind = kind_of(record_id, DELETABLE)
         if kind is None:
+            expected = "a con_, org_, deal_, act_, tag_, camp_ or usr_ id"
             raise Refusal.invalid(
-                [Problem("record_id", "must be a con_, org_, deal_, act_ or tag_ id", "pattern")],
-                status=400,
+                [Problem("record_id", f"must be {expected}", "pattern")], status=400
             )
         with self.backend.transaction() as tx:
             workspace = next((ws for ws in WORKSPACES if tx.get(ws, kind, record_id)), None)
@@ -250,8 +251,11 @@ class ReferenceAdapter:
                 raise Refusal.not_found(kind)
             if self.backend.settings.has_fault("deletion_feed_misses_adapter_deletes"):
                 tx.execute("DELETE FROM records WHERE id = ?", (record_id,))
-            else:
-                tx.delete(workspace, kind, record_id)
+                return
+            if kind == "campaign":
+                for participant in tx.find(workspace, "participant", campaign_id=record_id):
+                    tx.delete(workspace, "participant", participant["id"])
+            tx.delete(workspace, kind, record_id)
 
     # --- policy ------------------------------------------------------------------------
 
