@@ -24,9 +24,10 @@ import httpx
 
 from crm_conformance import smoke
 from crm_conformance._errors import TargetFileError, TargetUnreachable
-from crm_conformance.adapter_probe import Broken, Probe
+from crm_conformance.adapter_probe import Broken, Probe, error_code
 from crm_conformance.capabilities import discover
 from crm_conformance.client import ApiClient
+from crm_conformance.pages import walk
 from crm_conformance.target import Target, load_target
 
 NO_OTHER = "workspace secondary not checked: add [tokens.other_workspace] to the target file"
@@ -262,7 +263,7 @@ def _tokens(probe: Probe) -> list[str]:
             )
         _, expired = _issue(probe, undo, kind="oauth", state="expired")
         response = expired.get("/v1/contacts")
-        code = (response.json().get("error") or {}).get("code") if response.content else None
+        code = error_code(response)
         if (response.status_code, code) != (401, "token_expired"):
             raise probe.broken(
                 f"an OAuth token made expired answered {response.status_code} {code}; the "
@@ -277,12 +278,22 @@ def _tokens(probe: Probe) -> list[str]:
         if probe.other is None:
             return [*notes, NO_OTHER]
         _, theirs = _issue(probe, undo, workspace="secondary")
-        if probe.listed_ids(theirs, "/v1/users") != probe.listed_ids(probe.other, "/v1/users"):
+        seen = _user_ids(probe, theirs)
+        if seen & _user_ids(probe, probe.api) or not seen & _user_ids(probe, probe.other):
             raise probe.broken(
-                "a token made for workspace secondary does not read that workspace: GET /v1/users "
-                "lists other users than with tokens.other_workspace"
+                "a token made for workspace secondary does not read that workspace: its "
+                "GET /v1/users lists the users of tokens.full's workspace, not those of "
+                "tokens.other_workspace's"
             )
     return notes
+
+
+def _user_ids(probe: Probe, client: ApiClient) -> set[str]:
+    """The ids of the users `GET /v1/users` lists for a token (bounded pages)."""
+    found = walk(client, "/v1/users")
+    if found.refused is not None:
+        raise probe.broken(f"GET /v1/users answered {found.refused}; expected 200")
+    return {str(user["id"]) for user in found.records if isinstance(user.get("id"), str)}
 
 
 @check("users")
@@ -509,7 +520,7 @@ def _campaigns(probe: Probe) -> list[str]:
             )
     made = probe.call("createCampaign", json={"workspace": "primary", "status": "paused"})
     refused = probe.api.post(f"/v1/campaigns/{made['id']}/pause")
-    code = (refused.json().get("error") or {}).get("code") if refused.content else None
+    code = error_code(refused)
     if (refused.status_code, code) != (409, "campaign_not_running"):
         raise probe.broken(
             f"a campaign made paused answered the pause with {refused.status_code} {code}; "
@@ -548,7 +559,7 @@ def _policy(probe: Probe) -> list[str]:
             raise probe.broken(f"mirroring {entity} answered local_write {answer['local_write']}")
         if write is not None:
             refused = write[1]()
-            code = (refused.json().get("error") or {}).get("code") if refused.content else None
+            code = error_code(refused)
             if (refused.status_code, code) != (403, "local_write_denied"):
                 raise probe.broken(
                     f"a write to {entity} while it is mirrored answered {refused.status_code} "

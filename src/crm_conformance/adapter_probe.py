@@ -201,6 +201,14 @@ def _json(response: httpx.Response) -> Any:
         return None
 
 
+def error_code(response: httpx.Response) -> str | None:
+    """The `error.code` of an answer in the envelope, or None."""
+    body = _json(response)
+    error = body.get("error") if isinstance(body, dict) else None
+    code = error.get("code") if isinstance(error, dict) else None
+    return code if isinstance(code, str) else None
+
+
 def _error_text(response: httpx.Response) -> str:
     """` (code: message)` of an error answer, or nothing."""
     body = _json(response)
