@@ -16,8 +16,11 @@ from typing import Any, NoReturn
 import httpx
 
 from crm_conformance import adapter_kit as kit
-from crm_conformance._errors import AdapterError, ConformanceError
-from crm_conformance.adapter_kit import Fixtures, Pipeline, Stage
+from crm_conformance._errors import AdapterError, FeatureMissing
+from crm_conformance.adapter_kit import (
+    Fixtures as Fixtures,
+)  # re-exported: the public surface names it
+from crm_conformance.adapter_kit import Pipeline, Stage
 from crm_conformance.client import ExchangeLog, RequestBudget, record_exchange
 from crm_conformance.redaction import Redactor
 
@@ -26,10 +29,6 @@ FEATURES = tuple(kit.FEATURES)
 
 Workspace = str
 """`primary` (the workspace of tokens.full) or `secondary` (that of tokens.other_workspace)."""
-
-
-class FeatureMissing(ConformanceError):
-    """Raised by `AdapterClient.require` when the adapter does not offer a feature."""
 
 
 def _raise_missing(reason: str) -> NoReturn:

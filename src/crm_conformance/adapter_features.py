@@ -26,11 +26,7 @@ import pytest
 
 from crm_conformance._errors import ConformanceError
 from crm_conformance.adapter_kit import FEATURES
-
-PROP_REQUIREMENT = "requirement"
-PROP_ADAPTER_FEATURE = "adapter_feature"
-"""user_properties keys the harness plugin sets (crm_conformance.plugin)."""
-
+from crm_conformance.outcomes import PROP_ADAPTER_FEATURE, PROP_REQUIREMENT
 
 # --- the plugin ------------------------------------------------------------------------
 

@@ -23,7 +23,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from crm_conformance.adapter_kit import _requests as requests
+import crm_conformance.adapter_kit._requests as requests
 from crm_conformance.adapter_kit._contract import (
     Contract,
     Operation,
