@@ -14,6 +14,7 @@ import click
 
 from crm_conformance import waivers
 from crm_conformance._errors import ConformanceError
+from crm_conformance.interruptible import EXIT_INTERRUPTED
 from crm_conformance.plugin.options import PROFILES
 
 
@@ -39,6 +40,9 @@ def _guarded(command: str, call: Callable[[], int]) -> None:
     except ConformanceError as exc:
         _fail(str(exc), exc.exit_code, command)
         return
+    except KeyboardInterrupt:  # before a run's child started, or in another command
+        click.echo(f"crm-conformance {command}: interrupted (Ctrl-C)", err=True)
+        code = EXIT_INTERRUPTED
     raise SystemExit(code)
 
 

@@ -57,3 +57,17 @@ def run_interruptible(
     finally:
         signal.signal(signal.SIGINT, previous)
     return Finished(returncode, interrupted)
+
+
+def interrupted_text(*, target: Path | None, base_url: str | None, run_id: str, ran: int) -> str:
+    """What an interrupted run says: what it covers, and how to sweep what it made."""
+    lines = [f"Interrupted (Ctrl-C) after {ran} tests: the report covers only those."]
+    if target is None and base_url is None:
+        return lines[0]  # the embedded server stopped with the run: nothing left to sweep
+    prefix = f"cc-{run_id}-"
+    where = f"--target {target}" if target is not None else "--target FILE"
+    lines += [
+        f"Records this run made carry the prefix {prefix}; delete them with:",
+        f"  crm-conformance sweep {where} --prefix {prefix}",
+    ]
+    return "\n".join(lines)

@@ -14,7 +14,7 @@ from crm_conformance._errors import TargetFileError, TargetUnreachable
 from crm_conformance.target import Target, load_target
 
 
-def check(*, target_path: Path, base_url: str | None = None) -> list[str]:
+def check(*, target_path: Path | None, base_url: str | None = None) -> list[str]:
     """The lines to print when every check passes; raises the setup error otherwise."""
     return check_target(load_target(path=target_path, base_url=base_url))
 

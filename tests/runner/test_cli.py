@@ -164,7 +164,8 @@ def test_usage_and_unreachable_exit_codes(tmp_path: Path, target_file: Path) -> 
         str(tmp_path / "r"),
     )
     assert result.exit_code == 3, result.output
-    assert "TARGET UNREACHABLE" in result.output
+    assert "GET http://127.0.0.1:9/v1/contacts failed" in result.output
+    assert not (tmp_path / "r").exists()  # checked before any folder or test
 
 
 def test_smoke(target_file: Path, tmp_path: Path) -> None:
