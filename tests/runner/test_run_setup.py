@@ -11,8 +11,10 @@ import textwrap
 import time
 from pathlib import Path
 
+import httpx
 import pytest
 from click.testing import CliRunner, Result
+from fake_target import error_body, rate_headers, serve
 
 from crm_conformance import paths
 from crm_conformance.cli import main
@@ -52,6 +54,23 @@ def test_a_wrong_token_is_one_setup_error_before_any_test(
     assert lines[0].startswith("Error: tokens.full is not accepted: GET ")
     assert lines[1:] == ["Try 'crm-conformance run --help'."]
     assert not (tmp_path / "r").exists()
+
+
+def test_smoke_calls_a_403_a_token_without_scopes(token: str, tmp_path: Path) -> None:
+    def refuse(request: httpx.Request) -> httpx.Response:
+        body = error_body("permission_error", "insufficient_scope", request_id="req_1")
+        return httpx.Response(403, json=body, headers=rate_headers("req_1"))
+
+    with serve(refuse) as url:
+        target = tmp_path / "scoped.toml"
+        target.write_text(f'base_url = "{url}"\n[tokens.full]\nvalue = "{token}"\n')
+        result = invoke("smoke", "--target", str(target))
+    assert result.exit_code == 2
+    assert (
+        "tokens.full is accepted but may not list contacts: GET "
+        f"{url}/v1/contacts -> 403 (insufficient_scope); tokens.full needs every scope"
+    ) in result.output
+    assert "authenticate" not in result.output
 
 
 def test_a_usage_error_found_by_pytest_leaves_no_report(target_file: Path, tmp_path: Path) -> None:
