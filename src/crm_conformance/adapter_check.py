@@ -27,6 +27,7 @@ from crm_conformance._errors import TargetFileError, TargetUnreachable
 from crm_conformance.adapter_probe import Broken, Probe, error_code
 from crm_conformance.capabilities import discover
 from crm_conformance.client import ApiClient
+from crm_conformance.expect import strings_in
 from crm_conformance.pages import walk
 from crm_conformance.target import Target, load_target
 
@@ -352,15 +353,23 @@ def _records(probe: Probe) -> list[str]:
 
 
 def _deletion_in_feed(probe: Probe, record_id: str) -> list[str]:
-    entity = probe.target.conventions.get("deleted_records_entity_param")
-    if entity is None:
+    """The deletion in `GET /v1/deleted-records`, queried with the target's conventions: the
+    parameter naming the resource, and its value for contacts (`contacts` when not given).
+    A feed that refuses the query is the target file's to fix, not the adapter's."""
+    conventions = probe.target.conventions
+    name = conventions.get("deleted_records_entity_param")
+    if name is None:
         return ["the deletion feed not read: add deleted_records_entity_param under [conventions]"]
-    found = probe.listed_ids(probe.api, "/v1/deleted-records", params={entity: "contacts"})
-    if record_id not in found:
-        raise probe.broken(
-            f"a contact deleted through the adapter ({record_id}) is not in "
-            f"GET /v1/deleted-records?{entity}=contacts"
-        )
+    value = conventions.get("deleted_records_values.contacts", "contacts")
+    query = f"GET /v1/deleted-records?{name}={value}"
+    found = walk(probe.api, "/v1/deleted-records", params={name: value})
+    if found.refused is not None:
+        return [
+            f"the deletion feed not read: {query} answered {found.refused} (set "
+            "contacts under [conventions.deleted_records_values])"
+        ]
+    if record_id not in strings_in(found.records):
+        raise probe.broken(f"a contact deleted through the adapter ({record_id}) is not in {query}")
     return []
 
 

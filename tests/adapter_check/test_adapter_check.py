@@ -71,6 +71,21 @@ def test_an_adapter_that_ignores_the_workspace_is_broken_with_the_request(tmp_pa
     assert not leaks(result.output, served)
 
 
+def test_a_deletion_feed_the_target_file_cannot_query_is_a_note_not_a_broken_adapter(
+    tmp_path: Path,
+) -> None:
+    with running_server() as served:
+        path = target_file(served, tmp_path)
+        text = path.read_text(encoding="utf-8")
+        path.write_text(text + '\n[conventions.deleted_records_values]\ncontacts = "nope"\n')
+        result = invoke("adapter-check", "--target", str(path))
+    assert result.exit_code == 0, result.output
+    assert (
+        "ready   records (the deletion feed not read: GET /v1/deleted-records?entity=nope "
+        "answered 400"
+    ) in result.output
+
+
 def test_a_target_without_an_adapter_is_a_usage_error(tmp_path: Path) -> None:
     with running_server() as served:
         result = invoke(
