@@ -7,6 +7,7 @@ routing misses into the error envelope (404 `not_found`, 405 `api_error`).
 
 import importlib
 import importlib.util
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -27,6 +28,7 @@ from crm_conformance.reference import (
     tags,
 )
 from crm_conformance.reference.api_errors import ApiError
+from crm_conformance.reference.conventions import conventions_for
 from crm_conformance.reference.middleware import ApiMiddleware
 from crm_conformance.reference.routing import RouteTable, error_response, starlette_routes
 from crm_conformance.reference.seed import seed
@@ -69,6 +71,9 @@ class ReferenceApp(Starlette):
     seeded_tokens: dict[str, str]
     """Full-scope workspace token of each seeded workspace, by workspace name."""
     adapter_mounted: bool
+    conventions: dict[str, Any]
+    """What this server chose where the document says "not shown" (its variants' choices
+    included), for the target file it writes."""
 
 
 def create_app(settings: ServerSettings | None = None) -> ReferenceApp:
@@ -107,4 +112,5 @@ def create_app(settings: ServerSettings | None = None) -> ReferenceApp:
     app.store = store
     app.seeded_tokens = seeded
     app.adapter_mounted = settings.adapter and bool(adapter_tables)
+    app.conventions = conventions_for(settings.variants)
     return app

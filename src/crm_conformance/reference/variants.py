@@ -5,7 +5,9 @@ document does not say. Same mechanism as faults (`serve --variant NAME`,
 `settings.has_variant(name)`).
 """
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -14,6 +16,9 @@ class Variant:
 
     name: str
     summary: str
+    conventions: Mapping[str, Any] = field(default_factory=dict)
+    """The target-file conventions this variant chooses otherwise (merged over the
+    reference's, `reference/conventions.py`), so its target file says what it does."""
 
 
 _VARIANTS = (
