@@ -92,6 +92,18 @@ def expect_error(
     return error
 
 
+def expect_refused_body(response: httpx.Response, req_id: str) -> dict[str, Any]:
+    """The `error` of a body the target rejects, as "unknown keys rejected" asks.
+
+    Which status is not pinned: a body problem reads as 422 (`validation_failed`, "fields
+    invalid"), and 400 (`bad_request`, "request not understood") reads as fitting too.
+    Any code is taken, since "new codes may appear under a type"; the caller observes it.
+    """
+    body = expect_status(response, req_id, 400, 422)
+    error = body.get("error") if isinstance(body, dict) else None
+    return error if isinstance(error, dict) else {}
+
+
 def expect_value(
     response: httpx.Response | None, req_id: str, what: str, got: Any, expected: Any
 ) -> None:

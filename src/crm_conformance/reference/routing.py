@@ -468,6 +468,8 @@ def error_response(error: ApiError, request_id: str, settings: ServerSettings) -
         and error.code == "validation_failed"
     ):
         error = ApiError(422, error.code, error.message, param=error.param, detail=error.detail)
+    if settings.has_variant("unknown_keys_bad_request") and _only_unknown_keys(error):
+        error = ApiError(400, "bad_request", "The body has keys this operation does not take.")
     body = error.body(None if settings.has_fault("missing_request_id_on_errors") else request_id)
     if settings.has_fault("param_names_the_location") and error.code == "validation_failed":
         body["error"]["param"] = "body" if error.status == 422 else "query"
@@ -481,3 +483,12 @@ def error_response(error: ApiError, request_id: str, settings: ServerSettings) -
     if settings.has_variant("empty_detail_array") and body["error"]["detail"] is None:
         body["error"]["detail"] = []
     return json_response(body, error.status, error.headers, settings)
+
+
+def _only_unknown_keys(error: ApiError) -> bool:
+    """Whether `error` refuses a body for its unknown keys alone."""
+    return (
+        error.status == 422
+        and bool(error.detail)
+        and all(problem.code == "unknown_field" for problem in error.detail or ())
+    )

@@ -55,6 +55,11 @@ _VARIANTS = (
     ),
     Variant("small_rate_limit", "1000 requests per token per 10-second window"),
     Variant(
+        "unknown_keys_bad_request",
+        "a body with unknown keys answers 400 bad_request instead of 422 validation_failed "
+        '("unknown keys rejected" pins no status)',
+    ),
+    Variant(
         "occasional_429",
         "every 50th request of a valid token's window answers 429 with Retry-After: 1 "
         "(Remaining 0, Reset 1)",
