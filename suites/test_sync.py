@@ -9,10 +9,11 @@ stamps records with chosen `updated_at` values in the past (whole seconds, so an
 storage precision keeps them exact), and deletes records.
 
 The deletion feed's shape is not shown. The document says only that it lists one
-resource and needs that resource's read scope; the query parameter naming the
-resource is the target's `conventions.deleted_records_entity_param`, its value the
-scope table's resource name (`contacts`, `deals`, ...), and a deleted id must appear in
-the feed's items. The item shape is observed.
+resource and needs that resource's read scope; the query parameter naming the resource
+is the target's `conventions.deleted_records_entity_param` and its value for each
+resource `conventions.deleted_records_values.<resource>`, and a deleted id must appear
+in the feed's items. The item shape is observed. A name that is no resource answers
+400 `unknown_entity`.
 """
 
 from collections.abc import Callable
@@ -23,6 +24,7 @@ import pytest
 
 from crm_conformance.adapter_client import AdapterClient
 from crm_conformance.client import ApiClient
+from crm_conformance.conventions import deletion_feed
 from crm_conformance.expect import (
     expect_error,
     expect_pages,
@@ -141,10 +143,6 @@ def test_updated_since_without_a_timezone_offset_is_refused(
     observe("updated_since without an offset", {"status": 400, "code": body["error"].get("code")})
 
 
-def _feed_query(convention: Callable[[str], str], entity: str) -> dict[str, str]:
-    return {convention("deleted_records_entity_param"): entity}
-
-
 DELETABLE: dict[str, Callable[[RecordFactory], dict[str, Any]]] = {
     "contacts": RecordFactory.contact,
     "organizations": RecordFactory.organization,
@@ -163,7 +161,7 @@ def test_a_deletion_appears_in_the_deletion_feed(
     observe: Callable[[str, Any], None],
     entity: str,
 ) -> None:
-    query = _feed_query(convention, entity)
+    query = deletion_feed(convention, entity)
     record = DELETABLE[entity](factory)
     factory.adapter.delete_record(record["id"])
     items = expect_pages(api, FEED, "SYNC-004", query, max_pages=50)
@@ -182,7 +180,7 @@ def test_a_deletion_appears_in_the_deletion_feed(
 def test_the_deletion_feed_needs_the_read_scope_of_the_resource(
     api: ApiClient, factory: RecordFactory, convention: Callable[[str], str]
 ) -> None:
-    query = _feed_query(convention, "contacts")
+    query = deletion_feed(convention, "contacts")
     without = factory.token(scopes=["contacts:write", "deals:read"]).token
     response = api.with_token(without).get(FEED, params=query)
     expect_error(
@@ -190,3 +188,13 @@ def test_the_deletion_feed_needs_the_read_scope_of_the_resource(
     )
     only_read = factory.token(scopes=["contacts:read"]).token
     expect_status(api.with_token(only_read).get(FEED, params=query), "SCOPE-020", 200)
+
+
+@pytest.mark.req("SYNC-010")
+def test_a_name_that_is_no_resource_answers_unknown_entity(
+    api: ApiClient, convention: Callable[[str], str]
+) -> None:
+    """The feed lists one resource, named in a query parameter (the target's); a name no
+    resource has is `unknown_entity`, "no resource of that name"."""
+    query = {convention("deleted_records_entity_param"): "cc_no_such_resource"}
+    expect_error(api.get(FEED, params=query), "SYNC-010", status=400, code="unknown_entity")

@@ -91,6 +91,13 @@ def query(convention: Lookup, key: str) -> list[tuple[str, str]]:
     return query_pairs(convention(key), key)
 
 
+def deletion_feed(convention: Lookup, resource: str) -> dict[str, str]:
+    """The query of `GET /v1/deleted-records` listing `resource` (the scope table's name:
+    `contacts`, `deals`, ...); both the parameter and its value are the target's."""
+    name = convention("deleted_records_entity_param")
+    return {name: convention(f"deleted_records_values.{resource}")}
+
+
 def fill_path(template: str, key: str, **ids: str) -> str:
     """`template` with each `{name}` replaced by `ids[name]`; every placeholder given."""
     names = {name for _, name, _, _ in string.Formatter().parse(template) if name}

@@ -71,6 +71,9 @@ OBSERVATIONS: dict[str, Callable[[TestClient], Any]] = {
     "small_rate_limit": lambda c: c.get("/v1/users").headers["X-RateLimit-Limit"],
     "occasional_429": _statuses_of_50,
     "offset_timestamps": lambda c: _created_contact(c).json()["created_at"][-1],
+    "singular_deletion_entities": lambda c: (
+        c.get("/v1/deleted-records", params={"entity": "contact"}).status_code
+    ),
     "unknown_keys_bad_request": lambda c: c.post("/v1/contacts/search", json={"x": 1}).status_code,
 }
 

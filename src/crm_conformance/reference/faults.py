@@ -20,6 +20,11 @@ class Fault:
 
 _FAULTS = (
     Fault(
+        "unknown_entity_lists_nothing",
+        ("SYNC-010",),
+        "the deletion feed answers an empty page to a resource name it does not have",
+    ),
+    Fault(
         "users_newest_first",
         ("USR-001",),
         "the user list shares the audience list's order, newest first, not the order they joined",

@@ -48,23 +48,35 @@ def render(entity: str, row: Record) -> dict[str, Any]:
     }
 
 
+def _names(call: Call) -> dict[str, str]:
+    """The `entity` values this server takes, each with the scope table's resource name:
+    the plural names, or the `object` values under `singular_deletion_entities`."""
+    if call.settings.has_variant("singular_deletion_entities"):
+        return {kind: resource for resource, kind in ENTITIES.items()}
+    return {resource: resource for resource in ENTITIES}
+
+
 @routes.get("/v1/deleted-records")
 def list_deleted_records(call: Call) -> Reply:
     params = call.list_params(SPEC, filters=("entity", "deleted_since"))
     entity = call.single("entity")
     if entity is None:
         raise bad_query("entity", "is required: the resource whose deletions to list", "missing")
-    if entity not in ENTITIES:
+    names = _names(call)
+    if entity not in names and call.settings.has_fault("unknown_entity_lists_nothing"):
+        return call.list_reply(SPEC, [], params, {"entity": entity}, lambda r: r)
+    if entity not in names:
         raise ApiError(
             400,
             "unknown_entity",
-            f"No resource named {entity!r}; one of {', '.join(ENTITIES)}.",
+            f"No resource named {entity!r}; one of {', '.join(names)}.",
             param="entity",
         )
+    resource = names[entity]
     if not call.settings.has_fault("deleted_records_without_scope_check"):
-        require_scopes(call, (f"{entity}:read",))
+        require_scopes(call, (f"{resource}:read",))
     since = parse_since("deleted_since", call.single("deleted_since"))
-    kind = ENTITIES[entity]
+    kind = ENTITIES[resource]
     with call.transaction() as tx:
         leaky = call.settings.has_fault("deletion_feed_all_workspaces")
         rows = [

@@ -60,6 +60,19 @@ _VARIANTS = (
         '("unknown keys rejected" pins no status)',
     ),
     Variant(
+        "singular_deletion_entities",
+        "the deletion feed names the resource listed by its object value (entity=contact) "
+        "instead of the scope table's plural",
+        conventions={
+            "deleted_records_values": {
+                "contacts": "contact",
+                "organizations": "organization",
+                "deals": "deal",
+                "activities": "activity",
+            }
+        },
+    ),
+    Variant(
         "occasional_429",
         "every 50th request of a valid token's window answers 429 with Retry-After: 1 "
         "(Remaining 0, Reset 1)",
