@@ -251,6 +251,12 @@ def strings_in(value: Any) -> set[str]:
     return set()
 
 
+def words_in(value: Any) -> set[str]:
+    """Every whitespace-separated word of every string in a JSON value: a list written as
+    one string ("contacts:read deals:write") names each of its items too."""
+    return {word for text in strings_in(value) for word in text.split()}
+
+
 def expect_pages(
     client: ApiClient,
     path: str,

@@ -74,6 +74,7 @@ OBSERVATIONS: dict[str, Callable[[TestClient], Any]] = {
     "singular_deletion_entities": lambda c: (
         c.get("/v1/deleted-records", params={"entity": "contact"}).status_code
     ),
+    "me_scope_string": lambda c: sorted(c.get("/v1/me").json()),
     "unknown_keys_bad_request": lambda c: c.post("/v1/contacts/search", json={"x": 1}).status_code,
 }
 

@@ -73,6 +73,11 @@ _VARIANTS = (
         },
     ),
     Variant(
+        "me_scope_string",
+        "GET /v1/me answers as OAuth token introspection does: {active, scope} with the "
+        "scopes in one space-separated string",
+    ),
+    Variant(
         "occasional_429",
         "every 50th request of a valid token's window answers 429 with Retry-After: 1 "
         "(Remaining 0, Reset 1)",
