@@ -36,6 +36,9 @@ from crm_conformance.expect import (
 from crm_conformance.factories import RecordFactory
 
 DEALS = "/v1/deals"
+LOST_JUSTIFICATION = "Chose a competitor"
+"""Sent with every deal created lost: "same rule as `lost_reason_id`" may read as
+required when lost, or as allowed only then; both readings take it on a lost deal."""
 VISIBILITIES = ("private", "team", "team_and_subteams", "company")
 
 
@@ -102,7 +105,10 @@ REFUSED_BODIES: dict[str, tuple[str, Callable[[dict[str, Any]], None]]] = {
     "no title": ("DEAL-005", lambda b: b.pop("title")),
     "empty title": ("DEAL-005", lambda b: b.update(title="")),
     "neither contact nor organization": ("DEAL-006", lambda b: b.pop("contact_id")),
-    "lost without lost_reason_id": ("DEAL-012", lambda b: b.update(status="lost")),
+    "lost without lost_reason_id": (
+        "DEAL-012",
+        lambda b: b.update(status="lost", lost_justification=LOST_JUSTIFICATION),
+    ),
     "probability -1": ("DEAL-015", lambda b: b.update(probability=-1)),
     "probability 101": ("DEAL-034", lambda b: b.update(probability=101)),
     "empty external_id": ("DEAL-032", lambda b: b.update(external_id="")),
@@ -211,15 +217,23 @@ def test_a_null_probability_inherits_the_stage_default(
     )
 
 
-@pytest.mark.req("DEAL-012", "DEAL-018", "DEAL-019", "DEAL-020", "IDN-013")
+@pytest.mark.req("DEAL-012", "DEAL-013", "DEAL-018", "DEAL-019", "DEAL-020", "IDN-013")
 def test_a_deal_created_lost_with_a_reason_names_the_reason(
     api: ApiClient, body: dict[str, Any], fixtures: Fixtures
 ) -> None:
     if not fixtures.lost_reasons:
         pytest.skip("the adapter's fixtures list no lost reason")
     reason = fixtures.lost_reasons[0]
-    response = api.post(DEALS, json={**body, "status": "lost", "lost_reason_id": reason})
+    lost = {"status": "lost", "lost_reason_id": reason, "lost_justification": LOST_JUSTIFICATION}
+    response = api.post(DEALS, json={**body, **lost})
     deal = expect_success(response, "DEAL-012")
+    expect_value(
+        response,
+        "DEAL-013",
+        "lost_justification",
+        deal.get("lost_justification"),
+        LOST_JUSTIFICATION,
+    )
     expect_value(response, "DEAL-018", "status", deal.get("status"), "lost")
     expect_value(response, "DEAL-019", "lost_reason_id", deal.get("lost_reason_id"), reason)
     expect_identifier(response, "IDN-013", deal, "lost_reason_id", "lrsn_")

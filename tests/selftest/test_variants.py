@@ -51,6 +51,22 @@ def _statuses_of_50(client: TestClient) -> tuple[list[int], list[int]]:
     return with_token, without
 
 
+def _lost_deal_status(client: TestClient) -> int:
+    """The status of creating a deal lost with a reason and no justification."""
+    pipeline = client.get("/v1/pipelines").json()["data"][0]
+    reason = client.get("/v1/lost-reasons").json()["data"][0]["id"]
+    contact = _created_contact(client).json()["id"]
+    body = {
+        "pipeline_id": pipeline["id"],
+        "stage_id": pipeline["stages"][0]["id"],
+        "title": "Lost",
+        "contact_id": contact,
+        "status": "lost",
+        "lost_reason_id": reason,
+    }
+    return int(client.post("/v1/deals", json=body).status_code)
+
+
 OBSERVATIONS: dict[str, Callable[[TestClient], Any]] = {
     "create_returns_200": lambda c: _created_contact(c).status_code,
     "default_page_size_20": lambda c: c.get("/v1/contacts").json()["meta"]["limit"],
@@ -75,6 +91,7 @@ OBSERVATIONS: dict[str, Callable[[TestClient], Any]] = {
         c.get("/v1/deleted-records", params={"entity": "contact"}).status_code
     ),
     "me_scope_string": lambda c: sorted(c.get("/v1/me").json()),
+    "lost_needs_justification": _lost_deal_status,
     "unknown_keys_bad_request": lambda c: c.post("/v1/contacts/search", json={"x": 1}).status_code,
 }
 

@@ -149,7 +149,9 @@ def read_changes(call: Call, tx: Transaction, body: Any, current: Record | None)
     if lost_reason_id and tx.get(call.workspace, "lost_reason", lost_reason_id) is None:
         fields.problem("lost_reason_id", "is not a lost reason of this workspace", "not_found")
     if fields.has("lost_justification"):
-        changes["lost_justification"] = fields.string("lost_justification", max_length=5000)
+        justification = fields.string("lost_justification", max_length=5000)
+        if not call.settings.has_fault("lost_justification_dropped"):
+            changes["lost_justification"] = justification
     if fields.has("expected_close_date"):
         changes["expected_close_date"] = fields.instant("expected_close_date")
     if fields.has("external_id"):
@@ -177,6 +179,12 @@ def read_changes(call: Call, tx: Transaction, body: Any, current: Record | None)
         fields.problem("contact_id", "give contact_id or organization_id (or both)", "missing")
     if merged.get("status") == "lost" and not merged.get("lost_reason_id"):
         fields.problem("lost_reason_id", "is required when the deal is lost", "missing")
+    if (
+        merged.get("status") == "lost"
+        and not merged.get("lost_justification")
+        and call.settings.has_variant("lost_needs_justification")
+    ):
+        fields.problem("lost_justification", "is required when the deal is lost", "missing")
     fields.check()
 
     _place(call, tx, current, changes, pipeline_id, stage_id)

@@ -20,6 +20,11 @@ class Fault:
 
 _FAULTS = (
     Fault(
+        "lost_justification_dropped",
+        ("DEAL-013",),
+        "a lost deal's lost_justification is validated but never stored, so it reads null",
+    ),
+    Fault(
         "unknown_entity_lists_nothing",
         ("SYNC-010",),
         "the deletion feed answers an empty page to a resource name it does not have",

@@ -78,6 +78,11 @@ _VARIANTS = (
         "scopes in one space-separated string",
     ),
     Variant(
+        "lost_needs_justification",
+        'a deal created lost needs lost_justification too ("same rule as lost_reason_id" '
+        "read as required when lost)",
+    ),
+    Variant(
         "occasional_429",
         "every 50th request of a valid token's window answers 429 with Retry-After: 1 "
         "(Remaining 0, Reset 1)",
