@@ -22,6 +22,10 @@ from crm_conformance.factories import RecordFactory
 
 MISSING_CONTACT = "/v1/contacts/con_" + "0" * 32
 """A well-formed contact id that names no record (ids are 32 random hex characters)."""
+CLOSE_PATH = "/v1/conversations/conv_" + "0" * 32 + "/close"
+"""An action path: POST is its only method under any reading. `/v1/contacts/search` is
+not, since contact update is not shown and a router may send a method search lacks to
+`/v1/contacts/{contact_id}` (which then refuses "search" as an id)."""
 
 LIMIT, REMAINING, RESET = "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"
 
@@ -31,7 +35,7 @@ PROVOKED: dict[str, Provoke] = {
     "401 without a token": lambda api: api.get("/v1/contacts", token=None),
     "404 for a missing record": lambda api: api.get(MISSING_CONTACT),
     "404 for an unknown path": lambda api: api.get("/v1/no-such-resource"),
-    "405 for an unsupported method": lambda api: api.put("/v1/contacts/search", json={}),
+    "405 for an unsupported method": lambda api: api.delete(CLOSE_PATH),
     "400 for an invalid query value": lambda api: api.get("/v1/contacts", params={"limit": 0}),
     "422 for an invalid body field": lambda api: api.post(
         "/v1/contacts/search", json={"limit": "ten"}
@@ -82,8 +86,8 @@ def test_error_request_id_equals_the_header(api: ApiClient, cause: str) -> None:
 
 @pytest.mark.req("ERR-013", "ERR-004")
 def test_an_unsupported_method_answers_405_api_error(api: ApiClient) -> None:
-    """Search is a POST; PUT on it is a method the path does not support."""
-    response = api.put("/v1/contacts/search", json={})
+    """Closing is a POST; DELETE on it is a method the path does not support."""
+    response = api.delete(CLOSE_PATH)
     expect_status(response, "ERR-013", 405)
     error = _error(response)
     expect_true(

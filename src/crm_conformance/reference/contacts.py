@@ -333,6 +333,17 @@ def update_contact(call: Call) -> Reply:
         return Reply(200, _answer(tx, call, record, resolution))
 
 
+@routes.put(
+    "/v1/contacts/{contact_id}",
+    scopes=("contacts:write",),
+    entity="contacts",
+    variant="put_contact_update",
+)
+def replace_contact(call: Call) -> Reply:
+    """PUT as an update, as many CRMs offer (contact update is not shown)."""
+    return update_contact(call)
+
+
 @routes.delete("/v1/contacts/{contact_id}", scopes=("contacts:write",), entity="contacts")
 def delete_contact(call: Call) -> Reply:
     contact_id = call.path_id("contact_id", "contact")

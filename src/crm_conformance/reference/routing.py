@@ -237,6 +237,8 @@ class RouteSpec:
     scopes: tuple[str, ...]
     entity: str | None
     authenticated: bool
+    variant: str | None = None
+    """Mounted only when this variant is on (an operation another server may offer)."""
 
 
 class RouteTable:
@@ -253,14 +255,17 @@ class RouteTable:
         *,
         scopes: tuple[str, ...] = (),
         entity: str | None = None,
+        variant: str | None = None,
     ) -> Callable[[Handler], Handler]:
         """Declare a handler. `scopes` are all required; `entity` (a `policy.ENTITIES`
-        name) makes writes refuse with local_write_denied when the workspace mirrors it."""
+        name) makes writes refuse with local_write_denied when the workspace mirrors it;
+        `variant` mounts the route only when that variant is on."""
 
         def declare(handler: Handler) -> Handler:
             if entity is not None and entity not in policy.ENTITIES:
                 raise ValueError(f"unknown policy entity {entity!r}")
-            self.specs.append(RouteSpec(method, path, handler, scopes, entity, self.authenticated))
+            spec = RouteSpec(method, path, handler, scopes, entity, self.authenticated, variant)
+            self.specs.append(spec)
             return handler
 
         return declare
@@ -288,6 +293,8 @@ def starlette_routes(
     by_path: dict[str, dict[str, RouteSpec]] = {}
     for table in tables:
         for spec in table.specs:
+            if spec.variant is not None and not settings.has_variant(spec.variant):
+                continue
             methods = by_path.setdefault(spec.path, {})
             if spec.method in methods:
                 raise ValueError(f"{spec.method} {spec.path} is declared twice")
@@ -316,8 +323,10 @@ def _endpoint(
     match (`/v1/contacts/search` for `/v1/contacts/{contact_id}`): a method the literal
     path lacks answers 405 there instead of reaching this route with "search" as an id."""
 
+    guarded = not settings.has_variant("put_contact_update")
+
     async def endpoint(request: Request) -> Response:
-        if request.url.path in literals:
+        if request.url.path in literals and guarded:
             allowed = literals[request.url.path]
             raise HTTPException(405, headers={"Allow": ", ".join(allowed)})
         spec = specs[request.method if request.method != "HEAD" else "GET"]

@@ -83,6 +83,12 @@ _VARIANTS = (
         "read as required when lost)",
     ),
     Variant(
+        "put_contact_update",
+        "contacts are updated with PUT /v1/contacts/{contact_id} too, and, as most routers "
+        "do, a method /v1/contacts/search lacks reaches that route (PUT there answers 400 "
+        "for the malformed id)",
+    ),
+    Variant(
         "occasional_429",
         "every 50th request of a valid token's window answers 429 with Retry-After: 1 "
         "(Remaining 0, Reset 1)",
