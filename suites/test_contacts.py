@@ -20,8 +20,10 @@ from typing import Any
 
 import pytest
 
+from crm_conformance import conventions
 from crm_conformance.adapter_client import AdapterClient
 from crm_conformance.client import ApiClient
+from crm_conformance.conventions import Lookup
 from crm_conformance.expect import (
     expect_enum,
     expect_error,
@@ -285,8 +287,11 @@ def test_a_lost_contact_names_its_lost_reason(api: ApiClient, factory: RecordFac
 
 
 @pytest.mark.req("CON-042")
-def test_field_definitions_are_listed(api: ApiClient) -> None:
-    expect_status(api.get("/v1/fields"), "CON-042", 200)
+def test_field_definitions_are_listed(api: ApiClient, convention: Lookup) -> None:
+    """The query is the target's (`fields_query`): its shape is not shown, and a
+    required parameter is as legal as none."""
+    query = conventions.query(convention, "fields_query")
+    expect_status(api.get("/v1/fields", params=query), "CON-042", 200)
 
 
 # --- company_name --------------------------------------------------------------------

@@ -22,6 +22,7 @@ from typing import Any
 import httpx
 import pytest
 
+from crm_conformance import conventions
 from crm_conformance.adapter_client import AdapterClient, Workspace
 from crm_conformance.capabilities import discover
 from crm_conformance.client import ApiClient
@@ -121,8 +122,20 @@ class Setup:
     def tag_body(self) -> dict[str, Any]:
         return {"name": self.unique("tag"), self.convention("tag_catalogue_field"): "contact"}
 
+    def fields_query(self) -> list[tuple[str, str]]:
+        return conventions.query(self.convention, "fields_query")
+
     def upsert_body(self) -> dict[str, Any]:
         return {"external_id": self.unique("upsert"), "first_name": self.unique("upsert")}
+
+
+@dataclass(frozen=True)
+class Request:
+    """What one call of an operation sends, the token aside."""
+
+    path: str
+    query: list[tuple[str, str]]
+    body: dict[str, Any] | None
 
 
 @dataclass(frozen=True)
@@ -140,32 +153,38 @@ class Operation:
     creates: bool = True
     """Whether the write-scope-allows test runs it (False where the document shows no
     body, so a refusal could be about the body rather than the scope)."""
+    query: Callable[[Setup], list[tuple[str, str]]] | None = None
+    """The query the operation is read with, where the target needs one (a convention)."""
 
     @property
     def name(self) -> str:
         return f"{self.scope} {self.method} {self.path}"
 
-    def request(self, setup: Setup) -> tuple[str, dict[str, Any] | None]:
-        """The path and body of this operation on fresh data."""
+    def request(self, setup: Setup) -> Request:
+        """The path, query and body of this operation on fresh data."""
         path = self.path
         if "{contact_id}" in path:
             path = path.replace("{contact_id}", setup.contact_id())
         if "{campaign_id}" in path:
             setup.adapter.require("campaigns")
             path = path.replace("{campaign_id}", setup.campaign_id())
-        return path, self.body(setup) if self.body is not None else None
+        return Request(
+            path,
+            self.query(setup) if self.query is not None else [],
+            self.body(setup) if self.body is not None else None,
+        )
 
-    def send(self, client: ApiClient, path: str, body: dict[str, Any] | None) -> httpx.Response:
-        if body is None:
-            return client.request(self.method, path)
-        return client.request(self.method, path, json=body)
+    def send(self, client: ApiClient, request: Request) -> httpx.Response:
+        if request.body is None:
+            return client.request(self.method, request.path, params=request.query)
+        return client.request(self.method, request.path, params=request.query, json=request.body)
 
 
 READS = (
     Operation("contacts:read", "GET", "/v1/contacts", ("SCOPE-004", "SCOPE-002")),
     Operation("contacts:read", "GET", "/v1/contacts/{contact_id}", ("SCOPE-004", "SCOPE-002")),
     Operation("pipelines:read", "GET", "/v1/pipelines", ("SCOPE-007",)),
-    Operation("fields:read", "GET", "/v1/fields", ("SCOPE-008",)),
+    Operation("fields:read", "GET", "/v1/fields", ("SCOPE-008",), query=Setup.fields_query),
     Operation("campaigns:read", "GET", "/v1/campaigns/{campaign_id}/stats", ("SCOPE-013",)),
     Operation("success_events:read", "GET", "/v1/success-event-types", ("SCOPE-015",)),
 )
@@ -229,9 +248,9 @@ def _token(adapter: AdapterClient, scopes: list[str], workspace: Workspace = "pr
 def test_every_scope_but_the_needed_one_is_insufficient(
     api: ApiClient, adapter: AdapterClient, setup: Setup, op: Operation
 ) -> None:
-    path, body = op.request(setup)
+    request = op.request(setup)
     token = _token(adapter, [scope for scope in DOCUMENT_SCOPES if scope != op.scope])
-    expect_insufficient_scope(op.send(api.with_token(token), path, body), op.scope)
+    expect_insufficient_scope(op.send(api.with_token(token), request), op.scope)
 
 
 @pytest.mark.req("SCOPE-002", "SCOPE-017")
@@ -239,8 +258,8 @@ def test_every_scope_but_the_needed_one_is_insufficient(
 def test_the_read_scope_allows_the_read(
     api: ApiClient, adapter: AdapterClient, setup: Setup, op: Operation
 ) -> None:
-    path, body = op.request(setup)
-    response = op.send(api.with_token(_token(adapter, [op.scope])), path, body)
+    request = op.request(setup)
+    response = op.send(api.with_token(_token(adapter, [op.scope])), request)
     expect_status(response, op.reqs[0], 200)
 
 
@@ -249,8 +268,8 @@ def test_the_read_scope_allows_the_read(
 def test_a_read_only_token_cannot_write(
     api: ApiClient, adapter: AdapterClient, setup: Setup, op: Operation
 ) -> None:
-    path, body = op.request(setup)
-    response = op.send(api.with_token(_token(adapter, list(READ_SCOPES))), path, body)
+    request = op.request(setup)
+    response = op.send(api.with_token(_token(adapter, list(READ_SCOPES))), request)
     expect_insufficient_scope(response, op.scope)
 
 
@@ -259,9 +278,9 @@ def test_a_read_only_token_cannot_write(
 def test_the_write_scope_allows_the_write(
     api: ApiClient, adapter: AdapterClient, setup: Setup, op: Operation
 ) -> None:
-    path, body = op.request(setup)
+    request = op.request(setup)
     token = _token(adapter, [*READ_SCOPES, op.scope])
-    expect_success(op.send(api.with_token(token), path, body), op.reqs[0])
+    expect_success(op.send(api.with_token(token), request), op.reqs[0])
 
 
 @pytest.mark.req("SCOPE-026", "SCOPE-001", "SCOPE-005", "SCOPE-009", "SCOPE-012", "SCOPE-014")
@@ -344,8 +363,7 @@ def test_a_mirrored_entity_refuses_writes_whatever_the_scopes(
     oauth = other_api.with_token(adapter.create_token(kind="oauth", workspace="secondary").token)
     with mirrored(adapter, op.entity):
         for client in (other_api, only_write, oauth):
-            path, body = op.request(secondary)
-            response = op.send(client, path, body)
+            response = op.send(client, op.request(secondary))
             expect_error(response, "SCOPE-025", status=403, code="local_write_denied")
 
 

@@ -93,6 +93,7 @@ OBSERVATIONS: dict[str, Callable[[TestClient], Any]] = {
     "me_scope_string": lambda c: sorted(c.get("/v1/me").json()),
     "lost_needs_justification": _lost_deal_status,
     "put_contact_update": lambda c: c.put("/v1/contacts/search", json={}).status_code,
+    "fields_need_resource": lambda c: c.get("/v1/fields").status_code,
     "unknown_keys_bad_request": lambda c: c.post("/v1/contacts/search", json={"x": 1}).status_code,
 }
 

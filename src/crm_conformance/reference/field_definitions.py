@@ -87,6 +87,8 @@ def list_fields(call: Call) -> Reply:
     optional `resource` (repeatable) keeps those of the resources named."""
     params = call.list_params(SPEC, filters=("resource",))
     wanted = call.query.getlist("resource")
+    if not wanted and call.settings.has_variant("fields_need_resource"):
+        raise bad_query("resource", "is required: the resource whose fields to list", "missing")
     unknown = sorted(set(wanted) - BUILT_IN.keys())
     if unknown:
         raise bad_query("resource", f"one of {', '.join(BUILT_IN)}, not {unknown[0]!r}", "enum")

@@ -89,6 +89,10 @@ _VARIANTS = (
         "for the malformed id)",
     ),
     Variant(
+        "fields_need_resource",
+        "GET /v1/fields needs the resource whose fields to list (400 without resource=)",
+    ),
+    Variant(
         "occasional_429",
         "every 50th request of a valid token's window answers 429 with Retry-After: 1 "
         "(Remaining 0, Reset 1)",
