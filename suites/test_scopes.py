@@ -7,7 +7,9 @@ refuses writes for every token (403 `local_write_denied`). The cases are the
 operations the document shows, each with the scope its resource row implies
 (contacts list, retrieve and upsert; deal, activity and tag creation; pipelines,
 fields and success event types lists; campaign stats and pause). Each call is made
-with a body the document accepts, so the only thing wrong with it is the token.
+with a body the document accepts, or for upsert the target's own (`upsert.body`), and
+the target's query for fields (`fields_query`), so the only thing wrong with it is the
+token.
 
 Policy tests mirror an entity in the second workspace (`tokens.other_workspace`), so
 the rest of a parallel run, which works in the first, is not refused meanwhile.
@@ -35,6 +37,7 @@ from crm_conformance.expect import (
     matches,
     words_in,
 )
+from crm_conformance.factories import phone_number
 from crm_conformance.target import Target
 
 DOCUMENT_SCOPES: tuple[str, ...] = (
@@ -126,7 +129,16 @@ class Setup:
         return conventions.query(self.convention, "fields_query")
 
     def upsert_body(self) -> dict[str, Any]:
-        return {"external_id": self.unique("upsert"), "first_name": self.unique("upsert")}
+        """The target's upsert body (a convention: its shape is not shown) for a new
+        contact, so a refusal can only be about the token or the policy."""
+        made = conventions.body(
+            self.convention,
+            "upsert.body",
+            external_id=self.unique("upsert"),
+            phone=phone_number(),
+            first_name=self.unique("upsert"),
+        )
+        return dict(made)
 
 
 @dataclass(frozen=True)
@@ -150,9 +162,6 @@ class Operation:
     body: Callable[[Setup], dict[str, Any]] | None = None
     entity: str | None = None
     """The entity `PUT /v1/policy/{entity}` mirrors, for writes."""
-    creates: bool = True
-    """Whether the write-scope-allows test runs it (False where the document shows no
-    body, so a refusal could be about the body rather than the scope)."""
     query: Callable[[Setup], list[tuple[str, str]]] | None = None
     """The query the operation is read with, where the target needs one (a convention)."""
 
@@ -196,7 +205,6 @@ WRITES = (
         ("SCOPE-004", "SCOPE-003"),
         Setup.upsert_body,
         "contacts",
-        creates=False,
     ),
     Operation(
         "deals:write", "POST", "/v1/deals", ("SCOPE-006", "SCOPE-003"), Setup.deal_body, "deals"
@@ -274,7 +282,7 @@ def test_a_read_only_token_cannot_write(
 
 
 @pytest.mark.req("SCOPE-003", "SCOPE-017")
-@pytest.mark.parametrize("op", _cases(tuple(op for op in WRITES if op.creates)))
+@pytest.mark.parametrize("op", _cases(WRITES))
 def test_the_write_scope_allows_the_write(
     api: ApiClient, adapter: AdapterClient, setup: Setup, op: Operation
 ) -> None:

@@ -8,6 +8,7 @@ campaigns, tokens, users) the provisioning adapter makes it. A create the target
 refuses raises `SetupFailed`: the test is blocked by that, it did not fail.
 """
 
+import secrets
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, NoReturn
@@ -21,6 +22,18 @@ NO_ADAPTER = (
     "needs the provisioning adapter: add adapter_url to the target file "
     "(spec/adapter.yaml describes what to implement)"
 )
+
+
+def absent_id(prefix: str) -> str:
+    """A well-formed id of `prefix` (`con`, `deal`, ...) that names no record: 128 random
+    bits, so it never names a real one."""
+    return f"{prefix}_{secrets.token_hex(16)}"
+
+
+def phone_number() -> str:
+    """A fresh E.164 number strict validators accept: London 020 7xxx xxxx, random
+    because phones are unique per workspace."""
+    return f"+44207{secrets.randbelow(10**7):07d}"
 
 
 class SetupFailed(ConformanceError):

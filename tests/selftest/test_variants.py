@@ -94,6 +94,9 @@ OBSERVATIONS: dict[str, Callable[[TestClient], Any]] = {
     "lost_needs_justification": _lost_deal_status,
     "put_contact_update": lambda c: c.put("/v1/contacts/search", json={}).status_code,
     "fields_need_resource": lambda c: c.get("/v1/fields").status_code,
+    "upsert_validates_first": lambda c: c.post(
+        "/v1/contacts/upsert", json={"external_id": "x"}
+    ).status_code,
     "unknown_keys_bad_request": lambda c: c.post("/v1/contacts/search", json={"x": 1}).status_code,
 }
 

@@ -353,7 +353,21 @@ def delete_contact(call: Call) -> Reply:
     return Reply(204)
 
 
-@routes.post("/v1/contacts/upsert", scopes=("contacts:write",), entity="contacts")
+def _upsert_phone_first(call: Call) -> None:
+    """The `upsert_validates_first` variant: the body is read before the token's scopes
+    and the workspace policy, and upsert matches on the phone, which it requires."""
+    if call.settings.has_variant("upsert_validates_first"):
+        fields = BodyFields(call.json(), allowed=WRITABLE)
+        fields.string("phone", required=True, nullable=False, max_length=40)
+        fields.check()
+
+
+@routes.post(
+    "/v1/contacts/upsert",
+    scopes=("contacts:write",),
+    entity="contacts",
+    precheck=_upsert_phone_first,
+)
 def upsert_contact(call: Call) -> Reply:
     """Create or update by `external_id` and/or `phone` in one call.
 

@@ -53,6 +53,7 @@ from crm_conformance.reference.storage import Record, Store, Transaction
 from crm_conformance.reference.tokens import Principal
 
 Handler = Callable[["Call"], Reply]
+Precheck = Callable[["Call"], None]
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
@@ -239,6 +240,8 @@ class RouteSpec:
     authenticated: bool
     variant: str | None = None
     """Mounted only when this variant is on (an operation another server may offer)."""
+    precheck: Precheck | None = None
+    """Runs before the scope and policy checks (a variant validating the body first)."""
 
 
 class RouteTable:
@@ -256,15 +259,19 @@ class RouteTable:
         scopes: tuple[str, ...] = (),
         entity: str | None = None,
         variant: str | None = None,
+        precheck: Precheck | None = None,
     ) -> Callable[[Handler], Handler]:
         """Declare a handler. `scopes` are all required; `entity` (a `policy.ENTITIES`
         name) makes writes refuse with local_write_denied when the workspace mirrors it;
-        `variant` mounts the route only when that variant is on."""
+        `variant` mounts the route only when that variant is on; `precheck` runs before
+        the scope and policy checks."""
 
         def declare(handler: Handler) -> Handler:
             if entity is not None and entity not in policy.ENTITIES:
                 raise ValueError(f"unknown policy entity {entity!r}")
-            spec = RouteSpec(method, path, handler, scopes, entity, self.authenticated, variant)
+            spec = RouteSpec(
+                method, path, handler, scopes, entity, self.authenticated, variant, precheck
+            )
             self.specs.append(spec)
             return handler
 
@@ -357,6 +364,8 @@ def _run(spec: RouteSpec, call: Call) -> Reply:
     if not spec.authenticated:
         return spec.handler(call)
     assert call.principal is not None
+    if spec.precheck is not None:
+        spec.precheck(call)
     if call.settings.has_fault("handoff_needs_read_only") and call.path.endswith("/handoff"):
         require_scopes(call, ("conversations:read",))
     else:

@@ -93,6 +93,11 @@ _VARIANTS = (
         "GET /v1/fields needs the resource whose fields to list (400 without resource=)",
     ),
     Variant(
+        "upsert_validates_first",
+        "POST /v1/contacts/upsert matches on the phone, which it requires, and validates "
+        "its body before the token's scopes and the workspace policy (422 first)",
+    ),
+    Variant(
         "occasional_429",
         "every 50th request of a valid token's window answers 429 with Retry-After: 1 "
         "(Remaining 0, Reset 1)",
