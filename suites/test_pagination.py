@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from crm_conformance import document
 from crm_conformance.client import ApiClient
 from crm_conformance.expect import (
     expect_error,
@@ -24,9 +25,11 @@ from crm_conformance.expect import (
     expect_value,
     expect_walk,
     instant,
+    with_cursor,
 )
 from crm_conformance.factories import RecordFactory
 
+LIMIT = document.page_limit()
 DIRECTORY_LISTS = ("/v1/users", "/v1/audiences")
 LISTS = ("/v1/contacts", *DIRECTORY_LISTS)
 MAX_PAGES = 50
@@ -71,7 +74,7 @@ def test_a_list_answers_the_collection_envelope(api: ApiClient, path: str) -> No
 
 
 @pytest.mark.req("PAG-008", "PAG-003")
-@pytest.mark.parametrize("limit", [1, 200])
+@pytest.mark.parametrize("limit", [1, LIMIT])
 def test_the_limit_bounds_are_accepted(api: ApiClient, limit: int) -> None:
     body = expect_status(api.get("/v1/users", params={"limit": limit}), "PAG-008", 200)
     expect_true(
@@ -84,7 +87,7 @@ def test_the_limit_bounds_are_accepted(api: ApiClient, limit: int) -> None:
 
 
 @pytest.mark.req("PAG-008", "ERR-011")
-@pytest.mark.parametrize("limit", ["0", "201", "-1", "2.5", "many"])
+@pytest.mark.parametrize("limit", ["0", str(LIMIT + 1), "-1", "2.5", "many"])
 def test_a_limit_outside_1_to_200_is_refused(api: ApiClient, limit: str) -> None:
     response = api.get("/v1/users", params={"limit": limit})
     expect_error(response, "PAG-008", status=400, code="validation_failed")
@@ -108,7 +111,7 @@ def test_walking_small_pages_serves_every_row_once(api: ApiClient, path: str) ->
     each row is served once, and every row first read is there in its order."""
     before = _ids(
         expect_walk(
-            lambda c: api.get(path, params={"limit": 200, "cursor": c}),
+            lambda c: api.get(path, params=with_cursor({"limit": LIMIT}, c)),
             "PAG-005",
             max_pages=MAX_PAGES,
         )
@@ -116,7 +119,7 @@ def test_walking_small_pages_serves_every_row_once(api: ApiClient, path: str) ->
     limit = max(1, -(-len(before) // 5))
     walked = _ids(
         expect_walk(
-            lambda c: api.get(path, params={"limit": limit, "cursor": c}),
+            lambda c: api.get(path, params=with_cursor({"limit": limit}, c)),
             "PAG-005",
             max_pages=MAX_PAGES,
         )
@@ -138,7 +141,7 @@ def test_walking_contacts_serves_every_row_once(
     made = _contacts(factory, 6, ago=timedelta(hours=1))
     query = _by_external_id(convention, made)
     pages = expect_walk(
-        lambda c: api.get("/v1/contacts", params=[*query, ("limit", "2"), *_cursor(c)]),
+        lambda c: api.get("/v1/contacts", params=with_cursor([*query, ("limit", "2")], c)),
         "PAG-004",
         max_pages=3,
     )
@@ -152,10 +155,6 @@ def test_walking_contacts_serves_every_row_once(
     )
 
 
-def _cursor(cursor: str | None) -> list[tuple[str, str]]:
-    return [] if cursor is None else [("cursor", cursor)]
-
-
 @pytest.mark.req("PAG-004", "PAG-002", "AUD-002")
 def test_a_page_ending_at_the_last_row_has_no_next(api: ApiClient) -> None:
     """A page whose `limit` equals the number of rows is full and also the last.
@@ -163,7 +162,7 @@ def test_a_page_ending_at_the_last_row_has_no_next(api: ApiClient) -> None:
     path = "/v1/audiences"
     rows = _ids(
         expect_walk(
-            lambda c: api.get(path, params={"limit": 200, "cursor": c}),
+            lambda c: api.get(path, params=with_cursor({"limit": LIMIT}, c)),
             "PAG-004",
             max_pages=MAX_PAGES,
         )
@@ -186,7 +185,7 @@ def test_users_are_listed_in_the_order_they_joined(api: ApiClient, factory: Reco
     first, second = factory.user(), factory.user()
     ids = _ids(
         expect_walk(
-            lambda c: api.get("/v1/users", params={"limit": 200, "cursor": c}),
+            lambda c: api.get("/v1/users", params=with_cursor({"limit": LIMIT}, c)),
             "USR-001",
             max_pages=MAX_PAGES,
         )
@@ -205,7 +204,7 @@ def test_users_are_listed_in_the_order_they_joined(api: ApiClient, factory: Reco
 @pytest.mark.req("AUD-001")
 def test_audiences_are_listed_newest_first(api: ApiClient) -> None:
     pages = expect_walk(
-        lambda c: api.get("/v1/audiences", params={"limit": 200, "cursor": c}),
+        lambda c: api.get("/v1/audiences", params=with_cursor({"limit": LIMIT}, c)),
         "AUD-001",
         max_pages=MAX_PAGES,
     )
@@ -296,7 +295,7 @@ def test_paging_neither_repeats_nor_skips_while_records_change(
                 other_client.submit(changes[page - 1]).result(timeout=CHANGE_TIMEOUT)
 
         pages = expect_walk(
-            lambda c: api.get("/v1/contacts", params=[*query, ("limit", "2"), *_cursor(c)]),
+            lambda c: api.get("/v1/contacts", params=with_cursor([*query, ("limit", "2")], c)),
             "PAG-009",
             max_pages=MAX_PAGES,
             between=change,
@@ -328,7 +327,7 @@ def test_directory_rows_carry_their_documented_fields(api: ApiClient, path: str)
     a null one is sent rather than left out."""
     kind, strings, stamps = DIRECTORY_RECORDS[path]
     req_id = "USR-003" if kind == "user" else "AUD-003"
-    response = api.get(path, params={"limit": 200})
+    response = api.get(path, params={"limit": LIMIT})
     for row in expect_status(response, req_id, 200)["data"]:
         expect_present(response, "IDN-002", row, ("id", "object"))
         expect_value(response, "IDN-002", f"{kind} object", row["object"], kind)

@@ -23,6 +23,7 @@ from crm_conformance.expect import (
     expect_value,
     expect_walk,
     instant,
+    with_cursor,
 )
 from crm_conformance.factories import RecordFactory
 
@@ -72,7 +73,7 @@ class Contacts:
     def ids(self, req_id: str, query: Query) -> list[str]:
         """Ids of every contact the query lists, in order, over all its pages."""
         pages = expect_walk(
-            lambda c: self.api.get(CONTACTS, params=[*query, *([("cursor", c)] if c else [])]),
+            lambda c: self.api.get(CONTACTS, params=with_cursor(query, c)),
             req_id,
             max_pages=len(self.made) + 2,
         )

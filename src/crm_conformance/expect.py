@@ -8,12 +8,13 @@ reading; a test that wants to record what the target chose calls `observe` itsel
 """
 
 import re
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
 import httpx
 
+from crm_conformance import document
 from crm_conformance.checks import run_checks
 from crm_conformance.client import ApiClient
 from crm_conformance.failure import ConformanceFailure
@@ -257,6 +258,18 @@ def words_in(value: Any) -> set[str]:
     return {word for text in strings_in(value) for word in text.split()}
 
 
+Query = Mapping[str, Any] | Sequence[tuple[str, Any]]
+"""Query parameters as httpx takes them: a mapping, or pairs (for repeated names)."""
+
+
+def with_cursor(query: Query, cursor: str | None) -> list[tuple[str, Any]]:
+    """`query` as pairs, with `cursor` added when there is one: the first page is asked
+    for without a cursor, never with an empty `cursor=` (which is no cursor the target
+    issued, and may be refused as `invalid_cursor`)."""
+    pairs = list(query.items()) if isinstance(query, Mapping) else list(query)
+    return pairs if cursor is None else [*pairs, ("cursor", cursor)]
+
+
 def expect_pages(
     client: ApiClient,
     path: str,
@@ -265,21 +278,21 @@ def expect_pages(
     *,
     max_pages: int = 20,
 ) -> list[dict[str, Any]]:
-    """The records of a list query, page after page through `links.next` (200 each time).
+    """The records of a list query, page after page through `links.next` (each a 200).
 
-    Bounded by `max_pages` pages of 200, so a busy target cannot make a test loop; a
+    Bounded by `max_pages` pages of the largest `limit`, so a busy target cannot make a test loop; a
     test asserting that a record is absent reads at most that many, which can let a
     fault through but never fails a conforming target.
     """
     records: list[dict[str, Any]] = []
-    query = {**params, "limit": "200"}
+    query = {**params, "limit": str(document.page_limit())}
+    cursor: str | None = None
     for _ in range(max_pages):
-        page = expect_status(client.get(path, params=query), req_id, 200)
+        page = expect_status(client.get(path, params=with_cursor(query, cursor)), req_id, 200)
         records.extend(item for item in page.get("data") or () if isinstance(item, dict))
         cursor = (page.get("links") or {}).get("next")
         if not isinstance(cursor, str) or not page.get("meta", {}).get("has_more", True):
             break
-        query = {**params, "limit": "200", "cursor": cursor}
     return records
 
 

@@ -97,6 +97,7 @@ OBSERVATIONS: dict[str, Callable[[TestClient], Any]] = {
     "upsert_validates_first": lambda c: c.post(
         "/v1/contacts/upsert", json={"external_id": "x"}
     ).status_code,
+    "empty_cursor_rejected": lambda c: c.get("/v1/users", params={"cursor": ""}).status_code,
     "unknown_keys_bad_request": lambda c: c.post("/v1/contacts/search", json={"x": 1}).status_code,
 }
 

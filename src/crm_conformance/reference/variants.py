@@ -98,6 +98,11 @@ _VARIANTS = (
         "its body before the token's scopes and the workspace policy (422 first)",
     ),
     Variant(
+        "empty_cursor_rejected",
+        "an empty cursor (cursor=) answers 400 invalid_cursor: it is no cursor the server "
+        "issued, where the reference reads it as absent",
+    ),
+    Variant(
         "occasional_429",
         "every 50th request of a valid token's window answers 429 with Retry-After: 1 "
         "(Remaining 0, Reset 1)",
