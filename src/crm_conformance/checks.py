@@ -475,6 +475,36 @@ ALWAYS_PRESENT: dict[str, tuple[str, tuple[str, ...]]] = {
 """Resource `object` -> (requirement, the fields its "Always present: ..." sentence lists)."""
 
 
+DOCUMENTED_RENDERINGS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (method, re.compile(pattern))
+    for method, pattern in (
+        ("GET", r"/v1/contacts"),
+        ("GET", r"/v1/contacts/[^/]+"),
+        ("POST", r"/v1/contacts/search"),
+        ("POST", r"/v1/deals"),
+    )
+)
+"""Operations whose answer the document shows as a Contact or Deal (or a collection of
+Contact). Other answers may carry an `object` of `contact` or `deal` in a shape the
+document does not show (a deletion feed item `{id, object, deleted}`, an upsert result),
+where "Always present" says nothing."""
+
+
+def _api_path(request: httpx.Request) -> str:
+    """The request path from its `/v1/` on (a base URL may carry a path of its own)."""
+    path = request.url.path
+    return path[path.find("/v1/") :] if "/v1/" in path else path
+
+
+def renders_records(request: httpx.Request) -> bool:
+    """Whether the document shows the answer to `request` as Contacts or a Deal."""
+    path = _api_path(request)
+    return any(
+        request.method == method and pattern.fullmatch(path)
+        for method, pattern in DOCUMENTED_RENDERINGS
+    )
+
+
 def _request_param(request: httpx.Request, name: str) -> Any:
     """A query parameter of the request, or else a key of its JSON body (search)."""
     if name in request.url.params:
@@ -492,12 +522,17 @@ def _request_param(request: httpx.Request, name: str) -> Any:
 def always_present_fields(response: httpx.Response) -> None:
     """Contact and Deal: "Always present: `id`, `object`, `status`, ...".
 
-    Keys, not values: a present key may hold null where the type allows it. Skipped when
+    Keys, not values: a present key may hold null where the type allows it. Only on the
+    answers the document shows as Contacts or a Deal (`renders_records`). Skipped when
     the request sent `fields`, which narrows a read to `id`, `object` and the names given
     (and may carry `object` and `id` alone); the spec's schemas cannot see the request,
     so this rule lives here and not in `required`.
     """
-    if not 200 <= response.status_code < 300 or _request_param(response.request, "fields"):
+    if (
+        not 200 <= response.status_code < 300
+        or not renders_records(response.request)
+        or _request_param(response.request, "fields")
+    ):
         return
     for resource in _walk_resources(_json(response)):
         rule = ALWAYS_PRESENT.get(resource["object"])

@@ -141,6 +141,12 @@ GOOD = [
         {**collection(), "data": [{**contact(), "custom_fields": {"p": {"object": "contact"}}}]},
     ),
     stats(hexid("camp_")),
+    # a shape the document does not show: "Always present" is about Contact and Deal answers
+    response(
+        200,
+        {**collection(), "data": [{"id": hexid("con_"), "object": "contact", "deleted": True}]},
+        path="/v1/deleted-records",
+    ),
 ]
 
 
@@ -184,8 +190,7 @@ BAD = {
     ),
     "always_present_fields_nested": response(
         200,
-        {"items": [{"object": "tag", "id": hexid("tag_")}, {"object": "contact", "id": "x"}]},
-        path="/v1/x",
+        {**collection(), "data": [contact(), {"object": "contact", "id": hexid("con_")}]},
     ),
     "error_type_matches_status_410": error(410, "rate_limit_error"),
     "error_type_matches_status_405": error(405, "invalid_request_error"),

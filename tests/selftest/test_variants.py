@@ -67,6 +67,12 @@ def _lost_deal_status(client: TestClient) -> int:
     return int(client.post("/v1/deals", json=body).status_code)
 
 
+def _deleted_item(client: TestClient) -> Any:
+    contact_id = _created_contact(client).json()["id"]
+    client.delete(f"/v1/contacts/{contact_id}")
+    return client.get("/v1/deleted-records", params={"entity": "contacts"}).json()["data"][-1]
+
+
 OBSERVATIONS: dict[str, Callable[[TestClient], Any]] = {
     "create_returns_200": lambda c: _created_contact(c).status_code,
     "default_page_size_20": lambda c: c.get("/v1/contacts").json()["meta"]["limit"],
@@ -94,10 +100,11 @@ OBSERVATIONS: dict[str, Callable[[TestClient], Any]] = {
     "lost_needs_justification": _lost_deal_status,
     "put_contact_update": lambda c: c.put("/v1/contacts/search", json={}).status_code,
     "fields_need_resource": lambda c: c.get("/v1/fields").status_code,
-    "upsert_validates_first": lambda c: c.post(
-        "/v1/contacts/upsert", json={"external_id": "x"}
-    ).status_code,
+    "upsert_validates_first": lambda c: (
+        c.post("/v1/contacts/upsert", json={"external_id": "x"}).status_code
+    ),
     "empty_cursor_rejected": lambda c: c.get("/v1/users", params={"cursor": ""}).status_code,
+    "deletion_items_as_objects": _deleted_item,
     "unknown_keys_bad_request": lambda c: c.post("/v1/contacts/search", json={"x": 1}).status_code,
 }
 

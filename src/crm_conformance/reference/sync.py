@@ -39,7 +39,11 @@ SPEC = ListSpec(
 )
 
 
-def render(entity: str, row: Record) -> dict[str, Any]:
+def render(entity: str, row: Record, *, as_object: bool = False) -> dict[str, Any]:
+    """A deletion: `{object: deleted_record, id, entity, deleted_at}`, or under the
+    `deletion_items_as_objects` variant the record's own object marked deleted."""
+    if as_object:
+        return {"id": row["id"], "object": row["kind"], "deleted": True}
     return {
         "object": "deleted_record",
         "id": row["id"],
@@ -85,6 +89,11 @@ def list_deleted_records(call: Call) -> Reply:
             for row in tx.deletions(workspace)
             if row["kind"] == kind and (since is None or row["deleted_at"] >= since)
         ]
+    as_object = call.settings.has_variant("deletion_items_as_objects")
     return call.list_reply(
-        SPEC, rows, params, {"entity": entity, "deleted_since": since}, lambda r: render(entity, r)
+        SPEC,
+        rows,
+        params,
+        {"entity": entity, "deleted_since": since},
+        lambda r: render(entity, r, as_object=as_object),
     )

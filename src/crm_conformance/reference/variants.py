@@ -103,6 +103,11 @@ _VARIANTS = (
         "issued, where the reference reads it as absent",
     ),
     Variant(
+        "deletion_items_as_objects",
+        "deletion feed items are the record's own object marked deleted "
+        "({id, object: contact, deleted: true}) instead of deleted_record items",
+    ),
+    Variant(
         "occasional_429",
         "every 50th request of a valid token's window answers 429 with Retry-After: 1 "
         "(Remaining 0, Reset 1)",
