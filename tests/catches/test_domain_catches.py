@@ -27,6 +27,7 @@ CATCHES = {
     "resume_with_ai_accepted": ("test_conversations.py", "rules_out"),
     "pause_paused_campaign_ok": ("test_campaigns.py", "not_running"),
     "resume_running_campaign_ok": ("test_campaigns.py", "not_paused_is"),
+    "campaign_resume_missing": ("test_campaigns.py", "resum or refused_pause"),
     "reply_rate_as_percentage": ("test_campaign_stats.py", "known_campaign"),
     "automated_replies_counted": ("test_campaign_stats.py", "automated"),
     "window_end_inclusive": ("test_campaign_stats.py", "exclusive"),

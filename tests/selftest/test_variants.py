@@ -73,6 +73,15 @@ def _deleted_item(client: TestClient) -> Any:
     return client.get("/v1/deleted-records", params={"entity": "contacts"}).json()["data"][-1]
 
 
+def _campaign(client: TestClient, status: str) -> str:
+    made = client.post("/_adapter/v1/campaigns", json={"workspace": "primary", "status": status})
+    return str(made.json()["id"])
+
+
+def _pause_status(client: TestClient) -> int:
+    return int(client.post(f"/v1/campaigns/{_campaign(client, 'running')}/pause").status_code)
+
+
 OBSERVATIONS: dict[str, Callable[[TestClient], Any]] = {
     "create_returns_200": lambda c: _created_contact(c).status_code,
     "default_page_size_20": lambda c: c.get("/v1/contacts").json()["meta"]["limit"],
@@ -105,6 +114,8 @@ OBSERVATIONS: dict[str, Callable[[TestClient], Any]] = {
     ),
     "empty_cursor_rejected": lambda c: c.get("/v1/users", params={"cursor": ""}).status_code,
     "deletion_items_as_objects": _deleted_item,
+    "campaign_start": lambda c: c.post(f"/v1/campaigns/{_campaign(c, 'paused')}/start").status_code,
+    "pause_answers_202": _pause_status,
     "unknown_keys_bad_request": lambda c: c.post("/v1/contacts/search", json={"x": 1}).status_code,
 }
 

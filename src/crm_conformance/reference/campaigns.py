@@ -94,10 +94,18 @@ def pause_campaign(call: Call) -> Reply:
         if record["status"] != "running" and not repeat:
             raise ApiError(409, "campaign_not_running", "Only running campaigns pause.")
         record = tx.update(call.workspace, "campaign", {**record, "status": "paused"})
-    return Reply(200, render(record))
+    return Reply(202 if call.settings.has_variant("pause_answers_202") else 200, render(record))
 
 
-@routes.post("/v1/campaigns/{campaign_id}/resume", scopes=WRITE, entity="campaigns")
+@routes.post(
+    "/v1/campaigns/{campaign_id}/resume",
+    scopes=WRITE,
+    entity="campaigns",
+    replaced_by=("campaign_resume_missing", "campaign_start"),
+)
+@routes.post(
+    "/v1/campaigns/{campaign_id}/start", scopes=WRITE, entity="campaigns", variant="campaign_start"
+)
 def resume_campaign(call: Call) -> Reply:
     """Paused → running. Body: none (or `{}`) for both moves."""
     BodyFields(call.json(), allowed=()).check()

@@ -20,6 +20,11 @@ class Fault:
 
 _FAULTS = (
     Fault(
+        "campaign_resume_missing",
+        ("CAMP-007", "CAMP-009"),
+        "the campaign resume operation the target file names is not served (404)",
+    ),
+    Fault(
         "lost_justification_dropped",
         ("DEAL-013",),
         "a lost deal's lost_justification is validated but never stored, so it reads null",

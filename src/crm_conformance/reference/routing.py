@@ -242,6 +242,15 @@ class RouteSpec:
     """Mounted only when this variant is on (an operation another server may offer)."""
     precheck: Precheck | None = None
     """Runs before the scope and policy checks (a variant validating the body first)."""
+    replaced_by: tuple[str, ...] = ()
+    """Not mounted when one of these variants (or faults) is on: it offers the operation
+    elsewhere (or not at all)."""
+
+    def mounted(self, settings: ServerSettings) -> bool:
+        """Whether the route exists on a server with `settings`."""
+        if self.variant is not None and not settings.has_variant(self.variant):
+            return False
+        return not set(self.replaced_by) & (settings.variants | settings.faults)
 
 
 class RouteTable:
@@ -260,17 +269,27 @@ class RouteTable:
         entity: str | None = None,
         variant: str | None = None,
         precheck: Precheck | None = None,
+        replaced_by: tuple[str, ...] = (),
     ) -> Callable[[Handler], Handler]:
         """Declare a handler. `scopes` are all required; `entity` (a `policy.ENTITIES`
         name) makes writes refuse with local_write_denied when the workspace mirrors it;
-        `variant` mounts the route only when that variant is on; `precheck` runs before
-        the scope and policy checks."""
+        `variant` mounts the route only when that variant is on, `replaced_by` only when
+        none of those variants or faults is on; `precheck` runs before the scope and
+        policy checks."""
 
         def declare(handler: Handler) -> Handler:
             if entity is not None and entity not in policy.ENTITIES:
                 raise ValueError(f"unknown policy entity {entity!r}")
             spec = RouteSpec(
-                method, path, handler, scopes, entity, self.authenticated, variant, precheck
+                method,
+                path,
+                handler,
+                scopes,
+                entity,
+                self.authenticated,
+                variant,
+                precheck,
+                replaced_by,
             )
             self.specs.append(spec)
             return handler
@@ -300,7 +319,7 @@ def starlette_routes(
     by_path: dict[str, dict[str, RouteSpec]] = {}
     for table in tables:
         for spec in table.specs:
-            if spec.variant is not None and not settings.has_variant(spec.variant):
+            if not spec.mounted(settings):
                 continue
             methods = by_path.setdefault(spec.path, {})
             if spec.method in methods:

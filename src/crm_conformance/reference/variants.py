@@ -108,6 +108,16 @@ _VARIANTS = (
         "({id, object: contact, deleted: true}) instead of deleted_record items",
     ),
     Variant(
+        "campaign_start",
+        "a paused campaign resumes at POST /v1/campaigns/{campaign_id}/start (the resume "
+        "operation's path is not shown); nothing answers at .../resume",
+        conventions={"campaigns": {"resume_path": "/v1/campaigns/{campaign_id}/start"}},
+    ),
+    Variant(
+        "pause_answers_202",
+        "pausing a campaign answers 202 with the Campaign (the document pins 200 on close only)",
+    ),
+    Variant(
         "occasional_429",
         "every 50th request of a valid token's window answers 429 with Retry-After: 1 "
         "(Remaining 0, Reset 1)",
