@@ -28,6 +28,8 @@ CATCHES = {
     "pause_paused_campaign_ok": ("test_campaigns.py", "not_running"),
     "resume_running_campaign_ok": ("test_campaigns.py", "not_paused_is"),
     "campaign_resume_missing": ("test_campaigns.py", "resum or refused_pause"),
+    "conversation_resume_missing": ("test_conversations.py", "cannot_be_moved or rules_out"),
+    "success_event_reverse_missing": ("test_success_events.py", "revers"),
     "reply_rate_as_percentage": ("test_campaign_stats.py", "known_campaign"),
     "automated_replies_counted": ("test_campaign_stats.py", "automated"),
     "window_end_inclusive": ("test_campaign_stats.py", "exclusive"),

@@ -116,6 +116,10 @@ OBSERVATIONS: dict[str, Callable[[TestClient], Any]] = {
     "deletion_items_as_objects": _deleted_item,
     "campaign_start": lambda c: c.post(f"/v1/campaigns/{_campaign(c, 'paused')}/start").status_code,
     "pause_answers_202": _pause_status,
+    "moves_as_one_operation": lambda c: c.post(
+        f"/v1/conversations/conv_{'0' * 32}/handler", json={"action": "resume"}
+    ).json()["error"]["message"],
+    "success_events_as_outcomes": lambda c: c.post("/v1/outcomes", json={}).status_code,
     "unknown_keys_bad_request": lambda c: c.post("/v1/contacts/search", json={"x": 1}).status_code,
 }
 

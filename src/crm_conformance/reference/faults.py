@@ -20,6 +20,16 @@ class Fault:
 
 _FAULTS = (
     Fault(
+        "conversation_resume_missing",
+        ("CONV-034", "CONV-037", "CONV-038"),
+        "the conversation resume operation the target file names is not served (404)",
+    ),
+    Fault(
+        "success_event_reverse_missing",
+        ("SEV-003", "SEV-004"),
+        "the success-event reversal the target file names is not served (404)",
+    ),
+    Fault(
         "campaign_resume_missing",
         ("CAMP-007", "CAMP-009"),
         "the campaign resume operation the target file names is not served (404)",

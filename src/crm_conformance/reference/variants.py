@@ -118,6 +118,35 @@ _VARIANTS = (
         "pausing a campaign answers 202 with the Campaign (the document pins 200 on close only)",
     ),
     Variant(
+        "moves_as_one_operation",
+        "handoff, assign and resume are one operation, POST "
+        "/v1/conversations/{conversation_id}/handler with the move named in the body "
+        "({action: assign, assignee_id}); the moves themselves are not shown",
+        conventions={
+            "conversation_moves": {
+                f"{move}_path": "/v1/conversations/{conversation_id}/handler"
+                for move in ("handoff", "assign", "resume")
+            }
+            | {
+                "handoff_body": '{"action": "handoff"}',
+                "assign_body": '{"action": "assign", "assignee_id": "{assignee_id}"}',
+                "resume_body": '{"action": "resume"}',
+            }
+        },
+    ),
+    Variant(
+        "success_events_as_outcomes",
+        "success events are recorded at POST /v1/outcomes as {event_type, amount} and "
+        "reversed at POST /v1/outcomes/{event_id}/refund (operations and fields not shown)",
+        conventions={
+            "success_events": {
+                "create_path": "/v1/outcomes",
+                "create_body": '{"event_type": "{code}", "amount": "{value}"}',
+                "reverse_path": "/v1/outcomes/{event_id}/refund",
+            }
+        },
+    ),
+    Variant(
         "occasional_429",
         "every 50th request of a valid token's window answers 429 with Retry-After: 1 "
         "(Remaining 0, Reset 1)",
