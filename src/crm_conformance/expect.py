@@ -262,12 +262,15 @@ Query = Mapping[str, Any] | Sequence[tuple[str, Any]]
 """Query parameters as httpx takes them: a mapping, or pairs (for repeated names)."""
 
 
-def with_cursor(query: Query, cursor: str | None) -> list[tuple[str, Any]]:
-    """`query` as pairs, with `cursor` added when there is one: the first page is asked
-    for without a cursor, never with an empty `cursor=` (which is no cursor the target
+def with_cursor(query: Query, cursor: str | None) -> Query:
+    """`query` with `cursor` added when there is one: the first page is asked for
+    without a cursor, never with an empty `cursor=` (which is no cursor the target
     issued, and may be refused as `invalid_cursor`)."""
-    pairs = list(query.items()) if isinstance(query, Mapping) else list(query)
-    return pairs if cursor is None else [*pairs, ("cursor", cursor)]
+    if cursor is None:
+        return query
+    if isinstance(query, Mapping):
+        return {**query, "cursor": cursor}
+    return [*query, ("cursor", cursor)]
 
 
 def expect_pages(

@@ -420,7 +420,39 @@ def render(reply: Reply, call: Call) -> Response:
         body = _without_null_optional_fields(body)
     if call.settings.has_variant("offset_timestamps"):
         body = _with_offset_timestamps(body)
+    if call.settings.has_variant("owner_null_when_unowned") and not call.narrowed:
+        body = _with_null(body, "owner", ("contact", "deal", "organization"))
+    if (
+        call.settings.has_variant("organization_null_when_unlinked")
+        and not call.narrowed
+        and "organization" in _expanded(call)
+    ):
+        body = _with_null(body, "organization", ("contact", "deal"))
     return json_response(body, reply.status, reply.headers, call.settings)
+
+
+def _expanded(call: Call) -> set[str]:
+    """The relationships the request asked to expand (query, or a search body)."""
+    raw = call.query.get("expand")
+    if raw is None and call.method == "POST" and call.raw_body.strip():
+        try:
+            body = json.loads(call.raw_body)
+        except ValueError:
+            body = None
+        raw = body.get("expand") if isinstance(body, dict) else None
+    return {name.strip() for name in raw.split(",")} if isinstance(raw, str) else set()
+
+
+def _with_null(value: Any, field: str, objects: tuple[str, ...]) -> Any:
+    """`field: null` on every object of those kinds that leaves it out."""
+    if isinstance(value, dict):
+        filled = {k: _with_null(v, field, objects) for k, v in value.items()}
+        if value.get("object") in objects and field not in filled:
+            filled[field] = None
+        return filled
+    if isinstance(value, list):
+        return [_with_null(item, field, objects) for item in value]
+    return value
 
 
 def json_response(

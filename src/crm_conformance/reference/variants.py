@@ -147,6 +147,16 @@ _VARIANTS = (
         },
     ),
     Variant(
+        "owner_null_when_unowned",
+        "contacts, deals and organizations without an owner render owner: null instead of "
+        "leaving it out",
+    ),
+    Variant(
+        "organization_null_when_unlinked",
+        "with expand=organization, a contact or deal without an organization renders "
+        "organization: null instead of leaving it out",
+    ),
+    Variant(
         "occasional_429",
         "every 50th request of a valid token's window answers 429 with Retry-After: 1 "
         "(Remaining 0, Reset 1)",
