@@ -121,9 +121,12 @@ OBSERVATIONS: dict[str, Callable[[TestClient], Any]] = {
     ).json()["error"]["message"],
     "success_events_as_outcomes": lambda c: c.post("/v1/outcomes", json={}).status_code,
     "owner_null_when_unowned": lambda c: "owner" in _created_contact(c).json(),
-    "organization_null_when_unlinked": lambda c: "organization" in c.get(
-        f"/v1/contacts/{_created_contact(c).json()['id']}", params={"expand": "organization"}
-    ).json(),
+    "organization_null_when_unlinked": lambda c: (
+        "organization"
+        in c.get(
+            f"/v1/contacts/{_created_contact(c).json()['id']}", params={"expand": "organization"}
+        ).json()
+    ),
     "unknown_keys_bad_request": lambda c: c.post("/v1/contacts/search", json={"x": 1}).status_code,
 }
 
