@@ -40,6 +40,10 @@ DOCUMENTED_REASON = "meta_account"
 not shown"); the only one a test can give a participant."""
 CLOCK_SKEW = timedelta(minutes=10)
 """How far the target's "now" may be from ours when a default is checked."""
+RATE_TOLERANCE = 0.005
+"""How far a rate may be from the exact fraction: `replied / contacted` "a fraction"
+does not say to how many places, so a rate rounded to two decimals still is one. A
+percentage (25 for 0.25) or another ratio is far outside it."""
 
 
 def stamp(instant: datetime) -> str:
@@ -189,8 +193,8 @@ def expect_rate(
     contacted: int,
     req_id: str,
 ) -> None:
-    """`field` is `numerator / contacted` as a fraction, or null (or left out, as null
-    fields may be) when nobody was contacted."""
+    """`field` is `numerator / contacted` as a fraction (within RATE_TOLERANCE), or null
+    (or left out, as null fields may be) when nobody was contacted."""
     value = body.get(field)
     if contacted == 0:
         expect_true(
@@ -207,8 +211,8 @@ def expect_rate(
         req_id,
         isinstance(value, int | float)
         and not isinstance(value, bool)
-        and abs(value - wanted) < 1e-9,
-        expected=f"{field} = {numerator}/{contacted} = {wanted} (a fraction)",
+        and abs(value - wanted) <= RATE_TOLERANCE,
+        expected=f"{field} = {numerator}/{contacted} = {wanted:.4f} (a fraction, to two places)",
         got=f"{field} = {value!r}",
     )
 
@@ -302,6 +306,25 @@ def test_automated_replies_are_counted_apart(api: ApiClient, campaigns: RecordFa
     expect_value(response, "STAT-010", "replied", body["replied"], 1)
     expect_value(response, "STAT-011", "replied_automated", body["replied_automated"], 2)
     expect_rate(response, body, "reply_rate", 1, 4, "STAT-017")
+
+
+@pytest.mark.req("STAT-017", "STAT-019")
+def test_rates_that_do_not_end_are_fractions_too(api: ApiClient, campaigns: RecordFactory) -> None:
+    """One reply and two conversions of three messaged: 1/3 and 2/3, in any rounding a
+    fraction can be written with (a server may round to a few places)."""
+    window = Window.recent()
+    sent = window.start + timedelta(days=1)
+    later = sent + timedelta(minutes=5)
+    participants = [
+        participant(window, contacted_at=sent, replied_at=later),
+        participant(window, contacted_at=sent, converted_at=later),
+        participant(window, contacted_at=sent, converted_at=later),
+    ]
+    campaign = campaigns.campaign(participants=participants)
+    response = get_stats(api, campaign["id"], window.params)
+    body = stats_of(response, "STAT-017", campaign["id"])
+    expect_rate(response, body, "reply_rate", 1, 3, "STAT-017")
+    expect_rate(response, body, "conversion_rate", 2, 3, "STAT-019")
 
 
 @pytest.mark.req("STAT-018", "STAT-019")

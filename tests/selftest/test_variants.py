@@ -82,6 +82,19 @@ def _pause_status(client: TestClient) -> int:
     return int(client.post(f"/v1/campaigns/{_campaign(client, 'running')}/pause").status_code)
 
 
+def _rate_of_one_in_three(client: TestClient) -> Any:
+    """reply_rate of a campaign where one of three contacted participants replied."""
+    sent = {"enrolled_at": "2026-01-01T00:00:00Z", "contacted_at": "2026-01-02T00:00:00Z"}
+    participants = [{**sent, "replied_at": "2026-01-02T00:01:00Z"}, sent, sent]
+    made = client.post(
+        "/_adapter/v1/campaigns",
+        json={"workspace": "primary", "status": "running", "participants": participants},
+    )
+    window = {"window_start": "2026-01-01T00:00:00Z", "window_end": "2026-01-05T00:00:00Z"}
+    stats = client.get(f"/v1/campaigns/{made.json()['id']}/stats", params=window)
+    return stats.json()["reply_rate"]
+
+
 OBSERVATIONS: dict[str, Callable[[TestClient], Any]] = {
     "create_returns_200": lambda c: _created_contact(c).status_code,
     "default_page_size_20": lambda c: c.get("/v1/contacts").json()["meta"]["limit"],
@@ -127,6 +140,7 @@ OBSERVATIONS: dict[str, Callable[[TestClient], Any]] = {
             f"/v1/contacts/{_created_contact(c).json()['id']}", params={"expand": "organization"}
         ).json()
     ),
+    "rates_rounded": _rate_of_one_in_three,
     "unknown_keys_bad_request": lambda c: c.post("/v1/contacts/search", json={"x": 1}).status_code,
 }
 

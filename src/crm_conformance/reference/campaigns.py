@@ -194,4 +194,8 @@ def _stats_body(
         )
     if fault("not_contacted_omits_zero_reasons"):
         body["not_contacted"] = [item for item in body["not_contacted"] if item["count"]]
+    if call.settings.has_variant("rates_rounded"):
+        for rate in ("reply_rate", "conversion_rate"):
+            if body[rate] is not None:
+                body[rate] = round(body[rate], 4)
     return body

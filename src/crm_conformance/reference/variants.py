@@ -157,6 +157,10 @@ _VARIANTS = (
         "organization: null instead of leaving it out",
     ),
     Variant(
+        "rates_rounded",
+        "reply_rate and conversion_rate are rounded to 4 decimal places (1/3 reads 0.3333)",
+    ),
+    Variant(
         "occasional_429",
         "every 50th request of a valid token's window answers 429 with Retry-After: 1 "
         "(Remaining 0, Reset 1)",
