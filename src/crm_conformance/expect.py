@@ -93,6 +93,19 @@ def expect_error(
     return error
 
 
+def expect_error_among(
+    response: httpx.Response, req_id: str, allowed: Mapping[int, Collection[str]]
+) -> dict[str, Any]:
+    """The `error` of an answer whose status is a key of `allowed` with one of its codes:
+    for a request two rules refuse and the document does not rank them."""
+    status = response.status_code if response.status_code in allowed else min(allowed)
+    if len(allowed) > 1 and response.status_code not in allowed:
+        run_checks(response)
+        wanted = "; ".join(f"{s} with error.code {' or '.join(c)}" for s, c in allowed.items())
+        raise ConformanceFailure(req_id, expected=wanted, got=_text(response), response=response)
+    return expect_error(response, req_id, status=status, code=tuple(allowed[status]))
+
+
 def expect_refused_body(response: httpx.Response, req_id: str) -> dict[str, Any]:
     """The `error` of a body the target rejects, as "unknown keys rejected" asks.
 

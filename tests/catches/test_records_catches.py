@@ -24,6 +24,7 @@ FAULTS = [
     ("test_deals.py", "stage_pipeline_unchecked", "another_pipeline", {"DEAL-007"}),
     ("test_deals.py", "record_not_found_without_param", "linked_record", {"DEAL-010"}),
     ("test_deals.py", "lost_justification_dropped", "created_lost", {"DEAL-013"}),
+    ("test_deals.py", "unknown_pipeline_takes_the_stages", "unknown_pipeline", {"DEAL-008"}),
     ("test_activities.py", "resume_conversation_creatable", "resume_conversation", {"ACT-008"}),
     ("test_activities.py", "activity_title_limit_off_by_one", "title_outside", {"ACT-024"}),
 ]

@@ -51,20 +51,23 @@ def _statuses_of_50(client: TestClient) -> tuple[list[int], list[int]]:
     return with_token, without
 
 
-def _lost_deal_status(client: TestClient) -> int:
-    """The status of creating a deal lost with a reason and no justification."""
+def _deal_in(client: TestClient, **fields: Any) -> Any:
+    """POST /v1/deals in the first pipeline's first stage, on a new contact, with `fields`."""
     pipeline = client.get("/v1/pipelines").json()["data"][0]
-    reason = client.get("/v1/lost-reasons").json()["data"][0]["id"]
-    contact = _created_contact(client).json()["id"]
     body = {
         "pipeline_id": pipeline["id"],
         "stage_id": pipeline["stages"][0]["id"],
-        "title": "Lost",
-        "contact_id": contact,
-        "status": "lost",
-        "lost_reason_id": reason,
+        "title": "Deal",
+        "contact_id": _created_contact(client).json()["id"],
+        **fields,
     }
-    return int(client.post("/v1/deals", json=body).status_code)
+    return client.post("/v1/deals", json=body)
+
+
+def _lost_deal_status(client: TestClient) -> int:
+    """The status of creating a deal lost with a reason and no justification."""
+    reason = client.get("/v1/lost-reasons").json()["data"][0]["id"]
+    return int(_deal_in(client, status="lost", lost_reason_id=reason).status_code)
 
 
 def _deleted_item(client: TestClient) -> Any:
@@ -141,6 +144,7 @@ OBSERVATIONS: dict[str, Callable[[TestClient], Any]] = {
         ).json()
     ),
     "rates_rounded": _rate_of_one_in_three,
+    "stage_checked_first": lambda c: _deal_in(c, pipeline_id=f"pipe_{'0' * 32}").status_code,
     "unknown_keys_bad_request": lambda c: c.post("/v1/contacts/search", json={"x": 1}).status_code,
 }
 

@@ -222,9 +222,12 @@ def _place(
     pipeline_id = pipeline_id or (current or {}).get("pipeline_id")
     stage_id = stage_id or (current or {}).get("stage_id")
     assert pipeline_id is not None and stage_id is not None
-    if tx.get(call.workspace, "pipeline", pipeline_id) is None:
-        raise ApiError(404, "pipeline_not_found", "No such pipeline.", param="pipeline_id")
     found = pipelines.stage_of(tx, call.workspace, stage_id)
+    known = tx.get(call.workspace, "pipeline", pipeline_id) is not None
+    if not known and found and call.settings.has_fault("unknown_pipeline_takes_the_stages"):
+        pipeline_id, known = found[0]["id"], True
+    if not known and not call.settings.has_variant("stage_checked_first"):
+        raise ApiError(404, "pipeline_not_found", "No such pipeline.", param="pipeline_id")
     if found is None:
         raise ApiError(404, "stage_not_found", "No such stage.", param="stage_id")
     if found[0]["id"] != pipeline_id and not call.settings.has_fault("stage_pipeline_unchecked"):

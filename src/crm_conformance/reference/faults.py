@@ -20,6 +20,12 @@ class Fault:
 
 _FAULTS = (
     Fault(
+        "unknown_pipeline_takes_the_stages",
+        ("DEAL-008",),
+        "an unknown pipeline_id is replaced by the pipeline of the stage sent, so the deal "
+        "is created",
+    ),
+    Fault(
         "conversation_resume_missing",
         ("CONV-034", "CONV-037", "CONV-038"),
         "the conversation resume operation the target file names is not served (404)",

@@ -161,6 +161,11 @@ _VARIANTS = (
         "reply_rate and conversion_rate are rounded to 4 decimal places (1/3 reads 0.3333)",
     ),
     Variant(
+        "stage_checked_first",
+        "a deal's stage is checked before its pipeline: an unknown pipeline with a real "
+        "stage answers 422 stage_not_in_pipeline (the order of validation is not shown)",
+    ),
+    Variant(
         "occasional_429",
         "every 50th request of a valid token's window answers 429 with Retry-After: 1 "
         "(Remaining 0, Reset 1)",
