@@ -98,6 +98,16 @@ def _rate_of_one_in_three(client: TestClient) -> Any:
     return stats.json()["reply_rate"]
 
 
+def _mirrored_oauth_write(client: TestClient) -> Any:
+    """The error code of an OAuth token's tag create while tags are mirrored."""
+    adapter = "/_adapter/v1"
+    client.put(f"{adapter}/policy/tags", json={"workspace": "primary", "local_write": False})
+    made = client.post(f"{adapter}/tokens", json={"workspace": "primary", "kind": "oauth"})
+    headers = {"Authorization": f"Bearer {made.json()['token']}"}
+    refused = client.post("/v1/tags", json={"name": "t", "kind": "contact"}, headers=headers)
+    return refused.json()["error"]["code"]
+
+
 OBSERVATIONS: dict[str, Callable[[TestClient], Any]] = {
     "create_returns_200": lambda c: _created_contact(c).status_code,
     "default_page_size_20": lambda c: c.get("/v1/contacts").json()["meta"]["limit"],
@@ -145,6 +155,7 @@ OBSERVATIONS: dict[str, Callable[[TestClient], Any]] = {
     ),
     "rates_rounded": _rate_of_one_in_three,
     "stage_checked_first": lambda c: _deal_in(c, pipeline_id=f"pipe_{'0' * 32}").status_code,
+    "mirrored_refused_as_grant": _mirrored_oauth_write,
     "unknown_keys_bad_request": lambda c: c.post("/v1/contacts/search", json={"x": 1}).status_code,
 }
 

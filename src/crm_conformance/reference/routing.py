@@ -392,6 +392,14 @@ def _run(spec: RouteSpec, call: Call) -> Reply:
     exempt = call.principal.kind == "oauth" and call.settings.has_fault("policy_ignored_for_oauth")
     if spec.method in WRITE_METHODS and spec.entity is not None and not exempt:
         with call.transaction() as tx:
+            mirrored = not policy.local_write(tx, call.workspace, spec.entity)
+        if mirrored and call.user_id and call.settings.has_variant("mirrored_refused_as_grant"):
+            raise ApiError(
+                403,
+                "user_grant_denied",
+                f"No person may change {spec.entity}: an external CRM owns them here.",
+            )
+        with call.transaction() as tx:
             policy.require_local_write(tx, call.workspace, spec.entity)
     if spec.method not in WRITE_METHODS:
         return spec.handler(call)

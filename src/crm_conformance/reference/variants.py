@@ -166,6 +166,12 @@ _VARIANTS = (
         "stage answers 422 stage_not_in_pipeline (the order of validation is not shown)",
     ),
     Variant(
+        "mirrored_refused_as_grant",
+        "an OAuth token's write to a mirrored entity is refused as the person's: 403 "
+        "user_grant_denied (no person may change what an external CRM owns); workspace "
+        "tokens still get local_write_denied",
+    ),
+    Variant(
         "occasional_429",
         "every 50th request of a valid token's window answers 429 with Retry-After: 1 "
         "(Remaining 0, Reset 1)",
