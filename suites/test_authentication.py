@@ -43,8 +43,9 @@ def _expect_unauthorized(req_id: str, response: httpx.Response) -> None:
         )
 
 
-@pytest.mark.req("AUTH-001", "AUTH-002", "AUTH-008")
+@pytest.mark.req("AUTH-001", "AUTH-002", "AUTH-008", "VER-001")
 def test_the_token_as_issued_is_accepted(api: ApiClient) -> None:
+    """A read under the /v1 prefix answers 200 to the token as issued."""
     response = api.get(READ, params={"limit": 1})
     run_checks(response)
     if response.status_code != 200:

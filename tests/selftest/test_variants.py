@@ -156,6 +156,10 @@ OBSERVATIONS: dict[str, Callable[[TestClient], Any]] = {
     "rates_rounded": _rate_of_one_in_three,
     "stage_checked_first": lambda c: _deal_in(c, pipeline_id=f"pipe_{'0' * 32}").status_code,
     "mirrored_refused_as_grant": _mirrored_oauth_write,
+    "unknown_path_400": lambda c: c.get("/v1/no-such-resource").status_code,
+    "tag_color_null_default": lambda c: c.post(
+        "/v1/tags", json={"name": "grey", "kind": "contact"}
+    ).json()["color"],
     "unknown_keys_bad_request": lambda c: c.post("/v1/contacts/search", json={"x": 1}).status_code,
 }
 

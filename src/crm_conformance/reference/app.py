@@ -97,6 +97,8 @@ def create_app(settings: ServerSettings | None = None) -> ReferenceApp:
                 f"{request.method} is not supported on {request.url.path}.",
                 headers=dict(exc.headers or {}),
             )
+        elif exc.status_code in (404, 405) and settings.has_variant("unknown_path_400"):
+            error = ApiError(400, "bad_request", f"{request.url.path} is not a path of this API.")
         elif exc.status_code in (404, 405):
             error = ApiError(404, "not_found", f"No route {request.url.path}.")
         else:

@@ -35,6 +35,11 @@ SPEC = ListSpec(
 )
 
 
+def _default_color(call: Call) -> str | None:
+    """Grey, or under `tag_color_null_default` none: the UI paints a tag without one grey."""
+    return None if call.settings.has_variant("tag_color_null_default") else DEFAULT_COLOR
+
+
 def render(tag: Record) -> dict[str, Any]:
     return {
         "id": tag["id"],
@@ -107,7 +112,7 @@ def create_tag(call: Call) -> Reply:
         tag = tx.insert(
             call.workspace,
             "tag",
-            {"name": name, "catalogue": catalogue, "color": color or DEFAULT_COLOR},
+            {"name": name, "catalogue": catalogue, "color": color or _default_color(call)},
         )
     return call.created(render(tag))
 

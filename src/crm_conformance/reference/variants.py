@@ -172,6 +172,15 @@ _VARIANTS = (
         "tokens still get local_write_denied",
     ),
     Variant(
+        "unknown_path_400",
+        "a path the API does not have answers 400 bad_request (request not understood) "
+        "instead of 404",
+    ),
+    Variant(
+        "tag_color_null_default",
+        'a tag created without a colour keeps none (color: null; "the UI default is grey")',
+    ),
+    Variant(
         "occasional_429",
         "every 50th request of a valid token's window answers 429 with Retry-After: 1 "
         "(Remaining 0, Reset 1)",
