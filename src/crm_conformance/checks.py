@@ -207,45 +207,45 @@ def error_fields(response: httpx.Response) -> None:
         )
 
 
-# Which types a status may carry. "The mapping of each type to statuses: not shown", so
-# each 4xx allows the coarse `invalid_request_error` (as Stripe-style APIs type a 404)
-# beside the type named for its condition; what no reading allows is a type whose retry
-# advice contradicts the status: "Retry `rate_limit_error` and `api_error` ...; do not
-# retry 4xx unchanged" rules out both on a 4xx, except where the document says so
-# (405 is `api_error`; 429 is the rate limit). Other statuses (402, 410, 413, ...) may
-# carry any type but those two.
-IMPLIED_TYPES: dict[int, frozenset[str]] = {
-    400: frozenset({"invalid_request_error"}),
-    401: frozenset({"authentication_error", "invalid_request_error"}),
-    403: frozenset({"permission_error", "invalid_request_error"}),
-    404: frozenset({"not_found_error", "invalid_request_error"}),
-    405: frozenset({"api_error"}),
-    409: frozenset({"conflict_error", "invalid_request_error"}),
-    422: frozenset({"invalid_request_error", "not_found_error"}),
-    429: frozenset({"rate_limit_error"}),
-}
 _RETRYABLE_TYPES = frozenset({"api_error", "rate_limit_error"})
+PINNED_TYPES: dict[int, frozenset[str]] = {
+    405: frozenset({"api_error"}),
+    429: _RETRYABLE_TYPES,
+}
+"""Statuses whose type the document fixes: 405 is "`api_error`: method not supported";
+a 429 is retried ("wait `Retry-After` seconds"), so its type is a retryable one."""
+
+
+def allowed_types(status: int) -> frozenset[str]:
+    """The error types a `status` may carry.
+
+    "The mapping of each type to statuses: not shown", so only the retry advice binds:
+    "Retry `rate_limit_error` and `api_error` with exponential backoff and jitter; do not
+    retry 4xx unchanged". A 4xx may carry any type but those two (a 403 typed
+    `authentication_error`, a 404 typed `invalid_request_error` are readings other APIs
+    made), except where the document pins it (PINNED_TYPES); a 5xx, a "server fault;
+    retry with backoff", carries a retryable type.
+    """
+    if status in PINNED_TYPES:
+        return PINNED_TYPES[status]
+    if status >= 500:
+        return _RETRYABLE_TYPES
+    return frozenset(ERROR_TYPES) - _RETRYABLE_TYPES
 
 
 @check("ERR-004")
 def error_type_matches_status(response: httpx.Response) -> None:
-    """The error `type` agrees with the status (see IMPLIED_TYPES for why these sets).
+    """The error `type` agrees with the status as far as the document says (`allowed_types`).
 
     "Rules: branch on `type` for flow": a client that branches on `type` must not be
-    told to retry (api_error, rate_limit_error) a 4xx the document says not to retry,
-    nor be told a 5xx is its own fault. 5xx: `internal_error` is a "server fault; retry
-    with backoff", and `api_error` is the only such retryable type.
+    told to retry a 4xx the document says not to retry, nor be told not to retry a
+    server fault or a 429.
     """
     error = _error_object(response)
     if not _is_error(response) or error is None:
         return
     status = response.status_code
-    if status >= 500:
-        allowed = frozenset({"api_error"})
-    elif status in IMPLIED_TYPES:
-        allowed = IMPLIED_TYPES[status]
-    else:
-        allowed = frozenset(ERROR_TYPES) - _RETRYABLE_TYPES
+    allowed = allowed_types(status)
     if error.get("type") not in ERROR_TYPES:
         return  # already failed by error_type_enum
     if error["type"] not in allowed:

@@ -310,17 +310,20 @@ def test_2xx_body_checks_leave_a_3xx_alone(name: str, status: int) -> None:
     checks.get(name).function(with_status(BAD[name], status))
 
 
-# Each 4xx allows `invalid_request_error` beside the type of its condition (IMPLIED_TYPES):
-# (status, the type of its condition, a type of another condition).
+# (status, a type it may carry, a type it may not): only the retry advice binds a 4xx
+# (no retryable type), 405 is `api_error`, a 429 and a 5xx carry a retryable type.
 STATUS_TYPES = [
-    (400, "invalid_request_error", "not_found_error"),
-    (401, "authentication_error", "permission_error"),
-    (403, "permission_error", "authentication_error"),
-    (404, "not_found_error", "conflict_error"),
+    (400, "not_found_error", "api_error"),
+    (401, "permission_error", "rate_limit_error"),
+    (403, "authentication_error", "api_error"),
+    (404, "conflict_error", "api_error"),
     (405, "api_error", "invalid_request_error"),
-    (409, "conflict_error", "not_found_error"),
-    (422, "not_found_error", "conflict_error"),
+    (409, "not_found_error", "rate_limit_error"),
+    (422, "conflict_error", "api_error"),
     (429, "rate_limit_error", "invalid_request_error"),
+    (429, "api_error", "permission_error"),
+    (500, "api_error", "invalid_request_error"),
+    (503, "rate_limit_error", "not_found_error"),
 ]
 
 

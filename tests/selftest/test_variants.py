@@ -108,6 +108,16 @@ def _mirrored_oauth_write(client: TestClient) -> Any:
     return refused.json()["error"]["code"]
 
 
+def _forbidden_type(client: TestClient) -> Any:
+    """The error type of a 403 insufficient_scope."""
+    made = client.post(
+        "/_adapter/v1/tokens",
+        json={"workspace": "primary", "kind": "workspace", "scopes": ["deals:read"]},
+    )
+    headers = {"Authorization": f"Bearer {made.json()['token']}"}
+    return client.get("/v1/contacts", headers=headers).json()["error"]["type"]
+
+
 OBSERVATIONS: dict[str, Callable[[TestClient], Any]] = {
     "create_returns_200": lambda c: _created_contact(c).status_code,
     "default_page_size_20": lambda c: c.get("/v1/contacts").json()["meta"]["limit"],
@@ -160,6 +170,7 @@ OBSERVATIONS: dict[str, Callable[[TestClient], Any]] = {
     "tag_color_null_default": lambda c: c.post(
         "/v1/tags", json={"name": "grey", "kind": "contact"}
     ).json()["color"],
+    "forbidden_typed_authentication": _forbidden_type,
     "unknown_keys_bad_request": lambda c: c.post("/v1/contacts/search", json={"x": 1}).status_code,
 }
 

@@ -552,6 +552,8 @@ def error_response(error: ApiError, request_id: str, settings: ServerSettings) -
         body["error"]["param"] = "body" if error.status == 422 else "query"
     if settings.has_fault("error_type_wrong") and error.status == 404:
         body["error"]["type"] = "api_error"
+    if settings.has_variant("forbidden_typed_authentication") and error.status == 403:
+        body["error"]["type"] = "authentication_error"  # one type for every token refusal
     if settings.has_variant("coarse_error_types") and error.status in (401, 403, 404, 409):
         body["error"]["type"] = "invalid_request_error"  # Stripe-style: one type for 4xx
     if settings.has_variant("reworded_messages"):

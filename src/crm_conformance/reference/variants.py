@@ -181,6 +181,11 @@ _VARIANTS = (
         'a tag created without a colour keeps none (color: null; "the UI default is grey")',
     ),
     Variant(
+        "forbidden_typed_authentication",
+        "403 errors are typed authentication_error, as APIs that type every refusal of a "
+        "token alike do (the mapping of types to statuses is not shown)",
+    ),
+    Variant(
         "occasional_429",
         "every 50th request of a valid token's window answers 429 with Retry-After: 1 "
         "(Remaining 0, Reset 1)",
