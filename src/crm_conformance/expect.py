@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 
 from crm_conformance import document
-from crm_conformance.checks import run_checks
+from crm_conformance.checks import ALWAYS_PRESENT, run_checks
 from crm_conformance.client import ApiClient
 from crm_conformance.failure import ConformanceFailure
 
@@ -149,6 +149,26 @@ def expect_present(
         not missing,
         expected=f"fields {', '.join(fields)} present",
         got=f"missing: {', '.join(missing)}",
+    )
+
+
+def expect_narrowed(
+    response: httpx.Response, req_id: str, record: Mapping[str, Any], names: Collection[str]
+) -> None:
+    """`record` carries no field beyond `names`, `id` and `object` (what `fields` asked for).
+
+    A contact's or deal's "Always present" fields may stay too: the document says both
+    that `fields` returns the names given and that those fields are always present, and a
+    server reading "always" as winning is as right as one reading `fields` as winning.
+    """
+    _, always = ALWAYS_PRESENT.get(str(record.get("object")), ("", ()))
+    extra = sorted(set(record) - {"id", "object", *names, *always})
+    expect_true(
+        response,
+        req_id,
+        not extra,
+        expected=f"only {', '.join(['id', 'object', *names])} (and Always present fields)",
+        got=f"also {', '.join(extra)}",
     )
 
 

@@ -171,6 +171,11 @@ OBSERVATIONS: dict[str, Callable[[TestClient], Any]] = {
         "/v1/tags", json={"name": "grey", "kind": "contact"}
     ).json()["color"],
     "forbidden_typed_authentication": _forbidden_type,
+    "fields_keeps_always_present": lambda c: sorted(
+        c.get(
+            f"/v1/contacts/{_created_contact(c).json()['id']}", params={"fields": "first_name"}
+        ).json()
+    ),
     "unknown_keys_bad_request": lambda c: c.post("/v1/contacts/search", json={"x": 1}).status_code,
 }
 

@@ -157,7 +157,7 @@ class Call:
             identity={"workspace": self.workspace, **identity},
         )
         self.narrowed = params.fields is not None
-        data = [project(render(row), params.fields) for row in page.rows]
+        data = [self._project(render(row), params.fields) for row in page.rows]
         if params.fields is not None and self.settings.has_fault("fields_drops_id"):
             # "id was not asked for": the list projection forgets id is always returned
             data = [
@@ -185,6 +185,13 @@ class Call:
     def narrow(self, rendered: dict[str, Any], fields: tuple[str, ...] | None) -> dict[str, Any]:
         """`rendered` narrowed to `fields` (keeping id and object)."""
         self.narrowed = fields is not None
+        return self._project(rendered, fields)
+
+    def _project(self, rendered: dict[str, Any], fields: tuple[str, ...] | None) -> dict[str, Any]:
+        """`rendered` narrowed to `fields`; under `fields_keeps_always_present` a contact or
+        deal keeps its "Always present" fields too."""
+        if fields is not None and self.settings.has_variant("fields_keeps_always_present"):
+            fields = (*fields, *DOCUMENTED_ALWAYS_PRESENT.get(rendered.get("object", ""), ()))
         return project(rendered, fields)
 
     def created(self, body: Any) -> Reply:
@@ -477,15 +484,21 @@ def json_response(
     )
 
 
-_ALWAYS_PRESENT = {
-    "contact": frozenset({"id", "object", "status", "visibility", "created_at", "updated_at"}),
-    "deal": frozenset(
-        {"id", "object", "pipeline_id", "stage_id", "title", "visibility", "created_at"}
-        | {"updated_at", "probability"}
+DOCUMENTED_ALWAYS_PRESENT = {
+    "contact": ("id", "object", "status", "visibility", "created_at", "updated_at"),
+    "deal": (
+        "id", "object", "pipeline_id", "stage_id", "title", "visibility", "created_at",
+        "updated_at",
     ),
+}  # fmt: skip
+"""The document's "Always present" lists of a contact and a deal."""
+
+_ALWAYS_PRESENT = {
+    "contact": frozenset(DOCUMENTED_ALWAYS_PRESENT["contact"]),
+    "deal": frozenset(DOCUMENTED_ALWAYS_PRESENT["deal"]) | {"probability"},
 }
-"""Fields a contact or deal always carries (the document's "Always present" lists), plus
-deal `probability`, whose null has a meaning (the stage default)."""
+"""Fields a contact or deal always carries, plus deal `probability`, whose null has a
+meaning (the stage default)."""
 
 
 def _without_null_optional_fields(value: Any) -> Any:

@@ -186,6 +186,11 @@ _VARIANTS = (
         "token alike do (the mapping of types to statuses is not shown)",
     ),
     Variant(
+        "fields_keeps_always_present",
+        "fields narrows a contact or deal to the names given and its Always present fields "
+        '("Always present" read as winning over fields)',
+    ),
+    Variant(
         "occasional_429",
         "every 50th request of a valid token's window answers 429 with Retry-After: 1 "
         "(Remaining 0, Reset 1)",
