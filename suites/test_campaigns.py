@@ -15,11 +15,13 @@ from typing import Any
 import httpx
 import pytest
 
-from crm_conformance import conventions, document
-from crm_conformance.adapter_client import AdapterClient
-from crm_conformance.client import ApiClient
-from crm_conformance.conventions import Lookup
-from crm_conformance.expect import (
+from crm_conformance import (
+    AdapterClient,
+    ApiClient,
+    ConformanceFailure,
+    RecordFactory,
+    conventions,
+    document,
     expect_enum,
     expect_error,
     expect_identifier,
@@ -28,8 +30,6 @@ from crm_conformance.expect import (
     expect_success,
     expect_value,
 )
-from crm_conformance.factories import RecordFactory
-from crm_conformance.failure import ConformanceFailure
 
 STATUSES = document.enum("Campaign", "status")
 
@@ -45,7 +45,7 @@ def pause(api: ApiClient, campaign_id: str) -> httpx.Response:
     return api.post(f"/v1/campaigns/{campaign_id}/pause")
 
 
-def resume(api: ApiClient, convention: Lookup, campaign_id: str) -> httpx.Response:
+def resume(api: ApiClient, convention: conventions.Lookup, campaign_id: str) -> httpx.Response:
     """Resume at the target's path (skipped, naming the key, when the file has none)."""
     return api.post(conventions.path(convention, "campaigns.resume_path", campaign_id=campaign_id))
 
@@ -85,7 +85,7 @@ def test_pausing_a_campaign_that_is_not_running_is_a_conflict(
 @pytest.mark.req("CAMP-006", "CAMP-007", "CAMP-009")
 @pytest.mark.parametrize("status", [s for s in STATUSES if s not in ("running", "paused")])
 def test_a_refused_pause_leaves_the_campaign_unchanged(
-    api: ApiClient, campaigns: RecordFactory, convention: Lookup, status: str
+    api: ApiClient, campaigns: RecordFactory, convention: conventions.Lookup, status: str
 ) -> None:
     """A campaign the pause refused did not become paused: resuming it is still refused
     as not paused (a campaign's status is read by no documented operation)."""
@@ -98,7 +98,7 @@ def test_a_refused_pause_leaves_the_campaign_unchanged(
 @pytest.mark.req("CAMP-009")
 @pytest.mark.parametrize("status", [s for s in STATUSES if s != "paused"])
 def test_resuming_a_campaign_that_is_not_paused_is_a_conflict(
-    api: ApiClient, campaigns: RecordFactory, convention: Lookup, status: str
+    api: ApiClient, campaigns: RecordFactory, convention: conventions.Lookup, status: str
 ) -> None:
     campaign = campaigns.campaign(status=status)
     response = resume(api, convention, campaign["id"])
@@ -110,7 +110,7 @@ def test_resuming_a_campaign_that_is_not_paused_is_a_conflict(
 def test_resuming_a_paused_campaign_is_not_refused_as_not_paused(
     api: ApiClient,
     campaigns: RecordFactory,
-    convention: Lookup,
+    convention: conventions.Lookup,
     how: str,
     observe: Callable[[str, Any], None],
 ) -> None:

@@ -14,16 +14,19 @@ the move tests skip, naming them; a path the file names is one the target offers
 import time
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 import httpx
 import pytest
 
-from crm_conformance import conventions, document
-from crm_conformance.adapter_client import AdapterClient
-from crm_conformance.client import ApiClient
-from crm_conformance.conventions import Lookup
-from crm_conformance.expect import (
+from crm_conformance import (
+    AdapterClient,
+    ApiClient,
+    ConformanceFailure,
+    RecordFactory,
+    absent_id,
+    conventions,
+    document,
     expect_enum,
     expect_error,
     expect_identifier,
@@ -35,8 +38,6 @@ from crm_conformance.expect import (
     expect_type_or_null,
     expect_value,
 )
-from crm_conformance.factories import RecordFactory, absent_id
-from crm_conformance.failure import ConformanceFailure
 
 OUTCOMES = document.enum("ConversationCloseRequest", "outcome")
 WON_REASONS = document.enum("ConversationCloseRequest", "won_reason")
@@ -77,7 +78,7 @@ def closed(response: httpx.Response, req_id: str, conversation_id: str) -> dict[
     expect_value(response, req_id, "object", body.get("object"), "conversation")
     expect_value(response, req_id, "id", body.get("id"), conversation_id)
     expect_value(response, "CONV-024", "status", body.get("status"), "closed")
-    return body
+    return cast(dict[str, Any], body)
 
 
 def contact_of(api: ApiClient, contact_id: str, req_id: str) -> dict[str, Any]:
@@ -417,7 +418,7 @@ def test_close_of_an_unknown_conversation_is_not_found(api: ApiClient) -> None:
 def move(
     api: ApiClient,
     conversations: RecordFactory,
-    convention: Lookup,
+    convention: conventions.Lookup,
     conversation_id: str,
     name: str,
     *,
@@ -445,7 +446,7 @@ def move(
 @pytest.mark.req("CONV-034")
 @pytest.mark.parametrize("name", ["handoff", "assign", "resume"])
 def test_a_closed_conversation_cannot_be_moved(
-    api: ApiClient, conversations: RecordFactory, convention: Lookup, name: str
+    api: ApiClient, conversations: RecordFactory, convention: conventions.Lookup, name: str
 ) -> None:
     conversation = conversations.conversation(status="active")
     closed(close(api, conversation["id"]), "CONV-015", conversation["id"])
@@ -455,7 +456,7 @@ def test_a_closed_conversation_cannot_be_moved(
 
 @pytest.mark.req("SCOPE-018", "SCOPE-021")
 def test_a_handoff_without_conversations_write_is_insufficient_scope(
-    api: ApiClient, conversations: RecordFactory, convention: Lookup
+    api: ApiClient, conversations: RecordFactory, convention: conventions.Lookup
 ) -> None:
     """ "`conversations:write` changes who handles a conversation": a handoff by a token
     that can only read conversations is refused, and the message names the scope (other
@@ -473,7 +474,7 @@ def test_a_handoff_without_conversations_write_is_insufficient_scope(
     )
 
 
-HOLDERS = {
+HOLDERS: dict[str, dict[str, Any]] = {
     "the AI agent": {"status": "active", "handler": "agent"},
     "a teammate": {"status": "active", "handler": "user"},
     "the queue": {"status": "waiting", "handler": None},
@@ -493,7 +494,7 @@ REFUSED_MOVES = [
 def test_a_move_the_holder_rules_out_is_a_conflict(
     api: ApiClient,
     conversations: RecordFactory,
-    convention: Lookup,
+    convention: conventions.Lookup,
     name: str,
     holder: str,
     req_id: str,
@@ -506,7 +507,7 @@ def test_a_move_the_holder_rules_out_is_a_conflict(
 
 @pytest.mark.req("CONV-038")
 def test_resuming_where_no_ai_agent_can_take_it_is_a_conflict(
-    api: ApiClient, conversations: RecordFactory, convention: Lookup
+    api: ApiClient, conversations: RecordFactory, convention: conventions.Lookup
 ) -> None:
     conversation = conversations.conversation(**HOLDERS["the queue"], agent_available=False)
     response = move(api, conversations, convention, conversation["id"], "resume")
@@ -516,7 +517,7 @@ def test_resuming_where_no_ai_agent_can_take_it_is_a_conflict(
 @pytest.mark.req("CONV-040")
 @pytest.mark.parametrize("holder", ["a teammate", "the queue"])
 def test_assigning_to_someone_who_is_not_a_teammate_is_refused(
-    api: ApiClient, conversations: RecordFactory, convention: Lookup, holder: str
+    api: ApiClient, conversations: RecordFactory, convention: conventions.Lookup, holder: str
 ) -> None:
     conversation = conversations.conversation(**HOLDERS[holder])
     response = move(

@@ -19,9 +19,12 @@ from typing import Any
 
 import pytest
 
-from crm_conformance.adapter_client import AdapterClient, Fixtures
-from crm_conformance.client import ApiClient
-from crm_conformance.expect import (
+from crm_conformance import (
+    AdapterClient,
+    ApiClient,
+    Fixtures,
+    RecordFactory,
+    absent_id,
     expect_enum,
     expect_error,
     expect_error_among,
@@ -33,7 +36,6 @@ from crm_conformance.expect import (
     expect_type_or_null,
     expect_value,
 )
-from crm_conformance.factories import RecordFactory, absent_id
 
 DEALS = "/v1/deals"
 LOST_JUSTIFICATION = "Chose a competitor"

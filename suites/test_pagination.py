@@ -14,9 +14,10 @@ from typing import Any
 
 import pytest
 
-from crm_conformance import document
-from crm_conformance.client import ApiClient
-from crm_conformance.expect import (
+from crm_conformance import (
+    ApiClient,
+    RecordFactory,
+    document,
     expect_error,
     expect_present,
     expect_status,
@@ -27,7 +28,6 @@ from crm_conformance.expect import (
     instant,
     with_cursor,
 )
-from crm_conformance.factories import RecordFactory
 
 LIMIT = document.page_limit()
 DIRECTORY_LISTS = ("/v1/users", "/v1/audiences")

@@ -15,8 +15,9 @@ from typing import Any
 import httpx
 import pytest
 
-from crm_conformance.client import ApiClient
-from crm_conformance.expect import (
+from crm_conformance import (
+    ApiClient,
+    RecordFactory,
     expect_error,
     expect_narrowed,
     expect_status,
@@ -26,7 +27,6 @@ from crm_conformance.expect import (
     instant,
     with_cursor,
 )
-from crm_conformance.factories import RecordFactory
 
 CONTACTS = "/v1/contacts"
 MAX_EXPAND = 4

@@ -24,21 +24,22 @@ from typing import Any
 import httpx
 import pytest
 
-from crm_conformance import conventions
-from crm_conformance.adapter_client import AdapterClient, Workspace
-from crm_conformance.capabilities import discover
-from crm_conformance.client import ApiClient
-from crm_conformance.expect import (
+from crm_conformance import (
+    AdapterClient,
+    ApiClient,
+    Target,
+    Workspace,
+    conventions,
+    discover,
     expect_error,
     expect_status,
     expect_success,
     expect_true,
     expect_value,
     matches,
+    phone_number,
     words_in,
 )
-from crm_conformance.factories import phone_number
-from crm_conformance.target import Target
 
 DOCUMENT_SCOPES: tuple[str, ...] = (
     "contacts:read",

@@ -17,11 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
-from crm_conformance import conventions
-from crm_conformance.adapter_client import AdapterClient
-from crm_conformance.client import ApiClient
-from crm_conformance.conventions import Lookup
-from crm_conformance.expect import expect_error, expect_status
+from crm_conformance import AdapterClient, ApiClient, conventions, expect_error, expect_status
 
 VALUE = 100
 """A value every event that needs one can carry (its type is not shown; a sale's amount)."""
@@ -30,7 +26,7 @@ VALUE = 100
 class SuccessEvents:
     """Records and reverses events at the paths and with the body the target file names."""
 
-    def __init__(self, api: ApiClient, convention: Lookup) -> None:
+    def __init__(self, api: ApiClient, convention: conventions.Lookup) -> None:
         self.api = api
         self.convention = convention
 
@@ -88,7 +84,7 @@ def event_id(record: dict[str, Any]) -> str:
 
 
 @pytest.fixture
-def events(api: ApiClient, convention: Lookup) -> SuccessEvents:
+def events(api: ApiClient, convention: conventions.Lookup) -> SuccessEvents:
     return SuccessEvents(api, convention)
 
 

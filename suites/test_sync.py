@@ -22,17 +22,17 @@ from typing import Any
 
 import pytest
 
-from crm_conformance.adapter_client import AdapterClient
-from crm_conformance.client import ApiClient
-from crm_conformance.conventions import deletion_feed
-from crm_conformance.expect import (
+from crm_conformance import (
+    AdapterClient,
+    ApiClient,
+    RecordFactory,
+    conventions,
     expect_error,
     expect_pages,
     expect_status,
     expect_true,
     strings_in,
 )
-from crm_conformance.factories import RecordFactory
 
 FEED = "/v1/deleted-records"
 
@@ -161,7 +161,7 @@ def test_a_deletion_appears_in_the_deletion_feed(
     observe: Callable[[str, Any], None],
     entity: str,
 ) -> None:
-    query = deletion_feed(convention, entity)
+    query = conventions.deletion_feed(convention, entity)
     record = DELETABLE[entity](factory)
     factory.adapter.delete_record(record["id"])
     items = expect_pages(api, FEED, "SYNC-004", query, max_pages=50)
@@ -180,7 +180,7 @@ def test_a_deletion_appears_in_the_deletion_feed(
 def test_the_deletion_feed_needs_the_read_scope_of_the_resource(
     api: ApiClient, factory: RecordFactory, convention: Callable[[str], str]
 ) -> None:
-    query = deletion_feed(convention, "contacts")
+    query = conventions.deletion_feed(convention, "contacts")
     without = factory.token(scopes=["contacts:write", "deals:read"]).token
     response = api.with_token(without).get(FEED, params=query)
     expect_error(

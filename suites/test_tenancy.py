@@ -17,10 +17,10 @@ from typing import Any
 import httpx
 import pytest
 
-from crm_conformance.adapter_client import AdapterClient
-from crm_conformance.client import ApiClient
-from crm_conformance.conventions import deletion_feed
-from crm_conformance.expect import (
+from crm_conformance import (
+    AdapterClient,
+    ApiClient,
+    conventions,
     expect_error,
     expect_pages,
     expect_success,
@@ -170,7 +170,7 @@ def test_the_deletion_feed_shows_only_the_tokens_workspace(
     elsewhere: dict[str, Any],
     convention: Callable[[str], str],
 ) -> None:
-    query = deletion_feed(convention, "contacts")
+    query = conventions.deletion_feed(convention, "contacts")
     adapter.delete_record(elsewhere["id"])
     expect_listed_only_to_its_workspace(
         elsewhere["id"], "/v1/deleted-records", query, other_api, api

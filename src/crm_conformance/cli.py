@@ -12,7 +12,9 @@ from typing import Any
 
 import click
 
+from crm_conformance import waivers
 from crm_conformance._errors import ConformanceError
+from crm_conformance.plugin.options import PROFILES
 
 
 class _Exit(click.ClickException):
@@ -56,7 +58,13 @@ def main() -> None:
 )
 @click.option("-n", "workers", type=int, default=0, show_default=True, help="xdist workers")
 @click.option("--seed", type=int, help="hypothesis seed, for a reproducible run")
-@click.option("--profile", type=click.Choice(["quick", "full"]), default="quick", show_default=True)
+@click.option(
+    "--profile",
+    type=click.Choice(PROFILES),
+    default=PROFILES[0],
+    show_default=True,
+    help="how many generated cases property and fuzz tests run",
+)
 @click.option(
     "--report-dir", type=click.Path(path_type=Path), help="default reports/<time>-<run id>"
 )
@@ -67,12 +75,7 @@ def main() -> None:
     metavar="RUN_DIR",
     help="rerun the failed, errored and blocked tests of an earlier run",
 )
-@click.option(
-    "--waivers",
-    type=click.Path(path_type=Path),
-    metavar="FILE",
-    help="expected failures (YAML list: id, reason, link, expires); strict",
-)
+@click.option("--waivers", type=click.Path(path_type=Path), metavar="FILE", help=waivers.HELP)
 @click.option("--certify", is_flag=True, help="every class, no filters; write a certificate")
 @click.argument("pytest_args", nargs=-1, type=click.UNPROCESSED)
 def run(

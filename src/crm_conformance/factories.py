@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, NoReturn
 
-from crm_conformance._errors import ConformanceError
+from crm_conformance._errors import SetupFailed
 from crm_conformance.adapter_client import AdapterClient, IssuedToken
 from crm_conformance.client import ApiClient
 from crm_conformance.target import Target
@@ -34,10 +34,6 @@ def phone_number() -> str:
     """A fresh E.164 number strict validators accept: London 020 7xxx xxxx, random
     because phones are unique per workspace."""
     return f"+44207{secrets.randbelow(10**7):07d}"
-
-
-class SetupFailed(ConformanceError):
-    """Raised when the target refuses to create data a test needs; the test is blocked."""
 
 
 class RecordFactory:

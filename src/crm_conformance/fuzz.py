@@ -268,7 +268,7 @@ def profile_examples(name: str) -> int:
 
 
 def profile_of(config: Any) -> str:
-    """The run's profile: `--profile` (registered by `crm-conformance run`), else the
+    """The run's profile: `--profile` (an option of the harness plugin), else the
     environment's CRM_PROFILE, else `quick`; ValueError names the known profiles."""
     name = config.getoption("crm_profile", default=None) or os.environ.get("CRM_PROFILE")
     name = name or "quick"

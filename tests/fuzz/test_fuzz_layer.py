@@ -76,6 +76,7 @@ def app(*, request_id_on_errors: bool) -> Callable[..., Awaitable[None]]:
             payload = json.loads(body)
         except ValueError:
             payload = None
+        answer: dict[str, Any]
         if isinstance(payload, dict) and isinstance(payload.get("text"), str):
             status, answer, rid = 200, {"id": "note_1"}, "req_1"
         else:
