@@ -221,12 +221,15 @@ def settings(*, seed: int | None = None, max_examples: int | None = None) -> dic
     Why each entry: `database = "none"` so a run replays nothing from an earlier one
     (the seed alone reproduces it); `with-security-parameters = false` because the
     harness client sends the token and `ignored_auth` probes missing and invalid ones;
-    `allow_header_conformance` off because the document never mentions `Allow`.
+    `allow_header_conformance` off because the document never mentions `Allow`;
+    `content_type_conformance` off because the document asks only for JSON bodies, which
+    the harness's HDR-004 check holds (any `+json` type, as `application/problem+json`).
     """
     config: dict[str, Any] = {
         "generation": {"database": "none", "with-security-parameters": False},
         "checks": {
             "allow_header_conformance": {"enabled": False},
+            "content_type_conformance": {"enabled": False},
             "positive_data_acceptance": {"expected-statuses": list(ACCEPTED_WHEN_VALID)},
         },
         "phases": {"stateful": {"generation": {"mode": "positive"}}},

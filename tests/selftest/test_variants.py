@@ -176,6 +176,7 @@ OBSERVATIONS: dict[str, Callable[[TestClient], Any]] = {
             f"/v1/contacts/{_created_contact(c).json()['id']}", params={"fields": "first_name"}
         ).json()
     ),
+    "problem_json_errors": lambda c: c.get(MISSING_CONTACT).headers["Content-Type"],
     "unknown_keys_bad_request": lambda c: c.post("/v1/contacts/search", json={"x": 1}).status_code,
 }
 

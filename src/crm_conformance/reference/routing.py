@@ -471,7 +471,12 @@ def _with_null(value: Any, field: str, objects: tuple[str, ...]) -> Any:
 
 
 def json_response(
-    body: Any, status: int, headers: Mapping[str, str], settings: ServerSettings
+    body: Any,
+    status: int,
+    headers: Mapping[str, str],
+    settings: ServerSettings,
+    *,
+    media_type: str = "application/json",
 ) -> Response:
     """A JSON answer: compact `application/json` unless a variant shapes it otherwise."""
     pretty = settings.has_variant("pretty_json")
@@ -480,7 +485,7 @@ def json_response(
         json.dumps(body, indent=2) if pretty else json.dumps(body, separators=(",", ":")),
         status_code=status,
         headers=dict(headers),
-        media_type="application/json" + charset,
+        media_type=media_type + charset,
     )
 
 
@@ -574,7 +579,9 @@ def error_response(error: ApiError, request_id: str, settings: ServerSettings) -
         body["error"]["documentation_url"] = f"https://docs.example.test/errors/{error.code}"
     if settings.has_variant("empty_detail_array") and body["error"]["detail"] is None:
         body["error"]["detail"] = []
-    return json_response(body, error.status, error.headers, settings)
+    problem = settings.has_variant("problem_json_errors")
+    media_type = "application/problem+json" if problem else "application/json"
+    return json_response(body, error.status, error.headers, settings, media_type=media_type)
 
 
 def _only_unknown_keys(error: ApiError) -> bool:

@@ -191,6 +191,11 @@ _VARIANTS = (
         '("Always present" read as winning over fields)',
     ),
     Variant(
+        "problem_json_errors",
+        "error bodies are sent as application/problem+json (still the {error: {...}} "
+        "envelope: the document says only that bodies are JSON)",
+    ),
+    Variant(
         "occasional_429",
         "every 50th request of a valid token's window answers 429 with Retry-After: 1 "
         "(Remaining 0, Reset 1)",
