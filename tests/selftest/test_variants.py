@@ -177,6 +177,9 @@ OBSERVATIONS: dict[str, Callable[[TestClient], Any]] = {
         ).json()
     ),
     "problem_json_errors": lambda c: c.get(MISSING_CONTACT).headers["Content-Type"],
+    "search_null_join_absent": lambda c: (
+        c.post("/v1/contacts/search", json={"filter": {"conditions": [], "join": None}}).status_code
+    ),
     "unknown_keys_bad_request": lambda c: c.post("/v1/contacts/search", json={"x": 1}).status_code,
 }
 

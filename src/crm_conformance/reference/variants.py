@@ -196,6 +196,10 @@ _VARIANTS = (
         "envelope: the document says only that bodies are JSON)",
     ),
     Variant(
+        "search_null_join_absent",
+        "a search group's join: null reads as an absent join (and), where the reference refuses it",
+    ),
+    Variant(
         "occasional_429",
         "every 50th request of a valid token's window answers 429 with Retry-After: 1 "
         "(Remaining 0, Reset 1)",
