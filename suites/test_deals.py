@@ -34,6 +34,7 @@ from crm_conformance import (
     expect_timestamp,
     expect_true,
     expect_type_or_null,
+    expect_unset_custom_fields,
     expect_value,
 )
 
@@ -67,7 +68,7 @@ def body(
 
 
 @pytest.mark.req("DEAL-001", "DEAL-002", "DEAL-018", "DEAL-030", "DEAL-027", "IDN-010")
-@pytest.mark.req("IDN-011", "IDN-012")
+@pytest.mark.req("IDN-003", "IDN-011", "IDN-012")
 def test_a_deal_is_created_in_a_pipeline_stage(
     api: ApiClient, body: dict[str, Any], observe: Callable[[str, Any], None]
 ) -> None:
@@ -75,7 +76,8 @@ def test_a_deal_is_created_in_a_pipeline_stage(
     deal = expect_success(response, "DEAL-001")
     observe("deal create status", response.status_code)
     observe("deal default status", deal.get("status"))
-    # "Always present" (DEAL-002) is a universal check, applied by expect_success.
+    # "Always present" (DEAL-002) and ISO 8601 timestamps (IDN-003) are universal
+    # checks, applied by expect_success.
     expect_value(response, "DEAL-002", "object", deal["object"], "deal")
     for name in ("pipeline_id", "stage_id", "title", "contact_id"):
         expect_value(response, "DEAL-001", name, deal.get(name), body[name])
@@ -338,6 +340,19 @@ def test_optional_fields_have_their_documented_types(api: ApiClient, body: dict[
         expect_type_or_null(response, req_id, deal, field, kind, called)
     for tag in deal.get("tags") or ():
         expect_value(response, "DEAL-029", "tags[].object", tag.get("object"), "tag")
+
+
+@pytest.mark.req("CON-025", "DEAL-028")
+def test_every_custom_field_of_a_deal_appears_and_an_unset_one_is_null(
+    api: ApiClient, body: dict[str, Any], fixtures: Fixtures
+) -> None:
+    """ "Every custom field defined for that resource in the workspace appears; an unset
+    one is null", for deals: a deal created with none set carries each as null."""
+    if not fixtures.deal_custom_fields:
+        pytest.skip("the adapter's fixtures list no deal custom field")
+    response = api.post(DEALS, json=body)
+    deal = expect_success(response, "CON-025")
+    expect_unset_custom_fields(response, "CON-025", deal, fixtures.deal_custom_fields)
 
 
 @pytest.mark.req("DEAL-031")

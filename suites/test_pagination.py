@@ -21,8 +21,8 @@ from crm_conformance import (
     expect_error,
     expect_present,
     expect_status,
-    expect_timestamp,
     expect_true,
+    expect_type_or_null,
     expect_value,
     expect_walk,
     instant,
@@ -203,12 +203,17 @@ def test_users_are_listed_in_the_order_they_joined(api: ApiClient, factory: Reco
 
 @pytest.mark.req("AUD-001")
 def test_audiences_are_listed_newest_first(api: ApiClient) -> None:
+    """Audiences are read as the workspace has them (no operation makes one): at least
+    two with different `created_at` are needed to tell an order, and no older one may
+    come before a newer one."""
     pages = expect_walk(
         lambda c: api.get("/v1/audiences", params=with_cursor({"limit": LIMIT}, c)),
         "AUD-001",
         max_pages=MAX_PAGES,
     )
     stamps = [instant(row.get("created_at")) for page in pages for row in page]
+    if len(set(stamps)) < 2:
+        pytest.skip(f"the workspace's {len(stamps)} audiences have no two creation times apart")
     expect_true(
         None,
         "AUD-001",
@@ -313,10 +318,11 @@ def test_paging_neither_repeats_nor_skips_while_records_change(
 
 
 DIRECTORY_RECORDS = {
-    "/v1/users": ("user", ("name", "email", "role", "status"), ("created_at",)),
-    "/v1/audiences": ("audience", ("name", "status"), ("created_at", "updated_at")),
+    "/v1/users": ("user", ("name", "email", "role", "status")),
+    "/v1/audiences": ("audience", ("name", "status")),
 }
-"""Per directory list: its `object`, its string fields and its date-time fields."""
+"""Per directory list: its `object` and its string fields (its date-time fields are the
+universal timestamp check's)."""
 
 
 @pytest.mark.req("USR-003", "AUD-003", "IDN-002", "IDN-003", "IDN-008", "IDN-017")
@@ -325,19 +331,35 @@ def test_directory_rows_carry_their_documented_fields(api: ApiClient, path: str)
     """`id` and `object` on every row (the id's prefix is a universal check); the other
     fields are typed where present, since the document lists them without saying that
     a null one is sent rather than left out."""
-    kind, strings, stamps = DIRECTORY_RECORDS[path]
+    kind, strings = DIRECTORY_RECORDS[path]
     req_id = "USR-003" if kind == "user" else "AUD-003"
     response = api.get(path, params={"limit": LIMIT})
     for row in expect_status(response, req_id, 200)["data"]:
         expect_present(response, "IDN-002", row, ("id", "object"))
         expect_value(response, "IDN-002", f"{kind} object", row["object"], kind)
         for field in strings:
-            expect_true(
-                response,
-                req_id,
-                row.get(field) is None or isinstance(row[field], str),
-                expected=f"{kind}.{field} a string",
-                got=f"{kind}.{field} = {row.get(field)!r}",
-            )
-        for field in stamps:
-            expect_timestamp(response, "IDN-003", row, field)
+            expect_type_or_null(response, req_id, row, field, str, "a string")
+
+
+@pytest.mark.req("USR-003")
+def test_a_new_member_is_listed_with_its_name(api: ApiClient, factory: RecordFactory) -> None:
+    """A person the adapter adds is a member the user list shows, named as given: the
+    fields are checked on values the test knows, not only typed where present."""
+    made = factory.user()
+    rows = [
+        row
+        for page in expect_walk(
+            lambda c: api.get("/v1/users", params=with_cursor({"limit": LIMIT}, c)),
+            "USR-003",
+            max_pages=MAX_PAGES,
+        )
+        for row in page
+        if row.get("id") == made["id"]
+    ]
+    expect_true(
+        None,
+        "USR-003",
+        len(rows) == 1 and rows[0].get("name") == made["name"],
+        expected=f"user {made['id']} listed once, named {made['name']!r}",
+        got=f"{rows}",
+    )

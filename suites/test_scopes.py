@@ -390,14 +390,32 @@ def test_a_mirrored_entity_refuses_writes_whatever_the_scopes(
 
 @pytest.mark.req("SCOPE-027")
 def test_capabilities_report_the_effective_write_policy(
-    other_api: ApiClient, secondary: Setup, observe: Callable[[str, Any], None]
+    other_api: ApiClient,
+    target: Target,
+    secondary: Setup,
+    observe: Callable[[str, Any], None],
 ) -> None:
+    """With deals mirrored, the answer says deals cannot be written, and it said they
+    could before. The shape is not shown: where the harness reads a policy from it
+    (`capabilities.discover`), the deals entry must flip; where it cannot, the answer
+    must at least change."""
     writable = expect_status(other_api.get("/v1/capabilities"), "SCOPE-027", 200)
+    before = discover(target=target, clients={"full": other_api})
     with mirrored(secondary.adapter, "deals"):
         response = other_api.get("/v1/capabilities")
         refused = expect_status(response, "SCOPE-027", 200)
+        after = discover(target=target, clients={"full": other_api})
     observe("GET /v1/capabilities", writable)
     observe("GET /v1/capabilities (deals mirrored)", refused)
+    if before.write_policy_source == after.write_policy_source == "GET /v1/capabilities":
+        expect_value(
+            response,
+            "SCOPE-027",
+            "deals writable (before, while mirrored)",
+            (before.write_policy.get("deals"), after.write_policy.get("deals")),
+            (True, False),
+        )
+        return
     expect_true(
         response,
         "SCOPE-027",

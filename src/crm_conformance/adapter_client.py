@@ -73,6 +73,10 @@ class Fixtures:
     lost_reasons: tuple[str, ...]
     users: tuple[str, ...]
     contact_custom_fields: tuple[str, ...]
+    deal_custom_fields: tuple[str, ...] = ()
+    """Keys of the deals' custom fields (optional in the answer: empty when left out)."""
+    organization_custom_fields: tuple[str, ...] = ()
+    """Keys of the organizations' custom fields (optional likewise)."""
 
 
 class AdapterClient:
@@ -153,6 +157,8 @@ class AdapterClient:
                     lost_reasons=tuple(body["lost_reasons"]),
                     users=tuple(body["users"]),
                     contact_custom_fields=tuple(body["contact_custom_fields"]),
+                    deal_custom_fields=tuple(body.get("deal_custom_fields") or ()),
+                    organization_custom_fields=tuple(body.get("organization_custom_fields") or ()),
                 )
             except (KeyError, TypeError) as exc:
                 raise AdapterError(

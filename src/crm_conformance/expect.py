@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 
 from crm_conformance import document
-from crm_conformance.checks import ALWAYS_PRESENT, run_checks
+from crm_conformance.checks import ALWAYS_PRESENT, is_timestamp, run_checks
 from crm_conformance.client import ApiClient
 from crm_conformance.failure import ConformanceFailure
 
@@ -172,6 +172,27 @@ def expect_narrowed(
     )
 
 
+def expect_unset_custom_fields(
+    response: httpx.Response, req_id: str, record: Mapping[str, Any], keys: Collection[str]
+) -> None:
+    """ "Every custom field defined for that resource in the workspace appears; an unset
+    one is null": `record` (made with none set) has `custom_fields`, an object holding
+    each of `keys` as null."""
+    custom = record.get("custom_fields")
+    wrong = (
+        {key: custom.get(key, "(absent)") for key in keys if custom.get(key, "") is not None}
+        if isinstance(custom, Mapping)
+        else custom
+    )
+    expect_true(
+        response,
+        req_id,
+        isinstance(custom, Mapping) and not wrong,
+        expected=f"custom_fields with every field ({', '.join(keys)}) present and null",
+        got=f"custom_fields = {custom!r}" if not isinstance(custom, Mapping) else f"{wrong!r}",
+    )
+
+
 def expect_enum(
     response: httpx.Response,
     req_id: str,
@@ -235,17 +256,6 @@ def expect_type_or_null(
         expected=f"{field} {called} or null",
         got=f"{field} = {value!r}",
     )
-
-
-def is_timestamp(value: Any) -> bool:
-    """Whether `value` is an ISO 8601 date-time string (a date alone is not one)."""
-    if not isinstance(value, str) or "T" not in value.upper():
-        return False
-    try:
-        datetime.fromisoformat(value.replace("z", "Z"))
-    except ValueError:
-        return False
-    return True
 
 
 def instant(value: Any) -> datetime:

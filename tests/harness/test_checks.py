@@ -185,6 +185,14 @@ BAD = {
         NOT_FOUND, lambda b: b["error"].update(detail=[{"field": "a", "code": None}])
     ),
     "error_type_matches_status": error(404, "api_error"),
+    "timestamps": response(
+        200, {**collection(), "data": [{**contact(), "updated_at": 1767225600}]}
+    ),
+    "timestamps_nested": response(
+        200,
+        {"object": "campaign_stats", "campaign_id": hexid("camp_"), "window_end": "2026-01-01"},
+        path="/v1/x",
+    ),
     "always_present_fields": response(
         200, {"object": "contact", "id": hexid("con_"), "status": "open"}, path="/v1/contacts/x"
     ),

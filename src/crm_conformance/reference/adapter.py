@@ -88,9 +88,12 @@ def fixtures(call: Call) -> Reply:
                 ],
                 "lost_reasons": [r["id"] for r in tx.all(workspace, "lost_reason")],
                 "users": [u["id"] for u in tx.all(workspace, "user") if u["status"] == "active"],
-                "contact_custom_fields": [
-                    f["key"] for f in tx.find(workspace, "field", resource="contact")
-                ],
+                **{
+                    f"{resource}_custom_fields": [
+                        f["key"] for f in tx.find(workspace, "field", resource=resource)
+                    ]
+                    for resource in ("contact", "deal", "organization")
+                },
             },
         )
 

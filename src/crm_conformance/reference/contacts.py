@@ -402,7 +402,12 @@ def upsert_contact(call: Call) -> Reply:
             changes, resolution = read_changes(call, tx, body, None)
             record = tx.insert(call.workspace, "contact", changes)
             return call.created(_answer(tx, call, record, resolution))
-        if by_external and phone and by_external.get("phone") not in (None, phone):
+        if (
+            by_external
+            and phone
+            and by_external.get("phone") not in (None, phone)
+            and not call.settings.has_fault("upsert_changes_phone")
+        ):
             raise ApiError(
                 409,
                 "phone_mismatch",
@@ -415,6 +420,7 @@ def upsert_contact(call: Call) -> Reply:
             and not by_external
             and external_id
             and by_phone.get("external_id") not in (None, external_id)
+            and not call.settings.has_fault("upsert_takes_another_external_id")
         ):
             raise ApiError(
                 409,

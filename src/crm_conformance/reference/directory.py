@@ -122,7 +122,9 @@ def get_user(call: Call) -> Reply:
 
 @routes.get("/v1/audiences")
 def list_audiences(call: Call) -> Reply:
-    return _list(call, "audience", AUDIENCES, render_audience)
+    oldest_first = call.settings.has_fault("audiences_oldest_first")
+    spec = replace(AUDIENCES, default_sort=("created_at",)) if oldest_first else AUDIENCES
+    return _list(call, "audience", spec, render_audience)
 
 
 @routes.get("/v1/channels")

@@ -57,4 +57,7 @@ def capabilities(call: Call) -> Reply:
             }
             for entity in policy.ENTITIES
         }
+    if call.settings.has_fault("capabilities_report_wrong_entity"):
+        names = list(entities)
+        entities = {names[(i + 1) % len(names)]: entities[n] for i, n in enumerate(names)}
     return Reply(200, {"object": "capabilities", "entities": entities})

@@ -32,7 +32,7 @@ from starlette.routing import Route
 
 from crm_conformance.reference import idempotency, policy
 from crm_conformance.reference.api_errors import ApiError, Problem, bad_query, validation_failed
-from crm_conformance.reference.clock import now_stamp
+from crm_conformance.reference.clock import now_stamp, parse_instant
 from crm_conformance.reference.identifiers import is_id
 from crm_conformance.reference.listing import (
     LIST_PARAMETERS,
@@ -431,6 +431,13 @@ def render(reply: Reply, call: Call) -> Response:
         body = _with_livemode(body)
     if call.settings.has_fault("custom_fields_omit_unset"):
         body = _without_unset_custom_fields(body)
+    for kind in ("deal", "organization"):
+        if call.settings.has_fault(f"{kind}_custom_fields_omit_unset"):
+            body = _without_unset_custom_fields(body, kind)
+    if call.settings.has_fault("contact_updated_at_epoch"):
+        body = _with_epoch_updated_at(body)
+    if call.settings.has_fault("contact_tags_without_color"):
+        body = _contact_tags_without_color(body)
     if call.settings.has_variant("omit_null_optional_fields") and not call.narrowed:
         body = _without_null_optional_fields(body)
     if call.settings.has_variant("offset_timestamps"):
@@ -542,16 +549,47 @@ def _with_livemode(value: Any) -> Any:
     return value
 
 
-def _without_unset_custom_fields(value: Any) -> Any:
+def _without_unset_custom_fields(value: Any, kind: str | None = None) -> Any:
+    """Faults: unset custom fields left out (of every object, or of `kind`'s only)."""
     if isinstance(value, dict):
+        own = kind is None or value.get("object") == kind
         return {
             k: {f: v for f, v in item.items() if v is not None}
-            if k == "custom_fields" and isinstance(item, dict)
-            else _without_unset_custom_fields(item)
+            if k == "custom_fields" and isinstance(item, dict) and own
+            else _without_unset_custom_fields(item, kind)
             for k, item in value.items()
         }
     if isinstance(value, list):
-        return [_without_unset_custom_fields(item) for item in value]
+        return [_without_unset_custom_fields(item, kind) for item in value]
+    return value
+
+
+def _with_epoch_updated_at(value: Any) -> Any:
+    """The fault `contact_updated_at_epoch`: a contact's updated_at in Unix seconds."""
+    if isinstance(value, dict):
+        changed = {k: _with_epoch_updated_at(v) for k, v in value.items()}
+        stamp = value.get("updated_at") if value.get("object") == "contact" else None
+        instant = parse_instant(stamp) if isinstance(stamp, str) else None
+        if instant is not None:
+            changed["updated_at"] = int(instant.timestamp())
+        return changed
+    if isinstance(value, list):
+        return [_with_epoch_updated_at(item) for item in value]
+    return value
+
+
+def _contact_tags_without_color(value: Any) -> Any:
+    """The fault `contact_tags_without_color`: the tags a contact embeds lose `color`."""
+    if isinstance(value, dict):
+        changed = {k: _contact_tags_without_color(v) for k, v in value.items()}
+        if value.get("object") == "contact" and isinstance(value.get("tags"), list):
+            changed["tags"] = [
+                {k: v for k, v in tag.items() if k != "color"} if isinstance(tag, dict) else tag
+                for tag in value["tags"]
+            ]
+        return changed
+    if isinstance(value, list):
+        return [_contact_tags_without_color(item) for item in value]
     return value
 
 
