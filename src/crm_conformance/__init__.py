@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from crm_conformance import conventions, document, fuzz
     from crm_conformance.adapter_client import AdapterClient, Fixtures, IssuedToken, Workspace
     from crm_conformance.capabilities import Capabilities, discover
-    from crm_conformance.checks import run_checks
+    from crm_conformance.checks import is_timestamp, run_checks
     from crm_conformance.client import ApiClient
     from crm_conformance.expect import (
         expect_enum,
@@ -50,7 +50,6 @@ if TYPE_CHECKING:
         expect_value,
         expect_walk,
         instant,
-        is_timestamp,
         matches,
         strings_in,
         with_cursor,
@@ -89,7 +88,7 @@ _LAZY = {
     "expect_value": "expect",
     "expect_walk": "expect",
     "instant": "expect",
-    "is_timestamp": "expect",
+    "is_timestamp": "checks",
     "matches": "expect",
     "phone_number": "factories",
     "run_checks": "checks",

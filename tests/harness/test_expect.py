@@ -6,6 +6,7 @@ import httpx
 import pytest
 from fake_target import TOKEN, contact, error_body, rate_headers
 
+from crm_conformance.checks import is_timestamp
 from crm_conformance.client import ApiClient
 from crm_conformance.expect import (
     expect_enum,
@@ -15,7 +16,6 @@ from crm_conformance.expect import (
     expect_status,
     expect_success,
     expect_timestamp,
-    is_timestamp,
     with_cursor,
 )
 from crm_conformance.failure import ConformanceFailure
