@@ -25,12 +25,14 @@ from crm_conformance import (
     expect_enum,
     expect_error,
     expect_error_among,
+    expect_owner,
     expect_status,
     expect_success,
     expect_timestamp,
     expect_true,
     expect_value,
     matches,
+    stamp,
 )
 
 ACTIVITIES = "/v1/activities"
@@ -41,8 +43,8 @@ STATUSES = document.enum("Activity", "status")
 MAX_TITLE = document.length_range("ActivityCreateRequest", "title")[1]
 
 
-def _stamp(delta: timedelta = timedelta()) -> str:
-    return (datetime.now(UTC) + delta).isoformat(timespec="seconds")
+def _stamp(delta: timedelta) -> str:
+    return stamp(datetime.now(UTC) + delta)
 
 
 @pytest.fixture
@@ -222,7 +224,7 @@ def test_a_record_id_not_naming_a_contact_organization_or_deal_is_refused(
     observe("malformed record_id answer", response.status_code)
 
 
-@pytest.mark.req("ACT-014", "ACT-025", "IDN-018", "IDN-019", "IDN-021")
+@pytest.mark.req("ACT-014", "ACT-025", "IDN-018", "IDN-019", "IDN-020", "IDN-021")
 def test_an_assigned_activity_renders_its_assignee(
     api: ApiClient, adapter: AdapterClient, body: dict[str, Any]
 ) -> None:
@@ -232,17 +234,7 @@ def test_an_assigned_activity_renders_its_assignee(
     response = api.post(ACTIVITIES, json={**body, "assignee_id": users[0]})
     activity = expect_success(response, "ACT-014")
     expect_value(response, "ACT-014", "assignee_id", activity.get("assignee_id"), users[0])
-    assignee = activity.get("assignee")
-    expect_true(
-        response,
-        "ACT-014",
-        isinstance(assignee, dict)
-        and assignee.get("id") == users[0]
-        and assignee.get("object") == "owner"
-        and assignee.get("kind") == "user",
-        expected=f"assignee an Owner {{id: {users[0]}, kind: user, object: owner}}",
-        got=f"assignee = {assignee!r}",
-    )
+    expect_owner(response, "ACT-014", activity, "assignee", users[0])
 
 
 UNKNOWN_ASSIGNEE = {404: ("record_not_found",), 422: ("validation_failed", "assignee_not_found")}

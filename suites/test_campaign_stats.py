@@ -23,7 +23,6 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from crm_conformance import (
-    AdapterClient,
     ApiClient,
     RecordFactory,
     expect_error,
@@ -31,7 +30,9 @@ from crm_conformance import (
     expect_status,
     expect_true,
     expect_value,
+    instant,
     is_timestamp,
+    stamp,
 )
 
 COUNTS = ("contacted", "replied", "replied_automated", "converted", "enrolled")
@@ -44,14 +45,6 @@ RATE_TOLERANCE = 0.005
 """How far a rate may be from the exact fraction: `replied / contacted` "a fraction"
 does not say to how many places, so a rate rounded to two decimals still is one. A
 percentage (25 for 0.25) or another ratio is far outside it."""
-
-
-def stamp(instant: datetime) -> str:
-    return instant.astimezone(UTC).isoformat(timespec="seconds")
-
-
-def instant(text: str) -> datetime:
-    return datetime.fromisoformat(text.replace("z", "Z"))
 
 
 @dataclass(frozen=True)
@@ -218,10 +211,9 @@ def expect_rate(
 
 
 @pytest.fixture
-def campaigns(adapter: AdapterClient, factory: RecordFactory) -> RecordFactory:
+def campaigns(factory: RecordFactory) -> RecordFactory:
     """The factory, once the adapter is known to make campaigns with participants."""
-    adapter.require("campaigns")
-    return factory
+    return factory.requiring("campaigns")
 
 
 # --- the response ---------------------------------------------------------------------

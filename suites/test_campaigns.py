@@ -16,12 +16,12 @@ import httpx
 import pytest
 
 from crm_conformance import (
-    AdapterClient,
     ApiClient,
     ConformanceFailure,
     RecordFactory,
     conventions,
     document,
+    error_of,
     expect_enum,
     expect_error,
     expect_identifier,
@@ -35,10 +35,9 @@ STATUSES = document.enum("Campaign", "status")
 
 
 @pytest.fixture
-def campaigns(adapter: AdapterClient, factory: RecordFactory) -> RecordFactory:
+def campaigns(factory: RecordFactory) -> RecordFactory:
     """The factory, once the adapter is known to make campaigns."""
-    adapter.require("campaigns")
-    return factory
+    return factory.requiring("campaigns")
 
 
 def pause(api: ApiClient, campaign_id: str) -> httpx.Response:
@@ -123,7 +122,7 @@ def test_resuming_a_paused_campaign_is_not_refused_as_not_paused(
         expect_success(pause(api, campaign["id"]), "CAMP-004")
     response = resume(api, convention, campaign["id"])
     expect_status(response, "CAMP-009", *range(200, 300), 409)
-    code = response.json().get("error", {}).get("code") if response.status_code == 409 else None
+    code = error_of(response).get("code") if response.status_code == 409 else None
     observe("resume_of_paused_campaign", {"status": response.status_code, "code": code})
     if code == "campaign_not_paused":
         raise ConformanceFailure(

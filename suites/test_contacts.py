@@ -16,7 +16,7 @@ file's `[conventions.contact_filters]`. The list's order, created-since and the
 
 import secrets
 from collections.abc import Callable
-from typing import Any, cast
+from typing import Any
 
 import httpx
 import pytest
@@ -28,6 +28,8 @@ from crm_conformance import (
     conventions,
     expect_enum,
     expect_error,
+    expect_organization,
+    expect_owner,
     expect_pages,
     expect_status,
     expect_success,
@@ -175,20 +177,7 @@ def test_a_contact_with_an_owner_always_renders_the_owner(
     ):
         contact = expect_success(response, "CON-018")
         expect_value(response, "CON-017", "owner_id", contact.get("owner_id"), users[0])
-        owner = contact.get("owner")
-        expect_true(
-            response,
-            "CON-018",
-            isinstance(owner, dict)
-            and owner.get("id") == users[0]
-            and owner.get("object") == "owner"
-            and owner.get("kind") == "user",
-            expected=f"owner an Owner {{id: {users[0]}, kind: user, object: owner}}",
-            got=f"owner = {owner!r}",
-        )
-        expect_type_or_null(
-            response, "IDN-020", cast(dict[str, Any], owner), "name", str, "a string"
-        )
+        expect_owner(response, "CON-018", contact, "owner", users[0])
 
 
 @pytest.mark.req("CON-019")
@@ -208,24 +197,12 @@ def test_the_organization_is_embedded_only_when_expanded(
     expect_value(
         plain, "CON-015", "organization_id", contact.get("organization_id"), organization["id"]
     )
-    expect_true(
-        plain,
-        "CON-016",
-        contact.get("organization") is None,
-        expected="no organization object without expand=organization",
-        got=f"organization = {contact.get('organization')!r}",
-    )
+    expect_organization(plain, "CON-016", contact, None)
     expanded = api.get(f"{CONTACTS}/{made['id']}", params={"expand": "organization"})
-    embedded = expect_success(expanded, "CON-040").get("organization")
-    expect_true(
-        expanded,
-        "CON-016",
-        isinstance(embedded, dict) and embedded.get("id") == organization["id"],
-        expected=f"organization the record {organization['id']} with expand=organization",
-        got=f"organization = {embedded!r}",
+    embedded = expect_organization(
+        expanded, "CON-016", expect_success(expanded, "CON-040"), organization["id"]
     )
-    assert isinstance(embedded, dict)
-    expect_value(expanded, "CON-026", "organization.object", embedded.get("object"), "organization")
+    assert embedded is not None
     expect_value(
         expanded, "CON-026", "organization.name", embedded.get("name"), organization["name"]
     )

@@ -13,7 +13,6 @@ the move tests skip, naming them; a path the file names is one the target offers
 
 import time
 from collections.abc import Callable
-from datetime import datetime
 from typing import Any, cast
 
 import httpx
@@ -37,6 +36,7 @@ from crm_conformance import (
     expect_true,
     expect_type_or_null,
     expect_value,
+    instant,
 )
 
 OUTCOMES = document.enum("ConversationCloseRequest", "outcome")
@@ -91,10 +91,6 @@ def contact_of(api: ApiClient, contact_id: str, req_id: str) -> dict[str, Any]:
     return dict(body)
 
 
-def instant(text: str) -> datetime:
-    return datetime.fromisoformat(text.replace("z", "Z"))
-
-
 def conversation_of(conversations: RecordFactory, contact_id: str) -> dict[str, Any]:
     """An active conversation with an existing contact (the factory makes a new one)."""
     made = conversations.adapter.create_conversation(status="active", contact_id=contact_id)
@@ -103,10 +99,9 @@ def conversation_of(conversations: RecordFactory, contact_id: str) -> dict[str, 
 
 
 @pytest.fixture
-def conversations(adapter: AdapterClient, factory: RecordFactory) -> RecordFactory:
+def conversations(factory: RecordFactory) -> RecordFactory:
     """The factory, once the adapter is known to open conversations."""
-    adapter.require("conversations")
-    return factory
+    return factory.requiring("conversations")
 
 
 # --- close: the answer --------------------------------------------------------------

@@ -29,6 +29,8 @@ from crm_conformance import (
     expect_error,
     expect_error_among,
     expect_identifier,
+    expect_organization,
+    expect_owner,
     expect_status,
     expect_success,
     expect_timestamp,
@@ -275,7 +277,7 @@ def test_an_external_id_of_255_characters_is_accepted(
     expect_value(response, "DEAL-032", "external_id", deal.get("external_id"), external_id)
 
 
-@pytest.mark.req("DEAL-024", "DEAL-025", "IDN-018", "IDN-019", "IDN-021", "USR-004")
+@pytest.mark.req("DEAL-024", "DEAL-025", "IDN-018", "IDN-019", "IDN-020", "IDN-021", "USR-004")
 def test_a_deal_with_an_owner_renders_the_owner(
     api: ApiClient, body: dict[str, Any], factory: RecordFactory
 ) -> None:
@@ -285,17 +287,7 @@ def test_a_deal_with_an_owner_renders_the_owner(
     response = api.post(DEALS, json={**body, "owner_id": owner_id})
     deal = expect_success(response, "DEAL-024")
     expect_value(response, "DEAL-024", "owner_id", deal.get("owner_id"), owner_id)
-    owner = deal.get("owner")
-    expect_true(
-        response,
-        "DEAL-025",
-        isinstance(owner, dict) and owner.get("id") == owner_id,
-        expected=f"owner an Owner object with id {owner_id}",
-        got=f"owner = {owner!r}",
-    )
-    assert isinstance(owner, dict)
-    expect_value(response, "IDN-021", "owner.object", owner.get("object"), "owner")
-    expect_value(response, "IDN-019", "owner.kind", owner.get("kind"), "user")
+    expect_owner(response, "DEAL-025", deal, "owner", owner_id)
 
 
 @pytest.mark.req("DEAL-026")
@@ -305,24 +297,11 @@ def test_the_organization_is_embedded_only_when_expanded(
     organization = factory.organization()
     body["organization_id"] = organization["id"]
     plain = api.post(DEALS, json=body)
-    deal = expect_success(plain, "DEAL-026")
-    expect_true(
-        plain,
-        "DEAL-026",
-        deal.get("organization") is None,
-        expected="no organization object without expand=organization",
-        got=f"organization = {deal.get('organization')!r}",
-    )
+    expect_organization(plain, "DEAL-026", expect_success(plain, "DEAL-026"), None)
     body["title"] += " expanded"
     expanded = api.post(DEALS, params={"expand": "organization"}, json=body)
-    embedded = expect_success(expanded, "DEAL-026").get("organization")
-    expect_true(
-        expanded,
-        "DEAL-026",
-        isinstance(embedded, dict) and embedded.get("id") == organization["id"],
-        expected=f"organization the record {organization['id']} with expand=organization",
-        got=f"organization = {embedded!r}",
-    )
+    deal = expect_success(expanded, "DEAL-026")
+    expect_organization(expanded, "DEAL-026", deal, organization["id"])
 
 
 @pytest.mark.req("DEAL-017", "DEAL-021", "DEAL-022", "DEAL-028", "DEAL-029")

@@ -25,6 +25,7 @@ from crm_conformance import (
     expect_type_or_null,
     expect_value,
     expect_walk,
+    ids_of,
     instant,
     with_cursor,
 )
@@ -36,8 +37,8 @@ MAX_PAGES = 50
 CHANGE_TIMEOUT = 30.0
 
 
-def _ids(pages: list[list[dict[str, Any]]]) -> list[str]:
-    return [str(row.get("id")) for page in pages for row in page]
+def _pages_ids(pages: list[list[dict[str, Any]]]) -> list[str]:
+    return ids_of(row for page in pages for row in page)
 
 
 def _contacts(factory: RecordFactory, count: int, *, ago: timedelta) -> list[dict[str, Any]]:
@@ -109,7 +110,7 @@ def test_walking_small_pages_serves_every_row_once(api: ApiClient, path: str) ->
     """Pages of about a fifth of the rows. People may join while a parallel run walks
     (no operation removes one), so the walk may hold rows the first read did not:
     each row is served once, and every row first read is there in its order."""
-    before = _ids(
+    before = _pages_ids(
         expect_walk(
             lambda c: api.get(path, params=with_cursor({"limit": LIMIT}, c)),
             "PAG-005",
@@ -117,7 +118,7 @@ def test_walking_small_pages_serves_every_row_once(api: ApiClient, path: str) ->
         )
     )
     limit = max(1, -(-len(before) // 5))
-    walked = _ids(
+    walked = _pages_ids(
         expect_walk(
             lambda c: api.get(path, params=with_cursor({"limit": limit}, c)),
             "PAG-005",
@@ -145,7 +146,7 @@ def test_walking_contacts_serves_every_row_once(
         "PAG-004",
         max_pages=3,
     )
-    ids = _ids(pages)
+    ids = _pages_ids(pages)
     expect_true(
         None,
         "PAG-005",
@@ -160,7 +161,7 @@ def test_a_page_ending_at_the_last_row_has_no_next(api: ApiClient) -> None:
     """A page whose `limit` equals the number of rows is full and also the last.
     Audiences: no operation of the suite adds or removes one."""
     path = "/v1/audiences"
-    rows = _ids(
+    rows = _pages_ids(
         expect_walk(
             lambda c: api.get(path, params=with_cursor({"limit": LIMIT}, c)),
             "PAG-004",
@@ -183,7 +184,7 @@ def test_a_page_ending_at_the_last_row_has_no_next(api: ApiClient) -> None:
 @pytest.mark.req("USR-001")
 def test_users_are_listed_in_the_order_they_joined(api: ApiClient, factory: RecordFactory) -> None:
     first, second = factory.user(), factory.user()
-    ids = _ids(
+    ids = _pages_ids(
         expect_walk(
             lambda c: api.get("/v1/users", params=with_cursor({"limit": LIMIT}, c)),
             "USR-001",
@@ -305,7 +306,7 @@ def test_paging_neither_repeats_nor_skips_while_records_change(
             max_pages=MAX_PAGES,
             between=change,
         )
-    ids = _ids(pages)
+    ids = _pages_ids(pages)
     repeated = sorted({i for i in ids if ids.count(i) > 1})
     skipped = [c["id"] for c in stable if c["id"] not in ids]
     expect_true(

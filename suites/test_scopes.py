@@ -18,7 +18,6 @@ the rest of a parallel run, which works in the first, is not refused meanwhile.
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 import httpx
@@ -38,6 +37,7 @@ from crm_conformance import (
     expect_value,
     matches,
     phone_number,
+    stamp,
     words_in,
 )
 
@@ -121,7 +121,7 @@ class Setup:
     def activity_body(self) -> dict[str, Any]:
         return {
             "title": self.unique("activity"),
-            "due_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "due_at": stamp(),
             "record_id": self.contact_id(),
         }
 

@@ -17,7 +17,14 @@ from typing import Any
 import httpx
 import pytest
 
-from crm_conformance import AdapterClient, ApiClient, conventions, expect_error, expect_status
+from crm_conformance import (
+    AdapterClient,
+    ApiClient,
+    conventions,
+    error_of,
+    expect_error,
+    expect_status,
+)
 
 VALUE = 100
 """A value every event that needs one can carry (its type is not shown; a sale's amount)."""
@@ -48,7 +55,10 @@ class SuccessEvents:
     def recorded(self, response: httpx.Response, req_id: str) -> dict[str, Any]:
         """The event of a create the document allows; skips when the target refuses the
         body as invalid (the value's type is not shown)."""
-        if response.status_code in (400, 422) and _code(response) == "validation_failed":
+        if (
+            response.status_code in (400, 422)
+            and error_of(response).get("code") == "validation_failed"
+        ):
             pytest.skip(
                 f"POST {response.request.url.path} refused {response.request.content!r} as "
                 "validation_failed: a success event's fields are not shown, and the target "
@@ -65,14 +75,6 @@ class SuccessEvents:
         """A 2xx answer's JSON object, or `{}`: the success event's fields are not shown."""
         body = expect_status(response, req_id, *range(200, 300))
         return body if isinstance(body, dict) else {}
-
-
-def _code(response: httpx.Response) -> str | None:
-    try:
-        error = response.json().get("error")
-    except (ValueError, AttributeError):
-        return None
-    return error.get("code") if isinstance(error, dict) else None
 
 
 def event_id(record: dict[str, Any]) -> str:

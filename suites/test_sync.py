@@ -31,18 +31,13 @@ from crm_conformance import (
     expect_pages,
     expect_status,
     expect_true,
+    first_page,
+    instant,
+    stamp,
     strings_in,
 )
 
 FEED = "/v1/deleted-records"
-
-
-def _instant(text: str) -> datetime:
-    return datetime.fromisoformat(text.replace("Z", "+00:00"))
-
-
-def _stamp(instant: datetime) -> str:
-    return instant.astimezone(UTC).isoformat(timespec="seconds")
 
 
 class Stamped:
@@ -54,12 +49,12 @@ class Stamped:
         self.start = datetime.now(UTC).replace(microsecond=0) - timedelta(hours=1)
 
     def contact(self, updated_at: datetime) -> dict[str, Any]:
-        stamp = _stamp(updated_at)
+        at = stamp(updated_at)
         return self.adapter.create_record(
             kind="contact",
             fields={"first_name": self.unique("sync"), "last_name": "Conformance"},
-            created_at=stamp,
-            updated_at=stamp,
+            created_at=at,
+            updated_at=at,
         )
 
 
@@ -70,7 +65,7 @@ def stamped(adapter: AdapterClient, unique: Callable[[str], str]) -> Stamped:
 
 
 def _changed_since(api: ApiClient, since: datetime, req_id: str) -> list[dict[str, Any]]:
-    query = {"updated_since": _stamp(since), "sort": "updated_at"}
+    query = {"updated_since": stamp(since), "sort": "updated_at"}
     return expect_pages(api, "/v1/contacts", req_id, query)
 
 
@@ -80,8 +75,8 @@ def test_updated_since_finds_changes_at_or_after_the_instant_in_updated_at_order
 ) -> None:
     edge = stamped.contact(stamped.start)
     before = stamped.contact(stamped.start - timedelta(seconds=1))
-    query = {"updated_since": _stamp(stamped.start), "sort": "updated_at", "limit": "200"}
-    response = api.get("/v1/contacts", params=query)
+    query = {"updated_since": stamp(stamped.start), "sort": "updated_at"}
+    response = first_page(api, "/v1/contacts", query)
     records = _changed_since(api, stamped.start, "SYNC-001")
     ids = [record.get("id") for record in records]
     expect_true(
@@ -98,13 +93,13 @@ def test_updated_since_finds_changes_at_or_after_the_instant_in_updated_at_order
         expected=f"{before['id']}, changed a second before updated_since, not listed",
         got="listed",
     )
-    stamps = [_instant(r["updated_at"]) for r in records if isinstance(r.get("updated_at"), str)]
+    stamps = [instant(r["updated_at"]) for r in records if isinstance(r.get("updated_at"), str)]
     expect_true(
         response,
         "SYNC-003",
         stamps == sorted(stamps) and all(s >= stamped.start for s in stamps),
         expected="records in ascending updated_at order, none before updated_since",
-        got=f"updated_at values {[_stamp(s) for s in stamps[:10]]}...",
+        got=f"updated_at values {[stamp(s) for s in stamps[:10]]}...",
     )
 
 
@@ -118,9 +113,8 @@ def test_a_change_at_the_edge_of_the_previous_run_is_not_lost(
     late = stamped.contact(previous_start - timedelta(seconds=30))
     at_start = stamped.contact(previous_start)
     next_run = previous_start - timedelta(minutes=5)
-    response = api.get(
-        "/v1/contacts",
-        params={"updated_since": _stamp(next_run), "sort": "updated_at", "limit": "200"},
+    response = first_page(
+        api, "/v1/contacts", {"updated_since": stamp(next_run), "sort": "updated_at"}
     )
     ids = {record.get("id") for record in _changed_since(api, next_run, "SYNC-005")}
     lost = [made["id"] for made in (late, at_start) if made["id"] not in ids]
@@ -165,7 +159,7 @@ def test_a_deletion_appears_in_the_deletion_feed(
     record = DELETABLE[entity](factory)
     factory.adapter.delete_record(record["id"])
     items = expect_pages(api, FEED, "SYNC-004", query, max_pages=50)
-    response = api.get(FEED, params={**query, "limit": "200"})
+    response = first_page(api, FEED, query)
     observe(f"GET /v1/deleted-records item ({entity})", next(iter(items[-1:]), None))
     expect_true(
         response,

@@ -8,7 +8,7 @@ reading; a test that wants to record what the target chose calls `observe` itsel
 """
 
 import re
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -59,6 +59,16 @@ def expect_success(response: httpx.Response, req_id: str) -> dict[str, Any]:
     return body
 
 
+def error_of(response: httpx.Response) -> dict[str, Any]:
+    """The `error` object of an answer, or `{}` when it has none (no JSON, no envelope)."""
+    try:
+        body = response.json() if response.content else None
+    except ValueError:
+        return {}
+    error = body.get("error") if isinstance(body, dict) else None
+    return error if isinstance(error, dict) else {}
+
+
 _UNSET: Any = object()
 
 
@@ -77,9 +87,7 @@ def expect_error(
     """
     run_checks(response)
     codes = (code,) if isinstance(code, str) else tuple(code)
-    body = response.json() if response.content else None
-    error = body.get("error") if isinstance(body, dict) else None
-    error = error if isinstance(error, dict) else {}
+    error = error_of(response)
     wanted = f"{status} with error.code {' or '.join(repr(c) for c in codes)}"
     if response.status_code != status or error.get("code") not in codes:
         raise ConformanceFailure(req_id, expected=wanted, got=_text(response), response=response)
@@ -191,6 +199,70 @@ def expect_unset_custom_fields(
         expected=f"custom_fields with every field ({', '.join(keys)}) present and null",
         got=f"custom_fields = {custom!r}" if not isinstance(custom, Mapping) else f"{wrong!r}",
     )
+
+
+def expect_owner(
+    response: httpx.Response,
+    req_id: str,
+    record: Mapping[str, Any],
+    field: str,
+    user_id: str,
+    *,
+    kind_req: str = "IDN-019",
+    object_req: str = "IDN-021",
+) -> None:
+    """`record[field]` is the Owner of teammate `user_id`: `{id, kind: user, name, object:
+    owner}` (the Owner table); a failure of its kind or object names `kind_req` or
+    `object_req`, of `name` (string or null) IDN-020."""
+    owner = record.get(field)
+    expect_true(
+        response,
+        req_id,
+        isinstance(owner, Mapping) and owner.get("id") == user_id,
+        expected=f"{field} an Owner with id {user_id}",
+        got=f"{field} = {owner!r}",
+    )
+    assert isinstance(owner, Mapping)
+    expect_value(response, object_req, f"{field}.object", owner.get("object"), "owner")
+    expect_value(response, kind_req, f"{field}.kind", owner.get("kind"), "user")
+    expect_type_or_null(response, "IDN-020", owner, "name", str, "a string")
+
+
+def expect_organization(
+    response: httpx.Response,
+    req_id: str,
+    record: Mapping[str, Any],
+    organization_id: str | None,
+) -> dict[str, Any] | None:
+    """ "`organization`: present only when `organization` is in `expand`": with an id
+    (the request expanded it), the embedded organization record of that id; with None
+    (it did not), no organization object (absent, or null)."""
+    embedded = record.get("organization")
+    if organization_id is None:
+        expect_true(
+            response,
+            req_id,
+            embedded is None,
+            expected="no organization object without expand=organization",
+            got=f"organization = {embedded!r}",
+        )
+        return None
+    expect_true(
+        response,
+        req_id,
+        isinstance(embedded, Mapping)
+        and embedded.get("id") == organization_id
+        and embedded.get("object") == "organization",
+        expected=f"organization the record {organization_id} (object organization) when expanded",
+        got=f"organization = {embedded!r}",
+    )
+    assert isinstance(embedded, dict)
+    return embedded
+
+
+def ids_of(records: Iterable[Mapping[str, Any]]) -> list[str]:
+    """The `id` of each record, in order (as strings, so a missing one shows as 'None')."""
+    return [str(record.get("id")) for record in records]
 
 
 def expect_enum(
@@ -340,6 +412,14 @@ def expect_pages(
         if not isinstance(cursor, str) or not page.get("meta", {}).get("has_more", True):
             break
     return records
+
+
+def first_page(client: ApiClient, path: str, params: Query) -> httpx.Response:
+    """The first page of a list query at the largest `limit`: the answer a failure about
+    the whole list (read with `expect_pages`) shows."""
+    if isinstance(params, Mapping):
+        return client.get(path, params={**params, "limit": str(document.page_limit())})
+    return client.get(path, params=[*params, ("limit", str(document.page_limit()))])
 
 
 def expect_walk(
