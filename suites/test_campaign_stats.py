@@ -363,7 +363,7 @@ def test_enrolled_covers_the_whole_campaign(api: ApiClient, campaigns: RecordFac
 # --- the window -----------------------------------------------------------------------
 
 
-@pytest.mark.req("STAT-004", "STAT-006", "STAT-009", "STAT-016")
+@pytest.mark.req("STAT-004", "STAT-006")
 def test_window_start_is_inclusive_and_window_end_exclusive(
     api: ApiClient, campaigns: RecordFactory
 ) -> None:

@@ -104,7 +104,7 @@ def test_resuming_a_campaign_that_is_not_paused_is_a_conflict(
     expect_error(response, "CAMP-009", status=409, code="campaign_not_paused")
 
 
-@pytest.mark.req("CAMP-009")
+@pytest.mark.req("CAMP-004", "CAMP-009")
 @pytest.mark.parametrize("how", ["made paused", "paused through the API"])
 def test_resuming_a_paused_campaign_is_not_refused_as_not_paused(
     api: ApiClient,

@@ -28,6 +28,7 @@ from crm_conformance import (
     conventions,
     expect_enum,
     expect_error,
+    expect_identifier,
     expect_organization,
     expect_owner,
     expect_pages,
@@ -71,6 +72,7 @@ def test_a_contact_renders_its_fields_with_their_types(
     # "Always present" (CON-003) and ISO 8601 timestamps (IDN-003) are universal checks,
     # applied by expect_success.
     expect_value(response, "CON-003", "object", contact["object"], "contact")
+    expect_identifier(response, "IDN-006", contact, "id", "con_")
     expect_enum(response, "CON-004", contact, "status", STATUSES)
     expect_enum(response, "CON-005", contact, "visibility", VISIBILITIES)
     expect_enum(response, "CON-020", contact, "score", SCORES)
@@ -203,6 +205,7 @@ def test_the_organization_is_embedded_only_when_expanded(
         expanded, "CON-016", expect_success(expanded, "CON-040"), organization["id"]
     )
     assert embedded is not None
+    expect_identifier(expanded, "IDN-007", embedded, "id", "org_")
     expect_value(
         expanded, "CON-026", "organization.name", embedded.get("name"), organization["name"]
     )

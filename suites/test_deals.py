@@ -85,6 +85,8 @@ def test_a_deal_is_created_in_a_pipeline_stage(
         expect_value(response, "DEAL-001", name, deal.get(name), body[name])
     expect_enum(response, "DEAL-018", deal, "status", ("open", "won", "lost"))
     expect_enum(response, "DEAL-030", deal, "visibility", VISIBILITIES)
+    expect_identifier(response, "IDN-010", deal, "id", "deal_")
+    expect_identifier(response, "DEAL-027", deal, "contact_id", "con_")
     expect_identifier(response, "IDN-011", deal, "pipeline_id", "pipe_")
     expect_identifier(response, "IDN-012", deal, "stage_id", "stg_")
 
@@ -150,7 +152,7 @@ def test_an_unknown_stage_answers_stage_not_found(api: ApiClient, body: dict[str
     expect_error(api.post(DEALS, json=body), "DEAL-009", status=404, code="stage_not_found")
 
 
-@pytest.mark.req("DEAL-007", "DEAL-003")
+@pytest.mark.req("DEAL-007")
 def test_a_stage_of_another_pipeline_answers_stage_not_in_pipeline(
     api: ApiClient, body: dict[str, Any], fixtures: Fixtures
 ) -> None:

@@ -100,7 +100,7 @@ def test_an_unsupported_method_answers_405_apierror_of(api: ApiClient) -> None:
     )
 
 
-@pytest.mark.req("ERR-012", "ERR-004", "CON-041")
+@pytest.mark.req("ERR-012", "ERR-004")
 def test_a_missing_record_answers_404_not_found(api: ApiClient) -> None:
     """`not_found` is "no such record"; `contact_not_found` ("contact id in request does
     not exist") reads as fitting too, so either passes."""
@@ -154,7 +154,7 @@ def test_a_malformed_path_id_answers_400_validation_failed(api: ApiClient) -> No
     expect_error(response, "ERR-011", status=400, code="validation_failed")
 
 
-@pytest.mark.req("ERR-010", "ERR-007", "ERR-011", "SRCH-008")
+@pytest.mark.req("ERR-010", "ERR-007", "SRCH-008")
 def test_an_invalid_body_field_answers_422_with_a_detail_item(api: ApiClient) -> None:
     """A body field out of range is a field problem (422), not a query problem (400),
     and `detail` lists it by its dotted path."""

@@ -19,6 +19,7 @@ from crm_conformance import (
     RecordFactory,
     document,
     expect_error,
+    expect_identifier,
     expect_present,
     expect_status,
     expect_true,
@@ -319,11 +320,11 @@ def test_paging_neither_repeats_nor_skips_while_records_change(
 
 
 DIRECTORY_RECORDS = {
-    "/v1/users": ("user", ("name", "email", "role", "status")),
-    "/v1/audiences": ("audience", ("name", "status")),
+    "/v1/users": ("user", "usr_", "IDN-008", ("name", "email", "role", "status")),
+    "/v1/audiences": ("audience", "aud_", "IDN-017", ("name", "status")),
 }
-"""Per directory list: its `object` and its string fields (its date-time fields are the
-universal timestamp check's)."""
+"""Per directory list: its `object`, its id prefix with that rule's id, and its string
+fields (its date-time fields are the universal timestamp check's)."""
 
 
 @pytest.mark.req("USR-003", "AUD-003", "IDN-002", "IDN-003", "IDN-008", "IDN-017")
@@ -332,12 +333,13 @@ def test_directory_rows_carry_their_documented_fields(api: ApiClient, path: str)
     """`id` and `object` on every row (the id's prefix is a universal check); the other
     fields are typed where present, since the document lists them without saying that
     a null one is sent rather than left out."""
-    kind, strings = DIRECTORY_RECORDS[path]
+    kind, prefix, id_req, strings = DIRECTORY_RECORDS[path]
     req_id = "USR-003" if kind == "user" else "AUD-003"
     response = api.get(path, params={"limit": LIMIT})
     for row in expect_status(response, req_id, 200)["data"]:
         expect_present(response, "IDN-002", row, ("id", "object"))
         expect_value(response, "IDN-002", f"{kind} object", row["object"], kind)
+        expect_identifier(response, id_req, row, "id", prefix)
         for field in strings:
             expect_type_or_null(response, req_id, row, field, str, "a string")
 

@@ -264,7 +264,7 @@ def test_every_scope_but_the_needed_one_is_insufficient(
     expect_insufficient_scope(op.send(api.with_token(token), request), op.scope)
 
 
-@pytest.mark.req("SCOPE-002", "SCOPE-017")
+@pytest.mark.req("SCOPE-002")
 @pytest.mark.parametrize("op", _cases(READS))
 def test_the_read_scope_allows_the_read(
     api: ApiClient, adapter: AdapterClient, setup: Setup, op: Operation
@@ -284,7 +284,7 @@ def test_a_read_only_token_cannot_write(
     expect_insufficient_scope(response, op.scope)
 
 
-@pytest.mark.req("SCOPE-003", "SCOPE-017")
+@pytest.mark.req("SCOPE-003")
 @pytest.mark.parametrize("op", _cases(WRITES))
 def test_the_write_scope_allows_the_write(
     api: ApiClient, adapter: AdapterClient, setup: Setup, op: Operation

@@ -99,7 +99,7 @@ def test_an_unknown_body_key_is_refused(
     observe("unknown search body key: status and code", [response.status_code, error.get("code")])
 
 
-@pytest.mark.req("SRCH-008", "ERR-011")
+@pytest.mark.req("SRCH-008")
 @pytest.mark.parametrize("limit", [0, LIMIT + 1])
 def test_a_body_limit_outside_1_to_200_is_refused(api: ApiClient, limit: int) -> None:
     response = api.post(SEARCH, json={"limit": limit})

@@ -18,6 +18,7 @@ from crm_conformance import (
     ApiClient,
     RecordFactory,
     expect_error,
+    expect_identifier,
     expect_success,
     expect_true,
     expect_value,
@@ -61,13 +62,8 @@ def test_a_tag_is_added_to_the_catalogue_of_each_record_kind(
     tag = expect_success(response, "TAG-001")
     observe("tag create status", response.status_code)
     expect_value(response, "TAG-010", "object", tag.get("object"), "tag")
-    expect_true(
-        response,
-        "TAG-009",
-        matches(r"tag_[0-9a-f]{32}", tag.get("id")),
-        expected="id tag_ + 32 lowercase hex",
-        got=f"id = {tag.get('id')!r}",
-    )
+    expect_identifier(response, "TAG-009", tag, "id", "tag_")
+    expect_identifier(response, "IDN-014", tag, "id", "tag_")
     expect_value(response, "TAG-001", "name", tag.get("name"), name)
 
 

@@ -213,7 +213,7 @@ def expect_owner(
 ) -> None:
     """`record[field]` is the Owner of teammate `user_id`: `{id, kind: user, name, object:
     owner}` (the Owner table); a failure of its kind or object names `kind_req` or
-    `object_req`, of `name` (string or null) IDN-020."""
+    `object_req`, of its `usr_` id IDN-018, of `name` (string or null) IDN-020."""
     owner = record.get(field)
     expect_true(
         response,
@@ -223,6 +223,7 @@ def expect_owner(
         got=f"{field} = {owner!r}",
     )
     assert isinstance(owner, Mapping)
+    expect_identifier(response, "IDN-018", owner, "id", "usr_")
     expect_value(response, object_req, f"{field}.object", owner.get("object"), "owner")
     expect_value(response, kind_req, f"{field}.kind", owner.get("kind"), "user")
     expect_type_or_null(response, "IDN-020", owner, "name", str, "a string")
