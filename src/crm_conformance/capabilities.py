@@ -100,12 +100,19 @@ def listed_scopes(body: Any) -> frozenset[str] | None:
 
 
 def _policy_from_capabilities(client: ApiClient) -> dict[str, bool] | None:
-    """Entity -> local write allowed, from `{entity: bool}` or `{entity: {local_write: bool}}`,
-    at the top level or under `entities`/`write_policy`/`data`."""
+    """Entity -> local write allowed, from `{entity: bool}`, `{entity: {local_write: bool}}`
+    or a list of `{entity, local_write}`, at the top level or under `entities`,
+    `write_policy` or `data`."""
     body = _json_or_none(client, "/v1/capabilities")
     if not isinstance(body, dict):
         return None
     for holder in (body.get("entities"), body.get("write_policy"), body.get("data"), body):
+        if isinstance(holder, list):
+            holder = {
+                row["entity"]: row
+                for row in holder
+                if isinstance(row, dict) and isinstance(row.get("entity"), str)
+            }
         if not isinstance(holder, dict):
             continue
         policy: dict[str, bool] = {}

@@ -118,6 +118,48 @@ def _forbidden_type(client: TestClient) -> Any:
     return client.get("/v1/contacts", headers=headers).json()["error"]["type"]
 
 
+def _token_header(client: TestClient, scopes: list[str]) -> dict[str, str]:
+    made = client.post(
+        "/_adapter/v1/tokens", json={"workspace": "primary", "kind": "workspace", "scopes": scopes}
+    )
+    return {"Authorization": f"Bearer {made.json()['token']}"}
+
+
+def _conversation(client: TestClient) -> dict[str, Any]:
+    made = client.post(
+        "/_adapter/v1/conversations",
+        json={"workspace": "primary", "status": "active"},
+    )
+    return dict(made.json())
+
+
+def _status_after_spam(client: TestClient) -> Any:
+    conversation = _conversation(client)
+    client.post(f"/v1/conversations/{conversation['id']}/close", json={"outcome": "spam"})
+    return client.get(f"/v1/contacts/{conversation['contact_id']}").json()["status"]
+
+
+def _status_at_final_stage(client: TestClient) -> Any:
+    """A deal moved to a stage whose default probability is 100, in that stage's pipeline."""
+    pipeline, stage = next(
+        (p, s)
+        for p in client.get("/v1/pipelines").json()["data"]
+        for s in p["stages"]
+        if s["default_probability"] == 100
+    )
+    deal = _deal_in(client, pipeline_id=pipeline["id"], stage_id=pipeline["stages"][0]["id"])
+    moved = client.patch(f"/v1/deals/{deal.json()['id']}", json={"stage_id": stage["id"]})
+    return moved.json()["status"]
+
+
+def _close_without_scopes(client: TestClient) -> int:
+    conversation = _conversation(client)
+    headers = _token_header(client, ["deals:read"])
+    return int(
+        client.post(f"/v1/conversations/{conversation['id']}/close", headers=headers).status_code
+    )
+
+
 OBSERVATIONS: dict[str, Callable[[TestClient], Any]] = {
     "create_returns_200": lambda c: _created_contact(c).status_code,
     "default_page_size_20": lambda c: c.get("/v1/contacts").json()["meta"]["limit"],
@@ -180,6 +222,58 @@ OBSERVATIONS: dict[str, Callable[[TestClient], Any]] = {
     "search_null_join_absent": lambda c: (
         c.post("/v1/contacts/search", json={"filter": {"conditions": [], "join": None}}).status_code
     ),
+    "tag_catalogue_field_record_kind": lambda c: (
+        c.post("/v1/tags", json={"name": "t", "record_kind": "contact"}).status_code
+    ),
+    "activity_defaults_follow_up": lambda c: c.post(
+        "/v1/activities",
+        json={
+            "title": "t",
+            "due_at": "2026-01-01T00:00:00Z",
+            "record_id": _created_contact(c).json()["id"],
+        },
+    ).json()["type"],
+    "user_roles_beyond_examples": lambda c: sorted(
+        {u["role"] for u in c.get("/v1/users").json()["data"]}
+    ),
+    "more_not_contacted_reasons": lambda c: [
+        item["reason"]
+        for item in c.get(f"/v1/campaigns/{_campaign(c, 'running')}/stats").json()["not_contacted"]
+    ],
+    "pipelines_as_plain_list": lambda c: sorted(c.get("/v1/pipelines").json()),
+    "spam_close_puts_contact_on_hold": _status_after_spam,
+    "deal_won_at_final_stage": _status_at_final_stage,
+    "activity_complete_action": lambda c: c.post(f"/v1/activities/act_{'0' * 32}/complete").json()[
+        "error"
+    ]["message"],
+    "resume_schedules": lambda c: c.post(f"/v1/campaigns/{_campaign(c, 'paused')}/resume").json()[
+        "status"
+    ],
+    "bracket_filter_names": lambda c: (
+        c.get("/v1/contacts", params={"filter[status]": "open"}).status_code
+    ),
+    "search_equals_only": lambda c: (
+        c.post(
+            "/v1/contacts/search",
+            json={
+                "filter": {"conditions": [{"field": "email", "operator": "contains", "value": "a"}]}
+            },
+        ).status_code
+    ),
+    "close_needs_no_scope": _close_without_scopes,
+    "capabilities_as_list": lambda c: sorted(c.get("/v1/capabilities").json()),
+    "directory_needs_contacts_read": lambda c: (
+        c.get("/v1/users", headers=_token_header(c, ["deals:read"])).status_code
+    ),
+    "oauth_token_endpoint": lambda c: c.post("/v1/oauth/token", json={}).status_code,
+    "webhook_endpoints": lambda c: c.get("/v1/webhook-endpoints").status_code,
+    "pydantic_detail_codes": lambda c: c.post(
+        "/v1/tags", json={"kind": "contact", "name": "n" * 101}
+    ).json()["error"]["detail"][0]["code"],
+    "small_body_limit": lambda c: (
+        c.post("/v1/contacts/search", json={"q": "x" * 70_000}).status_code
+    ),
+    "sunset_headers": lambda c: "Sunset" in c.get("/v1/users").headers,
     "unknown_keys_bad_request": lambda c: c.post("/v1/contacts/search", json={"x": 1}).status_code,
 }
 

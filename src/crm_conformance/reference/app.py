@@ -48,7 +48,14 @@ CORE_TABLES: tuple[RouteTable, ...] = (
     field_definitions.routes,
 )
 
-DOMAIN_MODULES = ("conversations", "campaigns", "success_events", "sync", "meta")
+DOMAIN_MODULES = (
+    "conversations",
+    "campaigns",
+    "success_events",
+    "sync",
+    "meta",
+    "optional_operations",
+)
 """Modules of the domain areas, each with a `routes` table, mounted when present."""
 ADAPTER_MODULES = ("adapter", "adapter_domain")
 """The provisioning adapter's modules (records and tokens; conversations, campaigns and

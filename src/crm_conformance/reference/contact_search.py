@@ -200,6 +200,23 @@ def _free_text(q: str) -> Matcher:
     return matches
 
 
+def _refuse_other_operators(node: Any, path: str) -> None:
+    """The `search_equals_only` variant: `equals` is the only operator (the list beyond
+    it is not shown); another answers 422 validation_failed."""
+    problems: list[Problem] = []
+
+    def walk(item: Any, where: str) -> None:
+        if isinstance(item, dict):
+            if "operator" in item and item["operator"] != "equals":
+                problems.append(Problem(f"{where}.operator", "only equals is offered", "enum"))
+            for index, child in enumerate(item.get("conditions") or ()):
+                walk(child, f"{where}.conditions.{index}")
+
+    walk(node, path)
+    if problems:
+        raise validation_failed(problems)
+
+
 def _without_null_joins(node: Any) -> Any:
     """A filter with every `join: null` left out (the `search_null_join_absent` variant
     reads a null join as an absent one, so as `and`)."""
@@ -229,6 +246,8 @@ def search_contacts(call: Call) -> Reply:
         custom = {d["key"] for d in field_definitions.definitions(tx, call.workspace, "contact")}
         matcher: Matcher = lambda _: True  # noqa: E731
         found = fields.body.get("filter")
+        if call.settings.has_variant("search_equals_only"):
+            _refuse_other_operators(found, "filter")
         if found is not None and call.settings.has_variant("search_null_join_absent"):
             found = _without_null_joins(found)
         if found is not None:

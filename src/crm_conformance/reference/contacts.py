@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from starlette.datastructures import QueryParams
+
 from crm_conformance.reference import (
     external_ids,
     field_definitions,
@@ -453,6 +455,8 @@ def get_contact(call: Call) -> Reply:
 @routes.get("/v1/contacts", scopes=("contacts:read",))
 def list_contacts(call: Call) -> Reply:
     """Newest first by default; repeated filters OR, different filters AND."""
+    if call.settings.has_variant("bracket_filter_names"):
+        call = replace(call, query=_bracketed(call.query))
     params = call.list_params(SPEC, filters=(*FILTERS, *SINCE_FILTERS))
     if call.settings.has_fault("contacts_oldest_first") and call.single("sort") is None:
         params = replace(params, sort=(("created_at", False),))
@@ -476,6 +480,22 @@ def list_contacts(call: Call) -> Reply:
             {"filters": filters, "since": since},
             lambda r: render(tx, call.workspace, r, params.expand),
         )
+
+
+BRACKETED = {f"filter[{name}]": name for name in FILTERS} | {"created_after": "created_since"}
+"""The `bracket_filter_names` variant's query names, and the reference's for each."""
+
+
+def _bracketed(query: QueryParams) -> QueryParams:
+    """The query with the variant's names read as the reference's; the reference's own
+    names become unknown parameters, refused like any other."""
+    plain = set(BRACKETED.values())
+    return QueryParams(
+        [
+            (BRACKETED.get(name, f"unknown:{name}" if name in plain else name), value)
+            for name, value in query.multi_items()
+        ]
+    )
 
 
 def _one_of(call: Call, value: Any, values: list[str]) -> bool:

@@ -157,7 +157,12 @@ def get_conversation(call: Call) -> Reply:
         return Reply(200, call.narrow(render(tx, call.workspace, record), fields))
 
 
-@routes.post("/v1/conversations/{conversation_id}/close", scopes=WRITE, entity="conversations")
+@routes.post(
+    "/v1/conversations/{conversation_id}/close",
+    scopes=WRITE,
+    entity="conversations",
+    variant_scopes=(("close_needs_no_scope", ()),),
+)
 def close_conversation(call: Call) -> Reply:
     """Close with an outcome: `won` marks the contact won, `spam` marks it spam."""
     conversation_id = call.path_id("conversation_id", "conversation")
@@ -197,7 +202,9 @@ def close_conversation(call: Call) -> Reply:
         if outcome == "won" and marks_won and contact["status"] != "won":
             tx.update(call.workspace, "contact", {**contact, "status": "won"})
         elif outcome == "spam":
-            tx.update(call.workspace, "contact", {**contact, "spam": True})
+            on_hold = call.settings.has_variant("spam_close_puts_contact_on_hold")
+            status = {"status": "on_hold"} if on_hold else {}
+            tx.update(call.workspace, "contact", {**contact, "spam": True, **status})
         elif outcome == "resolved" and call.settings.has_fault("resolved_close_reopens_contact"):
             tx.update(call.workspace, "contact", {**contact, "status": "open"})
         closed = {

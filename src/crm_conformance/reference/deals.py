@@ -241,6 +241,9 @@ def _place(
     changes["stage_id"] = stage_id
     if current is None or current["stage_id"] != stage_id:
         changes["stage_changed_at"] = call.now()
+    final = found[1].get("default_probability") == 100
+    if current is not None and final and call.settings.has_variant("deal_won_at_final_stage"):
+        changes.setdefault("status", "won")
 
 
 def _visible(call: Call, tx: Transaction, deal_id: str) -> Record:

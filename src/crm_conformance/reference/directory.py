@@ -102,7 +102,7 @@ def _list(call: Call, kind: str, spec: ListSpec, render: Any) -> Reply:
     return call.list_reply(spec, rows, params, {}, render)
 
 
-@routes.get("/v1/users")
+@routes.get("/v1/users", variant_scopes=(("directory_needs_contacts_read", ("contacts:read",)),))
 def list_users(call: Call) -> Reply:
     newest_first = call.settings.has_fault("users_newest_first")
     spec = replace(USERS, default_sort=("-created_at",)) if newest_first else USERS
@@ -120,7 +120,9 @@ def get_user(call: Call) -> Reply:
     return Reply(200, render_user(row))
 
 
-@routes.get("/v1/audiences")
+@routes.get(
+    "/v1/audiences", variant_scopes=(("directory_needs_contacts_read", ("contacts:read",)),)
+)
 def list_audiences(call: Call) -> Reply:
     oldest_first = call.settings.has_fault("audiences_oldest_first")
     spec = replace(AUDIENCES, default_sort=("created_at",)) if oldest_first else AUDIENCES

@@ -60,4 +60,7 @@ def capabilities(call: Call) -> Reply:
     if call.settings.has_fault("capabilities_report_wrong_entity"):
         names = list(entities)
         entities = {names[(i + 1) % len(names)]: entities[n] for i, n in enumerate(names)}
+    if call.settings.has_variant("capabilities_as_list"):
+        rows = [{"entity": name, **entry} for name, entry in entities.items()]
+        return Reply(200, {"data": rows})
     return Reply(200, {"object": "capabilities", "entities": entities})

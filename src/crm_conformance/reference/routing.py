@@ -52,6 +52,9 @@ from crm_conformance.reference.settings import ServerSettings
 from crm_conformance.reference.storage import Record, Store, Transaction
 from crm_conformance.reference.tokens import Principal
 
+SMALL_BODY_LIMIT = 64 * 1024
+"""The `small_body_limit` variant's largest body ("Maximum request body size: not shown")."""
+
 Handler = Callable[["Call"], Reply]
 Precheck = Callable[["Call"], None]
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -103,6 +106,9 @@ class Call:
 
     def json(self) -> Any:
         """The JSON body (None when empty); 400 bad_request when it is not JSON."""
+        too_big = len(self.raw_body) > SMALL_BODY_LIMIT
+        if too_big and self.settings.has_variant("small_body_limit"):
+            raise ApiError(413, "payload_too_large", f"The body exceeds {SMALL_BODY_LIMIT} bytes.")
         if not self._parsed:
             self._json = parse_json(self.raw_body)
             self._parsed = True
@@ -252,6 +258,15 @@ class RouteSpec:
     replaced_by: tuple[str, ...] = ()
     """Not mounted when one of these variants (or faults) is on: it offers the operation
     elsewhere (or not at all)."""
+    variant_scopes: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """(variant, scopes): the scopes the route needs instead when that variant is on."""
+
+    def needed_scopes(self, settings: ServerSettings) -> tuple[str, ...]:
+        """The scopes the route checks on a server with `settings`."""
+        for variant, scopes in self.variant_scopes:
+            if settings.has_variant(variant):
+                return scopes
+        return self.scopes
 
     def mounted(self, settings: ServerSettings) -> bool:
         """Whether the route exists on a server with `settings`."""
@@ -277,12 +292,13 @@ class RouteTable:
         variant: str | None = None,
         precheck: Precheck | None = None,
         replaced_by: tuple[str, ...] = (),
+        variant_scopes: tuple[tuple[str, tuple[str, ...]], ...] = (),
     ) -> Callable[[Handler], Handler]:
         """Declare a handler. `scopes` are all required; `entity` (a `policy.ENTITIES`
         name) makes writes refuse with local_write_denied when the workspace mirrors it;
         `variant` mounts the route only when that variant is on, `replaced_by` only when
         none of those variants or faults is on; `precheck` runs before the scope and
-        policy checks."""
+        policy checks; `variant_scopes` names the scopes a variant needs instead."""
 
         def declare(handler: Handler) -> Handler:
             if entity is not None and entity not in policy.ENTITIES:
@@ -297,6 +313,7 @@ class RouteTable:
                 variant,
                 precheck,
                 replaced_by,
+                variant_scopes,
             )
             self.specs.append(spec)
             return handler
@@ -395,7 +412,7 @@ def _run(spec: RouteSpec, call: Call) -> Reply:
     if call.settings.has_fault("handoff_needs_read_only") and call.path.endswith("/handoff"):
         require_scopes(call, ("conversations:read",))
     else:
-        require_scopes(call, spec.scopes)
+        require_scopes(call, spec.needed_scopes(call.settings))
     exempt = call.principal.kind == "oauth" and call.settings.has_fault("policy_ignored_for_oauth")
     if spec.method in WRITE_METHODS and spec.entity is not None and not exempt:
         with call.transaction() as tx:
@@ -442,6 +459,8 @@ def render(reply: Reply, call: Call) -> Response:
         body = _without_null_optional_fields(body)
     if call.settings.has_variant("offset_timestamps"):
         body = _with_offset_timestamps(body)
+    if call.settings.has_variant("user_roles_beyond_examples"):
+        body = _with_other_roles(body)
     if call.settings.has_variant("owner_null_when_unowned") and not call.narrowed:
         body = _with_null(body, "owner", ("contact", "deal", "organization"))
     if (
@@ -451,6 +470,19 @@ def render(reply: Reply, call: Call) -> Response:
     ):
         body = _with_null(body, "organization", ("contact", "deal"))
     return json_response(body, reply.status, reply.headers, call.settings)
+
+
+def _with_other_roles(value: Any) -> Any:
+    """The `user_roles_beyond_examples` variant: members are `sales_rep`s (roles beyond
+    the example `admin` are not shown)."""
+    if isinstance(value, dict):
+        changed = {k: _with_other_roles(v) for k, v in value.items()}
+        if value.get("object") == "user" and value.get("role") == "member":
+            changed["role"] = "sales_rep"
+        return changed
+    if isinstance(value, list):
+        return [_with_other_roles(item) for item in value]
+    return value
 
 
 def _expanded(call: Call) -> set[str]:
@@ -615,11 +647,27 @@ def error_response(error: ApiError, request_id: str, settings: ServerSettings) -
     if settings.has_variant("reworded_messages"):
         body["error"]["message"] = f"Request refused ({error.code}): {error.message}"
         body["error"]["documentation_url"] = f"https://docs.example.test/errors/{error.code}"
+    if settings.has_variant("pydantic_detail_codes") and body["error"]["detail"]:
+        for item in body["error"]["detail"]:
+            item["code"] = PYDANTIC_CODES.get(item["code"], f"value_error.{item['code']}")
     if settings.has_variant("empty_detail_array") and body["error"]["detail"] is None:
         body["error"]["detail"] = []
     problem = settings.has_variant("problem_json_errors")
     media_type = "application/problem+json" if problem else "application/json"
     return json_response(body, error.status, error.headers, settings, media_type=media_type)
+
+
+PYDANTIC_CODES = {
+    "missing": "missing",
+    "too_long": "string_too_long",
+    "too_short": "string_too_short",
+    "type": "type_error",
+    "enum": "enum",
+    "pattern": "string_pattern_mismatch",
+    "unknown_field": "extra_forbidden",
+}
+"""The `pydantic_detail_codes` variant: field-level codes as pydantic names them ("The
+full list of field-level codes: not shown"); others become `value_error.<code>`."""
 
 
 def _only_unknown_keys(error: ApiError) -> bool:

@@ -200,6 +200,110 @@ _VARIANTS = (
         "a search group's join: null reads as an absent join (and), where the reference refuses it",
     ),
     Variant(
+        "tag_catalogue_field_record_kind",
+        "the body field choosing a tag's catalogue is record_kind (its name is not shown)",
+        conventions={"tag_catalogue_field": "record_kind"},
+    ),
+    Variant(
+        "activity_defaults_follow_up",
+        "an activity created without a type is a follow_up, and without a status it is "
+        "completed when its due_at has passed (defaults of status and type are not shown)",
+    ),
+    Variant(
+        "user_roles_beyond_examples",
+        "members are listed with the role sales_rep (roles beyond the example admin are not shown)",
+    ),
+    Variant(
+        "more_not_contacted_reasons",
+        "not_contacted lists more reasons, in another fixed order, meta_account last "
+        "(reasons beyond the example meta_account are not shown)",
+    ),
+    Variant(
+        "pipelines_as_plain_list",
+        "GET /v1/pipelines answers {pipelines: [...]}, no collection envelope (fields of a "
+        "pipeline and the operation's shape are not shown)",
+    ),
+    Variant(
+        "spam_close_puts_contact_on_hold",
+        "closing as spam also puts the contact on hold (other contact status transitions "
+        "are not shown)",
+    ),
+    Variant(
+        "deal_won_at_final_stage",
+        "a deal moved to a stage whose default probability is 100 becomes won (deal status "
+        "transitions are not shown)",
+    ),
+    Variant(
+        "activity_complete_action",
+        "an activity is completed with POST /v1/activities/{activity_id}/complete too "
+        "(activity transitions are not shown)",
+    ),
+    Variant(
+        "resume_schedules",
+        "resuming a paused campaign makes it scheduled, not running (other campaign "
+        "transitions are not shown)",
+    ),
+    Variant(
+        "bracket_filter_names",
+        "the contact list filters are named filter[status], filter[email], ... and created "
+        "since is created_after (their names are not shown)",
+        conventions={
+            "created_since_param": "created_after",
+            "contact_filters": {
+                name: f"filter[{name}]"
+                for name in (
+                    "status",
+                    "score",
+                    "email",
+                    "owner_id",
+                    "organization_id",
+                    "external_id",
+                )
+            },
+        },
+    ),
+    Variant(
+        "search_equals_only",
+        "search conditions take the operator equals only (the operator list beyond equals "
+        "is not shown); another answers 422",
+    ),
+    Variant(
+        "close_needs_no_scope",
+        "closing a conversation needs no scope beyond a valid token (its scope is not shown)",
+    ),
+    Variant(
+        "capabilities_as_list",
+        "GET /v1/capabilities answers {data: [{entity, local_write}]} (its shape is not shown)",
+    ),
+    Variant(
+        "directory_needs_contacts_read",
+        "listing users and audiences needs contacts:read (their scopes are not shown)",
+    ),
+    Variant(
+        "oauth_token_endpoint",
+        "POST /v1/oauth/token refreshes OAuth tokens (the refresh flow is not shown)",
+    ),
+    Variant(
+        "webhook_endpoints",
+        "webhook endpoints can be listed and created at /v1/webhook-endpoints (outbound "
+        "event notifications are not shown)",
+    ),
+    Variant(
+        "pydantic_detail_codes",
+        "field-level codes in detail are pydantic's (string_too_long, extra_forbidden, "
+        "value_error.*; the full list is not shown)",
+    ),
+    Variant(
+        "small_body_limit",
+        "a request body over 64 KiB answers 413 payload_too_large (the maximum body size is "
+        "not shown)",
+    ),
+    Variant(
+        "sunset_headers",
+        "every answer carries Deprecation and Sunset headers (the deprecation and sunset "
+        "policy is not shown)",
+    ),
+    Variant(
         "occasional_429",
         "every 50th request of a valid token's window answers 429 with Retry-After: 1 "
         "(Remaining 0, Reset 1)",
