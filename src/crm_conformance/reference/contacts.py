@@ -456,7 +456,7 @@ def get_contact(call: Call) -> Reply:
 def list_contacts(call: Call) -> Reply:
     """Newest first by default; repeated filters OR, different filters AND."""
     if call.settings.has_variant("bracket_filter_names"):
-        call = replace(call, query=_bracketed(call.query))
+        call.query = _bracketed(call.query)  # in place: rendering reads this call's state
     params = call.list_params(SPEC, filters=(*FILTERS, *SINCE_FILTERS))
     if call.settings.has_fault("contacts_oldest_first") and call.single("sort") is None:
         params = replace(params, sort=(("created_at", False),))

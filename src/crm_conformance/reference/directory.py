@@ -104,6 +104,8 @@ def _list(call: Call, kind: str, spec: ListSpec, render: Any) -> Reply:
 
 @routes.get("/v1/users", variant_scopes=(("directory_needs_contacts_read", ("contacts:read",)),))
 def list_users(call: Call) -> Reply:
+    if call.settings.has_fault("user_name_dropped"):
+        return _list(call, "user", USERS, lambda row: {**render_user(row), "name": None})
     newest_first = call.settings.has_fault("users_newest_first")
     spec = replace(USERS, default_sort=("-created_at",)) if newest_first else USERS
     return _list(call, "user", spec, render_user)

@@ -20,6 +20,11 @@ class Fault:
 
 _FAULTS = (
     Fault(
+        "user_name_dropped",
+        ("USR-003",),
+        "the user list renders every member's name as null",
+    ),
+    Fault(
         "upsert_changes_phone",
         ("CON-044",),
         "an upsert matched by external_id writes the phone it was sent over the contact's",

@@ -183,7 +183,8 @@ _VARIANTS = (
     Variant(
         "forbidden_typed_authentication",
         "403 errors are typed authentication_error, as APIs that type every refusal of a "
-        "token alike do (the mapping of types to statuses is not shown)",
+        "token alike do (the mapping of types to statuses is not shown; excludes "
+        "coarse_error_types, which retypes 403s too)",
     ),
     Variant(
         "fields_keeps_always_present",
