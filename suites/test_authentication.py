@@ -45,8 +45,9 @@ def _expect_unauthorized(req_id: str, response: httpx.Response) -> None:
         )
 
 
-@pytest.mark.req("AUTH-001", "AUTH-002", "AUTH-008")
+@pytest.mark.req("AUTH-001", "AUTH-008", "VER-001")
 def test_the_token_as_issued_is_accepted(api: ApiClient) -> None:
+    """A read under the /v1 prefix answers 200 to the token as issued."""
     response = api.get(READ, params={"limit": 1})
     run_checks(response)
     if response.status_code != 200:
@@ -58,8 +59,9 @@ def test_the_token_as_issued_is_accepted(api: ApiClient) -> None:
         )
 
 
-@pytest.mark.req("AUTH-003", "AUTH-017")
+@pytest.mark.req("AUTH-002", "AUTH-003", "AUTH-017")
 def test_a_missing_token_is_unauthorized(api: ApiClient) -> None:
+    """ "All need `Authorization: Bearer <ACCESS_TOKEN>`": a read without it is refused."""
     _expect_unauthorized("AUTH-003", api.get(READ, token=None))
 
 

@@ -16,23 +16,30 @@ file's `[conventions.contact_filters]`. The list's order, created-since and the
 
 import secrets
 from collections.abc import Callable
-from typing import Any, cast
+from typing import Any
 
+import httpx
 import pytest
 
 from crm_conformance import (
     AdapterClient,
     ApiClient,
     RecordFactory,
+    conventions,
     expect_enum,
     expect_error,
+    expect_identifier,
+    expect_organization,
+    expect_owner,
     expect_pages,
     expect_status,
     expect_success,
     expect_true,
     expect_type_or_null,
+    expect_unset_custom_fields,
     expect_value,
     matches,
+    phone_number,
 )
 
 CONTACTS = "/v1/contacts"
@@ -47,7 +54,7 @@ E164 = r"\+[1-9][0-9]{1,14}"
 
 
 @pytest.mark.req("CON-003", "CON-004", "CON-005", "CON-006", "CON-008", "CON-010", "CON-020")
-@pytest.mark.req("IDN-006")
+@pytest.mark.req("IDN-003", "IDN-006")
 def test_a_contact_renders_its_fields_with_their_types(
     api: ApiClient, factory: RecordFactory, unique: Callable[[str], str]
 ) -> None:
@@ -62,8 +69,10 @@ def test_a_contact_renders_its_fields_with_their_types(
     made = factory.contact(**sent)
     response = api.get(f"{CONTACTS}/{made['id']}")
     contact = expect_success(response, "CON-003")
-    # "Always present" (CON-003) is a universal check, applied by expect_success.
+    # "Always present" (CON-003) and ISO 8601 timestamps (IDN-003) are universal checks,
+    # applied by expect_success.
     expect_value(response, "CON-003", "object", contact["object"], "contact")
+    expect_identifier(response, "IDN-006", contact, "id", "con_")
     expect_enum(response, "CON-004", contact, "status", STATUSES)
     expect_enum(response, "CON-005", contact, "visibility", VISIBILITIES)
     expect_enum(response, "CON-020", contact, "score", SCORES)
@@ -76,8 +85,9 @@ def test_a_contact_renders_its_fields_with_their_types(
 
 @pytest.mark.req("CON-022", "CON-023")
 def test_channels_and_tags_render_as_documented(api: ApiClient, factory: RecordFactory) -> None:
-    """The adapter takes `tags` as tag ids and `channels` in their rendered form."""
-    tag = factory.tag(kind="contact")
+    """The adapter takes `tags` as tag ids and `channels` in their rendered form; a Tag
+    embedded in a contact is the Tag, colour and all."""
+    tag = factory.tag(kind="contact", color="#1a2b3c")
     channel = {
         "identifier": "ada.example",
         "platform": "instagram",
@@ -99,14 +109,14 @@ def test_channels_and_tags_render_as_documented(api: ApiClient, factory: RecordF
         got=f"channels = {channels!r}",
     )
     tags = contact.get("tags")
+    shown = ("id", "object", "name", "color")
     expect_true(
         response,
         "CON-023",
         isinstance(tags, list)
         and all(isinstance(t, dict) for t in tags)
-        and [(t.get("id"), t.get("object"), t.get("name")) for t in tags]
-        == [(tag["id"], "tag", tag["name"])],
-        expected=f"tags [the Tag {tag['id']} named {tag['name']!r}]",
+        and [tuple(t.get(k) for k in shown) for t in tags] == [tuple(tag.get(k) for k in shown)],
+        expected=f"tags [the Tag {tag['id']} named {tag['name']!r}, color {tag.get('color')!r}]",
         got=f"tags = {tags!r}",
     )
 
@@ -169,20 +179,7 @@ def test_a_contact_with_an_owner_always_renders_the_owner(
     ):
         contact = expect_success(response, "CON-018")
         expect_value(response, "CON-017", "owner_id", contact.get("owner_id"), users[0])
-        owner = contact.get("owner")
-        expect_true(
-            response,
-            "CON-018",
-            isinstance(owner, dict)
-            and owner.get("id") == users[0]
-            and owner.get("object") == "owner"
-            and owner.get("kind") == "user",
-            expected=f"owner an Owner {{id: {users[0]}, kind: user, object: owner}}",
-            got=f"owner = {owner!r}",
-        )
-        expect_type_or_null(
-            response, "IDN-020", cast(dict[str, Any], owner), "name", str, "a string"
-        )
+        expect_owner(response, "CON-018", contact, "owner", users[0])
 
 
 @pytest.mark.req("CON-019")
@@ -202,24 +199,13 @@ def test_the_organization_is_embedded_only_when_expanded(
     expect_value(
         plain, "CON-015", "organization_id", contact.get("organization_id"), organization["id"]
     )
-    expect_true(
-        plain,
-        "CON-016",
-        contact.get("organization") is None,
-        expected="no organization object without expand=organization",
-        got=f"organization = {contact.get('organization')!r}",
-    )
+    expect_organization(plain, "CON-016", contact, None)
     expanded = api.get(f"{CONTACTS}/{made['id']}", params={"expand": "organization"})
-    embedded = expect_success(expanded, "CON-040").get("organization")
-    expect_true(
-        expanded,
-        "CON-016",
-        isinstance(embedded, dict) and embedded.get("id") == organization["id"],
-        expected=f"organization the record {organization['id']} with expand=organization",
-        got=f"organization = {embedded!r}",
+    embedded = expect_organization(
+        expanded, "CON-016", expect_success(expanded, "CON-040"), organization["id"]
     )
-    assert isinstance(embedded, dict)
-    expect_value(expanded, "CON-026", "organization.object", embedded.get("object"), "organization")
+    assert embedded is not None
+    expect_identifier(expanded, "IDN-007", embedded, "id", "org_")
     expect_value(
         expanded, "CON-026", "organization.name", embedded.get("name"), organization["name"]
     )
@@ -252,23 +238,33 @@ def test_every_custom_field_appears_and_an_unset_one_is_null(
         pytest.skip("the adapter's fixtures list no contact custom field")
     made = factory.contact()
     response = api.get(f"{CONTACTS}/{made['id']}")
-    custom = expect_success(response, "CON-025").get("custom_fields")
-    expect_true(
-        response,
-        "CON-024",
-        isinstance(custom, dict),
-        expected="custom_fields an object keyed by field key",
-        got=f"custom_fields = {custom!r}",
-    )
-    assert isinstance(custom, dict)
-    wrong = {key: custom.get(key, "(absent)") for key in keys if custom.get(key, "") is not None}
+    contact = expect_success(response, "CON-025")
+    expect_type_or_null(response, "CON-024", contact, "custom_fields", dict, "an object")
+    expect_unset_custom_fields(response, "CON-025", contact, keys)
+
+
+@pytest.mark.req("CON-025")
+def test_every_custom_field_of_an_embedded_organization_appears(
+    api: ApiClient, adapter: AdapterClient, factory: RecordFactory
+) -> None:
+    """The convention holds for each resource: the organization a contact embeds (with
+    expand=organization) carries every organization custom field, null when unset."""
+    keys = adapter.fixtures().organization_custom_fields
+    if not keys:
+        pytest.skip("the adapter's fixtures list no organization custom field")
+    organization = factory.organization()
+    made = factory.contact(organization_id=organization["id"])
+    response = api.get(f"{CONTACTS}/{made['id']}", params={"expand": "organization"})
+    embedded = expect_success(response, "CON-025").get("organization")
     expect_true(
         response,
         "CON-025",
-        not wrong,
-        expected=f"every contact custom field ({', '.join(keys)}) present and null when unset",
-        got=f"{wrong!r}",
+        isinstance(embedded, dict),
+        expected=f"organization {organization['id']} embedded",
+        got=f"organization = {embedded!r}",
     )
+    assert isinstance(embedded, dict)
+    expect_unset_custom_fields(response, "CON-025", embedded, keys)
 
 
 @pytest.mark.req("CON-021")
@@ -287,8 +283,11 @@ def test_a_lost_contact_names_its_lost_reason(api: ApiClient, factory: RecordFac
 
 
 @pytest.mark.req("CON-042")
-def test_field_definitions_are_listed(api: ApiClient) -> None:
-    expect_status(api.get("/v1/fields"), "CON-042", 200)
+def test_field_definitions_are_listed(api: ApiClient, convention: conventions.Lookup) -> None:
+    """The query is the target's (`fields_query`): its shape is not shown, and a
+    required parameter is as legal as none."""
+    query = conventions.query(convention, "fields_query")
+    expect_status(api.get("/v1/fields", params=query), "CON-042", 200)
 
 
 # --- company_name --------------------------------------------------------------------
@@ -409,3 +408,56 @@ def test_a_filter_ors_repeated_values_and_ands_with_other_filters(
             expected=f"{query} finds exactly {sorted(wanted)}",
             got=f"found {sorted(map(str, found))}",
         )
+
+
+# --- upsert conflicts ----------------------------------------------------------------
+
+
+def upsert(
+    api: ApiClient, convention: conventions.Lookup, factory: RecordFactory, **values: str
+) -> httpx.Response:
+    """POST the target's upsert body (`upsert.body`) with `external_id` and `phone` as
+    given. Skips when the body names neither, or the target refuses it as invalid: the
+    upsert's shape is not shown."""
+    missing = {"external_id", "phone"} - conventions.placeholders(convention("upsert.body"))
+    if missing:
+        pytest.skip(f"the target file's upsert.body has no {', '.join(sorted(missing))} to fill")
+    body = conventions.body(
+        convention, "upsert.body", first_name=factory.unique("upsert"), **values
+    )
+    response = api.post("/v1/contacts/upsert", json=body)
+    error = response.json().get("error") if response.status_code in (400, 422) else None
+    if isinstance(error, dict) and error.get("code") == "validation_failed":
+        pytest.skip(f"the upsert body is not shown, and the target refused {body!r} as invalid")
+    return response
+
+
+@pytest.mark.req("CON-043")
+def test_an_upsert_whose_phone_matches_a_contact_with_another_external_id_conflicts(
+    api: ApiClient, factory: RecordFactory, convention: conventions.Lookup
+) -> None:
+    """The phone names a contact that has another external id: `external_id_conflict`
+    ("the matched contact has another external id"); the external id sent names no one,
+    so no other rule applies."""
+    matched = factory.contact(phone=phone_number(), external_id=factory.unique("ext"))
+    response = upsert(
+        api, convention, factory, external_id=factory.unique("ext"), phone=matched["phone"]
+    )
+    expect_error(response, "CON-043", status=409, code="external_id_conflict")
+
+
+@pytest.mark.req("CON-044")
+def test_an_upsert_never_changes_a_phone(
+    api: ApiClient, factory: RecordFactory, convention: conventions.Lookup
+) -> None:
+    """The external id names a contact with another phone: `phone_mismatch`, and the
+    contact keeps its phone ("upsert never changes a phone")."""
+    matched = factory.contact(phone=phone_number(), external_id=factory.unique("ext"))
+    response = upsert(
+        api, convention, factory, external_id=matched["external_id"], phone=phone_number()
+    )
+    expect_error(response, "CON-044", status=409, code="phone_mismatch")
+    after = expect_success(api.get(f"{CONTACTS}/{matched['id']}"), "CON-044")
+    expect_value(
+        response, "CON-044", "phone after the upsert", after.get("phone"), matched["phone"]
+    )

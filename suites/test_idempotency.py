@@ -12,7 +12,6 @@ import itertools
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 import httpx
@@ -21,15 +20,17 @@ import pytest
 from crm_conformance import (
     ApiClient,
     RecordFactory,
+    document,
     expect_error,
     expect_success,
     expect_true,
     expect_value,
+    stamp,
 )
 
 KEY_HEADER = "Idempotency-Key"
 REPLAY_HEADER = "Idempotent-Replay"
-MAX_KEY = 255
+MAX_KEY = document.max_idempotency_key()
 DUPLICATES = 6
 """Concurrent requests sent with one key; enough to overlap on any server."""
 THREAD_TIMEOUT = 30.0
@@ -58,7 +59,7 @@ def _tag_write(factory: RecordFactory, convention: Callable[[str], str]) -> Writ
 
 def _activity_write(factory: RecordFactory, convention: Callable[[str], str]) -> Write:
     record_id = factory.contact()["id"]
-    due_at = datetime.now(UTC).isoformat(timespec="seconds")
+    due_at = stamp()
     return Write(
         "/v1/activities",
         lambda: {"title": factory.unique("idem-act"), "due_at": due_at, "record_id": record_id},

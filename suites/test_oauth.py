@@ -14,7 +14,6 @@ How an invisible record answers on retrieve is not shown (only the body-id rule,
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 import httpx
@@ -23,10 +22,13 @@ import pytest
 from crm_conformance import (
     ApiClient,
     RecordFactory,
+    error_of,
     expect_error,
     expect_pages,
     expect_status,
     expect_true,
+    first_page,
+    instant,
     matches,
 )
 
@@ -56,7 +58,7 @@ def people(api: ApiClient, factory: RecordFactory) -> People:
         factory.contact(owner_id=other["id"], visibility="private"),
         factory.contact(owner_id=other["id"], visibility="company"),
     ]
-    since = min(datetime.fromisoformat(c["updated_at"].replace("Z", "+00:00")) for c in made)
+    since = min(instant(c["updated_at"]) for c in made)
     token = factory.token(kind="oauth", user_id=me["id"])
     return People(
         oauth=api.with_token(token.token),
@@ -71,7 +73,7 @@ def _listed(client: ApiClient, since: str) -> tuple[httpx.Response, set[str]]:
     """Ids of contacts changed since `since`, and the first page's answer (to report)."""
     query = {"updated_since": since, "sort": "updated_at"}
     records = expect_pages(client, "/v1/contacts", "OAUTH-003", query)
-    first = client.get("/v1/contacts", params={**query, "limit": "200"})
+    first = first_page(client, "/v1/contacts", query)
     return first, {str(record.get("id")) for record in records}
 
 
@@ -153,5 +155,5 @@ def test_a_body_id_invisible_to_the_token_is_record_not_found(people: People) ->
 
 def _answer(response: httpx.Response) -> dict[str, Any]:
     """Status, type and code of an error answer, for observations."""
-    error = response.json().get("error") or {}
+    error = error_of(response)
     return {"status": response.status_code, "type": error.get("type"), "code": error.get("code")}

@@ -2,13 +2,12 @@
 
 The document gives the rules (an event type requires or forbids a `value`; an event is
 reversed once, and a reversal is never reversed) and their error codes, but not the
-operations that record and reverse events. They are tried where a REST service of this
-document would put them, `POST /v1/success-events` with `{code, value}` and
-`POST /v1/success-events/{event_id}/reverse`; a target that chose other paths names
-them in its target file (`[conventions.success_events]` `create_path`, `reverse_path`
-with `{event_id}`). A test skips, never fails, when the target offers nothing at the
-path or refuses a body that follows every documented rule: what is not shown cannot
-fail a target. Event types are defined through the adapter.
+operations that record and reverse events. The target file names them
+(`[conventions.success_events]`: `create_path`, `create_body` with `{code}` and
+`{value}`, `reverse_path` with `{event_id}`); without those keys the tests skip, naming
+them, and a path the file names is one the target offers (a 404 there fails). A test
+skips when the target refuses a body that follows every documented rule (the value's
+type is not shown either). Event types are defined through the adapter.
 """
 
 import re
@@ -18,56 +17,57 @@ from typing import Any
 import httpx
 import pytest
 
-from crm_conformance import AdapterClient, ApiClient, Target, expect_error, expect_status
+from crm_conformance import (
+    AdapterClient,
+    ApiClient,
+    conventions,
+    error_of,
+    expect_error,
+    expect_status,
+)
 
-CREATE_PATH = "/v1/success-events"
-REVERSE_PATH = "/v1/success-events/{event_id}/reverse"
 VALUE = 100
 """A value every event that needs one can carry (its type is not shown; a sale's amount)."""
-NOT_OFFERED = (404, 405, 501)
 
 
 class SuccessEvents:
-    """Records and reverses events at the target's paths, skipping what it does not offer."""
+    """Records and reverses events at the paths and with the body the target file names."""
 
-    def __init__(self, api: ApiClient, target: Target) -> None:
+    def __init__(self, api: ApiClient, convention: conventions.Lookup) -> None:
         self.api = api
-        self.create_path = target.conventions.get("success_events.create_path", CREATE_PATH)
-        self.reverse_path = target.conventions.get("success_events.reverse_path", REVERSE_PATH)
+        self.convention = convention
 
     def record(self, code: str, value: Any = None) -> httpx.Response:
-        body: dict[str, Any] = {"code": code}
-        if value is not None:
-            body["value"] = value
-        return self.api.post(self.create_path, json=body)
+        body = conventions.body(
+            self.convention,
+            "success_events.create_body",
+            code=code,
+            value=conventions.OMIT if value is None else value,
+        )
+        return self.api.post(
+            conventions.path(self.convention, "success_events.create_path"), json=body
+        )
 
     def reverse(self, event_id: str) -> httpx.Response:
-        return self.api.post(self.reverse_path.format(event_id=event_id), json={})
+        path = conventions.path(self.convention, "success_events.reverse_path", event_id=event_id)
+        return self.api.post(path, json={})
 
     def recorded(self, response: httpx.Response, req_id: str) -> dict[str, Any]:
-        """The event of a create the document allows; skips when the target's operation
-        is elsewhere or wants a body it does not show."""
-        where = f"POST {response.request.url.path}"
-        if response.status_code in NOT_OFFERED:
+        """The event of a create the document allows; skips when the target refuses the
+        body as invalid (the value's type is not shown)."""
+        if (
+            response.status_code in (400, 422)
+            and error_of(response).get("code") == "validation_failed"
+        ):
             pytest.skip(
-                f"{where} answered {response.status_code}: the operation recording success "
-                "events is not shown; name it with [conventions.success_events] create_path"
-            )
-        if response.status_code in (400, 422) and _code(response) == "validation_failed":
-            pytest.skip(
-                f"{where} refused {{code, value}} as validation_failed: the body of a success "
-                "event is not shown, and the target wants another"
+                f"POST {response.request.url.path} refused {response.request.content!r} as "
+                "validation_failed: a success event's fields are not shown, and the target "
+                "wants other values"
             )
         return self.answer(response, req_id)
 
     def reversed_event(self, response: httpx.Response, req_id: str) -> dict[str, Any]:
-        """The reversal record of a first reversal; skips when the target offers none."""
-        if response.status_code in NOT_OFFERED:
-            pytest.skip(
-                f"POST {response.request.url.path} answered {response.status_code}: the "
-                "reversal operation is not shown; name it with [conventions.success_events] "
-                "reverse_path"
-            )
+        """The reversal record of a first reversal."""
         return self.answer(response, req_id)
 
     @staticmethod
@@ -75,14 +75,6 @@ class SuccessEvents:
         """A 2xx answer's JSON object, or `{}`: the success event's fields are not shown."""
         body = expect_status(response, req_id, *range(200, 300))
         return body if isinstance(body, dict) else {}
-
-
-def _code(response: httpx.Response) -> str | None:
-    try:
-        error = response.json().get("error")
-    except (ValueError, AttributeError):
-        return None
-    return error.get("code") if isinstance(error, dict) else None
 
 
 def event_id(record: dict[str, Any]) -> str:
@@ -94,8 +86,8 @@ def event_id(record: dict[str, Any]) -> str:
 
 
 @pytest.fixture
-def events(api: ApiClient, target: Target) -> SuccessEvents:
-    return SuccessEvents(api, target)
+def events(api: ApiClient, convention: conventions.Lookup) -> SuccessEvents:
+    return SuccessEvents(api, convention)
 
 
 @pytest.fixture

@@ -9,10 +9,11 @@ stamps records with chosen `updated_at` values in the past (whole seconds, so an
 storage precision keeps them exact), and deletes records.
 
 The deletion feed's shape is not shown. The document says only that it lists one
-resource and needs that resource's read scope; the query parameter naming the
-resource is the target's `conventions.deleted_records_entity_param`, its value the
-scope table's resource name (`contacts`, `deals`, ...), and a deleted id must appear in
-the feed's items. The item shape is observed.
+resource and needs that resource's read scope; the query parameter naming the resource
+is the target's `conventions.deleted_records_entity_param` and its value for each
+resource `conventions.deleted_records_values.<resource>`, and a deleted id must appear
+in the feed's items. The item shape is observed. A name that is no resource answers
+400 `unknown_entity`.
 """
 
 from collections.abc import Callable
@@ -25,22 +26,18 @@ from crm_conformance import (
     AdapterClient,
     ApiClient,
     RecordFactory,
+    conventions,
     expect_error,
     expect_pages,
     expect_status,
     expect_true,
+    first_page,
+    instant,
+    stamp,
     strings_in,
 )
 
 FEED = "/v1/deleted-records"
-
-
-def _instant(text: str) -> datetime:
-    return datetime.fromisoformat(text.replace("Z", "+00:00"))
-
-
-def _stamp(instant: datetime) -> str:
-    return instant.astimezone(UTC).isoformat(timespec="seconds")
 
 
 class Stamped:
@@ -52,12 +49,12 @@ class Stamped:
         self.start = datetime.now(UTC).replace(microsecond=0) - timedelta(hours=1)
 
     def contact(self, updated_at: datetime) -> dict[str, Any]:
-        stamp = _stamp(updated_at)
+        at = stamp(updated_at)
         return self.adapter.create_record(
             kind="contact",
             fields={"first_name": self.unique("sync"), "last_name": "Conformance"},
-            created_at=stamp,
-            updated_at=stamp,
+            created_at=at,
+            updated_at=at,
         )
 
 
@@ -68,7 +65,7 @@ def stamped(adapter: AdapterClient, unique: Callable[[str], str]) -> Stamped:
 
 
 def _changed_since(api: ApiClient, since: datetime, req_id: str) -> list[dict[str, Any]]:
-    query = {"updated_since": _stamp(since), "sort": "updated_at"}
+    query = {"updated_since": stamp(since), "sort": "updated_at"}
     return expect_pages(api, "/v1/contacts", req_id, query)
 
 
@@ -78,8 +75,8 @@ def test_updated_since_finds_changes_at_or_after_the_instant_in_updated_at_order
 ) -> None:
     edge = stamped.contact(stamped.start)
     before = stamped.contact(stamped.start - timedelta(seconds=1))
-    query = {"updated_since": _stamp(stamped.start), "sort": "updated_at", "limit": "200"}
-    response = api.get("/v1/contacts", params=query)
+    query = {"updated_since": stamp(stamped.start), "sort": "updated_at"}
+    response = first_page(api, "/v1/contacts", query)
     records = _changed_since(api, stamped.start, "SYNC-001")
     ids = [record.get("id") for record in records]
     expect_true(
@@ -96,13 +93,13 @@ def test_updated_since_finds_changes_at_or_after_the_instant_in_updated_at_order
         expected=f"{before['id']}, changed a second before updated_since, not listed",
         got="listed",
     )
-    stamps = [_instant(r["updated_at"]) for r in records if isinstance(r.get("updated_at"), str)]
+    stamps = [instant(r["updated_at"]) for r in records if isinstance(r.get("updated_at"), str)]
     expect_true(
         response,
         "SYNC-003",
         stamps == sorted(stamps) and all(s >= stamped.start for s in stamps),
         expected="records in ascending updated_at order, none before updated_since",
-        got=f"updated_at values {[_stamp(s) for s in stamps[:10]]}...",
+        got=f"updated_at values {[stamp(s) for s in stamps[:10]]}...",
     )
 
 
@@ -116,9 +113,8 @@ def test_a_change_at_the_edge_of_the_previous_run_is_not_lost(
     late = stamped.contact(previous_start - timedelta(seconds=30))
     at_start = stamped.contact(previous_start)
     next_run = previous_start - timedelta(minutes=5)
-    response = api.get(
-        "/v1/contacts",
-        params={"updated_since": _stamp(next_run), "sort": "updated_at", "limit": "200"},
+    response = first_page(
+        api, "/v1/contacts", {"updated_since": stamp(next_run), "sort": "updated_at"}
     )
     ids = {record.get("id") for record in _changed_since(api, next_run, "SYNC-005")}
     lost = [made["id"] for made in (late, at_start) if made["id"] not in ids]
@@ -141,10 +137,6 @@ def test_updated_since_without_a_timezone_offset_is_refused(
     observe("updated_since without an offset", {"status": 400, "code": body["error"].get("code")})
 
 
-def _feed_query(convention: Callable[[str], str], entity: str) -> dict[str, str]:
-    return {convention("deleted_records_entity_param"): entity}
-
-
 DELETABLE: dict[str, Callable[[RecordFactory], dict[str, Any]]] = {
     "contacts": RecordFactory.contact,
     "organizations": RecordFactory.organization,
@@ -163,11 +155,11 @@ def test_a_deletion_appears_in_the_deletion_feed(
     observe: Callable[[str, Any], None],
     entity: str,
 ) -> None:
-    query = _feed_query(convention, entity)
+    query = conventions.deletion_feed(convention, entity)
     record = DELETABLE[entity](factory)
     factory.adapter.delete_record(record["id"])
     items = expect_pages(api, FEED, "SYNC-004", query, max_pages=50)
-    response = api.get(FEED, params={**query, "limit": "200"})
+    response = first_page(api, FEED, query)
     observe(f"GET /v1/deleted-records item ({entity})", next(iter(items[-1:]), None))
     expect_true(
         response,
@@ -182,7 +174,7 @@ def test_a_deletion_appears_in_the_deletion_feed(
 def test_the_deletion_feed_needs_the_read_scope_of_the_resource(
     api: ApiClient, factory: RecordFactory, convention: Callable[[str], str]
 ) -> None:
-    query = _feed_query(convention, "contacts")
+    query = conventions.deletion_feed(convention, "contacts")
     without = factory.token(scopes=["contacts:write", "deals:read"]).token
     response = api.with_token(without).get(FEED, params=query)
     expect_error(
@@ -190,3 +182,13 @@ def test_the_deletion_feed_needs_the_read_scope_of_the_resource(
     )
     only_read = factory.token(scopes=["contacts:read"]).token
     expect_status(api.with_token(only_read).get(FEED, params=query), "SCOPE-020", 200)
+
+
+@pytest.mark.req("SYNC-010")
+def test_a_name_that_is_no_resource_answers_unknown_entity(
+    api: ApiClient, convention: Callable[[str], str]
+) -> None:
+    """The feed lists one resource, named in a query parameter (the target's); a name no
+    resource has is `unknown_entity`, "no resource of that name"."""
+    query = {convention("deleted_records_entity_param"): "cc_no_such_resource"}
+    expect_error(api.get(FEED, params=query), "SYNC-010", status=400, code="unknown_entity")

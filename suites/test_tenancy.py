@@ -9,9 +9,7 @@ about another workspace. Comparing with a missing id, not with a fixed expectati
 accepts whatever the target answers for a missing record.
 """
 
-import secrets
 from collections.abc import Callable, Mapping
-from datetime import datetime
 from typing import Any
 
 import httpx
@@ -20,10 +18,15 @@ import pytest
 from crm_conformance import (
     AdapterClient,
     ApiClient,
+    absent_id,
+    conventions,
+    error_of,
     expect_error,
     expect_pages,
     expect_success,
     expect_true,
+    first_page,
+    instant,
     strings_in,
 )
 
@@ -47,19 +50,9 @@ def elsewhere(
     )
 
 
-def _missing_contact_id() -> str:
-    return f"con_{secrets.token_hex(16)}"
-
-
-def _error(response: httpx.Response) -> dict[str, Any]:
-    body = response.json() if response.content else None
-    error = body.get("error") if isinstance(body, dict) else None
-    return error if isinstance(error, dict) else {}
-
-
 def expect_same_as_missing(req_id: str, elsewhere: httpx.Response, missing: httpx.Response) -> None:
     """`elsewhere` answers as `missing` does, and says nothing of another workspace."""
-    seen, wanted = _error(elsewhere), _error(missing)
+    seen, wanted = error_of(elsewhere), error_of(missing)
     for what, got, expected in (
         ("status", elsewhere.status_code, missing.status_code),
         ("body keys", sorted(elsewhere.json()), sorted(missing.json())),
@@ -88,9 +81,9 @@ def expect_same_as_missing(req_id: str, elsewhere: httpx.Response, missing: http
 def test_another_workspaces_record_answers_like_a_missing_one(
     api: ApiClient, elsewhere: dict[str, Any], observe: Callable[[str, Any], None]
 ) -> None:
-    missing = api.get(f"/v1/contacts/{_missing_contact_id()}")
+    missing = api.get(f"/v1/contacts/{absent_id('con')}")
     expect_error(missing, "TEN-003", status=404, code=("not_found", "contact_not_found"))
-    observe("retrieve of a missing contact id", {"status": 404, "code": _error(missing)["code"]})
+    observe("retrieve of a missing contact id", {"status": 404, "code": error_of(missing)["code"]})
     expect_same_as_missing("TEN-003", api.get(f"/v1/contacts/{elsewhere['id']}"), missing)
 
 
@@ -104,7 +97,7 @@ def test_another_workspaces_record_in_a_body_is_record_not_found(
 
     response = create_on(elsewhere["id"])
     expect_error(response, "TEN-004", status=404, code="record_not_found", param="record_id")
-    expect_same_as_missing("TEN-003", response, create_on(_missing_contact_id()))
+    expect_same_as_missing("TEN-003", response, create_on(absent_id("con")))
 
 
 @pytest.mark.req("TEN-002", "TEN-001")
@@ -122,7 +115,7 @@ def expect_listed_only_to_its_workspace(
     for client, should_list, whose in ((second, True, "second"), (first, False, "first")):
         listed = record_id in strings_in(expect_pages(client, path, "TEN-001", query))
         expect_true(
-            client.get(path, params={**query, "limit": "200"}),
+            first_page(client, path, query),
             "TEN-001",
             listed is should_list,
             expected=f"{record_id} of the second workspace in {path} to its own token only",
@@ -134,7 +127,7 @@ def expect_listed_only_to_its_workspace(
 def test_a_list_shows_only_the_tokens_workspace(
     api: ApiClient, other_api: ApiClient, elsewhere: dict[str, Any]
 ) -> None:
-    since = datetime.fromisoformat(elsewhere["updated_at"].replace("Z", "+00:00")).isoformat()
+    since = instant(elsewhere["updated_at"]).isoformat()
     query = {"updated_since": since, "sort": "updated_at"}
     expect_listed_only_to_its_workspace(elsewhere["id"], "/v1/contacts", query, other_api, api)
 
@@ -169,7 +162,7 @@ def test_the_deletion_feed_shows_only_the_tokens_workspace(
     elsewhere: dict[str, Any],
     convention: Callable[[str], str],
 ) -> None:
-    query = {convention("deleted_records_entity_param"): "contacts"}
+    query = conventions.deletion_feed(convention, "contacts")
     adapter.delete_record(elsewhere["id"])
     expect_listed_only_to_its_workspace(
         elsewhere["id"], "/v1/deleted-records", query, other_api, api

@@ -23,7 +23,7 @@ def test_a_revoked_token_is_unauthorized(api: ApiClient, factory: RecordFactory,
     expect_error(response, "AUTH-005", status=401, code="unauthorized")
 
 
-@pytest.mark.req("AUTH-007", "AUTH-005")
+@pytest.mark.req("AUTH-007", "AUTH-005", "AUTH-001")
 @pytest.mark.parametrize("kind", KINDS)
 def test_revocation_is_immediate(api: ApiClient, factory: RecordFactory, kind: str) -> None:
     issued = factory.token(kind=kind)

@@ -31,6 +31,7 @@ from document_tables import (
     operation_codes,
 )
 from openapi_spec_validator import validate
+from referencing.jsonschema import DRAFT202012 as DRAFT_2020_12
 
 SPEC = REPO_ROOT / "spec" / "openapi.yaml"
 ADAPTER_SPEC = REPO_ROOT / "spec" / "adapter.yaml"
@@ -402,3 +403,53 @@ def test_missing_prefix_and_limit_are_reported(spec: Spec, sections: list[Any]) 
     del damaged["components"]["parameters"]["Expand"]["x-max-relationships"]
     assert missing_prefixes(damaged, identifier_prefixes(sections)) == ["lost reason: lrsn_"]
     assert missing_limits(damaged, limit_numbers(sections)) == ["`expand` relationships: 4"]
+
+
+def _hex(prefix: str) -> str:
+    return f"{prefix}_{'a' * 32}"
+
+
+STAMP = "2026-01-01T00:00:00Z"
+UNOWNED = {
+    "Contact": {
+        "id": _hex("con"),
+        "object": "contact",
+        "status": "open",
+        "visibility": "team",
+        "created_at": STAMP,
+        "updated_at": STAMP,
+        "owner": None,
+        "organization": None,
+        "tags": None,
+        "channels": None,
+        "custom_fields": None,
+    },
+    "Deal": {
+        "id": _hex("deal"),
+        "object": "deal",
+        "pipeline_id": _hex("pipe"),
+        "stage_id": _hex("stg"),
+        "title": "t",
+        "visibility": "team",
+        "created_at": STAMP,
+        "updated_at": STAMP,
+        "owner": None,
+        "organization": None,
+        "tags": None,
+    },
+    "Organization": {"id": _hex("org"), "object": "organization", "owner": None, "tags": None},
+}
+"""Records without an owner or organization, rendering those fields null: "always present
+when the contact has an owner" says nothing of one without, and the spec's preamble lets
+optional fields whose absence the document does not describe be null."""
+
+
+@pytest.mark.parametrize("name", sorted(UNOWNED))
+def test_optional_relations_may_be_null(spec: Spec, name: str) -> None:
+    import jsonschema  # type: ignore[import-untyped]  # no stubs in the dev extras
+    from referencing import Registry, Resource
+
+    resource = Resource.from_contents(spec, default_specification=DRAFT_2020_12)
+    registry = Registry().with_resource("urn:spec", resource)
+    schema = {"$ref": f"urn:spec#/components/schemas/{name}"}
+    jsonschema.Draft202012Validator(schema, registry=registry).validate(UNOWNED[name])

@@ -142,6 +142,8 @@ class AdapterClient:
                     lost_reasons=tuple(body["lost_reasons"]),
                     users=tuple(body["users"]),
                     contact_custom_fields=tuple(body["contact_custom_fields"]),
+                    deal_custom_fields=tuple(body.get("deal_custom_fields") or ()),
+                    organization_custom_fields=tuple(body.get("organization_custom_fields") or ()),
                 )
             except (KeyError, TypeError) as exc:
                 raise AdapterError(

@@ -77,24 +77,42 @@ def _json_or_none(client: ApiClient, path: str) -> Any:
 
 
 def _scopes_from_me(client: ApiClient) -> frozenset[str] | None:
-    """`scopes` as a list of strings at the top level or under `data`/`token`."""
-    body = _json_or_none(client, "/v1/me")
+    return listed_scopes(_json_or_none(client, "/v1/me"))
+
+
+def listed_scopes(body: Any) -> frozenset[str] | None:
+    """The scopes an answer of `GET /v1/me` lists, or None when it has no readable list.
+
+    The shape is not shown, so both common forms are read, at the top level or under
+    `data`/`token`: `scopes` (or `scope`) as a list of strings, or as one string of
+    scopes separated by spaces, as OAuth token introspection (RFC 7662) writes `scope`.
+    """
     for holder in (
         (body, *(body.get(k) for k in ("data", "token"))) if isinstance(body, dict) else ()
     ):
-        listed = holder.get("scopes") if isinstance(holder, dict) else None
-        if isinstance(listed, list) and all(isinstance(s, str) for s in listed):
-            return frozenset(listed)
+        for key in ("scopes", "scope"):
+            listed = holder.get(key) if isinstance(holder, dict) else None
+            if isinstance(listed, str):
+                return frozenset(listed.split())
+            if isinstance(listed, list) and all(isinstance(s, str) for s in listed):
+                return frozenset(listed)
     return None
 
 
 def _policy_from_capabilities(client: ApiClient) -> dict[str, bool] | None:
-    """Entity -> local write allowed, from `{entity: bool}` or `{entity: {local_write: bool}}`,
-    at the top level or under `entities`/`write_policy`/`data`."""
+    """Entity -> local write allowed, from `{entity: bool}`, `{entity: {local_write: bool}}`
+    or a list of `{entity, local_write}`, at the top level or under `entities`,
+    `write_policy` or `data`."""
     body = _json_or_none(client, "/v1/capabilities")
     if not isinstance(body, dict):
         return None
     for holder in (body.get("entities"), body.get("write_policy"), body.get("data"), body):
+        if isinstance(holder, list):
+            holder = {
+                row["entity"]: row
+                for row in holder
+                if isinstance(row, dict) and isinstance(row.get("entity"), str)
+            }
         if not isinstance(holder, dict):
             continue
         policy: dict[str, bool] = {}

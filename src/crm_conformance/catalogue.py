@@ -53,6 +53,9 @@ class Requirement:
     untestable: str | None = None
     limitation: str | None = None
     """What a test of this statement cannot tell apart (a fault left out for it)."""
+    decision: str | None = None
+    """How the suite reads a sentence other teams could read otherwise, and what it
+    therefore accepts (each legal reading has a variant in `reference/variants.py`)."""
 
     @property
     def testable(self) -> bool:
@@ -239,6 +242,7 @@ def _check_rules(path: Path, data: dict[str, Any], text: str, document: str) -> 
             needs=entry["needs"],
             untestable=entry.get("untestable"),
             limitation=entry.get("limitation"),
+            decision=entry.get("decision"),
         )
         rid = requirement.id
         if rid in seen:

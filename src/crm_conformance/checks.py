@@ -15,6 +15,7 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, TypeVar
 
 import httpx
@@ -207,45 +208,45 @@ def error_fields(response: httpx.Response) -> None:
         )
 
 
-# Which types a status may carry. "The mapping of each type to statuses: not shown", so
-# each 4xx allows the coarse `invalid_request_error` (as Stripe-style APIs type a 404)
-# beside the type named for its condition; what no reading allows is a type whose retry
-# advice contradicts the status: "Retry `rate_limit_error` and `api_error` ...; do not
-# retry 4xx unchanged" rules out both on a 4xx, except where the document says so
-# (405 is `api_error`; 429 is the rate limit). Other statuses (402, 410, 413, ...) may
-# carry any type but those two.
-IMPLIED_TYPES: dict[int, frozenset[str]] = {
-    400: frozenset({"invalid_request_error"}),
-    401: frozenset({"authentication_error", "invalid_request_error"}),
-    403: frozenset({"permission_error", "invalid_request_error"}),
-    404: frozenset({"not_found_error", "invalid_request_error"}),
-    405: frozenset({"api_error"}),
-    409: frozenset({"conflict_error", "invalid_request_error"}),
-    422: frozenset({"invalid_request_error", "not_found_error"}),
-    429: frozenset({"rate_limit_error"}),
-}
 _RETRYABLE_TYPES = frozenset({"api_error", "rate_limit_error"})
+PINNED_TYPES: dict[int, frozenset[str]] = {
+    405: frozenset({"api_error"}),
+    429: _RETRYABLE_TYPES,
+}
+"""Statuses whose type the document fixes: 405 is "`api_error`: method not supported";
+a 429 is retried ("wait `Retry-After` seconds"), so its type is a retryable one."""
+
+
+def allowed_types(status: int) -> frozenset[str]:
+    """The error types a `status` may carry.
+
+    "The mapping of each type to statuses: not shown", so only the retry advice binds:
+    "Retry `rate_limit_error` and `api_error` with exponential backoff and jitter; do not
+    retry 4xx unchanged". A 4xx may carry any type but those two (a 403 typed
+    `authentication_error`, a 404 typed `invalid_request_error` are readings other APIs
+    made), except where the document pins it (PINNED_TYPES); a 5xx, a "server fault;
+    retry with backoff", carries a retryable type.
+    """
+    if status in PINNED_TYPES:
+        return PINNED_TYPES[status]
+    if status >= 500:
+        return _RETRYABLE_TYPES
+    return frozenset(ERROR_TYPES) - _RETRYABLE_TYPES
 
 
 @check("ERR-004")
 def error_type_matches_status(response: httpx.Response) -> None:
-    """The error `type` agrees with the status (see IMPLIED_TYPES for why these sets).
+    """The error `type` agrees with the status as far as the document says (`allowed_types`).
 
     "Rules: branch on `type` for flow": a client that branches on `type` must not be
-    told to retry (api_error, rate_limit_error) a 4xx the document says not to retry,
-    nor be told a 5xx is its own fault. 5xx: `internal_error` is a "server fault; retry
-    with backoff", and `api_error` is the only such retryable type.
+    told to retry a 4xx the document says not to retry, nor be told not to retry a
+    server fault or a 429.
     """
     error = _error_object(response)
     if not _is_error(response) or error is None:
         return
     status = response.status_code
-    if status >= 500:
-        allowed = frozenset({"api_error"})
-    elif status in IMPLIED_TYPES:
-        allowed = IMPLIED_TYPES[status]
-    else:
-        allowed = frozenset(ERROR_TYPES) - _RETRYABLE_TYPES
+    allowed = allowed_types(status)
     if error.get("type") not in ERROR_TYPES:
         return  # already failed by error_type_enum
     if error["type"] not in allowed:
@@ -475,6 +476,36 @@ ALWAYS_PRESENT: dict[str, tuple[str, tuple[str, ...]]] = {
 """Resource `object` -> (requirement, the fields its "Always present: ..." sentence lists)."""
 
 
+DOCUMENTED_RENDERINGS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (method, re.compile(pattern))
+    for method, pattern in (
+        ("GET", r"/v1/contacts"),
+        ("GET", r"/v1/contacts/[^/]+"),
+        ("POST", r"/v1/contacts/search"),
+        ("POST", r"/v1/deals"),
+    )
+)
+"""Operations whose answer the document shows as a Contact or Deal (or a collection of
+Contact). Other answers may carry an `object` of `contact` or `deal` in a shape the
+document does not show (a deletion feed item `{id, object, deleted}`, an upsert result),
+where "Always present" says nothing."""
+
+
+def _api_path(request: httpx.Request) -> str:
+    """The request path from its `/v1/` on (a base URL may carry a path of its own)."""
+    path = request.url.path
+    return path[path.find("/v1/") :] if "/v1/" in path else path
+
+
+def renders_records(request: httpx.Request) -> bool:
+    """Whether the document shows the answer to `request` as Contacts or a Deal."""
+    path = _api_path(request)
+    return any(
+        request.method == method and pattern.fullmatch(path)
+        for method, pattern in DOCUMENTED_RENDERINGS
+    )
+
+
 def _request_param(request: httpx.Request, name: str) -> Any:
     """A query parameter of the request, or else a key of its JSON body (search)."""
     if name in request.url.params:
@@ -492,12 +523,17 @@ def _request_param(request: httpx.Request, name: str) -> Any:
 def always_present_fields(response: httpx.Response) -> None:
     """Contact and Deal: "Always present: `id`, `object`, `status`, ...".
 
-    Keys, not values: a present key may hold null where the type allows it. Skipped when
+    Keys, not values: a present key may hold null where the type allows it. Only on the
+    answers the document shows as Contacts or a Deal (`renders_records`). Skipped when
     the request sent `fields`, which narrows a read to `id`, `object` and the names given
     (and may carry `object` and `id` alone); the spec's schemas cannot see the request,
     so this rule lives here and not in `required`.
     """
-    if not 200 <= response.status_code < 300 or _request_param(response.request, "fields"):
+    if (
+        not 200 <= response.status_code < 300
+        or not renders_records(response.request)
+        or _request_param(response.request, "fields")
+    ):
         return
     for resource in _walk_resources(_json(response)):
         rule = ALWAYS_PRESENT.get(resource["object"])
@@ -512,6 +548,60 @@ def always_present_fields(response: httpx.Response) -> None:
                 expected=f"every {resource['object']} carries {', '.join(names)}",
                 got=f"{resource['object']} {_short(resource.get('id'))} lacks {', '.join(missing)}",
             )
+
+
+# --- timestamps --------------------------------------------------------------------
+
+
+def is_timestamp(value: Any) -> bool:
+    """Whether `value` is an ISO 8601 date-time string (a date alone is not one)."""
+    if not isinstance(value, str) or "T" not in value.upper():
+        return False
+    try:
+        datetime.fromisoformat(value.replace("z", "Z"))
+    except ValueError:
+        return False
+    return True
+
+
+DATE_TIME_FIELDS: dict[str, tuple[str, ...]] = {
+    "contact": ("created_at", "updated_at"),
+    "organization": ("created_at", "updated_at"),
+    "deal": ("created_at", "updated_at", "expected_close_date", "stage_changed_at"),
+    "activity": ("due_at", "created_at", "updated_at"),
+    "conversation": ("last_message_at", "created_at", "updated_at"),
+    "user": ("created_at",),
+    "audience": ("created_at", "updated_at"),
+    "campaign": ("created_at", "updated_at"),
+    "campaign_stats": ("window_start", "window_end"),
+}
+"""The fields each resource table types `date-time`, by the resource's `object`."""
+
+
+@check("IDN-003")
+def timestamps(response: httpx.Response) -> None:
+    """ "Timestamps are ISO 8601 date-time strings": every date-time field of every
+    documented resource in a 2xx body, wherever it is embedded.
+
+    Null (or absent) passes: several of these fields are "or null" (`last_message_at`),
+    and presence is a rule of its own. Only the fields the resource tables type
+    `date-time` are read, so an undocumented field of a documented object says nothing.
+    """
+    if not 200 <= response.status_code < 300:
+        return
+    problems = [
+        f"{resource['object']}.{field} = {_short(resource[field])}"
+        for resource in _walk_resources(_json(response))
+        for field in DATE_TIME_FIELDS.get(resource["object"], ())
+        if resource.get(field) is not None and not is_timestamp(resource[field])
+    ]
+    if problems:
+        raise _fail(
+            "IDN-003",
+            response,
+            expected="ISO 8601 date-time strings in every date-time field",
+            got="; ".join(problems[:5]) + (f"; {len(problems) - 5} more" if problems[5:] else ""),
+        )
 
 
 # --- collections -------------------------------------------------------------------

@@ -364,7 +364,9 @@ def serve(
         _fail(f"--port={port}: cannot listen ({exc})", 2, "serve")
         return
     bound_host, bound_port = sock.getsockname()[:2]
-    served = served_target(bound_host, bound_port, app.seeded_tokens, app.adapter_mounted)
+    served = served_target(
+        bound_host, bound_port, app.seeded_tokens, app.adapter_mounted, app.conventions
+    )
     if target_out is not None:
         served.write_target_file(target_out)
     click.echo(f"Reference server at {served.base_url}")

@@ -8,13 +8,14 @@ reading; a test that wants to record what the target chose calls `observe` itsel
 """
 
 import re
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
 import httpx
 
-from crm_conformance.checks import run_checks
+from crm_conformance import document
+from crm_conformance.checks import ALWAYS_PRESENT, is_timestamp, run_checks
 from crm_conformance.client import ApiClient
 from crm_conformance.failure import ConformanceFailure
 
@@ -58,6 +59,16 @@ def expect_success(response: httpx.Response, req_id: str) -> dict[str, Any]:
     return body
 
 
+def error_of(response: httpx.Response) -> dict[str, Any]:
+    """The `error` object of an answer, or `{}` when it has none (no JSON, no envelope)."""
+    try:
+        body = response.json() if response.content else None
+    except ValueError:
+        return {}
+    error = body.get("error") if isinstance(body, dict) else None
+    return error if isinstance(error, dict) else {}
+
+
 _UNSET: Any = object()
 
 
@@ -76,9 +87,7 @@ def expect_error(
     """
     run_checks(response)
     codes = (code,) if isinstance(code, str) else tuple(code)
-    body = response.json() if response.content else None
-    error = body.get("error") if isinstance(body, dict) else None
-    error = error if isinstance(error, dict) else {}
+    error = error_of(response)
     wanted = f"{status} with error.code {' or '.join(repr(c) for c in codes)}"
     if response.status_code != status or error.get("code") not in codes:
         raise ConformanceFailure(req_id, expected=wanted, got=_text(response), response=response)
@@ -90,6 +99,31 @@ def expect_error(
             response=response,
         )
     return error
+
+
+def expect_error_among(
+    response: httpx.Response, req_id: str, allowed: Mapping[int, Collection[str]]
+) -> dict[str, Any]:
+    """The `error` of an answer whose status is a key of `allowed` with one of its codes:
+    for a request two rules refuse and the document does not rank them."""
+    status = response.status_code if response.status_code in allowed else min(allowed)
+    if len(allowed) > 1 and response.status_code not in allowed:
+        run_checks(response)
+        wanted = "; ".join(f"{s} with error.code {' or '.join(c)}" for s, c in allowed.items())
+        raise ConformanceFailure(req_id, expected=wanted, got=_text(response), response=response)
+    return expect_error(response, req_id, status=status, code=tuple(allowed[status]))
+
+
+def expect_refused_body(response: httpx.Response, req_id: str) -> dict[str, Any]:
+    """The `error` of a body the target rejects, as "unknown keys rejected" asks.
+
+    Which status is not pinned: a body problem reads as 422 (`validation_failed`, "fields
+    invalid"), and 400 (`bad_request`, "request not understood") reads as fitting too.
+    Any code is taken, since "new codes may appear under a type"; the caller observes it.
+    """
+    body = expect_status(response, req_id, 400, 422)
+    error = body.get("error") if isinstance(body, dict) else None
+    return error if isinstance(error, dict) else {}
 
 
 def expect_value(
@@ -124,6 +158,112 @@ def expect_present(
         expected=f"fields {', '.join(fields)} present",
         got=f"missing: {', '.join(missing)}",
     )
+
+
+def expect_narrowed(
+    response: httpx.Response, req_id: str, record: Mapping[str, Any], names: Collection[str]
+) -> None:
+    """`record` carries no field beyond `names`, `id` and `object` (what `fields` asked for).
+
+    A contact's or deal's "Always present" fields may stay too: the document says both
+    that `fields` returns the names given and that those fields are always present, and a
+    server reading "always" as winning is as right as one reading `fields` as winning.
+    """
+    _, always = ALWAYS_PRESENT.get(str(record.get("object")), ("", ()))
+    extra = sorted(set(record) - {"id", "object", *names, *always})
+    expect_true(
+        response,
+        req_id,
+        not extra,
+        expected=f"only {', '.join(['id', 'object', *names])} (and Always present fields)",
+        got=f"also {', '.join(extra)}",
+    )
+
+
+def expect_unset_custom_fields(
+    response: httpx.Response, req_id: str, record: Mapping[str, Any], keys: Collection[str]
+) -> None:
+    """ "Every custom field defined for that resource in the workspace appears; an unset
+    one is null": `record` (made with none set) has `custom_fields`, an object holding
+    each of `keys` as null."""
+    custom = record.get("custom_fields")
+    wrong = (
+        {key: custom.get(key, "(absent)") for key in keys if custom.get(key, "") is not None}
+        if isinstance(custom, Mapping)
+        else custom
+    )
+    expect_true(
+        response,
+        req_id,
+        isinstance(custom, Mapping) and not wrong,
+        expected=f"custom_fields with every field ({', '.join(keys)}) present and null",
+        got=f"custom_fields = {custom!r}" if not isinstance(custom, Mapping) else f"{wrong!r}",
+    )
+
+
+def expect_owner(
+    response: httpx.Response,
+    req_id: str,
+    record: Mapping[str, Any],
+    field: str,
+    user_id: str,
+    *,
+    kind_req: str = "IDN-019",
+    object_req: str = "IDN-021",
+) -> None:
+    """`record[field]` is the Owner of teammate `user_id`: `{id, kind: user, name, object:
+    owner}` (the Owner table); a failure of its kind or object names `kind_req` or
+    `object_req`, of its `usr_` id IDN-018, of `name` (string or null) IDN-020."""
+    owner = record.get(field)
+    expect_true(
+        response,
+        req_id,
+        isinstance(owner, Mapping) and owner.get("id") == user_id,
+        expected=f"{field} an Owner with id {user_id}",
+        got=f"{field} = {owner!r}",
+    )
+    assert isinstance(owner, Mapping)
+    expect_identifier(response, "IDN-018", owner, "id", "usr_")
+    expect_value(response, object_req, f"{field}.object", owner.get("object"), "owner")
+    expect_value(response, kind_req, f"{field}.kind", owner.get("kind"), "user")
+    expect_type_or_null(response, "IDN-020", owner, "name", str, "a string")
+
+
+def expect_organization(
+    response: httpx.Response,
+    req_id: str,
+    record: Mapping[str, Any],
+    organization_id: str | None,
+) -> dict[str, Any] | None:
+    """ "`organization`: present only when `organization` is in `expand`": with an id
+    (the request expanded it), the embedded organization record of that id; with None
+    (it did not), no organization object (absent, or null)."""
+    embedded = record.get("organization")
+    if organization_id is None:
+        expect_true(
+            response,
+            req_id,
+            embedded is None,
+            expected="no organization object without expand=organization",
+            got=f"organization = {embedded!r}",
+        )
+        return None
+    expect_true(
+        response,
+        req_id,
+        isinstance(embedded, Mapping)
+        and embedded.get("id") == organization_id
+        and embedded.get("object") == "organization",
+        expected=f"organization the record {organization_id} (object organization) when expanded",
+        got=f"organization = {embedded!r}",
+    )
+    assert isinstance(embedded, dict)
+    return embedded
+
+
+def ids_of(records: Iterable[Mapping[str, Any]]) -> list[str]:
+    """The `id` of each record, in order (as strings, so a missing one shows as 'None')."""
+    return [str(record.get("id")) for record in records]
 
 
 def expect_enum(
@@ -191,17 +331,6 @@ def expect_type_or_null(
     )
 
 
-def is_timestamp(value: Any) -> bool:
-    """Whether `value` is an ISO 8601 date-time string (a date alone is not one)."""
-    if not isinstance(value, str) or "T" not in value.upper():
-        return False
-    try:
-        datetime.fromisoformat(value.replace("z", "Z"))
-    except ValueError:
-        return False
-    return True
-
-
 def instant(value: Any) -> datetime:
     """The instant an ISO 8601 date-time string names, so stamps in any offset compare
     as instants (ValueError when `value` is not one)."""
@@ -239,6 +368,27 @@ def strings_in(value: Any) -> set[str]:
     return set()
 
 
+def words_in(value: Any) -> set[str]:
+    """Every whitespace-separated word of every string in a JSON value: a list written as
+    one string ("contacts:read deals:write") names each of its items too."""
+    return {word for text in strings_in(value) for word in text.split()}
+
+
+Query = Mapping[str, Any] | Sequence[tuple[str, Any]]
+"""Query parameters as httpx takes them: a mapping, or pairs (for repeated names)."""
+
+
+def with_cursor(query: Query, cursor: str | None) -> Query:
+    """`query` with `cursor` added when there is one: the first page is asked for
+    without a cursor, never with an empty `cursor=` (which is no cursor the target
+    issued, and may be refused as `invalid_cursor`)."""
+    if cursor is None:
+        return query
+    if isinstance(query, Mapping):
+        return {**query, "cursor": cursor}
+    return [*query, ("cursor", cursor)]
+
+
 def expect_pages(
     client: ApiClient,
     path: str,
@@ -247,22 +397,30 @@ def expect_pages(
     *,
     max_pages: int = 20,
 ) -> list[dict[str, Any]]:
-    """The records of a list query, page after page through `links.next` (200 each time).
+    """The records of a list query, page after page through `links.next` (each a 200).
 
-    Bounded by `max_pages` pages of 200, so a busy target cannot make a test loop; a
+    Bounded by `max_pages` pages of the largest `limit`, so a busy target cannot make a test loop; a
     test asserting that a record is absent reads at most that many, which can let a
     fault through but never fails a conforming target.
     """
     records: list[dict[str, Any]] = []
-    query = {**params, "limit": "200"}
+    query = {**params, "limit": str(document.page_limit())}
+    cursor: str | None = None
     for _ in range(max_pages):
-        page = expect_status(client.get(path, params=query), req_id, 200)
+        page = expect_status(client.get(path, params=with_cursor(query, cursor)), req_id, 200)
         records.extend(item for item in page.get("data") or () if isinstance(item, dict))
         cursor = (page.get("links") or {}).get("next")
         if not isinstance(cursor, str) or not page.get("meta", {}).get("has_more", True):
             break
-        query = {**params, "limit": "200", "cursor": cursor}
     return records
+
+
+def first_page(client: ApiClient, path: str, params: Query) -> httpx.Response:
+    """The first page of a list query at the largest `limit`: the answer a failure about
+    the whole list (read with `expect_pages`) shows."""
+    if isinstance(params, Mapping):
+        return client.get(path, params={**params, "limit": str(document.page_limit())})
+    return client.get(path, params=[*params, ("limit", str(document.page_limit()))])
 
 
 def expect_walk(

@@ -8,6 +8,7 @@ campaigns, tokens, users) the provisioning adapter makes it. A create the target
 refuses raises `SetupFailed`: the test is blocked by that, it did not fail.
 """
 
+import secrets
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, NoReturn
@@ -21,6 +22,24 @@ NO_ADAPTER = (
     "needs the provisioning adapter: add adapter_url to the target file "
     "(spec/adapter.yaml describes what to implement)"
 )
+
+
+def absent_id(prefix: str) -> str:
+    """A well-formed id of `prefix` (`con`, `deal`, ...) that names no record: 128 random
+    bits, so it never names a real one."""
+    return f"{prefix}_{secrets.token_hex(16)}"
+
+
+def stamp(when: datetime | None = None) -> str:
+    """`when` (now when None) as an ISO 8601 date-time in UTC, to the whole second: the
+    form every test sends, which any storage precision keeps exact."""
+    return (when or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="seconds")
+
+
+def phone_number() -> str:
+    """A fresh E.164 number strict validators accept: London 020 7xxx xxxx, random
+    because phones are unique per workspace."""
+    return f"+44207{secrets.randbelow(10**7):07d}"
 
 
 class RecordFactory:
@@ -42,6 +61,12 @@ class RecordFactory:
         self._skip = skip
         self.created: list[tuple[str, str]] = []
         """(kind, id) of everything made, in order (for reports and sweeping)."""
+
+    def requiring(self, feature: str) -> "RecordFactory":
+        """This factory, once the adapter is known to offer `feature` (skipped otherwise):
+        the gate of a suite whose every test needs it (`campaigns`, `conversations`)."""
+        self.adapter.require(feature)
+        return self
 
     @property
     def adapter(self) -> AdapterClient:
@@ -129,7 +154,7 @@ class RecordFactory:
         if "record_id" not in body:
             body["record_id"] = self.contact()["id"]
         body.setdefault("title", self.unique("activity"))
-        body.setdefault("due_at", datetime.now(UTC).isoformat(timespec="seconds"))
+        body.setdefault("due_at", stamp())
         return self._made("activity", self._create("/v1/activities", body))
 
     def tag(self, *, kind: str = "contact", **fields: Any) -> dict[str, Any]:

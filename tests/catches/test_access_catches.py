@@ -18,6 +18,7 @@ KILLS = [
     ("test_scopes.py", "scope_message_generic", "every_scope_but and deals"),
     ("test_scopes.py", "policy_ignored_for_oauth", "mirrored and deals"),
     ("test_scopes.py", "capabilities_ignore_policy", "capabilities"),
+    ("test_scopes.py", "capabilities_report_wrong_entity", "capabilities"),
     ("test_scopes.py", "me_lists_all_scopes", "me_lists"),
     ("test_scopes.py", "scope_param_names_resource", "every_scope_but and deals"),
     ("test_oauth.py", "private_visible_to_oauth", "person"),

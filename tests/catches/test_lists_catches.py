@@ -31,6 +31,8 @@ def test_passes_against_the_reference_server() -> None:
         ("test_query_parameters.py", "unknown_sort_key_ignored", "unknown_sort_key", {"QRY-003"}),
         ("test_pagination.py", "meta_limit_reports_default", "limit_bounds_are", {"PAG-003"}),
         ("test_pagination.py", "users_newest_first", "order_they_joined", {"USR-001"}),
+        ("test_pagination.py", "audiences_oldest_first", "audiences_are_listed", {"AUD-001"}),
+        ("test_pagination.py", "user_name_dropped", "new_member", {"USR-003"}),
         (
             "test_query_parameters.py",
             "updated_since_exclusive",

@@ -15,6 +15,7 @@ KILLS = [
     ("updated_since_exclusive", "updated_since_finds or edge"),
     ("deletion_feed_misses_adapter_deletes", "deletion_appears and contacts"),
     ("deleted_records_without_scope_check", "read_scope"),
+    ("unknown_entity_lists_nothing", "unknown_entity"),
 ]
 
 

@@ -179,6 +179,20 @@ def test_declared_open_methods_are_marked_and_left_out_of_generation() -> None:
     assert "POST /v1/contacts" not in labels and "GET /v1/contacts" in labels
 
 
+def test_a_literal_path_beside_a_record_path_shares_its_open_methods() -> None:
+    """A router may send PUT /v1/contacts/search to PUT /v1/contacts/{contact_id}."""
+    raw: dict[str, Any] = {
+        "paths": {
+            "/v1/contacts/{contact_id}": {"get": {"responses": {}}},
+            "/v1/contacts/search": {"post": {"responses": {}}},
+            "/v1/conversations/{conversation_id}/close": {"post": {"responses": {}}},
+        }
+    }
+    fuzz.declare_open_methods(raw)
+    assert set(raw["paths"]["/v1/contacts/search"]) == {"post", "put", "patch", "delete"}
+    assert set(raw["paths"]["/v1/conversations/{conversation_id}/close"]) == {"post"}
+
+
 def test_what_may_be_left_out_may_also_be_null_and_shared_schemas_stay() -> None:
     raw = json.loads(json.dumps(SPEC))
     raw["paths"]["/v1/notes"]["post"]["requestBody"]["required"] = False

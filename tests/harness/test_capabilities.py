@@ -49,3 +49,11 @@ def test_unreadable_answers_fall_back_to_the_target_file() -> None:
     assert discover(target=bare, clients={"full": client({})}).describe()["scopes"] == {
         "full": None
     }
+
+
+def test_a_space_separated_scope_string_is_read_as_the_scopes() -> None:
+    api = client(
+        {"/v1/me": httpx.Response(200, json={"active": True, "scope": "contacts:read deals:write"})}
+    )
+    found = discover(target=TARGET, clients={"full": api})
+    assert found.scopes == {"full": frozenset({"contacts:read", "deals:write"})}

@@ -141,6 +141,12 @@ GOOD = [
         {**collection(), "data": [{**contact(), "custom_fields": {"p": {"object": "contact"}}}]},
     ),
     stats(hexid("camp_")),
+    # a shape the document does not show: "Always present" is about Contact and Deal answers
+    response(
+        200,
+        {**collection(), "data": [{"id": hexid("con_"), "object": "contact", "deleted": True}]},
+        path="/v1/deleted-records",
+    ),
 ]
 
 
@@ -179,13 +185,20 @@ BAD = {
         NOT_FOUND, lambda b: b["error"].update(detail=[{"field": "a", "code": None}])
     ),
     "error_type_matches_status": error(404, "api_error"),
+    "timestamps": response(
+        200, {**collection(), "data": [{**contact(), "updated_at": 1767225600}]}
+    ),
+    "timestamps_nested": response(
+        200,
+        {"object": "campaign_stats", "campaign_id": hexid("camp_"), "window_end": "2026-01-01"},
+        path="/v1/x",
+    ),
     "always_present_fields": response(
         200, {"object": "contact", "id": hexid("con_"), "status": "open"}, path="/v1/contacts/x"
     ),
     "always_present_fields_nested": response(
         200,
-        {"items": [{"object": "tag", "id": hexid("tag_")}, {"object": "contact", "id": "x"}]},
-        path="/v1/x",
+        {**collection(), "data": [contact(), {"object": "contact", "id": hexid("con_")}]},
     ),
     "error_type_matches_status_410": error(410, "rate_limit_error"),
     "error_type_matches_status_405": error(405, "invalid_request_error"),
@@ -305,17 +318,20 @@ def test_2xx_body_checks_leave_a_3xx_alone(name: str, status: int) -> None:
     checks.get(name).function(with_status(BAD[name], status))
 
 
-# Each 4xx allows `invalid_request_error` beside the type of its condition (IMPLIED_TYPES):
-# (status, the type of its condition, a type of another condition).
+# (status, a type it may carry, a type it may not): only the retry advice binds a 4xx
+# (no retryable type), 405 is `api_error`, a 429 and a 5xx carry a retryable type.
 STATUS_TYPES = [
-    (400, "invalid_request_error", "not_found_error"),
-    (401, "authentication_error", "permission_error"),
-    (403, "permission_error", "authentication_error"),
-    (404, "not_found_error", "conflict_error"),
+    (400, "not_found_error", "api_error"),
+    (401, "permission_error", "rate_limit_error"),
+    (403, "authentication_error", "api_error"),
+    (404, "conflict_error", "api_error"),
     (405, "api_error", "invalid_request_error"),
-    (409, "conflict_error", "not_found_error"),
-    (422, "not_found_error", "conflict_error"),
+    (409, "not_found_error", "rate_limit_error"),
+    (422, "conflict_error", "api_error"),
     (429, "rate_limit_error", "invalid_request_error"),
+    (429, "api_error", "permission_error"),
+    (500, "api_error", "invalid_request_error"),
+    (503, "rate_limit_error", "not_found_error"),
 ]
 
 

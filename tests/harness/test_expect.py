@@ -4,16 +4,19 @@ from typing import Any
 
 import httpx
 import pytest
-from fake_target import contact, error_body, rate_headers
+from fake_target import TOKEN, contact, error_body, rate_headers
 
+from crm_conformance.checks import is_timestamp
+from crm_conformance.client import ApiClient
 from crm_conformance.expect import (
     expect_enum,
     expect_error,
+    expect_pages,
     expect_present,
     expect_status,
     expect_success,
     expect_timestamp,
-    is_timestamp,
+    with_cursor,
 )
 from crm_conformance.failure import ConformanceFailure
 
@@ -100,3 +103,26 @@ def test_record_steps_allow_absent_values_and_name_what_is_wrong() -> None:
 )
 def test_is_timestamp(value: Any, holds: bool) -> None:
     assert is_timestamp(value) is holds
+
+
+def test_expect_pages_asks_for_the_first_page_without_a_cursor() -> None:
+    """A repeated filter stays repeated, and `cursor` is sent only once there is one."""
+    sent: list[httpx.URL] = []
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        sent.append(request.url)
+        last = "cursor" in request.url.params
+        body = {
+            "data": [contact()],
+            "meta": {"has_more": not last, "limit": 200},
+            "links": {"next": None if last else "c1"},
+        }
+        return httpx.Response(200, json=body, headers=rate_headers(REQUEST_ID), request=request)
+
+    client = ApiClient(base_url="http://t", token=TOKEN, transport=httpx.MockTransport(handle))
+    records = expect_pages(client, "/v1/contacts", "CON-034", {"email": ["a@x.io", "b@x.io"]})
+    assert len(records) == 2
+    assert "cursor" not in sent[0].params
+    assert sent[0].params.get_list("email") == ["a@x.io", "b@x.io"]
+    assert sent[1].params["cursor"] == "c1"
+    assert with_cursor([("a", "1")], None) == [("a", "1")]

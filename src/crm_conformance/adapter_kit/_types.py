@@ -50,6 +50,10 @@ class Fixtures:
     lost_reasons: tuple[str, ...]
     users: tuple[str, ...]
     contact_custom_fields: tuple[str, ...]
+    deal_custom_fields: tuple[str, ...] = ()
+    """Keys of the deals' custom fields (optional in the answer: empty when left out)."""
+    organization_custom_fields: tuple[str, ...] = ()
+    """Keys of the organizations' custom fields (optional likewise)."""
 
 
 # --- tokens and people -----------------------------------------------------------------

@@ -8,6 +8,7 @@ readable, and only completed or canceled (422 `agent_activity_read_only` otherwi
 they are made by the agent (here, the adapter), never through this API.
 """
 
+from dataclasses import replace
 from typing import Any
 
 from crm_conformance.reference import owners
@@ -96,7 +97,10 @@ def create_activity(call: Call) -> Reply:
     creatable = TYPES if call.settings.has_fault("resume_conversation_creatable") else BODY_TYPES
     kind = fields.string("type", nullable=False, choices=creatable)
     with call.transaction() as tx:
-        assignee_id = owners.user_field(tx, call.workspace, fields, "assignee_id")
+        if call.settings.has_fault("activity_assignee_unchecked"):
+            assignee_id = fields.identifier("assignee_id", "user")
+        else:
+            assignee_id = owners.user_field(tx, call.workspace, fields, "assignee_id")
         fields.check()
         assert record_id is not None
         record_kind = linked_record(call, tx, record_id)
@@ -106,8 +110,8 @@ def create_activity(call: Call) -> Reply:
             {
                 "title": title,
                 "description": description or "",
-                "type": kind or "task",
-                "status": status or "open",
+                "type": kind or _default_type(call),
+                "status": status or _default_status(call, due_at),
                 "due_at": due_at,
                 "record_id": record_id,
                 "record_kind": record_kind,
@@ -117,6 +121,22 @@ def create_activity(call: Call) -> Reply:
             },
         )
         return call.created(render(tx, call.workspace, record))
+
+
+def _default_type(call: Call) -> str:
+    """`task`, or under `activity_defaults_follow_up` a `follow_up`."""
+    return "follow_up" if call.settings.has_variant("activity_defaults_follow_up") else "task"
+
+
+def _default_status(call: Call, due_at: str | None) -> str:
+    """`open`, or under `activity_defaults_follow_up` `completed` for a past `due_at` (an
+    activity logged after it happened)."""
+    logged = due_at is not None and due_at < call.now()
+    return (
+        "completed"
+        if logged and call.settings.has_variant("activity_defaults_follow_up")
+        else "open"
+    )
 
 
 def _visible(call: Call, tx: Transaction, activity_id: str) -> Record:
@@ -244,3 +264,16 @@ def delete_activity(call: Call) -> Reply:
             )
         tx.delete(call.workspace, "activity", activity_id)
     return Reply(204)
+
+
+@routes.post(
+    "/v1/activities/{activity_id}/complete",
+    scopes=("activities:write",),
+    entity="activities",
+    variant="activity_complete_action",
+)
+def complete_activity(call: Call) -> Reply:
+    """The `activity_complete_action` variant: completing is an action of its own (the
+    transitions of an activity are not shown); it takes no body."""
+    BodyFields(call.json(), allowed=()).check()
+    return update_activity(replace(call, raw_body=b'{"status": "completed"}'))

@@ -150,6 +150,12 @@ class ReferenceAdapter:
                 contact_custom_fields=tuple(
                     f["key"] for f in tx.find(chosen, "field", resource="contact")
                 ),
+                deal_custom_fields=tuple(
+                    f["key"] for f in tx.find(chosen, "field", resource="deal")
+                ),
+                organization_custom_fields=tuple(
+                    f["key"] for f in tx.find(chosen, "field", resource="organization")
+                ),
             )
 
     # --- tokens and people -------------------------------------------------------------

@@ -16,6 +16,7 @@ ERROR_TYPES = {
     404: "not_found_error",
     405: "api_error",
     409: "conflict_error",
+    413: "invalid_request_error",
     422: "invalid_request_error",
     429: "rate_limit_error",
 }

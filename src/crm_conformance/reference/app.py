@@ -7,6 +7,7 @@ routing misses into the error envelope (404 `not_found`, 405 `api_error`).
 
 import importlib
 import importlib.util
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -31,6 +32,7 @@ from crm_conformance.reference import (
 from crm_conformance.reference.adapter import Backend, ReferenceAdapter
 from crm_conformance.reference.adapter_domain import DomainAdapter
 from crm_conformance.reference.api_errors import ApiError
+from crm_conformance.reference.conventions import conventions_for
 from crm_conformance.reference.middleware import ApiMiddleware
 from crm_conformance.reference.routing import RouteTable, error_response, starlette_routes
 from crm_conformance.reference.seed import seed
@@ -50,7 +52,14 @@ CORE_TABLES: tuple[RouteTable, ...] = (
     field_definitions.routes,
 )
 
-DOMAIN_MODULES = ("conversations", "campaigns", "success_events", "sync", "meta")
+DOMAIN_MODULES = (
+    "conversations",
+    "campaigns",
+    "success_events",
+    "sync",
+    "meta",
+    "optional_operations",
+)
 """Modules of the domain areas, each with a `routes` table, mounted when present."""
 ADAPTER_PATH = "/_adapter"
 """Where the provisioning adapter is mounted: `adapter_url` is `<origin>/_adapter`."""
@@ -72,6 +81,9 @@ class ReferenceApp(Starlette):
     seeded_tokens: dict[str, str]
     """Full-scope workspace token of each seeded workspace, by workspace name."""
     adapter_mounted: bool
+    conventions: dict[str, Any]
+    """What this server chose where the document says "not shown" (its variants' choices
+    included), for the target file it writes."""
 
 
 def create_app(settings: ServerSettings | None = None) -> ReferenceApp:
@@ -98,6 +110,8 @@ def create_app(settings: ServerSettings | None = None) -> ReferenceApp:
                 f"{request.method} is not supported on {request.url.path}.",
                 headers=dict(exc.headers or {}),
             )
+        elif exc.status_code in (404, 405) and settings.has_variant("unknown_path_400"):
+            error = ApiError(400, "bad_request", f"{request.url.path} is not a path of this API.")
         elif exc.status_code in (404, 405):
             error = ApiError(404, "not_found", f"No route {request.url.path}.")
         else:
@@ -113,4 +127,5 @@ def create_app(settings: ServerSettings | None = None) -> ReferenceApp:
     app.store = store
     app.seeded_tokens = seeded
     app.adapter_mounted = settings.adapter
+    app.conventions = conventions_for(settings.variants)
     return app

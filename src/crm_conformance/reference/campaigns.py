@@ -94,10 +94,18 @@ def pause_campaign(call: Call) -> Reply:
         if record["status"] != "running" and not repeat:
             raise ApiError(409, "campaign_not_running", "Only running campaigns pause.")
         record = tx.update(call.workspace, "campaign", {**record, "status": "paused"})
-    return Reply(200, render(record))
+    return Reply(202 if call.settings.has_variant("pause_answers_202") else 200, render(record))
 
 
-@routes.post("/v1/campaigns/{campaign_id}/resume", scopes=WRITE, entity="campaigns")
+@routes.post(
+    "/v1/campaigns/{campaign_id}/resume",
+    scopes=WRITE,
+    entity="campaigns",
+    replaced_by=("campaign_resume_missing", "campaign_start"),
+)
+@routes.post(
+    "/v1/campaigns/{campaign_id}/start", scopes=WRITE, entity="campaigns", variant="campaign_start"
+)
 def resume_campaign(call: Call) -> Reply:
     """Paused → running. Body: none (or `{}`) for both moves."""
     BodyFields(call.json(), allowed=()).check()
@@ -116,7 +124,8 @@ def resume_campaign(call: Call) -> Reply:
         )
         if record["status"] != "paused" and not repeat:
             raise ApiError(409, "campaign_not_paused", "Only paused campaigns resume.")
-        record = tx.update(call.workspace, "campaign", {**record, "status": "running"})
+        resumed = "scheduled" if call.settings.has_variant("resume_schedules") else "running"
+        record = tx.update(call.workspace, "campaign", {**record, "status": resumed})
     return Reply(200, render(record))
 
 
@@ -186,4 +195,14 @@ def _stats_body(
         )
     if fault("not_contacted_omits_zero_reasons"):
         body["not_contacted"] = [item for item in body["not_contacted"] if item["count"]]
+    if call.settings.has_variant("more_not_contacted_reasons"):
+        counts = dict(item.values() for item in body["not_contacted"])
+        order = ("opted_out", "blocked_by_recipient", *counts, "meta_account")
+        body["not_contacted"] = [
+            {"reason": reason, "count": counts.get(reason, 0)} for reason in dict.fromkeys(order)
+        ]
+    if call.settings.has_variant("rates_rounded"):
+        for rate in ("reply_rate", "conversion_rate"):
+            if body[rate] is not None:
+                body[rate] = round(body[rate], 4)
     return body

@@ -200,6 +200,37 @@ def _free_text(q: str) -> Matcher:
     return matches
 
 
+def _refuse_other_operators(node: Any, path: str) -> None:
+    """The `search_equals_only` variant: `equals` is the only operator (the list beyond
+    it is not shown); another answers 422 validation_failed."""
+    problems: list[Problem] = []
+
+    def walk(item: Any, where: str) -> None:
+        if isinstance(item, dict):
+            if "operator" in item and item["operator"] != "equals":
+                problems.append(Problem(f"{where}.operator", "only equals is offered", "enum"))
+            for index, child in enumerate(item.get("conditions") or ()):
+                walk(child, f"{where}.conditions.{index}")
+
+    walk(node, path)
+    if problems:
+        raise validation_failed(problems)
+
+
+def _without_null_joins(node: Any) -> Any:
+    """A filter with every `join: null` left out (the `search_null_join_absent` variant
+    reads a null join as an absent one, so as `and`)."""
+    if isinstance(node, dict):
+        return {
+            key: _without_null_joins(value)
+            for key, value in node.items()
+            if not (key == "join" and value is None)
+        }
+    if isinstance(node, list):
+        return [_without_null_joins(item) for item in node]
+    return node
+
+
 @routes.post("/v1/contacts/search", scopes=("contacts:read",))
 def search_contacts(call: Call) -> Reply:
     body = call.json()
@@ -214,8 +245,13 @@ def search_contacts(call: Call) -> Reply:
     with call.transaction() as tx:
         custom = {d["key"] for d in field_definitions.definitions(tx, call.workspace, "contact")}
         matcher: Matcher = lambda _: True  # noqa: E731
-        if fields.body.get("filter") is not None:
-            matcher = _compile(fields.body["filter"], "filter", 1, custom, problems, [0])
+        found = fields.body.get("filter")
+        if call.settings.has_variant("search_equals_only"):
+            _refuse_other_operators(found, "filter")
+        if found is not None and call.settings.has_variant("search_null_join_absent"):
+            found = _without_null_joins(found)
+        if found is not None:
+            matcher = _compile(found, "filter", 1, custom, problems, [0])
         if problems:
             raise validation_failed(problems)
         text = _free_text(q) if q else None

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from starlette.datastructures import QueryParams
+
 from crm_conformance.reference import (
     external_ids,
     field_definitions,
@@ -333,6 +335,17 @@ def update_contact(call: Call) -> Reply:
         return Reply(200, _answer(tx, call, record, resolution))
 
 
+@routes.put(
+    "/v1/contacts/{contact_id}",
+    scopes=("contacts:write",),
+    entity="contacts",
+    variant="put_contact_update",
+)
+def replace_contact(call: Call) -> Reply:
+    """PUT as an update, as many CRMs offer (contact update is not shown)."""
+    return update_contact(call)
+
+
 @routes.delete("/v1/contacts/{contact_id}", scopes=("contacts:write",), entity="contacts")
 def delete_contact(call: Call) -> Reply:
     contact_id = call.path_id("contact_id", "contact")
@@ -342,7 +355,21 @@ def delete_contact(call: Call) -> Reply:
     return Reply(204)
 
 
-@routes.post("/v1/contacts/upsert", scopes=("contacts:write",), entity="contacts")
+def _upsert_phone_first(call: Call) -> None:
+    """The `upsert_validates_first` variant: the body is read before the token's scopes
+    and the workspace policy, and upsert matches on the phone, which it requires."""
+    if call.settings.has_variant("upsert_validates_first"):
+        fields = BodyFields(call.json(), allowed=WRITABLE)
+        fields.string("phone", required=True, nullable=False, max_length=40)
+        fields.check()
+
+
+@routes.post(
+    "/v1/contacts/upsert",
+    scopes=("contacts:write",),
+    entity="contacts",
+    precheck=_upsert_phone_first,
+)
 def upsert_contact(call: Call) -> Reply:
     """Create or update by `external_id` and/or `phone` in one call.
 
@@ -377,7 +404,12 @@ def upsert_contact(call: Call) -> Reply:
             changes, resolution = read_changes(call, tx, body, None)
             record = tx.insert(call.workspace, "contact", changes)
             return call.created(_answer(tx, call, record, resolution))
-        if by_external and phone and by_external.get("phone") not in (None, phone):
+        if (
+            by_external
+            and phone
+            and by_external.get("phone") not in (None, phone)
+            and not call.settings.has_fault("upsert_changes_phone")
+        ):
             raise ApiError(
                 409,
                 "phone_mismatch",
@@ -390,6 +422,7 @@ def upsert_contact(call: Call) -> Reply:
             and not by_external
             and external_id
             and by_phone.get("external_id") not in (None, external_id)
+            and not call.settings.has_fault("upsert_takes_another_external_id")
         ):
             raise ApiError(
                 409,
@@ -422,6 +455,8 @@ def get_contact(call: Call) -> Reply:
 @routes.get("/v1/contacts", scopes=("contacts:read",))
 def list_contacts(call: Call) -> Reply:
     """Newest first by default; repeated filters OR, different filters AND."""
+    if call.settings.has_variant("bracket_filter_names"):
+        call.query = _bracketed(call.query)  # in place: rendering reads this call's state
     params = call.list_params(SPEC, filters=(*FILTERS, *SINCE_FILTERS))
     if call.settings.has_fault("contacts_oldest_first") and call.single("sort") is None:
         params = replace(params, sort=(("created_at", False),))
@@ -445,6 +480,22 @@ def list_contacts(call: Call) -> Reply:
             {"filters": filters, "since": since},
             lambda r: render(tx, call.workspace, r, params.expand),
         )
+
+
+BRACKETED = {f"filter[{name}]": name for name in FILTERS} | {"created_after": "created_since"}
+"""The `bracket_filter_names` variant's query names, and the reference's for each."""
+
+
+def _bracketed(query: QueryParams) -> QueryParams:
+    """The query with the variant's names read as the reference's; the reference's own
+    names become unknown parameters, refused like any other."""
+    plain = set(BRACKETED.values())
+    return QueryParams(
+        [
+            (BRACKETED.get(name, f"unknown:{name}" if name in plain else name), value)
+            for name, value in query.multi_items()
+        ]
+    )
 
 
 def _one_of(call: Call, value: Any, values: list[str]) -> bool:

@@ -14,6 +14,9 @@ token's person cannot act on a conversation whose contact they cannot see (403
 `conversation_access_denied`); reads are not narrowed.
 """
 
+import json
+from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from crm_conformance.reference import conversation_moves, owners
@@ -154,7 +157,12 @@ def get_conversation(call: Call) -> Reply:
         return Reply(200, call.narrow(render(tx, call.workspace, record), fields))
 
 
-@routes.post("/v1/conversations/{conversation_id}/close", scopes=WRITE, entity="conversations")
+@routes.post(
+    "/v1/conversations/{conversation_id}/close",
+    scopes=WRITE,
+    entity="conversations",
+    variant_scopes=(("close_needs_no_scope", ()),),
+)
 def close_conversation(call: Call) -> Reply:
     """Close with an outcome: `won` marks the contact won, `spam` marks it spam."""
     conversation_id = call.path_id("conversation_id", "conversation")
@@ -194,7 +202,9 @@ def close_conversation(call: Call) -> Reply:
         if outcome == "won" and marks_won and contact["status"] != "won":
             tx.update(call.workspace, "contact", {**contact, "status": "won"})
         elif outcome == "spam":
-            tx.update(call.workspace, "contact", {**contact, "spam": True})
+            on_hold = call.settings.has_variant("spam_close_puts_contact_on_hold")
+            status = {"status": "on_hold"} if on_hold else {}
+            tx.update(call.workspace, "contact", {**contact, "spam": True, **status})
         elif outcome == "resolved" and call.settings.has_fault("resolved_close_reopens_contact"):
             tx.update(call.workspace, "contact", {**contact, "status": "open"})
         closed = {
@@ -208,7 +218,12 @@ def close_conversation(call: Call) -> Reply:
         return _store(call, tx, closed, touch=touch)
 
 
-@routes.post("/v1/conversations/{conversation_id}/handoff", scopes=WRITE, entity="conversations")
+@routes.post(
+    "/v1/conversations/{conversation_id}/handoff",
+    scopes=WRITE,
+    entity="conversations",
+    replaced_by=("moves_as_one_operation",),
+)
 def handoff_conversation(call: Call) -> Reply:
     """Hand from the AI agent to the teammates' queue. Body: none (or `{}`)."""
     conversation_id = call.path_id("conversation_id", "conversation")
@@ -222,7 +237,12 @@ def handoff_conversation(call: Call) -> Reply:
         return _store(call, tx, held(record, moved))
 
 
-@routes.post("/v1/conversations/{conversation_id}/assign", scopes=WRITE, entity="conversations")
+@routes.post(
+    "/v1/conversations/{conversation_id}/assign",
+    scopes=WRITE,
+    entity="conversations",
+    replaced_by=("moves_as_one_operation",),
+)
 def assign_conversation(call: Call) -> Reply:
     """Give to a teammate. Body: `{assignee_id}` (an active `usr_` of the workspace)."""
     conversation_id = call.path_id("conversation_id", "conversation")
@@ -250,7 +270,12 @@ def assign_conversation(call: Call) -> Reply:
         return _store(call, tx, held(record, moved))
 
 
-@routes.post("/v1/conversations/{conversation_id}/resume", scopes=WRITE, entity="conversations")
+@routes.post(
+    "/v1/conversations/{conversation_id}/resume",
+    scopes=WRITE,
+    entity="conversations",
+    replaced_by=("moves_as_one_operation", "conversation_resume_missing"),
+)
 def resume_conversation(call: Call) -> Reply:
     """Hand back to the queue's AI agent. Body: none (or `{}`)."""
     conversation_id = call.path_id("conversation_id", "conversation")
@@ -265,3 +290,30 @@ def resume_conversation(call: Call) -> Reply:
         except MoveRefused as refused:
             raise _refusal(refused) from None
         return _store(call, tx, held(record, moved))
+
+
+MOVES: dict[str, Callable[[Call], Reply]] = {
+    "handoff": handoff_conversation,
+    "assign": assign_conversation,
+    "resume": resume_conversation,
+}
+
+
+@routes.post(
+    "/v1/conversations/{conversation_id}/handler",
+    scopes=WRITE,
+    entity="conversations",
+    variant="moves_as_one_operation",
+)
+def change_handler(call: Call) -> Reply:
+    """The `moves_as_one_operation` variant: one operation for every move, the move named
+    by `action` in the body (`{action: assign, assignee_id}`)."""
+    body = call.json()
+    action = body.get("action") if isinstance(body, dict) else None
+    if action not in MOVES:
+        fields = BodyFields(body, allowed=("action", "assignee_id"))
+        fields.string("action", required=True, choices=MOVES)
+        fields.check()
+    assert isinstance(body, dict)
+    rest = {key: value for key, value in body.items() if key != "action"}
+    return MOVES[str(action)](replace(call, raw_body=json.dumps(rest).encode()))

@@ -149,7 +149,9 @@ def read_changes(call: Call, tx: Transaction, body: Any, current: Record | None)
     if lost_reason_id and tx.get(call.workspace, "lost_reason", lost_reason_id) is None:
         fields.problem("lost_reason_id", "is not a lost reason of this workspace", "not_found")
     if fields.has("lost_justification"):
-        changes["lost_justification"] = fields.string("lost_justification", max_length=5000)
+        justification = fields.string("lost_justification", max_length=5000)
+        if not call.settings.has_fault("lost_justification_dropped"):
+            changes["lost_justification"] = justification
     if fields.has("expected_close_date"):
         changes["expected_close_date"] = fields.instant("expected_close_date")
     if fields.has("external_id"):
@@ -177,6 +179,12 @@ def read_changes(call: Call, tx: Transaction, body: Any, current: Record | None)
         fields.problem("contact_id", "give contact_id or organization_id (or both)", "missing")
     if merged.get("status") == "lost" and not merged.get("lost_reason_id"):
         fields.problem("lost_reason_id", "is required when the deal is lost", "missing")
+    if (
+        merged.get("status") == "lost"
+        and not merged.get("lost_justification")
+        and call.settings.has_variant("lost_needs_justification")
+    ):
+        fields.problem("lost_justification", "is required when the deal is lost", "missing")
     fields.check()
 
     _place(call, tx, current, changes, pipeline_id, stage_id)
@@ -214,9 +222,12 @@ def _place(
     pipeline_id = pipeline_id or (current or {}).get("pipeline_id")
     stage_id = stage_id or (current or {}).get("stage_id")
     assert pipeline_id is not None and stage_id is not None
-    if tx.get(call.workspace, "pipeline", pipeline_id) is None:
-        raise ApiError(404, "pipeline_not_found", "No such pipeline.", param="pipeline_id")
     found = pipelines.stage_of(tx, call.workspace, stage_id)
+    known = tx.get(call.workspace, "pipeline", pipeline_id) is not None
+    if not known and found and call.settings.has_fault("unknown_pipeline_takes_the_stages"):
+        pipeline_id, known = found[0]["id"], True
+    if not known and not call.settings.has_variant("stage_checked_first"):
+        raise ApiError(404, "pipeline_not_found", "No such pipeline.", param="pipeline_id")
     if found is None:
         raise ApiError(404, "stage_not_found", "No such stage.", param="stage_id")
     if found[0]["id"] != pipeline_id and not call.settings.has_fault("stage_pipeline_unchecked"):
@@ -230,6 +241,9 @@ def _place(
     changes["stage_id"] = stage_id
     if current is None or current["stage_id"] != stage_id:
         changes["stage_changed_at"] = call.now()
+    final = found[1].get("default_probability") == 100
+    if current is not None and final and call.settings.has_variant("deal_won_at_final_stage"):
+        changes.setdefault("status", "won")
 
 
 def _visible(call: Call, tx: Transaction, deal_id: str) -> Record:

@@ -102,8 +102,10 @@ def _list(call: Call, kind: str, spec: ListSpec, render: Any) -> Reply:
     return call.list_reply(spec, rows, params, {}, render)
 
 
-@routes.get("/v1/users")
+@routes.get("/v1/users", variant_scopes=(("directory_needs_contacts_read", ("contacts:read",)),))
 def list_users(call: Call) -> Reply:
+    if call.settings.has_fault("user_name_dropped"):
+        return _list(call, "user", USERS, lambda row: {**render_user(row), "name": None})
     newest_first = call.settings.has_fault("users_newest_first")
     spec = replace(USERS, default_sort=("-created_at",)) if newest_first else USERS
     return _list(call, "user", spec, render_user)
@@ -120,9 +122,13 @@ def get_user(call: Call) -> Reply:
     return Reply(200, render_user(row))
 
 
-@routes.get("/v1/audiences")
+@routes.get(
+    "/v1/audiences", variant_scopes=(("directory_needs_contacts_read", ("contacts:read",)),)
+)
 def list_audiences(call: Call) -> Reply:
-    return _list(call, "audience", AUDIENCES, render_audience)
+    oldest_first = call.settings.has_fault("audiences_oldest_first")
+    spec = replace(AUDIENCES, default_sort=("created_at",)) if oldest_first else AUDIENCES
+    return _list(call, "audience", spec, render_audience)
 
 
 @routes.get("/v1/channels")

@@ -24,6 +24,87 @@ class Fault:
 
 _FAULTS = (
     Fault(
+        "user_name_dropped",
+        ("USR-003",),
+        "the user list renders every member's name as null",
+    ),
+    Fault(
+        "upsert_changes_phone",
+        ("CON-044",),
+        "an upsert matched by external_id writes the phone it was sent over the contact's",
+    ),
+    Fault(
+        "upsert_takes_another_external_id",
+        ("CON-043",),
+        "an upsert matched by phone overwrites the contact's other external_id",
+    ),
+    Fault(
+        "activity_assignee_unchecked",
+        ("ACT-014",),
+        "an activity takes any usr_ id as assignee_id, a user of the workspace or not",
+    ),
+    Fault(
+        "audiences_oldest_first",
+        ("AUD-001",),
+        "audiences are listed oldest first",
+    ),
+    Fault(
+        "capabilities_report_wrong_entity",
+        ("SCOPE-027",),
+        "GET /v1/capabilities reports a mirrored entity's refusal under the next entity's name",
+    ),
+    Fault(
+        "contact_updated_at_epoch",
+        ("IDN-003",),
+        "a contact's updated_at is rendered as Unix seconds (an integer), not ISO 8601",
+    ),
+    Fault(
+        "deal_custom_fields_omit_unset",
+        ("CON-025",),
+        "a deal's custom_fields leaves out the fields that are not set",
+    ),
+    Fault(
+        "organization_custom_fields_omit_unset",
+        ("CON-025",),
+        "an organization's custom_fields leaves out the fields that are not set",
+    ),
+    Fault(
+        "contact_tags_without_color",
+        ("CON-023",),
+        "the tags a contact embeds are rendered without their color",
+    ),
+    Fault(
+        "unknown_pipeline_takes_the_stages",
+        ("DEAL-008",),
+        "an unknown pipeline_id is replaced by the pipeline of the stage sent, so the deal "
+        "is created",
+    ),
+    Fault(
+        "conversation_resume_missing",
+        ("CONV-034", "CONV-037", "CONV-038"),
+        "the conversation resume operation the target file names is not served (404)",
+    ),
+    Fault(
+        "success_event_reverse_missing",
+        ("SEV-003", "SEV-004"),
+        "the success-event reversal the target file names is not served (404)",
+    ),
+    Fault(
+        "campaign_resume_missing",
+        ("CAMP-007", "CAMP-009"),
+        "the campaign resume operation the target file names is not served (404)",
+    ),
+    Fault(
+        "lost_justification_dropped",
+        ("DEAL-013",),
+        "a lost deal's lost_justification is validated but never stored, so it reads null",
+    ),
+    Fault(
+        "unknown_entity_lists_nothing",
+        ("SYNC-010",),
+        "the deletion feed answers an empty page to a resource name it does not have",
+    ),
+    Fault(
         "users_newest_first",
         ("USR-001",),
         "the user list shares the audience list's order, newest first, not the order they joined",

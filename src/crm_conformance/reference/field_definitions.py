@@ -7,6 +7,7 @@ appears in a record's `custom_fields`, null when unset. `GET /v1/fields` lists t
 import hashlib
 from typing import Any
 
+from crm_conformance.reference.api_errors import bad_query
 from crm_conformance.reference.listing import ListSpec
 from crm_conformance.reference.reply import Reply
 from crm_conformance.reference.request_body import BodyFields
@@ -82,11 +83,20 @@ def read_values(
 
 @routes.get("/v1/fields", scopes=("fields:read",))
 def list_fields(call: Call) -> Reply:
-    """Built-in fields first, then the workspace's custom fields, per resource."""
-    params = call.list_params(SPEC)
+    """Built-in fields first, then the workspace's custom fields, per resource; the
+    optional `resource` (repeatable) keeps those of the resources named."""
+    params = call.list_params(SPEC, filters=("resource",))
+    wanted = call.query.getlist("resource")
+    if not wanted and call.settings.has_variant("fields_need_resource"):
+        raise bad_query("resource", "is required: the resource whose fields to list", "missing")
+    unknown = sorted(set(wanted) - BUILT_IN.keys())
+    if unknown:
+        raise bad_query("resource", f"one of {', '.join(BUILT_IN)}, not {unknown[0]!r}", "enum")
     rows: list[Record] = []
     with call.transaction() as tx:
         for resource, names in BUILT_IN.items():
+            if wanted and resource not in wanted:
+                continue
             for position, key in enumerate(names):
                 rows.append(
                     {
@@ -101,7 +111,7 @@ def list_fields(call: Call) -> Reply:
                 )
             for position, definition in enumerate(definitions(tx, call.workspace, resource)):
                 rows.append({**definition, "built_in": False, "position": len(names) + position})
-    return call.list_reply(SPEC, rows, params, {}, _render)
+    return call.list_reply(SPEC, rows, params, {"resource": sorted(wanted)}, _render)
 
 
 def _built_in_id(resource: str, key: str) -> str:

@@ -25,6 +25,7 @@ PREFIXES = {
     "success_event": "sev",
     "success_event_type": "sevt",
     "participant": "cpt",
+    "webhook_endpoint": "whe",
 }
 
 _HEX = re.compile(r"[0-9a-f]{32}")

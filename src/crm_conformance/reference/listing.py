@@ -168,6 +168,8 @@ def parse_params(
         if raw is not None and not isinstance(raw, str):
             raise validation_failed([Problem(name, "must be a string", "type")])
         texts[name] = raw or None  # an empty value reads as an absent one
+    if values.get("cursor") == "" and settings.has_variant("empty_cursor_rejected"):
+        raise cursors.invalid_cursor("An empty cursor is no cursor this server issued.")
     fields = parse_fields(spec, texts["fields"])
     return ListParams(
         limit=parse_limit(values.get("limit"), settings=settings, in_body=in_body),

@@ -22,16 +22,25 @@ routes = RouteTable()
 def me(call: Call) -> Reply:
     call.allow_query(())
     assert call.principal is not None
+    scopes = sorted(
+        ALL_SCOPES if call.settings.has_fault("me_lists_all_scopes") else call.principal.scopes
+    )
+    if call.settings.has_variant("me_scope_string"):
+        return Reply(
+            200,
+            {
+                "active": True,
+                "scope": " ".join(scopes),
+                "token_type": call.principal.kind,
+                "sub": call.principal.user_id,
+            },
+        )
     return Reply(
         200,
         {
             "object": "token",
             "kind": call.principal.kind,
-            "scopes": sorted(
-                ALL_SCOPES
-                if call.settings.has_fault("me_lists_all_scopes")
-                else call.principal.scopes
-            ),
+            "scopes": scopes,
             "user_id": call.principal.user_id,
         },
     )
@@ -48,4 +57,10 @@ def capabilities(call: Call) -> Reply:
             }
             for entity in policy.ENTITIES
         }
+    if call.settings.has_fault("capabilities_report_wrong_entity"):
+        names = list(entities)
+        entities = {names[(i + 1) % len(names)]: entities[n] for i, n in enumerate(names)}
+    if call.settings.has_variant("capabilities_as_list"):
+        rows = [{"entity": name, **entry} for name, entry in entities.items()]
+        return Reply(200, {"data": rows})
     return Reply(200, {"object": "capabilities", "entities": entities})

@@ -150,6 +150,9 @@ class ApiMiddleware:
                 status_seen.append(message["status"])
                 outgoing = MutableHeaders(scope=message)
                 outgoing["X-Request-ID"] = request_id
+                if self.settings.has_variant("sunset_headers") and not adapter:
+                    outgoing["Deprecation"] = "@1798761600"
+                    outgoing["Sunset"] = "Fri, 01 Jan 2027 00:00:00 GMT"
                 if allowance is not None and (
                     message["status"] < 400
                     or not self.settings.has_fault("rate_limit_headers_missing_on_errors")

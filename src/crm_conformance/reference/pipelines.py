@@ -43,4 +43,6 @@ def list_pipelines(call: Call) -> Reply:
     params = call.list_params(SPEC)
     with call.transaction() as tx:
         rows = tx.all(call.workspace, "pipeline")
+    if call.settings.has_variant("pipelines_as_plain_list"):
+        return Reply(200, {"pipelines": [render(row) for row in rows]})
     return call.list_reply(SPEC, rows, params, {}, render)

@@ -32,7 +32,7 @@ from starlette.routing import Route
 
 from crm_conformance.reference import idempotency, policy
 from crm_conformance.reference.api_errors import ApiError, Problem, bad_query, validation_failed
-from crm_conformance.reference.clock import now_stamp
+from crm_conformance.reference.clock import now_stamp, parse_instant
 from crm_conformance.reference.identifiers import is_id
 from crm_conformance.reference.listing import (
     LIST_PARAMETERS,
@@ -52,7 +52,11 @@ from crm_conformance.reference.settings import ServerSettings
 from crm_conformance.reference.storage import Record, Store, Transaction
 from crm_conformance.reference.tokens import Principal
 
+SMALL_BODY_LIMIT = 64 * 1024
+"""The `small_body_limit` variant's largest body ("Maximum request body size: not shown")."""
+
 Handler = Callable[["Call"], Reply]
+Precheck = Callable[["Call"], None]
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
@@ -102,6 +106,9 @@ class Call:
 
     def json(self) -> Any:
         """The JSON body (None when empty); 400 bad_request when it is not JSON."""
+        too_big = len(self.raw_body) > SMALL_BODY_LIMIT
+        if too_big and self.settings.has_variant("small_body_limit"):
+            raise ApiError(413, "payload_too_large", f"The body exceeds {SMALL_BODY_LIMIT} bytes.")
         if not self._parsed:
             self._json = parse_json(self.raw_body)
             self._parsed = True
@@ -156,7 +163,7 @@ class Call:
             identity={"workspace": self.workspace, **identity},
         )
         self.narrowed = params.fields is not None
-        data = [project(render(row), params.fields) for row in page.rows]
+        data = [self._project(render(row), params.fields) for row in page.rows]
         if params.fields is not None and self.settings.has_fault("fields_drops_id"):
             # "id was not asked for": the list projection forgets id is always returned
             data = [
@@ -184,6 +191,13 @@ class Call:
     def narrow(self, rendered: dict[str, Any], fields: tuple[str, ...] | None) -> dict[str, Any]:
         """`rendered` narrowed to `fields` (keeping id and object)."""
         self.narrowed = fields is not None
+        return self._project(rendered, fields)
+
+    def _project(self, rendered: dict[str, Any], fields: tuple[str, ...] | None) -> dict[str, Any]:
+        """`rendered` narrowed to `fields`; under `fields_keeps_always_present` a contact or
+        deal keeps its "Always present" fields too."""
+        if fields is not None and self.settings.has_variant("fields_keeps_always_present"):
+            fields = (*fields, *DOCUMENTED_ALWAYS_PRESENT.get(rendered.get("object", ""), ()))
         return project(rendered, fields)
 
     def created(self, body: Any) -> Reply:
@@ -237,6 +251,28 @@ class RouteSpec:
     scopes: tuple[str, ...]
     entity: str | None
     authenticated: bool
+    variant: str | None = None
+    """Mounted only when this variant is on (an operation another server may offer)."""
+    precheck: Precheck | None = None
+    """Runs before the scope and policy checks (a variant validating the body first)."""
+    replaced_by: tuple[str, ...] = ()
+    """Not mounted when one of these variants (or faults) is on: it offers the operation
+    elsewhere (or not at all)."""
+    variant_scopes: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """(variant, scopes): the scopes the route needs instead when that variant is on."""
+
+    def needed_scopes(self, settings: ServerSettings) -> tuple[str, ...]:
+        """The scopes the route checks on a server with `settings`."""
+        for variant, scopes in self.variant_scopes:
+            if settings.has_variant(variant):
+                return scopes
+        return self.scopes
+
+    def mounted(self, settings: ServerSettings) -> bool:
+        """Whether the route exists on a server with `settings`."""
+        if self.variant is not None and not settings.has_variant(self.variant):
+            return False
+        return not set(self.replaced_by) & (settings.variants | settings.faults)
 
 
 class RouteTable:
@@ -253,14 +289,33 @@ class RouteTable:
         *,
         scopes: tuple[str, ...] = (),
         entity: str | None = None,
+        variant: str | None = None,
+        precheck: Precheck | None = None,
+        replaced_by: tuple[str, ...] = (),
+        variant_scopes: tuple[tuple[str, tuple[str, ...]], ...] = (),
     ) -> Callable[[Handler], Handler]:
         """Declare a handler. `scopes` are all required; `entity` (a `policy.ENTITIES`
-        name) makes writes refuse with local_write_denied when the workspace mirrors it."""
+        name) makes writes refuse with local_write_denied when the workspace mirrors it;
+        `variant` mounts the route only when that variant is on, `replaced_by` only when
+        none of those variants or faults is on; `precheck` runs before the scope and
+        policy checks; `variant_scopes` names the scopes a variant needs instead."""
 
         def declare(handler: Handler) -> Handler:
             if entity is not None and entity not in policy.ENTITIES:
                 raise ValueError(f"unknown policy entity {entity!r}")
-            self.specs.append(RouteSpec(method, path, handler, scopes, entity, self.authenticated))
+            spec = RouteSpec(
+                method,
+                path,
+                handler,
+                scopes,
+                entity,
+                self.authenticated,
+                variant,
+                precheck,
+                replaced_by,
+                variant_scopes,
+            )
+            self.specs.append(spec)
             return handler
 
         return declare
@@ -288,6 +343,8 @@ def starlette_routes(
     by_path: dict[str, dict[str, RouteSpec]] = {}
     for table in tables:
         for spec in table.specs:
+            if not spec.mounted(settings):
+                continue
             methods = by_path.setdefault(spec.path, {})
             if spec.method in methods:
                 raise ValueError(f"{spec.method} {spec.path} is declared twice")
@@ -316,8 +373,10 @@ def _endpoint(
     match (`/v1/contacts/search` for `/v1/contacts/{contact_id}`): a method the literal
     path lacks answers 405 there instead of reaching this route with "search" as an id."""
 
+    guarded = not settings.has_variant("put_contact_update")
+
     async def endpoint(request: Request) -> Response:
-        if request.url.path in literals:
+        if request.url.path in literals and guarded:
             allowed = literals[request.url.path]
             raise HTTPException(405, headers={"Allow": ", ".join(allowed)})
         spec = specs[request.method if request.method != "HEAD" else "GET"]
@@ -348,12 +407,22 @@ def _run(spec: RouteSpec, call: Call) -> Reply:
     if not spec.authenticated:
         return spec.handler(call)
     assert call.principal is not None
+    if spec.precheck is not None:
+        spec.precheck(call)
     if call.settings.has_fault("handoff_needs_read_only") and call.path.endswith("/handoff"):
         require_scopes(call, ("conversations:read",))
     else:
-        require_scopes(call, spec.scopes)
+        require_scopes(call, spec.needed_scopes(call.settings))
     exempt = call.principal.kind == "oauth" and call.settings.has_fault("policy_ignored_for_oauth")
     if spec.method in WRITE_METHODS and spec.entity is not None and not exempt:
+        with call.transaction() as tx:
+            mirrored = not policy.local_write(tx, call.workspace, spec.entity)
+        if mirrored and call.user_id and call.settings.has_variant("mirrored_refused_as_grant"):
+            raise ApiError(
+                403,
+                "user_grant_denied",
+                f"No person may change {spec.entity}: an external CRM owns them here.",
+            )
         with call.transaction() as tx:
             policy.require_local_write(tx, call.workspace, spec.entity)
     if spec.method not in WRITE_METHODS:
@@ -379,15 +448,74 @@ def render(reply: Reply, call: Call) -> Response:
         body = _with_livemode(body)
     if call.settings.has_fault("custom_fields_omit_unset"):
         body = _without_unset_custom_fields(body)
+    for kind in ("deal", "organization"):
+        if call.settings.has_fault(f"{kind}_custom_fields_omit_unset"):
+            body = _without_unset_custom_fields(body, kind)
+    if call.settings.has_fault("contact_updated_at_epoch"):
+        body = _with_epoch_updated_at(body)
+    if call.settings.has_fault("contact_tags_without_color"):
+        body = _contact_tags_without_color(body)
     if call.settings.has_variant("omit_null_optional_fields") and not call.narrowed:
         body = _without_null_optional_fields(body)
     if call.settings.has_variant("offset_timestamps"):
         body = _with_offset_timestamps(body)
+    if call.settings.has_variant("user_roles_beyond_examples"):
+        body = _with_other_roles(body)
+    if call.settings.has_variant("owner_null_when_unowned") and not call.narrowed:
+        body = _with_null(body, "owner", ("contact", "deal", "organization"))
+    if (
+        call.settings.has_variant("organization_null_when_unlinked")
+        and not call.narrowed
+        and "organization" in _expanded(call)
+    ):
+        body = _with_null(body, "organization", ("contact", "deal"))
     return json_response(body, reply.status, reply.headers, call.settings)
 
 
+def _with_other_roles(value: Any) -> Any:
+    """The `user_roles_beyond_examples` variant: members are `sales_rep`s (roles beyond
+    the example `admin` are not shown)."""
+    if isinstance(value, dict):
+        changed = {k: _with_other_roles(v) for k, v in value.items()}
+        if value.get("object") == "user" and value.get("role") == "member":
+            changed["role"] = "sales_rep"
+        return changed
+    if isinstance(value, list):
+        return [_with_other_roles(item) for item in value]
+    return value
+
+
+def _expanded(call: Call) -> set[str]:
+    """The relationships the request asked to expand (query, or a search body)."""
+    raw = call.query.get("expand")
+    if raw is None and call.method == "POST" and call.raw_body.strip():
+        try:
+            body = json.loads(call.raw_body)
+        except ValueError:
+            body = None
+        raw = body.get("expand") if isinstance(body, dict) else None
+    return {name.strip() for name in raw.split(",")} if isinstance(raw, str) else set()
+
+
+def _with_null(value: Any, field: str, objects: tuple[str, ...]) -> Any:
+    """`field: null` on every object of those kinds that leaves it out."""
+    if isinstance(value, dict):
+        filled = {k: _with_null(v, field, objects) for k, v in value.items()}
+        if value.get("object") in objects and field not in filled:
+            filled[field] = None
+        return filled
+    if isinstance(value, list):
+        return [_with_null(item, field, objects) for item in value]
+    return value
+
+
 def json_response(
-    body: Any, status: int, headers: Mapping[str, str], settings: ServerSettings
+    body: Any,
+    status: int,
+    headers: Mapping[str, str],
+    settings: ServerSettings,
+    *,
+    media_type: str = "application/json",
 ) -> Response:
     """A JSON answer: compact `application/json` unless a variant shapes it otherwise."""
     pretty = settings.has_variant("pretty_json")
@@ -396,19 +524,25 @@ def json_response(
         json.dumps(body, indent=2) if pretty else json.dumps(body, separators=(",", ":")),
         status_code=status,
         headers=dict(headers),
-        media_type="application/json" + charset,
+        media_type=media_type + charset,
     )
 
 
-_ALWAYS_PRESENT = {
-    "contact": frozenset({"id", "object", "status", "visibility", "created_at", "updated_at"}),
-    "deal": frozenset(
-        {"id", "object", "pipeline_id", "stage_id", "title", "visibility", "created_at"}
-        | {"updated_at", "probability"}
+DOCUMENTED_ALWAYS_PRESENT = {
+    "contact": ("id", "object", "status", "visibility", "created_at", "updated_at"),
+    "deal": (
+        "id", "object", "pipeline_id", "stage_id", "title", "visibility", "created_at",
+        "updated_at",
     ),
+}  # fmt: skip
+"""The document's "Always present" lists of a contact and a deal."""
+
+_ALWAYS_PRESENT = {
+    "contact": frozenset(DOCUMENTED_ALWAYS_PRESENT["contact"]),
+    "deal": frozenset(DOCUMENTED_ALWAYS_PRESENT["deal"]) | {"probability"},
 }
-"""Fields a contact or deal always carries (the document's "Always present" lists), plus
-deal `probability`, whose null has a meaning (the stage default)."""
+"""Fields a contact or deal always carries, plus deal `probability`, whose null has a
+meaning (the stage default)."""
 
 
 def _without_null_optional_fields(value: Any) -> Any:
@@ -447,16 +581,47 @@ def _with_livemode(value: Any) -> Any:
     return value
 
 
-def _without_unset_custom_fields(value: Any) -> Any:
+def _without_unset_custom_fields(value: Any, kind: str | None = None) -> Any:
+    """Faults: unset custom fields left out (of every object, or of `kind`'s only)."""
     if isinstance(value, dict):
+        own = kind is None or value.get("object") == kind
         return {
             k: {f: v for f, v in item.items() if v is not None}
-            if k == "custom_fields" and isinstance(item, dict)
-            else _without_unset_custom_fields(item)
+            if k == "custom_fields" and isinstance(item, dict) and own
+            else _without_unset_custom_fields(item, kind)
             for k, item in value.items()
         }
     if isinstance(value, list):
-        return [_without_unset_custom_fields(item) for item in value]
+        return [_without_unset_custom_fields(item, kind) for item in value]
+    return value
+
+
+def _with_epoch_updated_at(value: Any) -> Any:
+    """The fault `contact_updated_at_epoch`: a contact's updated_at in Unix seconds."""
+    if isinstance(value, dict):
+        changed = {k: _with_epoch_updated_at(v) for k, v in value.items()}
+        stamp = value.get("updated_at") if value.get("object") == "contact" else None
+        instant = parse_instant(stamp) if isinstance(stamp, str) else None
+        if instant is not None:
+            changed["updated_at"] = int(instant.timestamp())
+        return changed
+    if isinstance(value, list):
+        return [_with_epoch_updated_at(item) for item in value]
+    return value
+
+
+def _contact_tags_without_color(value: Any) -> Any:
+    """The fault `contact_tags_without_color`: the tags a contact embeds lose `color`."""
+    if isinstance(value, dict):
+        changed = {k: _contact_tags_without_color(v) for k, v in value.items()}
+        if value.get("object") == "contact" and isinstance(value.get("tags"), list):
+            changed["tags"] = [
+                {k: v for k, v in tag.items() if k != "color"} if isinstance(tag, dict) else tag
+                for tag in value["tags"]
+            ]
+        return changed
+    if isinstance(value, list):
+        return [_contact_tags_without_color(item) for item in value]
     return value
 
 
@@ -468,16 +633,47 @@ def error_response(error: ApiError, request_id: str, settings: ServerSettings) -
         and error.code == "validation_failed"
     ):
         error = ApiError(422, error.code, error.message, param=error.param, detail=error.detail)
+    if settings.has_variant("unknown_keys_bad_request") and _only_unknown_keys(error):
+        error = ApiError(400, "bad_request", "The body has keys this operation does not take.")
     body = error.body(None if settings.has_fault("missing_request_id_on_errors") else request_id)
     if settings.has_fault("param_names_the_location") and error.code == "validation_failed":
         body["error"]["param"] = "body" if error.status == 422 else "query"
     if settings.has_fault("error_type_wrong") and error.status == 404:
         body["error"]["type"] = "api_error"
+    if settings.has_variant("forbidden_typed_authentication") and error.status == 403:
+        body["error"]["type"] = "authentication_error"  # one type for every token refusal
     if settings.has_variant("coarse_error_types") and error.status in (401, 403, 404, 409):
         body["error"]["type"] = "invalid_request_error"  # Stripe-style: one type for 4xx
     if settings.has_variant("reworded_messages"):
         body["error"]["message"] = f"Request refused ({error.code}): {error.message}"
         body["error"]["documentation_url"] = f"https://docs.example.test/errors/{error.code}"
+    if settings.has_variant("pydantic_detail_codes") and body["error"]["detail"]:
+        for item in body["error"]["detail"]:
+            item["code"] = PYDANTIC_CODES.get(item["code"], f"value_error.{item['code']}")
     if settings.has_variant("empty_detail_array") and body["error"]["detail"] is None:
         body["error"]["detail"] = []
-    return json_response(body, error.status, error.headers, settings)
+    problem = settings.has_variant("problem_json_errors")
+    media_type = "application/problem+json" if problem else "application/json"
+    return json_response(body, error.status, error.headers, settings, media_type=media_type)
+
+
+PYDANTIC_CODES = {
+    "missing": "missing",
+    "too_long": "string_too_long",
+    "too_short": "string_too_short",
+    "type": "type_error",
+    "enum": "enum",
+    "pattern": "string_pattern_mismatch",
+    "unknown_field": "extra_forbidden",
+}
+"""The `pydantic_detail_codes` variant: field-level codes as pydantic names them ("The
+full list of field-level codes: not shown"); others become `value_error.<code>`."""
+
+
+def _only_unknown_keys(error: ApiError) -> bool:
+    """Whether `error` refuses a body for its unknown keys alone."""
+    return (
+        error.status == 422
+        and bool(error.detail)
+        and all(problem.code == "unknown_field" for problem in error.detail or ())
+    )

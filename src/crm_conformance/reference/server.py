@@ -12,19 +12,8 @@ from typing import Any
 import uvicorn
 
 from crm_conformance.reference.app import create_app
+from crm_conformance.reference.conventions import CONVENTIONS
 from crm_conformance.reference.settings import ServerSettings
-from crm_conformance.reference.tags import CATALOGUE_FIELD
-
-CONVENTIONS: dict[str, Any] = {
-    "tag_catalogue_field": CATALOGUE_FIELD,
-    "created_since_param": "created_since",
-    "deleted_records_entity_param": "entity",
-    "contact_filters": {
-        name: name
-        for name in ("status", "score", "email", "owner_id", "organization_id", "external_id")
-    },
-}
-"""The names this server chose where the document says "not shown"."""
 
 HOST = "127.0.0.1"
 
@@ -83,12 +72,19 @@ def bind(host: str = HOST, port: int = 0) -> socket.socket:
     return sock
 
 
-def served_target(host: str, port: int, tokens: Mapping[str, str], adapter: bool) -> ServedTarget:
+def served_target(
+    host: str,
+    port: int,
+    tokens: Mapping[str, str],
+    adapter: bool,
+    conventions: Mapping[str, Any] = CONVENTIONS,
+) -> ServedTarget:
     origin = f"http://{host}:{port}"
     return ServedTarget(
         base_url=origin,
         adapter_url=f"{origin}/_adapter" if adapter else None,
         tokens={"full": tokens["primary"], "other_workspace": tokens["secondary"]},
+        conventions=conventions,
     )
 
 
@@ -112,7 +108,7 @@ def running_server(settings: ServerSettings | None = None) -> Iterator[ServedTar
         time.sleep(0.01)
     port = sock.getsockname()[1]
     try:
-        yield served_target(HOST, port, app.seeded_tokens, app.adapter_mounted)
+        yield served_target(HOST, port, app.seeded_tokens, app.adapter_mounted, app.conventions)
     finally:
         server.should_exit = True
         thread.join(timeout=10)

@@ -17,6 +17,8 @@ takes `code`, `value` (a number >= 0), `contact_id` and `occurred_at` (default n
 the reversal is `POST /v1/success-events/{id}/reverse` with an optional `reason`.
 """
 
+import json
+from dataclasses import replace
 from typing import Any
 
 from crm_conformance.reference.api_errors import ApiError, not_found
@@ -91,7 +93,12 @@ def list_event_types(call: Call) -> Reply:
     return call.list_reply(TYPES_SPEC, rows, params, {}, render_type)
 
 
-@routes.post("/v1/success-events", scopes=WRITE, entity="success_events")
+@routes.post(
+    "/v1/success-events",
+    scopes=WRITE,
+    entity="success_events",
+    replaced_by=("success_events_as_outcomes",),
+)
 def create_event(call: Call) -> Reply:
     fields = BodyFields(call.json(), allowed=("code", "value", "contact_id", "occurred_at"))
     code = fields.string("code", required=True, min_length=1, max_length=64)
@@ -167,7 +174,12 @@ def get_event(call: Call) -> Reply:
         return Reply(200, call.narrow(render(tx, call.workspace, _event(call, tx)), fields))
 
 
-@routes.post("/v1/success-events/{event_id}/reverse", scopes=WRITE, entity="success_events")
+@routes.post(
+    "/v1/success-events/{event_id}/reverse",
+    scopes=WRITE,
+    entity="success_events",
+    replaced_by=("success_events_as_outcomes", "success_event_reverse_missing"),
+)
 def reverse_event(call: Call) -> Reply:
     """Record the reversal (a refund) of an event: once, and never of a reversal."""
     fields = BodyFields(call.json(), allowed=("reason",))
@@ -197,3 +209,30 @@ def reverse_event(call: Call) -> Reply:
             },
         )
         return call.created(render(tx, call.workspace, record))
+
+
+OUTCOME_FIELDS = {"event_type": "code", "amount": "value"}
+"""The `success_events_as_outcomes` variant's body names, and the reference's for each."""
+
+
+@routes.post(
+    "/v1/outcomes", scopes=WRITE, entity="success_events", variant="success_events_as_outcomes"
+)
+def record_outcome(call: Call) -> Reply:
+    """The `success_events_as_outcomes` variant: events are recorded at `/v1/outcomes`
+    as `{event_type, amount}` (the operation and its fields are not shown)."""
+    body = call.json()
+    if isinstance(body, dict):
+        body = {OUTCOME_FIELDS.get(key, f"unknown:{key}"): value for key, value in body.items()}
+    return create_event(replace(call, raw_body=json.dumps(body).encode()))
+
+
+@routes.post(
+    "/v1/outcomes/{event_id}/refund",
+    scopes=WRITE,
+    entity="success_events",
+    variant="success_events_as_outcomes",
+)
+def refund_outcome(call: Call) -> Reply:
+    """The variant's reversal: `POST /v1/outcomes/{event_id}/refund`."""
+    return reverse_event(call)

@@ -39,7 +39,11 @@ SPEC = ListSpec(
 )
 
 
-def render(entity: str, row: Record) -> dict[str, Any]:
+def render(entity: str, row: Record, *, as_object: bool = False) -> dict[str, Any]:
+    """A deletion: `{object: deleted_record, id, entity, deleted_at}`, or under the
+    `deletion_items_as_objects` variant the record's own object marked deleted."""
+    if as_object:
+        return {"id": row["id"], "object": row["kind"], "deleted": True}
     return {
         "object": "deleted_record",
         "id": row["id"],
@@ -48,23 +52,35 @@ def render(entity: str, row: Record) -> dict[str, Any]:
     }
 
 
+def _names(call: Call) -> dict[str, str]:
+    """The `entity` values this server takes, each with the scope table's resource name:
+    the plural names, or the `object` values under `singular_deletion_entities`."""
+    if call.settings.has_variant("singular_deletion_entities"):
+        return {kind: resource for resource, kind in ENTITIES.items()}
+    return {resource: resource for resource in ENTITIES}
+
+
 @routes.get("/v1/deleted-records")
 def list_deleted_records(call: Call) -> Reply:
     params = call.list_params(SPEC, filters=("entity", "deleted_since"))
     entity = call.single("entity")
     if entity is None:
         raise bad_query("entity", "is required: the resource whose deletions to list", "missing")
-    if entity not in ENTITIES:
+    names = _names(call)
+    if entity not in names and call.settings.has_fault("unknown_entity_lists_nothing"):
+        return call.list_reply(SPEC, [], params, {"entity": entity}, lambda r: r)
+    if entity not in names:
         raise ApiError(
             400,
             "unknown_entity",
-            f"No resource named {entity!r}; one of {', '.join(ENTITIES)}.",
+            f"No resource named {entity!r}; one of {', '.join(names)}.",
             param="entity",
         )
+    resource = names[entity]
     if not call.settings.has_fault("deleted_records_without_scope_check"):
-        require_scopes(call, (f"{entity}:read",))
+        require_scopes(call, (f"{resource}:read",))
     since = parse_since("deleted_since", call.single("deleted_since"))
-    kind = ENTITIES[entity]
+    kind = ENTITIES[resource]
     with call.transaction() as tx:
         leaky = call.settings.has_fault("deletion_feed_all_workspaces")
         rows = [
@@ -73,6 +89,11 @@ def list_deleted_records(call: Call) -> Reply:
             for row in tx.deletions(workspace)
             if row["kind"] == kind and (since is None or row["deleted_at"] >= since)
         ]
+    as_object = call.settings.has_variant("deletion_items_as_objects")
     return call.list_reply(
-        SPEC, rows, params, {"entity": entity, "deleted_since": since}, lambda r: render(entity, r)
+        SPEC,
+        rows,
+        params,
+        {"entity": entity, "deleted_since": since},
+        lambda r: render(entity, r, as_object=as_object),
     )

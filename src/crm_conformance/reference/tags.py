@@ -35,6 +35,11 @@ SPEC = ListSpec(
 )
 
 
+def _default_color(call: Call) -> str | None:
+    """Grey, or under `tag_color_null_default` none: the UI paints a tag without one grey."""
+    return None if call.settings.has_variant("tag_color_null_default") else DEFAULT_COLOR
+
+
 def render(tag: Record) -> dict[str, Any]:
     return {
         "id": tag["id"],
@@ -75,14 +80,19 @@ def read_ids(
 
 @routes.post("/v1/tags", scopes=("tags:write",), entity="tags")
 def create_tag(call: Call) -> Reply:
-    fields = BodyFields(call.json(), allowed=("name", CATALOGUE_FIELD, "color"))
+    selector = (
+        "record_kind"
+        if call.settings.has_variant("tag_catalogue_field_record_kind")
+        else CATALOGUE_FIELD
+    )
+    fields = BodyFields(call.json(), allowed=("name", selector, "color"))
     off_by_one = call.settings.has_fault("tag_name_limit_off_by_one")
     name = fields.string(
         "name", required=True, min_length=1, max_length=MAX_NAME + 1 if off_by_one else MAX_NAME
     )
     if name is not None and not name.strip():
         fields.problem("name", "must not be blank", "blank")
-    catalogue = fields.string(CATALOGUE_FIELD, required=True, choices=CATALOGUES)
+    catalogue = fields.string(selector, required=True, choices=CATALOGUES)
     unchecked = call.settings.has_fault("tag_color_unchecked")
     color = fields.string("color", nullable=False, pattern=None if unchecked else COLOR_PATTERN)
     fields.check()
@@ -107,7 +117,7 @@ def create_tag(call: Call) -> Reply:
         tag = tx.insert(
             call.workspace,
             "tag",
-            {"name": name, "catalogue": catalogue, "color": color or DEFAULT_COLOR},
+            {"name": name, "catalogue": catalogue, "color": color or _default_color(call)},
         )
     return call.created(render(tag))
 

@@ -12,7 +12,7 @@ their largest group has members; a variant that is `alone` gets a job of its own
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Any, Literal
 
 from crm_conformance.reference.variants import Variant
 
@@ -106,7 +106,22 @@ def compatible(one: Variant, other: Variant) -> bool:
     """Whether two variants may be switched on in one server."""
     if _solo(one) or _solo(other):
         return False
-    return not (one.group and one.group == other.group)
+    if one.group and one.group == other.group:
+        return False
+    return not _conventions_clash(one.conventions, other.conventions)
+
+
+def _conventions_clash(one: Mapping[str, Any], other: Mapping[str, Any]) -> bool:
+    """Whether two variants choose one target-file convention differently: one served
+    target file cannot say both."""
+    for key in one.keys() & other.keys():
+        mine, theirs = one[key], other[key]
+        if isinstance(mine, Mapping) and isinstance(theirs, Mapping):
+            if _conventions_clash(mine, theirs):
+                return True
+        elif mine != theirs:
+            return True
+    return False
 
 
 def _solo(variant: Variant) -> bool:

@@ -1,0 +1,170 @@
+"""Conventions: what the target chose where the document says "not shown" and a test
+needs a name, a path, a value or a body.
+
+The target file's `[conventions]` table gives them (the reference server writes its own
+with `crm-conformance serve --target-out`; `examples/target.toml` documents every key).
+A test that needs one the file does not give is skipped with the key to add; it never
+guesses. `KEYS` is the one list of what the suites read, each with what it means and
+what it holds, so the example file and the reference's target file can be checked
+against it.
+
+Values are strings. Three kinds are read here rather than as plain names:
+
+- a *path* holds `{name}` placeholders filled with ids (`fill_path`);
+- a *body* is JSON text whose members may be `"{name}"` placeholders, each replaced by a
+  value of any JSON type, or left out when the value is `OMIT` (`fill_body`);
+- a *query* is `name=value&...` text, never sent with an empty value (`query_pairs`).
+"""
+
+import json
+import re
+import string
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qsl
+
+Lookup = Callable[[str], str]
+"""`convention(key)`: the target's value, or a skip naming the key to add."""
+
+OMIT: Any = object()
+"""A body placeholder's value meaning "leave this member out"."""
+
+
+@dataclass(frozen=True)
+class Key:
+    """A convention the suites read: its key and what it holds."""
+
+    key: str
+    holds: str
+
+
+KEYS: tuple[Key, ...] = (
+    Key("tag_catalogue_field", "the body field of POST /v1/tags that picks the catalogue"),
+    Key("created_since_param", 'the query name of the contact list\'s "created since" filter'),
+    *(
+        Key(f"contact_filters.{name}", f"the query name of the contact list's {name} filter")
+        for name in ("status", "score", "email", "owner_id", "organization_id", "external_id")
+    ),
+    Key("deleted_records_entity_param", "the query name choosing the resource the feed lists"),
+    *(
+        Key(
+            f"deleted_records_values.{resource}",
+            f"the value of that parameter naming {resource}",
+        )
+        for resource in ("contacts", "organizations", "deals", "activities")
+    ),
+    Key("fields_query", "the query GET /v1/fields needs (name=value&...)"),
+    Key("upsert.body", "a JSON body of POST /v1/contacts/upsert, with {external_id} {phone}"),
+    *(
+        Key(f"conversation_moves.{move}_{part}", f"the {part} of the {move} operation")
+        for move in ("handoff", "assign", "resume")
+        for part in ("path", "body")
+    ),
+    Key("campaigns.resume_path", "the path resuming a campaign, with {campaign_id}"),
+    Key("success_events.create_path", "the path recording a success event"),
+    Key("success_events.create_body", "its JSON body, with {code} and {value}"),
+    Key("success_events.reverse_path", "the path reversing an event, with {event_id}"),
+)
+"""Every convention the suites read. Paths hold `{conversation_id}`, `{campaign_id}` or
+`{event_id}`; the assign body holds `{assignee_id}`."""
+
+_PLACEHOLDER = re.compile(r"^\{([a-z_]+)\}$")
+
+
+class ConventionError(ValueError):
+    """Raised when a convention's value cannot be used as the kind it is read as."""
+
+
+def path(convention: Lookup, key: str, **ids: str) -> str:
+    """The path convention `key` with its placeholders filled (see `fill_path`)."""
+    return fill_path(convention(key), key, **ids)
+
+
+def body(convention: Lookup, key: str, **values: Any) -> Any:
+    """The body convention `key` with its placeholders filled (see `fill_body`)."""
+    return fill_body(convention(key), key, **values)
+
+
+def query(convention: Lookup, key: str) -> list[tuple[str, str]]:
+    """The query convention `key` as pairs (see `query_pairs`)."""
+    return query_pairs(convention(key), key)
+
+
+def deletion_feed(convention: Lookup, resource: str) -> dict[str, str]:
+    """The query of `GET /v1/deleted-records` listing `resource` (the scope table's name:
+    `contacts`, `deals`, ...); both the parameter and its value are the target's."""
+    name = convention("deleted_records_entity_param")
+    return {name: convention(f"deleted_records_values.{resource}")}
+
+
+def fill_path(template: str, key: str, **ids: str) -> str:
+    """`template` with each `{name}` replaced by `ids[name]`; every placeholder given."""
+    names = {name for _, name, _, _ in string.Formatter().parse(template) if name}
+    missing = sorted(names - ids.keys())
+    if missing or not template.startswith("/"):
+        raise ConventionError(
+            f"conventions {key} = {template!r}: a path starting with / whose placeholders "
+            f"are among {', '.join('{' + n + '}' for n in sorted(ids))}"
+        )
+    return template.format(**ids)
+
+
+def fill_body(text: str, key: str, **values: Any) -> Any:
+    """The JSON of `text` with each string member `"{name}"` replaced by `values[name]`
+    (any JSON value; a member whose value is `OMIT` is left out)."""
+    try:
+        template = json.loads(text)
+    except ValueError:
+        raise ConventionError(f"conventions {key} = {text!r} is not JSON") from None
+
+    def fill(node: Any) -> Any:
+        if isinstance(node, dict):
+            filled = {name: fill(item) for name, item in node.items()}
+            return {name: item for name, item in filled.items() if item is not OMIT}
+        if isinstance(node, list):
+            return [item for item in map(fill, node) if item is not OMIT]
+        match = _PLACEHOLDER.match(node) if isinstance(node, str) else None
+        if match is None:
+            return node
+        if match.group(1) not in values:
+            raise ConventionError(
+                f"conventions {key}: placeholder {node} is not one of "
+                f"{', '.join('{' + n + '}' for n in sorted(values))}"
+            )
+        return values[match.group(1)]
+
+    return fill(template)
+
+
+def placeholders(text: str) -> frozenset[str]:
+    """The `{name}` placeholders a body template holds (empty when `text` is not JSON)."""
+    try:
+        template = json.loads(text)
+    except ValueError:
+        return frozenset()
+    found: set[str] = set()
+
+    def walk(node: Any) -> None:
+        if isinstance(node, Mapping):
+            for item in node.values():
+                walk(item)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+        elif isinstance(node, str) and (match := _PLACEHOLDER.match(node)):
+            found.add(match.group(1))
+
+    walk(template)
+    return frozenset(found)
+
+
+def query_pairs(text: str, key: str) -> list[tuple[str, str]]:
+    """`name=value&...` as pairs; an empty value is refused ("never send a parameter with
+    an empty value": a server may read `name=` as a value it must validate)."""
+    pairs = parse_qsl(text, keep_blank_values=True)
+    if not pairs or any(not name or not value for name, value in pairs):
+        raise ConventionError(
+            f"conventions {key} = {text!r}: give name=value pairs joined by &, none empty"
+        )
+    return pairs

@@ -1,0 +1,62 @@
+"""The names, paths and bodies this server chose where the document says "not shown".
+
+They go into the target file the server writes (`serve --target-out`, `ServedTarget`),
+under `[conventions]`, so the suite tests the server by its own choices. A variant that
+chooses otherwise (`Variant.conventions`) overrides the keys it changes, so its target
+file says what it does.
+"""
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from crm_conformance.reference.tags import CATALOGUE_FIELD
+from crm_conformance.reference.variants import VARIANTS
+
+_MOVE = "/v1/conversations/{conversation_id}/"
+
+CONVENTIONS: dict[str, Any] = {
+    "tag_catalogue_field": CATALOGUE_FIELD,
+    "created_since_param": "created_since",
+    "deleted_records_entity_param": "entity",
+    "fields_query": "resource=contact",
+    "contact_filters": {
+        name: name
+        for name in ("status", "score", "email", "owner_id", "organization_id", "external_id")
+    },
+    "deleted_records_values": {
+        name: name for name in ("contacts", "organizations", "deals", "activities")
+    },
+    "upsert": {
+        "body": json.dumps(
+            {"external_id": "{external_id}", "phone": "{phone}", "first_name": "{first_name}"}
+        )
+    },
+    "conversation_moves": {
+        "handoff_path": _MOVE + "handoff",
+        "handoff_body": "{}",
+        "assign_path": _MOVE + "assign",
+        "assign_body": json.dumps({"assignee_id": "{assignee_id}"}),
+        "resume_path": _MOVE + "resume",
+        "resume_body": "{}",
+    },
+    "campaigns": {"resume_path": "/v1/campaigns/{campaign_id}/resume"},
+    "success_events": {
+        "create_path": "/v1/success-events",
+        "create_body": json.dumps({"code": "{code}", "value": "{value}"}),
+        "reverse_path": "/v1/success-events/{event_id}/reverse",
+    },
+}
+"""The reference's choices: the defaults `examples/target.toml` documents."""
+
+
+def conventions_for(variants: Iterable[str]) -> dict[str, Any]:
+    """CONVENTIONS with the overrides of each variant in `variants` merged in."""
+    merged = {k: dict(v) if isinstance(v, Mapping) else v for k, v in CONVENTIONS.items()}
+    for name in sorted(variants):
+        for key, value in VARIANTS[name].conventions.items():
+            if isinstance(value, Mapping):
+                merged.setdefault(key, {}).update(value)
+            else:
+                merged[key] = value
+    return merged
