@@ -155,9 +155,6 @@ class RunState:
     pending_observations: list[tuple[str, Any]] = field(default_factory=list)
     counter: Iterator[int] = field(default_factory=itertools.count)
     closers: list[Callable[[], None]] = field(default_factory=list)
-    shared_target: dict[str, Any] | None = None
-    """Controller only: the reference server's target, handed to xdist workers."""
-    shared_failed: bool = False
 
     @property
     def run_prefix(self) -> str:
@@ -238,13 +235,6 @@ def pytest_configure(config: pytest.Config) -> None:
             _adopt_target(state, load_target(path=options.target_path, base_url=options.base_url))
         except TargetFileError as exc:
             raise pytest.UsageError(str(exc)) from None
-    elif workerinput and _SHARED_TARGET in workerinput:
-        from crm_conformance.target import target_from_data
-
-        shared = target_from_data(
-            workerinput[_SHARED_TARGET], origin="embedded reference server (shared by xdist)"
-        )
-        _adopt_target(state, shared)
     config.stash[STATE] = state
 
 
@@ -324,42 +314,16 @@ def _ensure_target(config: pytest.Config) -> "Target":
 
 
 def _start_reference(state: RunState) -> "Target":
-    """Start the embedded reference server (stopped at unconfigure); return its target."""
-    from crm_conformance.target import target_from_served
+    """Start the embedded reference server (stopped at unconfigure); return its target.
 
-    # By name: the harness does not type-check against the reference server.
-    reference = importlib.import_module("crm_conformance.reference")
-    server = reference.running_server(reference.ServerSettings())
-    served = server.__enter__()
-    state.closers.append(lambda: server.__exit__(None, None, None))
-    return target_from_served(served)
-
-
-_SHARED_TARGET = "crm_shared_target"
-
-
-def _runs_suites(config: pytest.Config) -> bool:
-    return any(_in_suites(Path(str(arg).split("::")[0]).resolve()) for arg in config.args)
-
-
-@pytest.hookimpl(optionalhook=True)
-def pytest_configure_node(node: Any) -> None:
-    """xdist controller: share one embedded reference server with every worker.
-
-    Only when no target is given and the run includes suites/ (the project's own tests
-    never start a server). If it cannot start here, each worker tries on its own and
-    reports why.
+    In a process of its own, one per pytest process, so xdist workers never queue behind
+    one interpreter (`crm_conformance.embedded`).
     """
-    state = node.config.stash[STATE]
-    if state.target is not None or state.options.target_path or state.options.base_url:
-        return
-    if state.shared_target is None and not state.shared_failed and _runs_suites(node.config):
-        try:
-            state.shared_target = _start_reference(state).as_data()
-        except Exception:
-            state.shared_failed = True
-    if state.shared_target is not None:
-        node.workerinput[_SHARED_TARGET] = state.shared_target
+    from crm_conformance.embedded import EmbeddedServer
+
+    server = EmbeddedServer.spawn()
+    state.closers.append(server.stop)
+    return server.target()
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
