@@ -127,26 +127,47 @@ def is_not_shown(ctx: Any) -> bool:
     return bool(ctx.operation.definition.raw.get(NOT_SHOWN))
 
 
+class HarnessResponse(Response):
+    """A schemathesis response that keeps the harness client's `httpx.Response` it was
+    made from, so the adapted checks read that one instead of a rebuilt copy."""
+
+    __slots__ = ("harness",)
+    harness: httpx.Response
+
+
 def as_httpx(response: Response) -> httpx.Response:
-    """The schemathesis response as the httpx.Response the harness checks take."""
+    """The httpx.Response the harness checks take: the harness client's own when the
+    fuzz layer sent the request, else one rebuilt from a response schemathesis fetched.
+
+    Rebuilt, it leaves out `Content-Encoding`: the body schemathesis hands over is already
+    decoded, and an httpx.Response told it is still gzip would decode it again and fail.
+    """
+    if isinstance(response, HarnessResponse):
+        return response.harness
     sent = response.request
     request = httpx.Request(
         str(sent.method),
         str(sent.url),
         headers=[(k, v if isinstance(v, str) else v.decode()) for k, v in sent.headers.items()],
     )
-    headers = [(name, value) for name, values in response.headers.items() for value in values]
+    headers = [
+        (name, value)
+        for name, values in response.headers.items()
+        if name != "content-encoding"
+        for value in values
+    ]
     return httpx.Response(
         response.status_code, headers=headers, content=response.content, request=request
     )
 
 
-def as_schemathesis(response: httpx.Response) -> Response:
+def as_schemathesis(response: httpx.Response) -> HarnessResponse:
     """The harness client's response as schemathesis's, with the request as it was sent.
 
     schemathesis's own httpx conversion adds the query parameters to a URL that already
     carries them (every reproduction would repeat the query) and keeps one value per
-    repeated header; this one does neither.
+    repeated header; this one does neither. The body is the decoded one with the headers
+    as received (`Content-Encoding` included), as schemathesis's own transport hands it.
     """
     import requests
 
@@ -157,7 +178,7 @@ def as_schemathesis(response: httpx.Response) -> Response:
     headers: dict[str, list[str]] = {}
     for name, value in response.headers.multi_items():
         headers.setdefault(name, []).append(value)
-    return Response(
+    converted = HarnessResponse(
         status_code=response.status_code,
         headers=headers,
         content=response.content,
@@ -168,6 +189,8 @@ def as_schemathesis(response: httpx.Response) -> Response:
         http_version=response.http_version,
         verify=True,
     )
+    converted.harness = response
+    return converted
 
 
 def adapted(check: checks.Check) -> Callable[[CheckContext, Response, Any], None]:
@@ -227,7 +250,8 @@ def load(*, seed: int | None = None, max_examples: int | None = None) -> Any:
     run's `settings`, and the operations of `declare_open_methods` excluded."""
     import yaml
 
-    raw = yaml.safe_load(OPENAPI.read_text(encoding="utf-8"))
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: 8x faster when present
+    raw = yaml.load(OPENAPI.read_text(encoding="utf-8"), Loader=loader)
     overlay(raw)
     absent_may_be_null(raw)
     declare_open_methods(raw)

@@ -2,10 +2,13 @@
 its overlays on spec/openapi.yaml: the overlay documents the open statuses, a conforming app
 passes every check, and a missing X-Request-ID on errors fails with the requirement id."""
 
+import datetime
+import gzip
 import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import httpx
 import pytest
 import schemathesis
 from hypothesis.errors import FlakyStrategyDefinition
@@ -55,8 +58,38 @@ SPEC: dict[str, Any] = {
 }
 
 
-def app(*, request_id_on_errors: bool) -> Callable[..., Awaitable[None]]:
-    """Answers 200 (not the documented 201) on a valid note, 400 (not 422) otherwise."""
+def answer(
+    body: bytes, *, request_id_on_errors: bool
+) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+    """200 (not the documented 201) on a valid note, 400 (not 422) otherwise."""
+    try:
+        payload = json.loads(body)
+    except ValueError:
+        payload = None
+    if isinstance(payload, dict) and isinstance(payload.get("text"), str):
+        status, answer, rid = 200, {"id": "note_1"}, "req_1"
+    else:
+        error = {"type": "invalid_request_error", "code": "x", "message": "bad"}
+        status, answer = 400, {"error": error}
+        rid = "req_2" if request_id_on_errors else ""
+        error["request_id"] = rid or None
+    headers = [(b"content-type", b"application/json")]
+    headers += [(n, b"10") for n in (b"x-ratelimit-limit", b"x-ratelimit-remaining")]
+    headers.append((b"x-ratelimit-reset", b"1"))
+    if rid:
+        headers.append((b"x-request-id", rid.encode()))
+    return status, headers, json.dumps(answer).encode()
+
+
+def gzipped(
+    status: int, headers: list[tuple[bytes, bytes]], body: bytes
+) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+    """The same answer compressed, as a server answering `Accept-Encoding: gzip` sends it."""
+    return status, [*headers, (b"content-encoding", b"gzip")], gzip.compress(body)
+
+
+def app(*, request_id_on_errors: bool, compress: bool = False) -> Callable[..., Awaitable[None]]:
+    """`answer` as an ASGI app, gzipped when `compress`."""
 
     async def asgi(scope: dict[str, Any], receive: Any, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -72,32 +105,20 @@ def app(*, request_id_on_errors: bool) -> Callable[..., Awaitable[None]]:
             body += message.get("body", b"")
             if not message.get("more_body"):
                 break
-        try:
-            payload = json.loads(body)
-        except ValueError:
-            payload = None
-        if isinstance(payload, dict) and isinstance(payload.get("text"), str):
-            status, answer, rid = 200, {"id": "note_1"}, "req_1"
-        else:
-            error = {"type": "invalid_request_error", "code": "x", "message": "bad"}
-            status, answer = 400, {"error": error}
-            rid = "req_2" if request_id_on_errors else ""
-        headers = [(b"content-type", b"application/json")]
-        headers += [(n, b"10") for n in (b"x-ratelimit-limit", b"x-ratelimit-remaining")]
-        headers.append((b"x-ratelimit-reset", b"1"))
-        if rid:
-            headers.append((b"x-request-id", rid.encode()))
+        status, headers, content = answer(body, request_id_on_errors=request_id_on_errors)
+        if compress:
+            status, headers, content = gzipped(status, headers, content)
         await send({"type": "http.response.start", "status": status, "headers": headers})
-        await send({"type": "http.response.body", "body": json.dumps(answer).encode()})
+        await send({"type": "http.response.body", "body": content})
 
     return asgi
 
 
-def loaded(*, request_id_on_errors: bool) -> Any:
+def loaded(*, request_id_on_errors: bool, compress: bool = False) -> Any:
     raw = json.loads(json.dumps(SPEC))
     fuzz.overlay(raw)
     schema = schemathesis.openapi.from_dict(raw)
-    schema.app = app(request_id_on_errors=request_id_on_errors)
+    schema.app = app(request_id_on_errors=request_id_on_errors, compress=compress)
     return schema
 
 
@@ -127,6 +148,29 @@ def test_missing_request_id_on_an_error_fails_with_the_requirement_id() -> None:
     with pytest.raises(FailureGroup) as raised:
         _validate(schema, {"text": 1})
     assert "HDR-003" in " ".join(str(failure) for failure in raised.value.exceptions)
+
+
+def test_a_gzipped_answer_fetched_by_schemathesis_is_checked_decoded_once() -> None:
+    schema = loaded(request_id_on_errors=True, compress=True)
+    _validate(schema, {"text": "hello"})
+    _validate(schema, {"text": 1})
+
+
+def test_a_gzipped_answer_fetched_by_the_harness_client_is_checked_as_it_read_it() -> None:
+    def server(request: httpx.Request) -> httpx.Response:
+        status, headers, content = gzipped(*answer(request.content, request_id_on_errors=True))
+        return httpx.Response(status, headers=headers, content=content)
+
+    schema = loaded(request_id_on_errors=True)
+    case = schema["/v1/notes"]["POST"].Case(body={"text": 1}, media_type="application/json")
+    with httpx.Client(transport=httpx.MockTransport(server)) as client:
+        response = client.post("http://api.test/v1/notes", json={"text": 1})
+    response.elapsed = datetime.timedelta(0)  # a MockTransport answer is never timed
+    converted = fuzz.as_schemathesis(response)
+    assert converted.headers["content-encoding"] == ["gzip"]
+    assert json.loads(converted.content)["error"]["code"] == "x"
+    assert fuzz.as_httpx(converted) is response
+    case.validate_response(converted, additional_checks=fuzz.harness_checks())
 
 
 def test_adapted_checks_cover_every_registered_rule() -> None:
