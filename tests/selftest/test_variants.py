@@ -71,6 +71,7 @@ OBSERVATIONS: dict[str, Callable[[TestClient], Any]] = {
     "small_rate_limit": lambda c: c.get("/v1/users").headers["X-RateLimit-Limit"],
     "occasional_429": _statuses_of_50,
     "offset_timestamps": lambda c: _created_contact(c).json()["created_at"][-1],
+    "gzip_answers": lambda c: c.get("/v1/users").headers.get("Content-Encoding"),
 }
 
 
