@@ -30,7 +30,7 @@ def test_the_server_process_serves_until_stopped() -> None:
 
 
 def test_a_server_process_that_dies_at_start_says_why() -> None:
-    errors = tempfile.TemporaryFile()
+    errors = tempfile.TemporaryFile()  # noqa: SIM115 (closed by server.stop())
     dying = subprocess.Popen(
         [sys.executable, "-c", "import sys; sys.stderr.write('boom: port in use\\n'); sys.exit(3)"],
         stdin=subprocess.PIPE,
