@@ -7,8 +7,9 @@ A resource module builds a `RouteTable` and declares handlers on it:
     @routes.post("/v1/deals", scopes=("deals:write",), entity="deals")
     def create_deal(call: Call) -> Reply: ...
 
-Handlers are plain functions run in a worker thread; they read the request through
-`Call` and answer a `Reply` or raise `ApiError`. Before a handler runs, the route has
+Handlers are plain functions (reads run in the event loop, writes in a worker thread);
+they read the request through `Call` and answer a `Reply` or raise `ApiError`. Before a
+handler runs, the route has
 already: authenticated the token (middleware), checked the declared scopes (403
 `insufficient_scope`), refused writes to an entity the workspace mirrors (403
 `local_write_denied`) and, for every write, applied the `Idempotency-Key`.
