@@ -173,6 +173,10 @@ def pytest_command(
     command = [sys.executable, "-m", "pytest", "-p", "crm_conformance.reporting.collector"]
     # No .pytest_cache inside an installed wheel's folder.
     command += ["--rootdir", str(_root_of(request)), "-p", "no:cacheprovider"]
+    # No assertion rewriting: the suites fail through ConformanceFailure, and where no
+    # bytecode is written (PYTHONDONTWRITEBYTECODE, common in CI images) pytest rewrites
+    # schemathesis and hypothesis anew in every process, ~5 s of CPU each (issue 14).
+    command.append("--assert=plain")
     if request.rerun_failed is not None:
         command += _failed_nodeids(request.rerun_failed)
     else:
