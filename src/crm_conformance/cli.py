@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 
+from crm_conformance import profiles
 from crm_conformance._errors import ConformanceError
 
 
@@ -56,7 +57,20 @@ def main() -> None:
 )
 @click.option("-n", "workers", type=int, default=0, show_default=True, help="xdist workers")
 @click.option("--seed", type=int, help="hypothesis seed, for a reproducible run")
-@click.option("--profile", type=click.Choice(["quick", "full"]), default="quick", show_default=True)
+@click.option(
+    "--profile",
+    type=click.Choice(profiles.NAMES),
+    default=profiles.DEFAULT,
+    show_default=True,
+    help="generated cases of the fuzz tests; deep: rounds until --fuzz-minutes are spent",
+)
+@click.option(
+    "--fuzz-minutes",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="M",
+    help=f"the deep profile's time budget for all fuzz tests "
+    f"(default {profiles.DEFAULT_FUZZ_MINUTES:g})",
+)
 @click.option(
     "--report-dir", type=click.Path(path_type=Path), help="default reports/<time>-<run id>"
 )
@@ -82,6 +96,7 @@ def run(
     workers: int,
     seed: int | None,
     profile: str,
+    fuzz_minutes: float | None,
     report_dir: Path | None,
     list_only: bool,
     rerun_failed: Path | None,
@@ -102,6 +117,7 @@ def run(
         workers=workers,
         seed=seed,
         profile=profile,
+        fuzz_minutes=fuzz_minutes,
         report_dir=report_dir,
         pytest_args=pytest_args,
         rerun_failed=rerun_failed,

@@ -17,6 +17,7 @@ neither send undeclared methods nor write to records it did not create.
 import copy
 import os
 import secrets
+import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -25,8 +26,9 @@ import schemathesis
 from schemathesis.checks import CheckContext
 from schemathesis.core.transport import Response
 
-from crm_conformance import checks
+from crm_conformance import checks, profiles
 from crm_conformance.paths import OPENAPI
+from crm_conformance.profiles import Profile
 
 ALIASES: Mapping[str, tuple[tuple[str, str], ...]] = {
     "post": (("201", "200"), ("200", "201")),
@@ -222,7 +224,7 @@ name not on the resource (`unknown_*`), a body that is "well-formed but not appl
 Server errors stay failures through `not_a_server_error`."""
 
 
-def settings(*, seed: int | None = None, max_examples: int | None = None) -> dict[str, Any]:
+def settings(*, seed: int | None = None) -> dict[str, Any]:
     """The schemathesis configuration of a fuzz run (as `schemathesis.toml` data).
 
     Why each entry: `database = "none"` so a run replays nothing from an earlier one
@@ -240,12 +242,10 @@ def settings(*, seed: int | None = None, max_examples: int | None = None) -> dic
     }
     if seed is not None:
         config["seed"] = seed
-    if max_examples is not None:
-        config["generation"]["max-examples"] = max_examples
     return config
 
 
-def load(*, seed: int | None = None, max_examples: int | None = None) -> Any:
+def load(*, seed: int | None = None) -> Any:
     """spec/openapi.yaml with the overlays applied (the file itself is unchanged), the
     run's `settings`, and the operations of `declare_open_methods` excluded."""
     import yaml
@@ -255,33 +255,73 @@ def load(*, seed: int | None = None, max_examples: int | None = None) -> Any:
     overlay(raw)
     absent_may_be_null(raw)
     declare_open_methods(raw)
-    config = schemathesis.Config.from_dict(settings(seed=seed, max_examples=max_examples))
+    config = schemathesis.Config.from_dict(settings(seed=seed))
     return schemathesis.openapi.from_dict(raw, config=config).exclude(func=is_not_shown)
 
 
-PROFILES: Mapping[str, int] = {"quick": 5, "full": 100}
-"""Generated examples per operation: `quick` fits DESIGN.md's budget, `full` is nightly."""
-
-
-STATEFUL_PROFILES: Mapping[str, tuple[int, int]] = {"quick": (8, 4), "full": (100, 8)}
-"""Scenarios and most steps per scenario of the stateful phase, by profile."""
-
-
-def profile_examples(name: str) -> int:
-    """Examples per operation of profile `name`; ValueError names the known profiles."""
-    try:
-        return PROFILES[name]
-    except KeyError:
-        raise ValueError(f"profile={name!r}: known profiles are {', '.join(PROFILES)}") from None
-
-
-def profile_of(config: Any) -> str:
-    """The run's profile: `--profile` (registered by `crm-conformance run`), else the
-    environment's CRM_PROFILE, else `quick`; ValueError names the known profiles."""
+def profile_of(config: Any) -> Profile:
+    """The run's profile: `--profile`, else the environment's CRM_PROFILE, else `quick`;
+    ValueError names the known profiles."""
     name = config.getoption("crm_profile", default=None) or os.environ.get("CRM_PROFILE")
-    name = name or "quick"
-    profile_examples(name)
-    return str(name)
+    return profiles.profile(name or profiles.DEFAULT)
+
+
+MODULES = ("test_fuzz.py", "test_fuzz_stateful.py")
+"""The fuzz layer's suite modules, which share the deep profile's `--fuzz-minutes`."""
+
+
+def time_share(request: Any) -> float:
+    """Seconds of `--fuzz-minutes` (or CRM_FUZZ_MINUTES) this test may spend: an equal
+    share for each fuzz test the run selected; ValueError names the accepted form."""
+    minutes = profiles.fuzz_minutes(request.config.getoption("crm_fuzz_minutes", default=None))
+    tests = sum(1 for item in request.session.items if item.path.name in MODULES)
+    return minutes * 60 / max(1, tests)
+
+
+def in_rounds(run_round: Callable[[int], None], *, seconds: float) -> int:
+    """Call `run_round(0)`, `run_round(1)`, ... while one more round, as long as the
+    longest so far, still fits in `seconds`; at least one. Returns how many ran.
+
+    A failing round ends the test at once: its exception carries the round's number.
+    """
+    started = time.monotonic()
+    longest = 0.0
+    rounds = 0
+    while True:
+        began = time.monotonic()
+        try:
+            run_round(rounds)
+        except BaseException as exc:
+            exc.add_note(
+                f"(deep profile: in round {rounds + 1}; the seed of round r is seed + r - 1)"
+            )
+            raise
+        rounds += 1
+        longest = max(longest, time.monotonic() - began)
+        if time.monotonic() - started + longest > seconds:
+            return rounds
+
+
+def timed(test: Any, *, seconds: float, rounds: list[int]) -> Callable[..., None]:
+    """The built Hypothesis test `test` as a test running `in_rounds` for `seconds`: round
+    r with its seed + r, and after the first round generated cases only (the coverage
+    phase's explicit cases would be the same again). Appends the rounds run to `rounds`."""
+    from hypothesis import Phase
+    from hypothesis import settings as hypothesis_settings
+
+    seed = test._hypothesis_internal_use_seed
+    first = test._hypothesis_internal_use_settings
+    again = hypothesis_settings(first, phases=[Phase.generate, Phase.target, Phase.shrink])
+
+    def run(**fixtures: Any) -> None:
+        def round_of(number: int) -> None:
+            test._hypothesis_internal_use_seed = seed + number
+            test._hypothesis_internal_use_settings = again if number else first
+            test(**fixtures)
+
+        rounds.append(in_rounds(round_of, seconds=seconds))
+
+    return run
 
 
 def run_seed() -> int:
@@ -307,7 +347,10 @@ def announce(config: Any, *, seed: int, label: str = "fuzz") -> None:
     capture = config.pluginmanager.get_plugin("capturemanager")
     if reporter is None or capture is None:
         return
-    line = f"{label}: seed {seed}, profile {profile_of(config)} (replay: --hypothesis-seed={seed})"
+    line = (
+        f"{label}: seed {seed}, profile {profile_of(config).name} "
+        f"(replay: --hypothesis-seed={seed})"
+    )
     with capture.global_and_fixture_disabled():
         reporter.write_line(line)
 

@@ -58,6 +58,7 @@ class RunRequest:
     workers: int = 0
     seed: int | None = None
     profile: str = "quick"
+    fuzz_minutes: float | None = None
     report_dir: Path | None = None
     pytest_args: Sequence[str] = ()
     rerun_failed: Path | None = None
@@ -190,6 +191,8 @@ def pytest_command(
     elif request.certify:
         command += ["--classes", "all"]  # a certificate claims the opt-in classes too
     command += ["--profile", request.profile, "--run-id", run_id]
+    if request.fuzz_minutes is not None:
+        command += ["--fuzz-minutes", str(request.fuzz_minutes)]
     if listing is not None:
         return [*command, "--collect-only", "-q", "--crm-list", str(listing)]
     if request.seed is not None:

@@ -14,7 +14,7 @@ import schemathesis
 from hypothesis.errors import FlakyStrategyDefinition
 from schemathesis.core.failures import FailureGroup
 
-from crm_conformance import fuzz
+from crm_conformance import fuzz, profiles
 from crm_conformance.failure import ConformanceFailure
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
@@ -200,10 +200,101 @@ def test_transport_leaves_the_token_to_the_client_and_keeps_the_body() -> None:
     assert all(name.lower() != "authorization" for name in sent["headers"])
 
 
-def test_profiles_are_named() -> None:
-    assert fuzz.profile_examples("quick") < fuzz.profile_examples("full")
-    with pytest.raises(ValueError, match="known profiles"):
-        fuzz.profile_examples("deep")
+def test_profiles_are_named_and_deep_is_full_in_rounds() -> None:
+    quick, full, deep = (profiles.profile(name) for name in ("quick", "full", "deep"))
+    assert quick.examples < full.examples and quick.scenarios < full.scenarios
+    assert (deep.examples, deep.scenarios, deep.steps) == (full.examples, full.scenarios, 8)
+    assert deep.timed and not full.timed and not quick.timed
+    with pytest.raises(ValueError, match="known profiles are quick, full, deep"):
+        profiles.profile("thorough")
+
+
+def test_fuzz_minutes_come_from_the_option_then_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("CRM_FUZZ_MINUTES", raising=False)
+    assert profiles.fuzz_minutes(None) == profiles.DEFAULT_FUZZ_MINUTES
+    monkeypatch.setenv("CRM_FUZZ_MINUTES", "2.5")
+    assert profiles.fuzz_minutes(None) == 2.5
+    assert profiles.fuzz_minutes(60) == 60
+    for bad in ("0", "-1", "soon", "inf"):
+        with pytest.raises(ValueError, match="expected a positive number"):
+            profiles.fuzz_minutes(bad)
+
+
+class FakeClock:
+    """time.monotonic for `fuzz`, moved by the rounds themselves: no wall time involved."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
+    fake = FakeClock()
+    monkeypatch.setattr(fuzz, "time", fake)
+    return fake
+
+
+def test_rounds_run_while_one_more_as_long_as_the_longest_still_fits(clock: FakeClock) -> None:
+    ran: list[int] = []
+
+    def ten_seconds(number: int) -> None:
+        ran.append(number)
+        clock.now += 10
+
+    assert fuzz.in_rounds(ten_seconds, seconds=35) == 3  # the 4th would end at 40
+    assert ran == [0, 1, 2]
+    assert fuzz.in_rounds(ten_seconds, seconds=0) == 1  # always one
+
+
+def test_a_failing_round_ends_the_test_and_says_which(clock: FakeClock) -> None:
+    def fails_second(number: int) -> None:
+        clock.now += 1
+        if number == 1:
+            raise AssertionError("HDR-001")
+
+    with pytest.raises(AssertionError, match="HDR-001") as raised:
+        fuzz.in_rounds(fails_second, seconds=100)
+    assert "in round 2" in " ".join(raised.value.__notes__)
+
+
+def test_a_timed_test_gets_the_next_seed_and_generated_cases_only_after_round_one(
+    clock: FakeClock,
+) -> None:
+    from hypothesis import Phase
+    from hypothesis import settings as hypothesis_settings
+
+    seen: list[tuple[int, bool]] = []
+
+    def built(**fixtures: Any) -> None:
+        phases = built._hypothesis_internal_use_settings.phases  # type: ignore[attr-defined]
+        seen.append((built._hypothesis_internal_use_seed, Phase.explicit in phases))  # type: ignore[attr-defined]
+        assert fixtures == {"api": "client"}
+        clock.now += 10
+
+    built._hypothesis_internal_use_seed = 7  # type: ignore[attr-defined]
+    built._hypothesis_internal_use_settings = hypothesis_settings(max_examples=3)  # type: ignore[attr-defined]
+    rounds: list[int] = []
+    fuzz.timed(built, seconds=25, rounds=rounds)(api="client")
+    assert seen == [(7, True), (8, False)]
+    assert rounds == [2]
+
+
+def test_the_fuzz_minutes_are_shared_by_the_fuzz_tests_selected() -> None:
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    items = [SimpleNamespace(path=Path(f"suites/{name}")) for name in fuzz.MODULES * 2]
+    items.append(SimpleNamespace(path=Path("suites/test_tags.py")))
+    request = SimpleNamespace(
+        config=SimpleNamespace(getoption=lambda name, default=None: 2.0),
+        session=SimpleNamespace(items=items),
+    )
+    assert fuzz.time_share(request) == 2.0 * 60 / 4
 
 
 def test_open_methods_follow_what_the_document_leaves_open() -> None:

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from crm_conformance import profiles
 from crm_conformance.reporting.allure_labels import HISTORY_LABEL
 from crm_conformance.reporting.records import OutcomeRecord
 
@@ -43,9 +44,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--profile",
         dest="crm_profile",
-        choices=("quick", "full"),
-        default="quick",
-        help="quick or full: how many generated cases property and fuzz tests run",
+        choices=profiles.NAMES,
+        default=profiles.DEFAULT,
+        help="quick, full or deep: how many generated cases the fuzz tests run "
+        "(deep: rounds until --fuzz-minutes are spent)",
+    )
+    group.addoption(
+        "--fuzz-minutes",
+        dest="crm_fuzz_minutes",
+        type=float,
+        metavar="M",
+        help=f"the deep profile's time budget for all fuzz tests "
+        f"(default $CRM_FUZZ_MINUTES, else {profiles.DEFAULT_FUZZ_MINUTES:g})",
     )
 
 
