@@ -17,9 +17,10 @@ from typing import Any
 
 import pytest
 
-from crm_conformance.adapter_client import AdapterClient
-from crm_conformance.client import ApiClient
-from crm_conformance.expect import (
+from crm_conformance import (
+    AdapterClient,
+    ApiClient,
+    RecordFactory,
     expect_enum,
     expect_error,
     expect_status,
@@ -29,7 +30,6 @@ from crm_conformance.expect import (
     expect_value,
     matches,
 )
-from crm_conformance.factories import RecordFactory
 
 ACTIVITIES = "/v1/activities"
 BODY_TYPES = ("task", "call", "email", "meeting", "follow_up")

@@ -12,12 +12,14 @@ from collections.abc import Callable
 import httpx
 import pytest
 
-from crm_conformance.checks import run_checks
-from crm_conformance.client import ApiClient
-from crm_conformance.expect import expect_true
-from crm_conformance.factories import RecordFactory
-from crm_conformance.failure import ConformanceFailure
-from crm_conformance.target import Target
+from crm_conformance import (
+    ApiClient,
+    ConformanceFailure,
+    RecordFactory,
+    Target,
+    expect_true,
+    run_checks,
+)
 
 READ = "/v1/contacts"
 WORKSPACE_TOKEN = re.compile(r"sk_(?:live|test)_[A-Za-z0-9_-]+={0,2}\.[A-Za-z0-9_-]+={0,2}")

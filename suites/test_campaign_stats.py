@@ -22,9 +22,10 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from crm_conformance.adapter_client import AdapterClient
-from crm_conformance.client import ApiClient
-from crm_conformance.expect import (
+from crm_conformance import (
+    AdapterClient,
+    ApiClient,
+    RecordFactory,
     expect_error,
     expect_present,
     expect_status,
@@ -32,7 +33,6 @@ from crm_conformance.expect import (
     expect_value,
     is_timestamp,
 )
-from crm_conformance.factories import RecordFactory
 
 COUNTS = ("contacted", "replied", "replied_automated", "converted", "enrolled")
 DOCUMENTED_REASON = "meta_account"

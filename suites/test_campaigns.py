@@ -14,9 +14,11 @@ from typing import Any
 import httpx
 import pytest
 
-from crm_conformance.adapter_client import AdapterClient
-from crm_conformance.client import ApiClient
-from crm_conformance.expect import (
+from crm_conformance import (
+    AdapterClient,
+    ApiClient,
+    ConformanceFailure,
+    RecordFactory,
     expect_enum,
     expect_error,
     expect_identifier,
@@ -24,8 +26,6 @@ from crm_conformance.expect import (
     expect_status,
     expect_value,
 )
-from crm_conformance.factories import RecordFactory
-from crm_conformance.failure import ConformanceFailure
 
 STATUSES = ("draft", "scheduled", "running", "paused", "completed")
 NOT_OFFERED = (404, 405, 501)

@@ -16,13 +16,14 @@ file's `[conventions.contact_filters]`. The list's order, created-since and the
 
 import secrets
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
-from crm_conformance.adapter_client import AdapterClient
-from crm_conformance.client import ApiClient
-from crm_conformance.expect import (
+from crm_conformance import (
+    AdapterClient,
+    ApiClient,
+    RecordFactory,
     expect_enum,
     expect_error,
     expect_pages,
@@ -33,7 +34,6 @@ from crm_conformance.expect import (
     expect_value,
     matches,
 )
-from crm_conformance.factories import RecordFactory
 
 CONTACTS = "/v1/contacts"
 STATUSES = ("open", "on_hold", "won", "lost")
@@ -180,7 +180,9 @@ def test_a_contact_with_an_owner_always_renders_the_owner(
             expected=f"owner an Owner {{id: {users[0]}, kind: user, object: owner}}",
             got=f"owner = {owner!r}",
         )
-        expect_type_or_null(response, "IDN-020", owner, "name", str, "a string")
+        expect_type_or_null(
+            response, "IDN-020", cast(dict[str, Any], owner), "name", str, "a string"
+        )
 
 
 @pytest.mark.req("CON-019")

@@ -13,14 +13,16 @@ checked.
 import time
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 import httpx
 import pytest
 
-from crm_conformance.adapter_client import AdapterClient
-from crm_conformance.client import ApiClient
-from crm_conformance.expect import (
+from crm_conformance import (
+    AdapterClient,
+    ApiClient,
+    ConformanceFailure,
+    RecordFactory,
     expect_enum,
     expect_error,
     expect_identifier,
@@ -31,8 +33,6 @@ from crm_conformance.expect import (
     expect_type_or_null,
     expect_value,
 )
-from crm_conformance.factories import RecordFactory
-from crm_conformance.failure import ConformanceFailure
 
 OUTCOMES = ("resolved", "won", "spam")
 WON_REASONS = (
@@ -80,7 +80,7 @@ def closed(response: httpx.Response, req_id: str, conversation_id: str) -> dict[
     expect_value(response, req_id, "object", body.get("object"), "conversation")
     expect_value(response, req_id, "id", body.get("id"), conversation_id)
     expect_value(response, "CONV-024", "status", body.get("status"), "closed")
-    return body
+    return cast(dict[str, Any], body)
 
 
 def contact_of(api: ApiClient, contact_id: str, req_id: str) -> dict[str, Any]:
@@ -480,7 +480,7 @@ def test_a_handoff_without_conversations_write_is_insufficient_scope(
     )
 
 
-HOLDERS = {
+HOLDERS: dict[str, dict[str, Any]] = {
     "the AI agent": {"status": "active", "handler": "agent"},
     "a teammate": {"status": "active", "handler": "user"},
     "the queue": {"status": "waiting", "handler": None},

@@ -20,9 +20,11 @@ from typing import Any
 
 import pytest
 
-from crm_conformance.adapter_client import AdapterClient, Fixtures
-from crm_conformance.client import ApiClient
-from crm_conformance.expect import (
+from crm_conformance import (
+    AdapterClient,
+    ApiClient,
+    Fixtures,
+    RecordFactory,
     expect_enum,
     expect_error,
     expect_identifier,
@@ -33,7 +35,6 @@ from crm_conformance.expect import (
     expect_type_or_null,
     expect_value,
 )
-from crm_conformance.factories import RecordFactory
 
 DEALS = "/v1/deals"
 VISIBILITIES = ("private", "team", "team_and_subteams", "company")

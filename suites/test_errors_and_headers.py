@@ -15,10 +15,14 @@ from typing import Any
 import httpx
 import pytest
 
-from crm_conformance.checks import run_checks
-from crm_conformance.client import ApiClient
-from crm_conformance.expect import expect_error, expect_status, expect_true
-from crm_conformance.factories import RecordFactory
+from crm_conformance import (
+    ApiClient,
+    RecordFactory,
+    expect_error,
+    expect_status,
+    expect_true,
+    run_checks,
+)
 
 MISSING_CONTACT = "/v1/contacts/con_" + "0" * 32
 """A well-formed contact id that names no record (ids are 32 random hex characters)."""

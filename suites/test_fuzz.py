@@ -17,9 +17,7 @@ from typing import Any
 
 import pytest
 
-from crm_conformance import fuzz
-from crm_conformance.client import ApiClient
-from crm_conformance.target import Target
+from crm_conformance import ApiClient, Target, fuzz
 
 SEED = fuzz.run_seed()
 schema = fuzz.load(seed=SEED)
@@ -55,7 +53,7 @@ def _profile(request: pytest.FixtureRequest, api: ApiClient) -> Iterator[None]:
 
 
 @pytest.mark.req(*fuzz.requirement_ids(), "ERR-013")
-@schema.parametrize()
+@schema.parametrize()  # type: ignore[untyped-decorator]  # schemathesis ships no type hints
 def test_operation(case: Any, api: ApiClient, target: Target) -> None:
     if not fuzz.sends_to(case, embedded=fuzz.is_embedded(target)):
         return

@@ -16,9 +16,7 @@ import hypothesis
 import pytest
 from schemathesis.core.failures import FailureGroup
 
-from crm_conformance import fuzz
-from crm_conformance.client import ApiClient
-from crm_conformance.target import Target
+from crm_conformance import ApiClient, Target, fuzz
 
 SEED = fuzz.run_seed()
 CHECKS = fuzz.harness_checks()

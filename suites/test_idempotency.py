@@ -18,9 +18,14 @@ from typing import Any
 import httpx
 import pytest
 
-from crm_conformance.client import ApiClient
-from crm_conformance.expect import expect_error, expect_success, expect_true, expect_value
-from crm_conformance.factories import RecordFactory
+from crm_conformance import (
+    ApiClient,
+    RecordFactory,
+    expect_error,
+    expect_success,
+    expect_true,
+    expect_value,
+)
 
 KEY_HEADER = "Idempotency-Key"
 REPLAY_HEADER = "Idempotent-Replay"
@@ -105,7 +110,7 @@ def write(
 
 
 def _replayed(response: httpx.Response) -> bool:
-    return response.headers.get(REPLAY_HEADER, "").strip().lower() == "true"
+    return str(response.headers.get(REPLAY_HEADER, "")).strip().lower() == "true"
 
 
 @pytest.mark.req("IDEM-001", "IDEM-003", "IDEM-004")

@@ -20,15 +20,15 @@ from typing import Any
 import httpx
 import pytest
 
-from crm_conformance.client import ApiClient
-from crm_conformance.expect import (
+from crm_conformance import (
+    ApiClient,
+    RecordFactory,
     expect_error,
     expect_pages,
     expect_status,
     expect_true,
     matches,
 )
-from crm_conformance.factories import RecordFactory
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 
-from crm_conformance.client import ApiClient
-from crm_conformance.expect import (
+from crm_conformance import (
+    ApiClient,
+    RecordFactory,
     expect_error,
     expect_present,
     expect_status,
@@ -25,7 +26,6 @@ from crm_conformance.expect import (
     expect_walk,
     instant,
 )
-from crm_conformance.factories import RecordFactory
 
 DIRECTORY_LISTS = ("/v1/users", "/v1/audiences")
 LISTS = ("/v1/contacts", *DIRECTORY_LISTS)

@@ -15,8 +15,9 @@ from typing import Any
 import httpx
 import pytest
 
-from crm_conformance.client import ApiClient
-from crm_conformance.expect import (
+from crm_conformance import (
+    ApiClient,
+    RecordFactory,
     expect_error,
     expect_status,
     expect_true,
@@ -24,7 +25,6 @@ from crm_conformance.expect import (
     expect_walk,
     instant,
 )
-from crm_conformance.factories import RecordFactory
 
 CONTACTS = "/v1/contacts"
 MAX_EXPAND = 4

@@ -19,11 +19,15 @@ from dataclasses import dataclass
 import httpx
 import pytest
 
-from crm_conformance.checks import run_checks
-from crm_conformance.client import ApiClient
-from crm_conformance.expect import expect_error, expect_status, expect_true
-from crm_conformance.factories import RecordFactory
-from crm_conformance.failure import ConformanceFailure
+from crm_conformance import (
+    ApiClient,
+    ConformanceFailure,
+    RecordFactory,
+    expect_error,
+    expect_status,
+    expect_true,
+    run_checks,
+)
 
 ALLOWANCE = {"limit": 5, "window_seconds": 3}
 """What the adapter is asked for: small enough to spend, long enough to see refused."""

@@ -22,10 +22,12 @@ from typing import Any
 import httpx
 import pytest
 
-from crm_conformance.adapter_client import AdapterClient, Workspace
-from crm_conformance.capabilities import discover
-from crm_conformance.client import ApiClient
-from crm_conformance.expect import (
+from crm_conformance import (
+    AdapterClient,
+    ApiClient,
+    Target,
+    Workspace,
+    discover,
     expect_error,
     expect_status,
     expect_success,
@@ -34,7 +36,6 @@ from crm_conformance.expect import (
     matches,
     strings_in,
 )
-from crm_conformance.target import Target
 
 DOCUMENT_SCOPES: tuple[str, ...] = (
     "contacts:read",

@@ -16,8 +16,9 @@ from typing import Any
 import httpx
 import pytest
 
-from crm_conformance.client import ApiClient
-from crm_conformance.expect import (
+from crm_conformance import (
+    ApiClient,
+    RecordFactory,
     expect_error,
     expect_status,
     expect_true,
@@ -25,7 +26,6 @@ from crm_conformance.expect import (
     expect_walk,
     instant,
 )
-from crm_conformance.factories import RecordFactory
 
 SEARCH = "/v1/contacts/search"
 MAX_PAGES = 20

@@ -18,10 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
-from crm_conformance.adapter_client import AdapterClient
-from crm_conformance.client import ApiClient
-from crm_conformance.expect import expect_error, expect_status
-from crm_conformance.target import Target
+from crm_conformance import AdapterClient, ApiClient, Target, expect_error, expect_status
 
 CREATE_PATH = "/v1/success-events"
 REVERSE_PATH = "/v1/success-events/{event_id}/reverse"

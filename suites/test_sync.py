@@ -21,16 +21,16 @@ from typing import Any
 
 import pytest
 
-from crm_conformance.adapter_client import AdapterClient
-from crm_conformance.client import ApiClient
-from crm_conformance.expect import (
+from crm_conformance import (
+    AdapterClient,
+    ApiClient,
+    RecordFactory,
     expect_error,
     expect_pages,
     expect_status,
     expect_true,
     strings_in,
 )
-from crm_conformance.factories import RecordFactory
 
 FEED = "/v1/deleted-records"
 

@@ -14,9 +14,15 @@ from typing import Any
 
 import pytest
 
-from crm_conformance.client import ApiClient
-from crm_conformance.expect import expect_error, expect_success, expect_true, expect_value, matches
-from crm_conformance.factories import RecordFactory
+from crm_conformance import (
+    ApiClient,
+    RecordFactory,
+    expect_error,
+    expect_success,
+    expect_true,
+    expect_value,
+    matches,
+)
 
 CATALOGUES = ("contact", "organization", "deal")
 COLOR = r"#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})"

@@ -17,9 +17,9 @@ from typing import Any
 import httpx
 import pytest
 
-from crm_conformance.adapter_client import AdapterClient
-from crm_conformance.client import ApiClient
-from crm_conformance.expect import (
+from crm_conformance import (
+    AdapterClient,
+    ApiClient,
     expect_error,
     expect_pages,
     expect_success,

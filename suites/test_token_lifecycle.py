@@ -9,9 +9,7 @@ case is one read any token with `contacts:read` may make.
 
 import pytest
 
-from crm_conformance.client import ApiClient
-from crm_conformance.expect import expect_error, expect_status
-from crm_conformance.factories import RecordFactory
+from crm_conformance import ApiClient, RecordFactory, expect_error, expect_status
 
 READ = "/v1/contacts"
 KINDS = ("workspace", "oauth")

@@ -224,9 +224,10 @@ def test_redocly_reports_nothing() -> None:
 
 def test_schemathesis_loads_every_operation() -> None:
     import schemathesis
+    from schemathesis.core.result import Ok
 
     schema = schemathesis.openapi.from_path(str(SPEC))
-    loaded = [result.ok() for result in schema.get_all_operations()]
+    loaded = [result for result in schema.get_all_operations() if isinstance(result, Ok)]
     assert len(loaded) == sum(1 for _ in operations(load_spec()))
 
 

@@ -1,8 +1,11 @@
 """The harness's exception tree, written once.
 
 Every error a user can cause (a broken target file, an unreachable server, a
-misbehaving adapter, a broken catalogue) is one of these, so the command line can
-turn it into one clear message and an exit code instead of a traceback.
+misbehaving adapter, a broken catalogue, contradictory options) is one of these, so the
+command line can turn it into one clear message and an exit code instead of a
+traceback, and the plugin can tell a setup problem from a target failure by its class.
+`ConformanceFailure` (the target broke the document) is not here: it is an
+`AssertionError`, what pytest reports as a failed test.
 """
 
 
@@ -12,10 +15,12 @@ class ConformanceError(Exception):
     exit_code = 2
 
 
+class UsageError(ConformanceError):
+    """Raised when command-line options contradict each other or name a bad value or file."""
+
+
 class TargetFileError(ConformanceError):
     """Raised when a target file (or --base-url) is missing, malformed or names a bad value."""
-
-    exit_code = 2
 
 
 class TargetUnreachable(ConformanceError):
@@ -27,10 +32,22 @@ class TargetUnreachable(ConformanceError):
 class AdapterError(ConformanceError):
     """Raised when the provisioning adapter fails or answers outside its contract."""
 
-    exit_code = 2
+
+class FeatureMissing(ConformanceError):
+    """Raised by `AdapterClient.require` when the adapter does not offer a feature."""
+
+
+class SetupFailed(ConformanceError):
+    """Raised when the target refuses to create data a test needs; the test is blocked."""
+
+
+class BudgetExhausted(ConformanceError):
+    """Raised when a run has sent as many requests as its budget (`--request-budget`) allows."""
 
 
 class CatalogueError(ConformanceError):
     """Raised when spec/requirements.yaml is unreadable or violates its meta-schema."""
 
-    exit_code = 2
+
+class ReportError(ConformanceError):
+    """Raised when the HTML report cannot be built (no run folder, no Node, Allure failed)."""

@@ -14,7 +14,7 @@ from typing import Any, NoReturn
 
 import httpx
 
-from crm_conformance._errors import AdapterError, ConformanceError
+from crm_conformance._errors import AdapterError, FeatureMissing
 from crm_conformance.client import ExchangeLog, RequestBudget, record_exchange
 from crm_conformance.redaction import Redactor
 
@@ -33,10 +33,6 @@ FEATURES = (
 
 Workspace = str
 """`primary` (the workspace of tokens.full) or `secondary` (that of tokens.other_workspace)."""
-
-
-class FeatureMissing(ConformanceError):
-    """Raised by `AdapterClient.require` when the adapter does not offer a feature."""
 
 
 def _raise_missing(reason: str) -> NoReturn:

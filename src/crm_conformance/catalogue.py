@@ -7,6 +7,10 @@ data, and data drifts: this module refuses a catalogue that breaks its meta-sche
 found verbatim in the document, sections naming the document's headings, classes
 declared), with a `CatalogueError` naming the id and key at fault.
 
+It also answers every lookup of a requirement (its class, section, title) for the rest
+of the harness: the plugin, the failure printer and the reports ask `load_catalogue()`,
+the one cache of the shipped file, and nothing else keeps a table of classes or areas.
+
 Import-light on purpose: the plugin and the failure printer ask for it lazily, so YAML
 and jsonschema load only when a catalogue is read. No pytest here.
 """
@@ -15,7 +19,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -84,6 +88,26 @@ class Catalogue:
         """The requirement `req_id`, or None when the catalogue has no such id."""
         return self._by_id.get(req_id)
 
+    def class_of(self, req_id: str) -> str | None:
+        """The class of requirement `req_id`, or None when the catalogue has no such id."""
+        requirement = self.get(req_id)
+        return None if requirement is None else requirement.cls
+
+    def classes_of(self, req_ids: Iterable[str]) -> list[str]:
+        """The distinct classes of `req_ids`, in the order of the ids; unknown ids add none."""
+        found = (self.class_of(req_id) for req_id in req_ids)
+        return list(dict.fromkeys(cls for cls in found if cls is not None))
+
+    def sections_of(self, req_ids: Iterable[str]) -> list[str]:
+        """The distinct sections of `req_ids`, in the order of the ids; unknown ids add none."""
+        found = (self.get(req_id) for req_id in req_ids)
+        return list(dict.fromkeys(r.section for r in found if r is not None))
+
+    @property
+    def opt_in_classes(self) -> frozenset[str]:
+        """Classes that run only when claimed (their tests spend something of the target's)."""
+        return frozenset(name for name, cls in self.classes.items() if cls.opt_in)
+
     def by_class(self) -> dict[str, tuple[Requirement, ...]]:
         """Requirements per declared class, in declaration order; a class may have none."""
         grouped: dict[str, list[Requirement]] = {name: [] for name in self.classes}
@@ -107,7 +131,8 @@ def load_catalogue(
     """Load and check a catalogue; the shipped one is read once per process.
 
     The plugin consults the catalogue for every collected test, so the default file is
-    cached; any other path (a test's broken copy, a vendor's draft) is read afresh.
+    cached (the harness's only copy); any other path (a test's broken copy, a vendor's
+    draft) is read afresh.
     """
     path, document = Path(path), Path(document)
     if path == paths.REQUIREMENTS and document == DOCUMENT:

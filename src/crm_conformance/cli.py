@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from crm_conformance import profiles
+from crm_conformance import profiles, waivers
 from crm_conformance._errors import ConformanceError
 
 
@@ -81,12 +81,7 @@ def main() -> None:
     metavar="RUN_DIR",
     help="rerun the failed, errored and blocked tests of an earlier run",
 )
-@click.option(
-    "--waivers",
-    type=click.Path(path_type=Path),
-    metavar="FILE",
-    help="expected failures (YAML list: id, reason, link, expires); strict",
-)
+@click.option("--waivers", type=click.Path(path_type=Path), metavar="FILE", help=waivers.HELP)
 @click.option("--certify", is_flag=True, help="every class, no filters; write a certificate")
 @click.argument("pytest_args", nargs=-1, type=click.UNPROCESSED)
 def run(

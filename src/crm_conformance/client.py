@@ -18,17 +18,11 @@ from typing import Any
 
 import httpx
 
-from crm_conformance._errors import ConformanceError, TargetUnreachable
+from crm_conformance._errors import BudgetExhausted, TargetUnreachable
 from crm_conformance.redaction import Redactor
 from crm_conformance.reproduction import curl_command
 
 _BODY_LIMIT = 8000  # characters of each body kept in a recorded exchange
-
-
-class BudgetExhausted(ConformanceError):
-    """Raised when a run has sent as many requests as its budget (`--request-budget`) allows."""
-
-    exit_code = 2
 
 
 class _Default(enum.Enum):

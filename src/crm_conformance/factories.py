@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, NoReturn
 
-from crm_conformance._errors import ConformanceError
+from crm_conformance._errors import SetupFailed
 from crm_conformance.adapter_client import AdapterClient, IssuedToken
 from crm_conformance.client import ApiClient
 from crm_conformance.target import Target
@@ -21,10 +21,6 @@ NO_ADAPTER = (
     "needs the provisioning adapter: add adapter_url to the target file "
     "(spec/adapter.yaml describes what to implement)"
 )
-
-
-class SetupFailed(ConformanceError):
-    """Raised when the target refuses to create data a test needs; the test is blocked."""
 
 
 class RecordFactory:

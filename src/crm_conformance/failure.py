@@ -5,11 +5,9 @@ and prints in the fixed format of STYLE.md (requirement, section, request, expec
 got, "Reproduce with:" curl), which the plugin shows instead of a traceback.
 """
 
-import importlib
-from collections.abc import Callable
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from crm_conformance._errors import CatalogueError
 from crm_conformance.redaction import Redactor
 from crm_conformance.reproduction import curl_command
 
@@ -18,46 +16,22 @@ if TYPE_CHECKING:
 
     from crm_conformance.client import Exchange
 
-RequirementLookup = Callable[[str], tuple[str, str] | None]
-"""Maps a requirement id to its (title, section), or None when the id is unknown."""
-
-
-@lru_cache(maxsize=1)
-def _catalogue_lookup() -> RequirementLookup:
-    """The catalogue's titles and sections; a stand-in that knows nothing if it cannot load."""
-    try:
-        # Imported by name: the catalogue module is optional while the spec is being written.
-        catalogue = importlib.import_module("crm_conformance.catalogue").load_catalogue()
-    except Exception:  # an unloadable catalogue must not hide the failure being reported
-        return lambda req_id: None
-
-    def lookup(req_id: str) -> tuple[str, str] | None:
-        try:
-            requirement = catalogue.get(req_id)
-        except (KeyError, LookupError):
-            return None
-        if requirement is None:
-            return None
-        return requirement.title, requirement.section
-
-    return lookup
-
-
-_lookup: list[RequirementLookup] = []
-
-
-def use_requirement_lookup(lookup: RequirementLookup | None) -> None:
-    """Use `lookup` for titles and sections (tests; the CLI with another catalogue); None resets."""
-    _lookup.clear()
-    if lookup is not None:
-        _lookup.append(lookup)
-
 
 def describe_requirement(req_id: str) -> tuple[str, str]:
-    """(title, section) of `req_id`, with placeholders when the catalogue does not know it."""
-    lookup = _lookup[0] if _lookup else _catalogue_lookup()
-    found = lookup(req_id)
-    return found if found is not None else ("(not in the catalogue)", "(unknown)")
+    """(title, section) of `req_id`, with placeholders when the catalogue does not know it.
+
+    An unloadable catalogue must not hide the failure being reported, so it reads as
+    unknown here (the collection of the suites reports why it cannot be loaded).
+    """
+    from crm_conformance.catalogue import load_catalogue
+
+    try:
+        requirement = load_catalogue().get(req_id)
+    except CatalogueError:
+        requirement = None
+    if requirement is None:
+        return "(not in the catalogue)", "(unknown)"
+    return requirement.title, requirement.section
 
 
 _scrub = Redactor()  # shape-based safety net; the plugin also filters the run's exact tokens

@@ -260,8 +260,8 @@ def load(*, seed: int | None = None) -> Any:
 
 
 def profile_of(config: Any) -> Profile:
-    """The run's profile: `--profile`, else the environment's CRM_PROFILE, else `quick`;
-    ValueError names the known profiles."""
+    """The run's profile: `--profile` (an option of the harness plugin), else the
+    environment's CRM_PROFILE, else `quick`; ValueError names the known profiles."""
     name = config.getoption("crm_profile", default=None) or os.environ.get("CRM_PROFILE")
     return profiles.profile(name or profiles.DEFAULT)
 

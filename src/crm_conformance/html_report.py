@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from crm_conformance import paths
-from crm_conformance._errors import ConformanceError
+from crm_conformance._errors import ReportError
 
 HISTORY_FILE = "history.jsonl"
 REPORT_DIR = "allure-report"
@@ -43,12 +43,6 @@ _ANALYTICS = re.compile(
     r"<script>\s*window\.dataLayer.*?</script>",
     re.DOTALL,
 )
-
-
-class ReportError(ConformanceError):
-    """Raised when the HTML report cannot be built (no run folder, no Node, Allure failed)."""
-
-    exit_code = 2
 
 
 @dataclass(frozen=True)

@@ -23,3 +23,11 @@ SUITES_DIR = _root() / "suites"
 OPENAPI = SPEC_DIR / "openapi.yaml"
 REQUIREMENTS = SPEC_DIR / "requirements.yaml"
 ADAPTER_SPEC = SPEC_DIR / "adapter.yaml"
+
+
+def in_suites(path: Path) -> bool:
+    """Whether `path` lies in a `suites` folder: conformance tests, which must name their ids.
+
+    By folder name, not by SUITES_DIR: a vendor's own suites folder beside ours counts too.
+    """
+    return "suites" in path.parts

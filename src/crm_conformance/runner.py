@@ -2,7 +2,7 @@
 
 pytest runs in a child process so a crash (or a hung worker killed by the user) is
 contained and still leaves a verdict. The child writes one stream of outcome records
-(`outcomes.jsonl`, by `crm_conformance.reporting.collector`); afterwards this module
+(`outcomes.jsonl`, by the harness plugin, `crm_conformance.plugin.stream`); afterwards this module
 builds the summaries (and the certificate) from that stream alone, prints the short
 verdict, and maps the result onto DESIGN.md's exit codes.
 """
@@ -11,23 +11,23 @@ import json
 import os
 import subprocess
 import sys
-import tomllib
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from crm_conformance import paths
-from crm_conformance._errors import ConformanceError, TargetFileError
+from crm_conformance._errors import TargetFileError, UsageError
+from crm_conformance.catalogue import load_catalogue
+from crm_conformance.outcomes import OUTCOMES_FILE, OutcomeRecord, read_records
 from crm_conformance.reporting.allure_labels import stabilise_history
 from crm_conformance.reporting.certificate import write_certificate
-from crm_conformance.reporting.records import OUTCOMES_FILE, OutcomeRecord, read_records
 from crm_conformance.reporting.summary import RunInfo, build_summary, write_summary
+from crm_conformance.target import load_target
+from crm_conformance.waivers import Waiver, load_waivers
 
 EXIT_CONFORMANT = 0
 EXIT_FAILED = 1
@@ -40,12 +40,6 @@ _PYTEST_EXIT_UNREACHABLE = 3
 """The harness plugin ends a run with pytest.exit(returncode=3) on an unreachable target."""
 
 _RERUN = ("failed", "error", "blocked")
-
-
-class UsageError(ConformanceError):
-    """Raised when `run` options contradict each other or name a bad file."""
-
-    exit_code = EXIT_USAGE
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -106,61 +100,19 @@ def validate(request: RunRequest) -> None:
         raise UsageError(f"the suites folder {request.suites_dir} does not exist")
 
 
-def load_waivers(path: Path) -> list[dict[str, str]]:
-    """Expected failures from YAML (`- id: ..., reason: ..., link: ..., expires: ...`).
-
-    Each entry needs an `id` of the form AREA-NNN and a `reason`; `expires` is an ISO
-    date. TOML with `[[waiver]]` tables is accepted too.
-    """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"--waivers={path}: {exc.strerror}") from None
-    try:
-        data: Any = (
-            tomllib.loads(text).get("waiver", [])
-            if path.suffix == ".toml"
-            else yaml.safe_load(text)
-        )
-    except (tomllib.TOMLDecodeError, yaml.YAMLError) as exc:
-        raise UsageError(
-            f"--waivers={path}: not valid {path.suffix[1:] or 'YAML'}: {exc}"
-        ) from None
-    if not isinstance(data, list):
-        raise UsageError(
-            f"--waivers={path}: expected a list of waivers (id, reason, link, expires)"
-        )
-    waivers = []
-    for number, entry in enumerate(data, 1):
-        if not isinstance(entry, dict) or not entry.get("id") or not entry.get("reason"):
-            raise UsageError(f"--waivers={path}: waiver {number} needs at least id and reason")
-        expires = entry.get("expires")
-        if expires is not None:
-            try:
-                date.fromisoformat(str(expires))
-            except ValueError:
-                raise UsageError(
-                    f"--waivers={path}: waiver {number} expires={expires!r} is not a date "
-                    "(YYYY-MM-DD)"
-                ) from None
-        waivers.append({k: str(v) for k, v in entry.items() if v is not None})
-    return waivers
-
-
 def public_target(request: RunRequest) -> dict[str, Any]:
-    """The target as reports show it: URLs and token role names, never token values."""
+    """The target as reports show it: URLs and token role names, never token values.
+
+    Loaded as the harness loads it (`target.load_target`), so a broken file is a usage
+    error before any test runs.
+    """
     if request.target is None and request.base_url is None:
         return {"base_url": "embedded reference server", "adapter_url": "embedded"}
-    data: dict[str, Any] = {}
-    if request.target is not None:
-        try:
-            data = tomllib.loads(request.target.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as exc:
-            raise TargetFileError(f"--target={request.target}: not valid TOML: {exc}") from None
+    target = load_target(path=request.target, base_url=request.base_url)
     shown: dict[str, Any] = {
-        "base_url": request.base_url or data.get("base_url"),
-        "adapter_url": data.get("adapter_url"),
-        "token_roles": sorted(data.get("tokens", {})),
+        "base_url": target.base_url,
+        "adapter_url": target.adapter_url,
+        "token_roles": sorted(target.tokens),
     }
     if request.target is not None:
         shown["file"] = request.target.name
@@ -170,8 +122,8 @@ def public_target(request: RunRequest) -> dict[str, Any]:
 def pytest_command(
     request: RunRequest, report_dir: Path, run_id: str, *, listing: Path | None = None
 ) -> list[str]:
-    """The child's command line: the suites, the harness options and our collector."""
-    command = [sys.executable, "-m", "pytest", "-p", "crm_conformance.reporting.collector"]
+    """The child's command line: the suites, the harness options and the run's plugin."""
+    command = [sys.executable, "-m", "pytest", "-p", "crm_conformance.reporting.run_plugin"]
     # No .pytest_cache inside an installed wheel's folder.
     command += ["--rootdir", str(_root_of(request)), "-p", "no:cacheprovider"]
     # No assertion rewriting: the suites fail through ConformanceFailure, and where no
@@ -205,7 +157,7 @@ def pytest_command(
         "--crm-progress",
     ]
     if request.waivers is not None:
-        command.append(f"--crm-waivers={report_dir / 'waivers.json'}")
+        command.append(f"--waivers={request.waivers.resolve()}")
     return [*command, *request.pytest_args]
 
 
@@ -256,12 +208,10 @@ def run(request: RunRequest, *, echo: Callable[[str], None] = print) -> RunResul
     run_id = uuid.uuid4().hex[:8]
     started = datetime.now(UTC)
     report_dir = (request.report_dir or default_report_dir(run_id, started)).resolve()
-    waivers = load_waivers(request.waivers) if request.waivers is not None else []
+    waivers: list[Waiver] = load_waivers(request.waivers) if request.waivers is not None else []
     target = public_target(request)
     report_dir.mkdir(parents=True, exist_ok=True)
     _clear(report_dir)
-    if request.waivers is not None:
-        (report_dir / "waivers.json").write_text(json.dumps(waivers), encoding="utf-8")
     command = pytest_command(request, report_dir, run_id)
     log_path = report_dir / "pytest.log"
     with log_path.open("w", encoding="utf-8") as log:
@@ -281,9 +231,9 @@ def run(request: RunRequest, *, echo: Callable[[str], None] = print) -> RunResul
         started=started.isoformat(timespec="seconds"),
         finished=datetime.now(UTC).isoformat(timespec="seconds"),
         certify=request.certify,
-        waivers=waivers,
+        waivers=[waiver.as_dict() for waiver in waivers],
     )
-    summary = build_summary(records, info, _catalogue_entries())
+    summary = build_summary(records, info, load_catalogue())
     write_summary(report_dir, summary)
     if request.certify:
         write_certificate(report_dir, summary, paths.SPEC_DIR)
@@ -320,26 +270,6 @@ def exit_code(returncode: int, records: list[OutcomeRecord], output: str) -> tup
     if returncode != 0:
         return EXIT_FAILED, "" if records else _tail(output, 10)
     return EXIT_CONFORMANT, ""
-
-
-def _catalogue_entries() -> dict[str, dict[str, str]]:
-    """id -> class/title/section from the catalogue, or {} while it cannot be loaded."""
-    from crm_conformance import plugin
-
-    catalogue = plugin._catalogue_or_none()
-    if catalogue is None:
-        return {}
-    entries: dict[str, dict[str, str]] = {}
-    for requirement in getattr(catalogue, "requirements", []):
-        req_id = getattr(requirement, "id", None)
-        if isinstance(req_id, str):
-            entries[req_id] = {
-                "class": str(getattr(requirement, "cls", "")),
-                "title": str(getattr(requirement, "title", "")),
-                "section": str(getattr(requirement, "section", "")),
-                "untestable": str(getattr(requirement, "untestable", None) or ""),
-            }
-    return entries
 
 
 def suite_version() -> str:

@@ -31,7 +31,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from crm_conformance._errors import ConformanceError
+from crm_conformance._errors import UsageError as SelftestUsageError
 from crm_conformance.suite_run import SuiteRun, run_suite
 from crm_conformance.wire_faults import WIRE_FAULTS, running_wire_proxy
 
@@ -43,12 +43,6 @@ MATRIX_JSON = "kill-matrix.json"
 MATRIX_MARKDOWN = "kill-matrix.md"
 SAMPLE_SEED = 0
 """`--sample N` draws with this fixed seed, so the same N gives the same names."""
-
-
-class SelftestUsageError(ConformanceError):
-    """Raised when selftest options name an unknown fault or variant or a bad number."""
-
-    exit_code = 2
 
 
 @dataclass(frozen=True)

@@ -66,19 +66,19 @@ def answer(
         payload = json.loads(body)
     except ValueError:
         payload = None
+    reply: dict[str, Any]
     if isinstance(payload, dict) and isinstance(payload.get("text"), str):
-        status, answer, rid = 200, {"id": "note_1"}, "req_1"
+        status, reply, rid = 200, {"id": "note_1"}, "req_1"
     else:
-        error = {"type": "invalid_request_error", "code": "x", "message": "bad"}
-        status, answer = 400, {"error": error}
         rid = "req_2" if request_id_on_errors else ""
-        error["request_id"] = rid or None
+        error = {"type": "invalid_request_error", "code": "x", "message": "bad"}
+        status, reply = 400, {"error": {**error, "request_id": rid or None}}
     headers = [(b"content-type", b"application/json")]
     headers += [(n, b"10") for n in (b"x-ratelimit-limit", b"x-ratelimit-remaining")]
     headers.append((b"x-ratelimit-reset", b"1"))
     if rid:
         headers.append((b"x-request-id", rid.encode()))
-    return status, headers, json.dumps(answer).encode()
+    return status, headers, json.dumps(reply).encode()
 
 
 def gzipped(

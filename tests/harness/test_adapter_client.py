@@ -5,8 +5,8 @@ import json
 import httpx
 import pytest
 
-from crm_conformance import AdapterError
-from crm_conformance.adapter_client import AdapterClient, FeatureMissing
+from crm_conformance import AdapterError, FeatureMissing
+from crm_conformance.adapter_client import AdapterClient
 
 ISSUED = "sk_test_issued.byTheAdapter42"
 

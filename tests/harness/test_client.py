@@ -6,8 +6,8 @@ import httpx
 import pytest
 from fake_target import TOKEN, conformant, rate_headers
 
-from crm_conformance import TargetUnreachable
-from crm_conformance.client import ApiClient, BudgetExhausted, CircuitBreaker, RequestBudget
+from crm_conformance import BudgetExhausted, TargetUnreachable
+from crm_conformance.client import ApiClient, CircuitBreaker, RequestBudget
 from crm_conformance.redaction import FILTERED, Redactor
 
 

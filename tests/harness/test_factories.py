@@ -8,9 +8,10 @@ import httpx
 import pytest
 from fake_target import TOKEN, hexid
 
+from crm_conformance import SetupFailed
 from crm_conformance.adapter_client import AdapterClient
 from crm_conformance.client import ApiClient
-from crm_conformance.factories import RecordFactory, SetupFailed
+from crm_conformance.factories import RecordFactory
 from crm_conformance.target import Target
 
 

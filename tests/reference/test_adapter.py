@@ -1,6 +1,7 @@
 """The provisioning adapter: its operations in-process, and the harness's
 `AdapterClient` and `RecordFactory` against a running reference server."""
 
+import importlib.util
 from collections.abc import Iterator
 from typing import Any, NoReturn
 
@@ -43,8 +44,8 @@ def test_health_lists_every_feature_the_server_offers(control: TestClient) -> No
 
 
 def test_domain_features_only_with_the_domain_module(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(adapter.importlib.util, "find_spec", lambda name: None)
-    assert adapter._offered() == list(adapter.FEATURES)
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
+    assert adapter.offered_features() == list(adapter.FEATURES)
 
 
 def test_adapter_requests_are_not_authenticated_counted_or_limited(make_app) -> None:

@@ -19,7 +19,7 @@ def jan(day: int, time: str = "00:00:00") -> str:
     return f"2026-01-{day:02d}T{time}Z"
 
 
-HISTORIES = [
+HISTORIES: list[dict[str, Any]] = [
     {"enrolled_at": EARLY, "contacted_at": jan(2, "10:00:00"), "replied_at": jan(2, "11:00:00")},
     {
         "enrolled_at": EARLY,

@@ -105,9 +105,9 @@ def test_unknown_fault_or_variant_is_refused() -> None:
     from crm_conformance.reference import ServerSettings
 
     with pytest.raises(ValueError, match="bogus"):
-        ServerSettings(faults={"bogus"})
+        ServerSettings(faults=frozenset({"bogus"}))
     with pytest.raises(ValueError, match="bogus"):
-        ServerSettings(variants={"bogus"})
+        ServerSettings(variants=frozenset({"bogus"}))
 
 
 def test_literal_path_is_not_read_as_an_id(api: TestClient) -> None:

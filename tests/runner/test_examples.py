@@ -83,9 +83,9 @@ def test_example_target_file_loads_with_tokens_from_the_environment() -> None:
 
 
 def test_example_waivers_load() -> None:
-    from crm_conformance.runner import load_waivers
+    from crm_conformance.waivers import load_waivers
 
-    assert load_waivers(EXAMPLES / "waivers.yaml")[0]["id"] == "PAG-004"
+    assert load_waivers(EXAMPLES / "waivers.yaml")[0].id == "PAG-004"
 
 
 def test_tox_environments_exist_and_call_real_commands() -> None:

@@ -1,18 +1,29 @@
 """Class verdicts: what "passed in full" means when the catalogue holds untestable rows."""
 
-from crm_conformance.reporting.records import OutcomeRecord
+from crm_conformance.catalogue import Catalogue, ConformanceClass, Requirement
+from crm_conformance.outcomes import Outcome, OutcomeRecord
 from crm_conformance.reporting.summary import class_verdicts, requirement_verdicts
 
-CATALOGUE = {
-    "TAG-001": {"class": "tags", "title": "a", "section": "s"},
-    "TAG-002": {"class": "tags", "title": "b", "section": "s", "untestable": "not observable"},
-    "DEAL-001": {"class": "deals", "title": "c", "section": "s"},
-    "DEAL-002": {"class": "deals", "title": "d", "section": "s"},
-}
+
+def requirement(req_id: str, cls: str, untestable: str | None = None) -> Requirement:
+    return Requirement(req_id, "t", "s", "q", cls, "api", untestable=untestable)
+
+
+CATALOGUE = Catalogue(
+    version=1,
+    document="api-reference.md",
+    classes={name: ConformanceClass(name, name, "") for name in ("core", "tags", "deals")},
+    requirements=(
+        requirement("TAG-001", "tags"),
+        requirement("TAG-002", "tags", untestable="not observable"),
+        requirement("DEAL-001", "deals"),
+        requirement("DEAL-002", "deals"),
+    ),
+)
 
 
 def record(req_id: str, outcome: str) -> OutcomeRecord:
-    return OutcomeRecord(f"suites/t.py::{req_id}", outcome, [req_id], [])
+    return OutcomeRecord(f"suites/t.py::{req_id}", Outcome(outcome), [req_id], [])
 
 
 def test_untestable_rows_neither_pass_nor_block_a_class() -> None:

@@ -5,17 +5,18 @@ real command on a fixed small sample against the real suites.
 """
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+from crm_conformance import UsageError
 from crm_conformance.cli import main
 from crm_conformance.selftest import (
     MATRIX_JSON,
     MATRIX_MARKDOWN,
     Job,
-    SelftestUsageError,
     SuiteTest,
     choose,
     confirmed,
@@ -32,7 +33,7 @@ TESTS = (
     SuiteTest("suites/test_a.py::test_two", frozenset({"ERR-004", "ERR-005"})),
     SuiteTest("suites/test_b.py::test_three[x]", frozenset({"PAG-004"})),
 )
-FAULTS = {
+FAULTS: dict[str, tuple[str, ...]] = {
     "caught": ("AUTH-004",),
     "missed": ("ERR-005",),
     "nowhere": ("TAG-004",),
@@ -48,7 +49,7 @@ def _selected(selectors: tuple[str, ...]) -> list[SuiteTest]:
     return [t for t in TESTS if t.selector in selectors or t.module in selectors]
 
 
-def fake_runner(failing: dict[str, set[str]]):
+def fake_runner(failing: dict[str, set[str]]) -> Callable[[Job], tuple[SuiteRun, float]]:
     """A job runner: `failing[job name]` are the selectors that fail, the rest pass."""
 
     def run(job: Job) -> tuple[SuiteRun, float]:
@@ -159,7 +160,7 @@ def test_choose_checks_names_and_samples_reproducibly() -> None:
     first = choose(None, known, option="--faults", sample=3)
     assert len(first) == 3
     assert first == choose(None, known, option="--faults", sample=3)
-    with pytest.raises(SelftestUsageError, match="--faults='f1,zz'"):
+    with pytest.raises(UsageError, match="--faults='f1,zz'"):
         choose("f1,zz", known, option="--faults", sample=None)
 
 

@@ -47,7 +47,8 @@ ACTIVITY_FIELDS = (
 )  # fmt: skip
 
 
-def _offered() -> list[str]:
+def offered_features() -> list[str]:
+    """The features health names: the domain ones only where the domain module ships."""
     domain = importlib.util.find_spec(f"{__package__}.adapter_domain") is not None
     return [*FEATURES, *(DOMAIN_FEATURES if domain else ())]
 
@@ -59,7 +60,7 @@ def _workspace(fields: BodyFields) -> str:
 
 @routes.get("/_adapter/v1/health")
 def health(call: Call) -> Reply:
-    return Reply(200, {"ok": True, "features": _offered()})
+    return Reply(200, {"ok": True, "features": offered_features()})
 
 
 @routes.get("/_adapter/v1/fixtures")

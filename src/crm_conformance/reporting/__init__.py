@@ -1,6 +1,7 @@
 """Reports of a conformance run, each built from one stream of outcome records.
 
-The collector plugin (loaded by the runner with `-p`) writes `outcomes.jsonl` on the
-xdist controller; `summary` turns that stream into `summary.json` and `summary.md`.
-Reporters read the stream only, and know nothing of each other.
+The harness plugin writes `outcomes.jsonl` (`crm_conformance.outcomes`); `summary` turns
+that stream into `summary.json` and `summary.md`, `certificate` vouches for them, and the
+runner's plugin (`run_plugin`) adds the progress line and the Allure labels. Reporters
+read the stream only, and know nothing of each other.
 """

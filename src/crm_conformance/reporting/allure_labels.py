@@ -25,16 +25,12 @@ class Labels:
 
 
 def labels_for(nodeid: str, req_ids: list[str]) -> Labels:
-    """Labels from the catalogue (class, section) with the id areas as fallback."""
-    from crm_conformance import plugin
+    """Labels from the catalogue: the classes and sections of `req_ids`."""
+    from crm_conformance.catalogue import load_catalogue
 
-    catalogue = plugin._catalogue_or_none()
-    epics = list(dict.fromkeys(plugin._class_of(catalogue, i) for i in req_ids))
-    features: list[str] = []
-    for req_id in req_ids:
-        section = getattr(plugin._requirement(catalogue, req_id), "section", None)
-        if isinstance(section, str) and section not in features:
-            features.append(section)
+    catalogue = load_catalogue()
+    epics = catalogue.classes_of(req_ids)
+    features = catalogue.sections_of(req_ids)
     test_name = nodeid.rpartition("::")[2]
     digest = hashlib.sha256(("|".join(sorted(req_ids)) + "|" + test_name).encode()).hexdigest()
     return Labels(epics=epics, features=features or epics, history_id=digest[:32])

@@ -13,9 +13,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from crm_conformance.reporting.records import OutcomeRecord, worst
+from crm_conformance.catalogue import Catalogue
+from crm_conformance.outcomes import OutcomeRecord
 
 _EXECUTED = {"passed", "failed", "expected_failure", "error", "blocked"}
+
+VERDICTS = (
+    "failed",
+    "error",
+    "blocked",
+    "expected_failure",
+    "passed",
+    "not_applicable",
+    "untested",
+)
+"""Per-requirement verdicts, worst first: a requirement takes the worst of its tests."""
+
+
+def worst(verdicts: Iterable[str]) -> str:
+    """The worst of `verdicts` by VERDICTS order; `untested` when there are none."""
+    ranked = [VERDICTS.index(v) for v in verdicts]
+    return VERDICTS[min(ranked)] if ranked else "untested"
 
 
 @dataclass(frozen=True)
@@ -34,7 +52,7 @@ class RunInfo:
 
 
 def requirement_verdicts(
-    records: Iterable[OutcomeRecord], catalogue: dict[str, dict[str, str]]
+    records: Iterable[OutcomeRecord], catalogue: Catalogue
 ) -> dict[str, dict[str, Any]]:
     """Per requirement: verdict, class, title, causes; catalogue ids without tests: untested.
 
@@ -43,24 +61,23 @@ def requirement_verdicts(
     """
     outcomes: dict[str, list[str]] = {}
     causes: dict[str, list[str]] = {}
-    classes: dict[str, str] = {}
     for record in records:
-        for index, req_id in enumerate(record.requirements):
+        for req_id in record.requirements:
             outcomes.setdefault(req_id, []).append(record.outcome)
             if record.cause and record.outcome != "passed":
                 causes.setdefault(req_id, []).append(f"{record.nodeid}: {record.cause}")
-            if record.classes:
-                classes.setdefault(req_id, record.classes[min(index, len(record.classes) - 1)])
     result: dict[str, dict[str, Any]] = {}
-    for req_id in sorted(set(outcomes) | set(catalogue)):
-        entry = catalogue.get(req_id, {})
+    for req_id in sorted(set(outcomes) | {r.id for r in catalogue}):
+        requirement = catalogue.get(req_id)
+        if requirement is None:
+            continue  # a test outside suites/ naming an id of no catalogue: no row to fill
         result[req_id] = {
             "verdict": worst(outcomes.get(req_id, []))
-            if req_id in outcomes or not entry.get("untestable")
+            if req_id in outcomes or requirement.testable
             else "untestable",
-            "class": entry.get("class") or classes.get(req_id, req_id.split("-")[0].lower()),
-            "title": entry.get("title", ""),
-            "section": entry.get("section", ""),
+            "class": requirement.cls,
+            "title": requirement.title,
+            "section": requirement.section,
             "tests": len(outcomes.get(req_id, [])),
             "causes": causes.get(req_id, [])[:3],
         }
@@ -90,7 +107,7 @@ def class_verdicts(requirements: dict[str, dict[str, Any]]) -> dict[str, dict[st
 
 
 def build_summary(
-    records: list[OutcomeRecord], info: RunInfo, catalogue: dict[str, dict[str, str]]
+    records: list[OutcomeRecord], info: RunInfo, catalogue: Catalogue
 ) -> dict[str, Any]:
     requirements = requirement_verdicts(records, catalogue)
     observations = [

@@ -1,0 +1,135 @@
+"""The outcome vocabulary of a run, and its one stream of records (`outcomes.jsonl`).
+
+Every reader of a run's results (the runner's verdict, the summaries, the certificate,
+the self-test) reads the same records in the same words, so they cannot disagree about
+what a test established. A blocked test or a harness error is neither a pass nor a
+failure of the target, and the records keep them apart.
+
+Pytest-free: the harness plugin fills the record keys (`PROP_*`) in a test's
+`user_properties` (they travel across xdist workers) and writes the stream; everything
+else reads it with `read_records`.
+"""
+
+import contextlib
+import enum
+import json
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from crm_conformance._errors import (
+    AdapterError,
+    BudgetExhausted,
+    SetupFailed,
+    TargetUnreachable,
+)
+from crm_conformance.failure import ConformanceFailure
+
+OUTCOMES_FILE = "outcomes.jsonl"
+"""The stream's file name in a run folder."""
+
+PROP_REQUIREMENT = "requirement"
+"""user_properties key: a requirement id the test checks (one entry per id)."""
+PROP_CLASS = "class"
+"""user_properties key: a conformance class of the test's ids (one entry per class)."""
+PROP_OBSERVATION = "observation"
+"""user_properties key: `{key, value}` the target chose where the document is silent."""
+PROP_OUTCOME = "crm_outcome"
+"""user_properties key: the harness's classification of a failed call (an `Outcome`)."""
+PROP_CAUSE = "crm_cause"
+"""user_properties key: the one-line cause of that outcome."""
+
+
+class Outcome(enum.StrEnum):
+    """What one test established."""
+
+    PASSED = "passed"
+    """It ran and every assertion held."""
+    FAILED = "failed"
+    """The target broke the document (a `ConformanceFailure` or a plain assertion)."""
+    ERROR = "error"
+    """The harness, the transport or the target's setup failed; not a target failure."""
+    BLOCKED = "blocked"
+    """The target refused to make the data the test needs (`SetupFailed`)."""
+    EXPECTED_FAILURE = "expected_failure"
+    """It failed, and a waiver says it would (strict: a pass is reported)."""
+    NOT_APPLICABLE = "not_applicable"
+    """It did not run: the target lacks what it needs, or its class was not claimed."""
+
+
+@dataclass(frozen=True)
+class Classified:
+    """The outcome of a failed call the harness recognises, and whether the run stops."""
+
+    outcome: Outcome
+    cause: str
+    stops_run: bool = False
+
+
+def classify(exc: BaseException) -> Classified | None:
+    """The outcome of the harness's own exception types; None for anything else.
+
+    None leaves pytest's verdict: an exception the harness does not know is a failure.
+    """
+    if isinstance(exc, ConformanceFailure):
+        return Classified(Outcome.FAILED, str(exc))
+    if isinstance(exc, SetupFailed):
+        return Classified(Outcome.BLOCKED, f"blocked: {exc}")
+    if isinstance(exc, AdapterError):
+        return Classified(
+            Outcome.ERROR, f"adapter error (a setup problem, not a target failure): {exc}"
+        )
+    if isinstance(exc, TargetUnreachable):
+        return Classified(Outcome.ERROR, f"target unreachable: {exc}", stops_run=True)
+    if isinstance(exc, BudgetExhausted):
+        return Classified(Outcome.ERROR, str(exc), stops_run=True)
+    import httpx  # here: importing the vocabulary does not load an HTTP client
+
+    if isinstance(exc, httpx.TransportError):
+        where = ""
+        with contextlib.suppress(RuntimeError):  # an error raised before a request existed
+            where = f" on {exc.request.method} {exc.request.url.path}"
+        return Classified(
+            Outcome.ERROR,
+            f"transport error talking to the target{where}: "
+            f"{type(exc).__name__}: {exc or 'no detail'}",
+        )
+    return None
+
+
+@dataclass(frozen=True)
+class OutcomeRecord:
+    """What one test established: its requirement ids, classes and outcome."""
+
+    nodeid: str
+    outcome: Outcome
+    requirements: list[str]
+    classes: list[str]
+    cause: str = ""
+    duration: float = 0.0
+    observations: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, line: str) -> "OutcomeRecord":
+        data = json.loads(line)
+        return cls(**{**data, "outcome": Outcome(data["outcome"])})
+
+
+def append_record(path: Path, record: OutcomeRecord) -> None:
+    """Add `record` to the stream at `path` as it finishes, so a crash keeps what ran."""
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(record.to_json() + "\n")
+
+
+def read_records(path: Path) -> Iterator[OutcomeRecord]:
+    """The records of an `outcomes.jsonl` (none when the run wrote no such file)."""
+    if not path.is_file():
+        return
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            if line.strip():
+                yield OutcomeRecord.from_json(line)

@@ -1,0 +1,16 @@
+"""The pytest plugin of the harness (entry point `pytest11`): one module per concern.
+
+Import-light on purpose: pytest loads it for every session of the environment, so
+httpx, the catalogue and the reference server load inside hooks and fixtures only, and
+nothing happens unless a run asks for it (a target option, a suite test, a fixture).
+ARCHITECTURE.md, "What the plugin gives a suite", is the contract.
+"""
+
+pytest_plugins = [
+    "crm_conformance.plugin.options",  # the command-line options, validated
+    "crm_conformance.plugin.session",  # the run state and the target's lifecycle
+    "crm_conformance.plugin.selection",  # markers, classes, opt-in, waivers
+    "crm_conformance.plugin.fixtures",  # what a suite test is given
+    "crm_conformance.plugin.reports",  # classification and redaction of each test's reports
+    "crm_conformance.plugin.stream",  # the outcome records (outcomes.jsonl)
+]

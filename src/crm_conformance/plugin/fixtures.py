@@ -1,0 +1,177 @@
+"""The fixtures a suite uses (ARCHITECTURE.md, "What the plugin gives a suite").
+
+Each hands out part of the run state (`plugin.session`): clients bound to the target's
+tokens, the adapter, the run prefix. A precondition the target cannot supply skips the
+test with a reason naming what to add to the target file; it never fails it.
+"""
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from crm_conformance.outcomes import PROP_OBSERVATION
+from crm_conformance.plugin.session import RunState, ensure_target, jsonable, state_of
+
+if TYPE_CHECKING:
+    from crm_conformance.adapter_client import AdapterClient
+    from crm_conformance.capabilities import Capabilities
+    from crm_conformance.client import ApiClient
+    from crm_conformance.factories import RecordFactory
+    from crm_conformance.target import Target
+
+_ADAPTER = pytest.StashKey["AdapterClient"]()
+
+
+@pytest.fixture(scope="session")
+def target(pytestconfig: pytest.Config) -> "Target":
+    """The loaded target: base_url, adapter_url, token roles, conventions."""
+    return ensure_target(pytestconfig)
+
+
+def _client(state: RunState, token: str | None) -> "ApiClient":
+    from crm_conformance.client import ApiClient
+
+    assert state.target is not None and state.redactor is not None
+    client = ApiClient(
+        base_url=state.target.base_url,
+        token=token,
+        redactor=state.redactor,
+        log=state.log,
+        budget=state.budget,
+        breaker=state.breaker,
+        timeout=state.target.timeout,
+    )
+    state.closers.append(client.close)
+    return client
+
+
+@pytest.fixture(scope="session")
+def api(pytestconfig: pytest.Config, target: "Target") -> "ApiClient":
+    """ApiClient bound to tokens.full; `api.with_token(value)` for another token."""
+    return _client(state_of(pytestconfig), target.tokens["full"])
+
+
+@pytest.fixture(scope="session")
+def other_api(pytestconfig: pytest.Config, target: "Target") -> "ApiClient":
+    """ApiClient for tokens.other_workspace; skipped when the target has none."""
+    token = target.token("other_workspace")
+    if token is None:
+        pytest.skip(
+            "needs a second workspace: add [tokens.other_workspace] (value_env or value: a "
+            "full-scope token of another workspace) to the target file"
+        )
+    return _client(state_of(pytestconfig), token)
+
+
+def _adapter_or_none(config: pytest.Config) -> "AdapterClient | None":
+    state = state_of(config)
+    target = ensure_target(config)
+    if target.adapter_url is None:
+        return None
+    cached = config.stash.get(_ADAPTER, None)
+    if cached is None:
+        from crm_conformance.adapter_client import AdapterClient
+
+        cached = AdapterClient(
+            adapter_url=target.adapter_url,
+            redactor=state.redactor,
+            log=state.log,
+            budget=state.budget,
+            timeout=target.timeout,
+            skip=pytest.skip,
+        )
+        state.closers.append(cached.close)
+        config.stash[_ADAPTER] = cached
+    return cached
+
+
+@pytest.fixture(scope="session")
+def adapter(pytestconfig: pytest.Config) -> "AdapterClient":
+    """AdapterClient for adapter_url; skipped when the target has none."""
+    client = _adapter_or_none(pytestconfig)
+    if client is None:
+        from crm_conformance.factories import NO_ADAPTER
+
+        pytest.skip(f"this test {NO_ADAPTER}")
+    return client
+
+
+@pytest.fixture(scope="session")
+def run_prefix(pytestconfig: pytest.Config) -> str:
+    """Per-run, per-worker prefix for names and external ids (`cc-<run id>-<worker>-`)."""
+    return state_of(pytestconfig).run_prefix
+
+
+@pytest.fixture
+def unique(pytestconfig: pytest.Config, run_prefix: str) -> Callable[[str], str]:
+    """`unique("label")`: a string unique within the run, starting with the run prefix."""
+    counter = state_of(pytestconfig).counter
+
+    def make(label: str) -> str:
+        return f"{run_prefix}{label[:40]}-{next(counter)}"
+
+    return make
+
+
+@pytest.fixture
+def factory(
+    pytestconfig: pytest.Config,
+    api: "ApiClient",
+    target: "Target",
+    unique: Callable[[str], str],
+) -> "RecordFactory":
+    """RecordFactory: contacts, deals, tags, conversations, tokens, ... with the run prefix."""
+    from crm_conformance.factories import RecordFactory
+
+    return RecordFactory(
+        api=api,
+        adapter=_adapter_or_none(pytestconfig),
+        target=target,
+        unique=unique,
+        skip=pytest.skip,
+    )
+
+
+@pytest.fixture
+def observe(request: pytest.FixtureRequest) -> Callable[[str, Any], None]:
+    """`observe("key", value)`: record what the target chose where the document is silent."""
+    item = request.node
+
+    def record(key: str, value: Any) -> None:
+        value = jsonable(item.config, value)
+        item.user_properties.append((PROP_OBSERVATION, {"key": key, "value": value}))
+
+    return record
+
+
+@pytest.fixture
+def convention(target: "Target") -> Callable[[str], str]:
+    """`convention("tag_catalogue_field")`: the target's name for something "not shown"."""
+
+    def lookup(key: str) -> str:
+        value = target.conventions.get(key)
+        if value is None:
+            table, _, name = key.rpartition(".")
+            where = f"[conventions.{table}]" if table else "[conventions]"
+            pytest.skip(
+                f'the document does not name this: add {name} = "..." under {where} '
+                "in the target file"
+            )
+        return value
+
+    return lookup
+
+
+@pytest.fixture(scope="session")
+def capabilities(pytestconfig: pytest.Config, target: "Target", api: "ApiClient") -> "Capabilities":
+    """Scopes per token and write policy, read from the target, else from the target file."""
+    from crm_conformance.capabilities import discover
+
+    clients = {"full": api}
+    other = target.token("other_workspace")
+    if other is not None:
+        clients["other_workspace"] = api.with_token(other)
+    found = discover(target=target, clients=clients)
+    state_of(pytestconfig).pending_observations.append(("capabilities", found.describe()))
+    return found

@@ -1,0 +1,138 @@
+"""Each test's reports: the harness's classification, observations, redaction.
+
+A failed call raising one of the harness's own exception types is classified
+(`outcomes.classify`): the outcome and its one-line cause go in `user_properties`, our
+failure type prints in its fixed format instead of a traceback, and a setup problem
+reads as an error, not a failure. No token value reaches a report (DESIGN.md
+principle 4).
+"""
+
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from crm_conformance.failure import ConformanceFailure
+from crm_conformance.outcomes import (
+    PROP_CAUSE,
+    PROP_CLASS,
+    PROP_OBSERVATION,
+    PROP_OUTCOME,
+    PROP_REQUIREMENT,
+    Outcome,
+    classify,
+)
+from crm_conformance.plugin.session import STATE, jsonable
+
+if TYPE_CHECKING:
+    from crm_conformance.redaction import Redactor
+
+_EXCHANGE_MARK = pytest.StashKey[tuple[int, int]]()
+"""Where the log stood when a test started: (exchanges, 429s without Retry-After)."""
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    state = item.config.stash.get(STATE, None)
+    if state is not None and state.log is not None:
+        item.stash[_EXCHANGE_MARK] = (state.log.mark(), len(state.log.missing_retry_after))
+
+
+def exchanges_of(item: pytest.Item) -> list[dict[str, Any]]:
+    """The exchanges `item` has sent so far, as redacted JSON data (for reporters)."""
+    state = item.config.stash.get(STATE, None)
+    if state is None or state.log is None:
+        return []
+    start, _ = item.stash.get(_EXCHANGE_MARK, (0, 0))
+    return [jsonable(item.config, exchange.as_dict()) for exchange in state.log.since(start)]
+
+
+def _unnamed_requirement(item: pytest.Item, exc: BaseException) -> list[tuple[str, Any]]:
+    """The requirement a universal check failed, when the test's markers do not name it.
+
+    A test that calls `run_checks` checks the rules of every response besides its own;
+    when one of those fails, the failure belongs on that requirement's row of the report
+    (and counts as catching a fault on it), so its id and class join the test's.
+    """
+    from crm_conformance.catalogue import load_catalogue
+
+    if not isinstance(exc, ConformanceFailure):
+        return []
+    named = {value for name, value in item.user_properties if name == PROP_REQUIREMENT}
+    if exc.req_id in named:
+        return []
+    found = [(PROP_REQUIREMENT, exc.req_id)]
+    cls = load_catalogue().class_of(exc.req_id)
+    return found if cls is None else [*found, (PROP_CLASS, cls)]
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    state = item.config.stash.get(STATE, None)
+    if state is not None and state.pending_observations:
+        item.user_properties.extend(
+            (PROP_OBSERVATION, {"key": key, "value": jsonable(item.config, value)})
+            for key, value in state.pending_observations
+        )
+        state.pending_observations.clear()
+    if call.when == "teardown" and state is not None and state.log is not None:
+        _, throttled_from = item.stash.get(_EXCHANGE_MARK, (0, 0))
+        unannounced = state.log.missing_retry_after[throttled_from:]
+        if unannounced:
+            # Retried so the test could go on, but not hidden: the report shows each one.
+            item.user_properties.append(
+                (
+                    PROP_OBSERVATION,
+                    {
+                        "key": "429 without an integer Retry-After (retried)",
+                        "value": [f"{e.method} {e.url}" for e in unannounced],
+                    },
+                )
+            )
+    report = yield
+    if call.excinfo is not None and report.failed:
+        classified = classify(call.excinfo.value)
+        if classified is not None:
+            report.longrepr = classified.cause
+            # On the item too: JUnit writes the teardown report's properties only.
+            properties = [
+                (PROP_OUTCOME, str(classified.outcome)),
+                (PROP_CAUSE, classified.cause.splitlines()[0]),
+            ]
+            properties += _unnamed_requirement(item, call.excinfo.value)
+            item.user_properties.extend(properties)
+            report.user_properties = [*report.user_properties, *properties]
+            if classified.stops_run:
+                item.session.shouldstop = classified.cause
+    if state is not None and state.redactor is not None:
+        _redact_report(report, state.redactor)
+    return report
+
+
+def _redact_report(report: pytest.TestReport, redactor: "Redactor") -> None:
+    """No token value reaches the terminal, JUnit or a worker's report (DESIGN.md principle 4)."""
+    if report.longrepr is not None:
+        text = str(report.longrepr)
+        clean = redactor.text(text)
+        if clean != text:
+            report.longrepr = clean
+    report.sections = [(title, redactor.text(content)) for title, content in report.sections]
+
+
+def _property(report: pytest.TestReport, key: str) -> Any:
+    return next((value for name, value in report.user_properties if name == key), None)
+
+
+def pytest_report_teststatus(
+    report: pytest.CollectReport | pytest.TestReport, config: pytest.Config
+) -> tuple[str, str, str | tuple[str, dict[str, bool]]] | None:
+    """A call that failed for harness or setup reasons reads as an error, not a failure."""
+    if not isinstance(report, pytest.TestReport) or report.when != "call" or not report.failed:
+        return None
+    outcome = _property(report, PROP_OUTCOME)
+    if outcome == Outcome.ERROR:
+        return "error", "E", ("ERROR", {"red": True})
+    if outcome == Outcome.BLOCKED:
+        return "error", "B", ("BLOCKED", {"yellow": True})
+    return None

@@ -1,0 +1,186 @@
+"""The run's state in one process, and the target's lifecycle.
+
+One `RunState` per process (the xdist controller and each worker): the options, the
+target and the client machinery every test shares (redactor, exchange log, request
+budget, circuit breaker). A given target is probed once before any test, so an
+unreachable one is one message, not N errors. With no target given, each process
+that tests starts its own embedded reference server, in a child process
+(`crm_conformance.embedded`), and stops it at the end.
+"""
+
+import itertools
+import json
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from crm_conformance.plugin.options import Options, read_options
+
+if TYPE_CHECKING:
+    from crm_conformance.client import CircuitBreaker, ExchangeLog, RequestBudget
+    from crm_conformance.redaction import Redactor
+    from crm_conformance.target import Target
+
+BREAKER_THRESHOLD = 8
+"""Consecutive 5xx or connection errors after which a run stops."""
+
+EXIT_UNREACHABLE = 3
+"""pytest's exit status when the probe finds the target unreachable."""
+
+
+@dataclass
+class RunState:
+    """Everything a conformance run shares in one process (one per xdist worker)."""
+
+    options: Options
+    worker: str
+    worker_count: int
+    target: "Target | None" = None
+    redactor: "Redactor | None" = None
+    log: "ExchangeLog | None" = None
+    budget: "RequestBudget | None" = None
+    breaker: "CircuitBreaker | None" = None
+    pending_observations: list[tuple[str, Any]] = field(default_factory=list)
+    counter: Iterator[int] = field(default_factory=itertools.count)
+    closers: list[Callable[[], None]] = field(default_factory=list)
+
+    @property
+    def run_prefix(self) -> str:
+        """`cc-<run id>-<worker>-`: names every record this worker creates."""
+        return f"cc-{self.options.run_id}-{self.worker}-"
+
+    def adopt(self, target: "Target") -> None:
+        """Make `target` the run's, with a fresh exchange log, budget share and breaker."""
+        from crm_conformance.client import CircuitBreaker, ExchangeLog, RequestBudget
+        from crm_conformance.redaction import Redactor
+
+        self.target = target
+        self.redactor = Redactor(target.tokens.values())
+        self.log = ExchangeLog()
+        share = -(-self.options.request_budget // self.worker_count)  # ceiling division
+        self.budget = RequestBudget(share)
+        self.breaker = CircuitBreaker(BREAKER_THRESHOLD)
+
+
+STATE = pytest.StashKey[RunState]()
+
+
+def state_of(config: pytest.Config) -> RunState:
+    """The run state of `config`'s process (set in pytest_configure)."""
+    return config.stash[STATE]
+
+
+def is_worker(config: pytest.Config) -> bool:
+    """Whether `config` is an xdist worker's (reports are gathered by the controller)."""
+    return hasattr(config, "workerinput")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "req(*ids): the requirement ids of spec/requirements.yaml this test checks"
+    )
+    options = read_options(config)
+    workerinput = getattr(config, "workerinput", None)
+    state = RunState(
+        options=options,
+        worker=workerinput["workerid"] if workerinput else "main",
+        worker_count=int(workerinput["workercount"]) if workerinput else 1,
+    )
+    if options.names_a_target:
+        from crm_conformance._errors import TargetFileError
+        from crm_conformance.target import load_target
+
+        try:
+            state.adopt(load_target(path=options.target_path, base_url=options.base_url))
+        except TargetFileError as exc:
+            raise pytest.UsageError(str(exc)) from None
+    if not workerinput:
+        for warning in options.waiver_warnings:
+            sys.stderr.write(f"warning: {warning}\n")
+    config.stash[STATE] = state
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Probe a given target once, so an unreachable one is one message (exit 3), not N errors."""
+    config = session.config
+    state = config.stash.get(STATE, None)
+    if state is None or state.target is None or is_worker(config) or config.option.collectonly:
+        return
+    problem = probe(state.target)
+    if problem is not None:
+        pytest.exit(problem, returncode=EXIT_UNREACHABLE)
+
+
+def probe(target: "Target") -> str | None:
+    """None when base_url answers like a JSON API; else the one message to print."""
+    import httpx
+
+    url = target.base_url + "/v1/me"
+    token = target.tokens["full"]
+    try:
+        response = httpx.get(
+            url, headers={"Authorization": f"Bearer {token}"}, timeout=target.timeout
+        )
+    except httpx.TransportError as exc:
+        return (
+            f"target unreachable: GET {url} failed ({type(exc).__name__}: {exc or 'no detail'}). "
+            "Check base_url (or --base-url) and that the server is running"
+        )
+    media_type = response.headers.get("Content-Type", "").split(";")[0].strip()
+    if media_type != "application/json" and not media_type.endswith("+json"):
+        return (
+            f"target does not answer like the API: GET {url} -> {response.status_code} "
+            f"with Content-Type {media_type or '(none)'!r}, not JSON. "
+            "Is base_url the API root (paths start with /v1)?"
+        )
+    return None
+
+
+def ensure_target(config: pytest.Config) -> "Target":
+    """The run's target; with none given, the embedded reference server, started once."""
+    state = state_of(config)
+    if state.target is None:
+        from crm_conformance._errors import TargetUnreachable
+
+        try:
+            target = start_reference(state)
+        except Exception as exc:
+            raise TargetUnreachable(
+                "no --target or --base-url given, and the embedded reference server could not "
+                f"start ({type(exc).__name__}: {exc})"
+            ) from exc
+        state.adopt(target)
+    assert state.target is not None
+    return state.target
+
+
+def start_reference(state: RunState) -> "Target":
+    """Start the embedded reference server (stopped at unconfigure); return its target.
+
+    In a process of its own, one per pytest process, so xdist workers never queue behind
+    one interpreter (`crm_conformance.embedded`).
+    """
+    from crm_conformance.embedded import EmbeddedServer
+
+    server = EmbeddedServer.spawn()
+    state.closers.append(server.stop)
+    return server.target()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    state = config.stash.get(STATE, None)
+    if state is not None:
+        while state.closers:
+            state.closers.pop()()
+
+
+def jsonable(config: pytest.Config, value: Any) -> Any:
+    """`value` as plain JSON data (so it crosses xdist and lands in any report), redacted."""
+    text = json.dumps(value, default=str)
+    state = config.stash.get(STATE, None)
+    if state is not None and state.redactor is not None:
+        text = state.redactor.text(text)
+    return json.loads(text)

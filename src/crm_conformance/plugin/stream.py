@@ -1,0 +1,123 @@
+"""The outcome stream: one `OutcomeRecord` per finished test, in `--crm-outcomes FILE`.
+
+The controller (the only process on `-n 0`) turns the setup, call and teardown reports
+of each test, whose `user_properties` travel across xdist, into one record, appends it
+to the file as the test finishes, and hands it to `pytest_crm_outcome` implementations.
+Every reader of a run (runner, summaries, certificate, self-test) reads this stream.
+"""
+
+from collections.abc import Mapping
+from typing import Any
+
+import pytest
+
+from crm_conformance.outcomes import (
+    PROP_CAUSE,
+    PROP_CLASS,
+    PROP_OBSERVATION,
+    PROP_OUTCOME,
+    PROP_REQUIREMENT,
+    Outcome,
+    OutcomeRecord,
+    append_record,
+)
+from crm_conformance.plugin.session import is_worker, state_of
+from crm_conformance.waivers import Waiver
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    from crm_conformance.plugin import hookspecs
+
+    pluginmanager.add_hookspecs(hookspecs)
+
+
+class OutcomeStream:
+    """Gathers the reports of each test into one outcome record (controller only)."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.options = state_of(config).options
+        self.pending: dict[str, list[pytest.TestReport]] = {}
+        if self.options.outcomes is not None:
+            self.options.outcomes.parent.mkdir(parents=True, exist_ok=True)
+            self.options.outcomes.write_text("", encoding="utf-8")
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Every report of every worker arrives here, on the controller."""
+        self.pending.setdefault(report.nodeid, []).append(report)
+        if report.when != "teardown":
+            return
+        record = outcome_record(self.pending.pop(report.nodeid), self.options.waived)
+        if self.options.outcomes is not None:
+            append_record(self.options.outcomes, record)
+        self.config.hook.pytest_crm_outcome(config=self.config, record=record)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """Start the stream on the controller, after the run state exists."""
+    if not is_worker(config):
+        config.pluginmanager.register(OutcomeStream(config), "crm-conformance-outcomes")
+
+
+def _values(reports: list[pytest.TestReport], key: str) -> list[Any]:
+    found: list[Any] = []
+    for report in reports:
+        for name, value in report.user_properties:
+            if name == key and value not in found:
+                found.append(value)
+    return found
+
+
+def outcome_record(reports: list[pytest.TestReport], waived: Mapping[str, Waiver]) -> OutcomeRecord:
+    """The outcome of one test from its setup/call/teardown reports.
+
+    Harness-classified outcomes (blocked, error) win; a skip is `not_applicable`
+    with its reason; a failure outside the call phase is a setup `error`.
+    """
+    ids = [str(v) for v in _values(reports, PROP_REQUIREMENT)]
+    classes = [str(v) for v in _values(reports, PROP_CLASS)]
+    observations = [v for v in _values(reports, PROP_OBSERVATION) if isinstance(v, dict)]
+    classified = _values(reports, PROP_OUTCOME)
+    causes = _values(reports, PROP_CAUSE)
+    outcome, cause = Outcome.PASSED, ""
+    for report in reports:
+        if report.skipped and not hasattr(report, "wasxfail"):
+            outcome, cause = Outcome.NOT_APPLICABLE, _skip_reason(report)
+            break
+        if hasattr(report, "wasxfail"):
+            outcome, cause = Outcome.EXPECTED_FAILURE, str(report.wasxfail)
+            break
+        if report.failed:
+            if report.when == "call":
+                outcome = Outcome(classified[0]) if classified else Outcome.FAILED
+            else:
+                outcome = Outcome.ERROR
+            cause = str(causes[0]) if causes else _first_line(report)
+            break
+    if outcome == Outcome.FAILED and any(i in waived for i in ids) and "XPASS" in cause:
+        cause = "waived requirement passed: remove its waiver (strict expected failure)"
+    return OutcomeRecord(
+        nodeid=reports[0].nodeid,
+        outcome=outcome,
+        requirements=ids,
+        classes=classes,
+        cause=cause,
+        duration=round(sum(r.duration for r in reports), 4),
+        observations=observations,
+    )
+
+
+def _skip_reason(report: pytest.TestReport) -> str:
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:
+        return str(longrepr[2]).removeprefix("Skipped: ")
+    return _first_line(report)
+
+
+def _first_line(report: pytest.TestReport) -> str:
+    crash = getattr(report.longrepr, "reprcrash", None)
+    if crash is not None:
+        return str(crash.message).splitlines()[0] if crash.message else ""
+    text = str(report.longrepr or "").strip()
+    return text.splitlines()[-1] if text else ""
