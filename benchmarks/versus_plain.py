@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
-from bench import FUZZ_MODULES, ROOT, fuzz_requests
+from fuzz_suites import FUZZ_MODULES, ROOT, fuzz_requests
 
 from crm_conformance.reference import ServerSettings, running_server
 from crm_conformance.reference.faults import FAULTS, Fault
@@ -195,7 +195,9 @@ def layer_run(fault: str | None, *, seed: int, timeout: float) -> LayerRun:
             faults={fault} if fault else (),
             # pytest keeps the last --junitxml, this one: run_suite's own report is not
             # written, so its results are read here, with the `fuzz` properties it drops.
-            extra_args=[f"--hypothesis-seed={seed}", f"--junitxml={junit}"],
+            # --assert=plain: as `crm-conformance run` runs the suites (no assertion
+            # rewriting of the plugin packages, which costs seconds per process here).
+            extra_args=[f"--hypothesis-seed={seed}", f"--junitxml={junit}", "--assert=plain"],
             timeout=timeout,
         )
         seconds = time.perf_counter() - started

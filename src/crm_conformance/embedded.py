@@ -61,6 +61,11 @@ class EmbeddedServer:
         )
         return cls(process, errors)
 
+    @property
+    def pid(self) -> int:
+        """The child's process id (the benchmarks read its CPU time)."""
+        return self._process.pid
+
     def target(self) -> Target:
         """The served target, once the child printed it; RuntimeError says why it did not."""
         if self._target is None:
