@@ -149,7 +149,10 @@ def pytest_command(
         return [*command, "--collect-only", "-q", "--crm-list", str(listing)]
     if request.seed is not None:
         command.append(f"--hypothesis-seed={request.seed}")
-    command += ["-n", str(request.workers)] if request.workers else ["-p", "no:xdist"]
+    # worksteal: a worker that runs out takes half of another's remaining tests, so the
+    # fuzz tests (a second each) do not leave one worker running alone at the end.
+    workers = ["-n", str(request.workers), "--dist", "worksteal"]
+    command += workers if request.workers else ["-p", "no:xdist"]
     command += [
         f"--junitxml={report_dir / 'junit.xml'}",
         f"--alluredir={report_dir / 'allure-results'}",
