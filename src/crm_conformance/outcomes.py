@@ -21,6 +21,7 @@ from typing import Any
 from crm_conformance._errors import (
     AdapterError,
     BudgetExhausted,
+    RateLimitWaitError,
     SetupFailed,
     TargetUnreachable,
 )
@@ -39,6 +40,8 @@ PROP_OUTCOME = "crm_outcome"
 """user_properties key: the harness's classification of a failed call (an `Outcome`)."""
 PROP_CAUSE = "crm_cause"
 """user_properties key: the one-line cause of that outcome."""
+PROP_RATE_WAIT = "crm_rate_wait"
+"""user_properties key: `{seconds, 429s}` the test waited for its tokens' rate allowance."""
 
 
 class Outcome(enum.StrEnum):
@@ -82,7 +85,7 @@ def classify(exc: BaseException) -> Classified | None:
         )
     if isinstance(exc, TargetUnreachable):
         return Classified(Outcome.ERROR, f"target unreachable: {exc}", stops_run=True)
-    if isinstance(exc, BudgetExhausted):
+    if isinstance(exc, BudgetExhausted | RateLimitWaitError):
         return Classified(Outcome.ERROR, str(exc), stops_run=True)
     import httpx  # here: importing the vocabulary does not load an HTTP client
 
@@ -109,6 +112,9 @@ class OutcomeRecord:
     cause: str = ""
     duration: float = 0.0
     observations: list[dict[str, Any]] = field(default_factory=list)
+    rate_wait: dict[str, Any] = field(default_factory=dict)
+    """Seconds the test waited for its tokens' rate allowance and the 429s it waited out
+    (`{"seconds": s, "429s": n}`); empty when it never waited."""
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)

@@ -8,11 +8,15 @@ that tests starts its own embedded reference server, in a child process
 (`crm_conformance.embedded`), and stops it at the end.
 """
 
+import functools
 import itertools
 import json
+import shutil
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -21,6 +25,7 @@ from crm_conformance.plugin.options import Options, read_options
 
 if TYPE_CHECKING:
     from crm_conformance.client import CircuitBreaker, ExchangeLog, RequestBudget
+    from crm_conformance.pacing import Pacer
     from crm_conformance.redaction import Redactor
     from crm_conformance.target import Target
 
@@ -29,6 +34,9 @@ BREAKER_THRESHOLD = 8
 
 EXIT_UNREACHABLE = 3
 """pytest's exit status when the probe finds the target unreachable."""
+
+_PACING_DIR = "crm_pacing_dir"
+"""Key of the run's pacing directory (`pacing.FileLedger`) in each worker's workerinput."""
 
 
 @dataclass
@@ -43,6 +51,9 @@ class RunState:
     log: "ExchangeLog | None" = None
     budget: "RequestBudget | None" = None
     breaker: "CircuitBreaker | None" = None
+    pacer: "Pacer | None" = None
+    pacing_dir: str | None = None
+    """The directory xdist workers share their tokens' allowances in (`pacing.FileLedger`)."""
     pending_observations: list[tuple[str, Any]] = field(default_factory=list)
     counter: Iterator[int] = field(default_factory=itertools.count)
     closers: list[Callable[[], None]] = field(default_factory=list)
@@ -53,11 +64,14 @@ class RunState:
         return f"cc-{self.options.run_id}-{self.worker}-"
 
     def adopt(self, target: "Target") -> None:
-        """Make `target` the run's, with a fresh exchange log, budget share and breaker."""
+        """Make `target` the run's, with a fresh exchange log, budget share, breaker and
+        pacer (sharing the run's pacing directory with the other workers, if any)."""
         from crm_conformance.client import CircuitBreaker, ExchangeLog, RequestBudget
+        from crm_conformance.pacing import FileLedger, Pacer
         from crm_conformance.redaction import Redactor
 
         self.target = target
+        self.pacer = Pacer(FileLedger(Path(self.pacing_dir)) if self.pacing_dir else None)
         self.redactor = Redactor(target.tokens.values())
         self.log = ExchangeLog()
         share = -(-self.options.request_budget // self.worker_count)  # ceiling division
@@ -88,6 +102,7 @@ def pytest_configure(config: pytest.Config) -> None:
         options=options,
         worker=workerinput["workerid"] if workerinput else "main",
         worker_count=int(workerinput["workercount"]) if workerinput else 1,
+        pacing_dir=workerinput.get(_PACING_DIR) if workerinput else None,
     )
     if options.names_a_target:
         from crm_conformance._errors import TargetFileError
@@ -168,6 +183,17 @@ def start_reference(state: RunState) -> "Target":
     server = EmbeddedServer.spawn()
     state.closers.append(server.stop)
     return server.target()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """xdist controller: share one pacing directory with every worker (their tokens'
+    allowances are the run's). Each worker starts its own embedded server if it needs one."""
+    state = state_of(node.config)
+    if state.pacing_dir is None:  # one per run: the workers share their tokens' allowances
+        state.pacing_dir = tempfile.mkdtemp(prefix="crm-conformance-pacing-")
+        state.closers.append(functools.partial(shutil.rmtree, state.pacing_dir, True))
+    node.workerinput[_PACING_DIR] = state.pacing_dir
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

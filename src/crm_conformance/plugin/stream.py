@@ -16,6 +16,7 @@ from crm_conformance.outcomes import (
     PROP_CLASS,
     PROP_OBSERVATION,
     PROP_OUTCOME,
+    PROP_RATE_WAIT,
     PROP_REQUIREMENT,
     Outcome,
     OutcomeRecord,
@@ -80,6 +81,7 @@ def outcome_record(reports: list[pytest.TestReport], waived: Mapping[str, Waiver
     observations = [v for v in _values(reports, PROP_OBSERVATION) if isinstance(v, dict)]
     classified = _values(reports, PROP_OUTCOME)
     causes = _values(reports, PROP_CAUSE)
+    rate_waits = [v for v in _values(reports, PROP_RATE_WAIT) if isinstance(v, dict)]
     outcome, cause = Outcome.PASSED, ""
     for report in reports:
         if report.skipped and not hasattr(report, "wasxfail"):
@@ -105,6 +107,7 @@ def outcome_record(reports: list[pytest.TestReport], waived: Mapping[str, Waiver
         cause=cause,
         duration=round(sum(r.duration for r in reports), 4),
         observations=observations,
+        rate_wait=rate_waits[0] if rate_waits else {},
     )
 
 

@@ -128,6 +128,10 @@ def build_summary(
         "classes": class_verdicts(requirements),
         "requirements": requirements,
         "observations": _unique(observations),
+        "rate_limit_wait": {
+            "seconds": round(sum(r.rate_wait.get("seconds", 0) for r in records), 1),
+            "429s": sum(r.rate_wait.get("429s", 0) for r in records),
+        },
     }
 
 
@@ -174,6 +178,11 @@ def render_markdown(summary: dict[str, Any]) -> str:
         )
     if summary["waivers"]:
         lines.append(f"{len(summary['waivers'])} requirement(s) waived as expected failures.")
+    waited = summary.get("rate_limit_wait", {})
+    lines.append(
+        f"The run waited {waited.get('seconds', 0):g} s for the target's rate allowance "
+        f"({waited.get('429s', 0)} 429s waited out)."
+    )
     lines += ["", "## Classes", "", "| Class | Verdict | Requirements |", "|---|---|---|"]
     for cls, entry in classes.items():
         counts = ", ".join(f"{n} {v}" for v, n in sorted(entry["counts"].items()))
