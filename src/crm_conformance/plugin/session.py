@@ -57,6 +57,8 @@ class RunState:
     pending_observations: list[tuple[str, Any]] = field(default_factory=list)
     counter: Iterator[int] = field(default_factory=itertools.count)
     closers: list[Callable[[], None]] = field(default_factory=list)
+    testing: "pytest.Item | None" = None
+    """The test running now: the adapter features it requires are noted on it."""
 
     @property
     def run_prefix(self) -> str:

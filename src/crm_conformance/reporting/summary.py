@@ -49,6 +49,8 @@ class RunInfo:
     finished: str
     certify: bool = False
     waivers: list[dict[str, str]] = field(default_factory=list)
+    interrupted: bool = False
+    """Stopped by Ctrl-C: the summary covers only the tests that ran."""
 
 
 def requirement_verdicts(
@@ -79,7 +81,8 @@ def requirement_verdicts(
             "title": requirement.title,
             "section": requirement.section,
             "tests": len(outcomes.get(req_id, [])),
-            "causes": causes.get(req_id, [])[:3],
+            "causes": causes.get(req_id, [])[:3]
+            or ([f"untestable: {requirement.untestable}"] if requirement.untestable else []),
         }
     return result
 
@@ -124,6 +127,7 @@ def build_summary(
         "started": info.started,
         "finished": info.finished,
         "waivers": info.waivers,
+        "interrupted": info.interrupted,
         "tests": dict(Counter(record.outcome for record in records)),
         "classes": class_verdicts(requirements),
         "requirements": requirements,
@@ -162,6 +166,13 @@ def render_markdown(summary: dict[str, Any]) -> str:
         f"from {summary['started']} to {summary['finished']}.",
         "",
     ]
+    if summary.get("interrupted"):
+        ran = sum(summary["tests"].values())
+        lines += [
+            f"**Interrupted**: the run was stopped (Ctrl-C) after {ran} tests; this summary "
+            "covers only those.",
+            "",
+        ]
     if passed:
         lines.append(
             "It conforms to the Messaging and CRM service API for the classes: "
