@@ -1,4 +1,15 @@
-"""Figures for the reference server and the fuzz suites: printed, never asserted.
+"""Figures of issue 14, each measured side by side in one run: printed, never asserted.
+
+Quick run, `-n 0` beside `-n 2`: `crm-conformance run -n N --seed S` against the embedded
+reference server, the two taking turns (`--runs` times each), with where the seconds go:
+per pytest process (the controller and each xdist worker) when it was imported,
+configured, done collecting and done testing, and inside its tests the time in setup,
+call and teardown, in HTTP round trips, in sleeps, waiting for the embedded server and
+loading the fuzz layer's schema (`run_breakdown.py`, a pytest plugin loaded with `-p`).
+Printed with the load average, since the machine's other work moves the absolute figures.
+
+Fuzz layer beside plain schemathesis, on the clean reference server: requests per second
+of `st run` and of the fuzz layer (`versus_plain.py` does the same fault by fault).
 
 Reference server throughput: a page of 50 contacts (`GET /v1/contacts?limit=50`, after
 seeding 50) and a create (`POST /v1/contacts`, every body new), sent sequentially by one
@@ -12,93 +23,91 @@ requests sent by `suites/test_fuzz.py` and `suites/test_fuzz_stateful.py` agains
 embedded reference server, per profile (requests: the harness client's count, from the
 JUnit property `fuzz`; schemathesis's own auth probes are not in it).
 
-    .venv/bin/python benchmarks/bench.py [--requests 400] [--clients 4] [--rounds 5]
-        [--full-keyword EXPR | --no-full]
+    .venv/bin/python benchmarks/bench.py [--runs 1] [--requests 400] [--clients 4]
+        [--rounds 5] [--full-keyword EXPR | --no-full] [--skip quick,plain,server,fuzz]
 
-Every loop is bounded by --requests; each fuzz run by --fuzz-timeout seconds.
+Every loop is bounded by --requests; each run by --fuzz-timeout seconds.
 """
 
 import argparse
-import ast
 import concurrent.futures
 import itertools
 import math
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import tomllib
-import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+from fuzz_suites import fuzz_run
+from quick_run import describe, quick_run
+from versus_plain import failures, layer_run, load, plain_run
 
-ROOT = Path(__file__).resolve().parent.parent
+from crm_conformance.embedded import EmbeddedServer
+
 TRIVIAL_SERVER = Path(__file__).resolve().with_name("trivial_server.py")
-FUZZ_MODULES = ("suites/test_fuzz.py", "suites/test_fuzz_stateful.py")
 PAGE = 50
 """Contacts seeded, and the `limit` of the list measured: a full page of 50."""
 
 
 @dataclass(frozen=True)
 class Served:
-    """A server process's API root and the bearer token its requests carry (None: none)."""
+    """A server process: its API root, the bearer token requests carry (None: none), and
+    its process id (whose CPU time `measure` reads)."""
 
     base_url: str
-    token: str | None = None
+    token: str | None
+    pid: int
 
     def client(self) -> httpx.Client:
         headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
         return httpx.Client(base_url=self.base_url, headers=headers, timeout=30)
 
+    def cpu_seconds(self) -> float | None:
+        """CPU time the process has used so far (Linux /proc), None where unknown."""
+        try:
+            stat = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return None
+        return (int(stat[11]) + int(stat[12])) / os.sysconf("SC_CLK_TCK")
+
 
 @contextmanager
-def child_server(command: list[str], ready: Path, log: Path) -> Iterator[None]:
-    """`command` in a child process, from when it has written `ready` until the block ends."""
-    with log.open("wb") as sink:  # a file, not a pipe: a full pipe would stall the server
-        process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT)
+def serve_reference() -> Iterator[Served]:
+    """The reference server as the suite's runs get it (`crm_conformance.embedded`: a
+    child process, default settings, no request log), until the block ends."""
+    server = EmbeddedServer.spawn()
     try:
-        deadline = time.monotonic() + 30
-        while not ready.exists() and time.monotonic() < deadline and process.poll() is None:
-            time.sleep(0.1)
-        if not ready.exists():
-            raise SystemExit(f"{log.stem}: the server did not start: {log.read_text()[-2000:]}")
-        yield
+        target = server.target()
+        yield Served(target.base_url, target.tokens["full"], server.pid)
     finally:
-        process.terminate()
-        process.wait(timeout=10)
-
-
-@contextmanager
-def serve_reference(workdir: Path) -> Iterator[Served]:
-    """`crm-conformance serve` (full-scope token), until the block ends."""
-    target = workdir / "target.toml"
-    command = [
-        sys.executable,
-        "-c",
-        "from crm_conformance.cli import main; main()",
-        "serve",
-        "--target-out",
-        str(target),
-        "--rate-limit",
-        "10000000",
-    ]
-    with child_server(command, target, workdir / "reference.log"):
-        data = tomllib.loads(target.read_text(encoding="utf-8"))
-        yield Served(data["base_url"], data["tokens"]["full"]["value"])
+        server.stop()
 
 
 @contextmanager
 def serve_trivial(workdir: Path) -> Iterator[Served]:
-    """The trivial endpoint's server (`trivial_server.py`), until the block ends."""
-    url = workdir / "trivial.url"
+    """The trivial endpoint's server (`trivial_server.py`) in a child process, until the
+    block ends."""
+    url, log = workdir / "trivial.url", workdir / "trivial.log"
     command = [sys.executable, str(TRIVIAL_SERVER), "--url-out", str(url)]
-    with child_server(command, url, workdir / "trivial.log"):
-        yield Served(url.read_text(encoding="utf-8"))
+    with log.open("wb") as sink:  # a file, not a pipe: a full pipe would stall the server
+        process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 30
+        while not url.exists() and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.1)
+        if not url.exists():
+            raise SystemExit(f"the trivial server did not start: {log.read_text()[-2000:]}")
+        yield Served(url.read_text(encoding="utf-8"), None, process.pid)
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
 
 
 def percentile(ordered: list[float], q: int) -> float:
@@ -114,6 +123,8 @@ class Throughput:
     seconds: float
     latencies: list[float]
     statuses: set[int]
+    server_cpu: float | None
+    """CPU seconds the server process spent meanwhile (None where it cannot be read)."""
 
     @property
     def rate(self) -> float:
@@ -121,19 +132,28 @@ class Throughput:
 
     @classmethod
     def combined(cls, parts: list["Throughput"]) -> "Throughput":
+        cpu = [part.server_cpu for part in parts]
         return cls(
             sum(part.requests for part in parts),
             sum(part.seconds for part in parts),
             [latency for part in parts for latency in part.latencies],
             set().union(*(part.statuses for part in parts)),
+            None if None in cpu else sum(c for c in cpu if c is not None),
         )
+
+    @property
+    def cpu_per_request(self) -> float | None:
+        """Server CPU milliseconds per request: what the machine's load moves least."""
+        return None if self.server_cpu is None else self.server_cpu * 1000 / self.requests
 
     def line(self, label: str) -> str:
         ms = sorted(latency * 1000 for latency in self.latencies)
+        cpu = self.cpu_per_request
         return (
             f"{label:<40} {self.rate:7.0f} req/s   "
             f"p50 {percentile(ms, 50):6.1f} ms   p99 {percentile(ms, 99):6.1f} ms   "
-            f"statuses {sorted(self.statuses)}"
+            + (f"server CPU {cpu:5.2f} ms/request   " if cpu is not None else "")
+            + f"statuses {sorted(self.statuses)}"
         )
 
 
@@ -158,13 +178,16 @@ def measure(served: Served, send: Send, *, requests: int, clients: int) -> Throu
                 statuses.add(response.status_code)
         return latencies, statuses
 
+    cpu_before = served.cpu_seconds()
     started = time.perf_counter()
     with concurrent.futures.ThreadPoolExecutor(max_workers=clients) as pool:
         results = list(pool.map(worker, split(requests, clients)))
     elapsed = time.perf_counter() - started
+    cpu_after = served.cpu_seconds()
+    cpu = None if cpu_before is None or cpu_after is None else cpu_after - cpu_before
     latencies = [latency for found, _ in results for latency in found]
     statuses = {status for _, found in results for status in found}
-    return Throughput(requests, elapsed, latencies, statuses)
+    return Throughput(requests, elapsed, latencies, statuses, cpu)
 
 
 def trivial(client: httpx.Client) -> httpx.Response:
@@ -216,92 +239,99 @@ MEASURED: tuple[tuple[str, Send], ...] = (
 )
 
 
-@dataclass(frozen=True)
-class FuzzRun:
-    profile: str
-    seconds: float
-    tests: int
-    failed: int
-    requests: int
+SECTIONS = ("quick", "plain", "server", "fuzz")
+"""What `--skip` may leave out: the -n 0/-n 2 runs, plain st beside the fuzz layer, the
+reference server beside the trivial endpoint, the fuzz suites alone."""
 
 
-def fuzz_run(profile: str, *, keyword: str | None, timeout: float, seed: int) -> FuzzRun:
-    """Both fuzz suites in a child pytest against the embedded reference server."""
-    with tempfile.TemporaryDirectory(prefix="crm-bench-") as scratch:
-        junit = Path(scratch) / "junit.xml"
-        command = [
-            sys.executable,
-            "-m",
-            "pytest",
-            *(str(ROOT / module) for module in FUZZ_MODULES),
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            f"--hypothesis-seed={seed}",
-            f"--junitxml={junit}",
-            *(["-k", keyword] if keyword else []),
-        ]
-        env = {**os.environ, "CRM_PROFILE": profile}
-        started = time.perf_counter()
-        subprocess.run(command, cwd=scratch, env=env, capture_output=True, timeout=timeout)
-        seconds = time.perf_counter() - started
-        cases = list(ET.parse(junit).getroot().iter("testcase"))
-        failed = sum(1 for case in cases if case.find("failure") is not None)
-        return FuzzRun(profile, seconds, len(cases), failed, fuzz_requests(junit))
+def quick_runs(runs: int, *, seed: int, timeout: float) -> None:
+    """`-n 0` and `-n 2` taking turns, each broken down; then the ratio of their medians."""
+    seconds: dict[int, list[float]] = {0: [], 2: []}
+    for _ in range(runs):
+        for workers in (0, 2):
+            print(f"load average {load()} before -n {workers}", flush=True)
+            run = quick_run(workers, seed=seed, timeout=timeout)
+            seconds[workers].append(run.seconds)
+            print("\n".join(describe(run)), flush=True)
+    median = {workers: statistics.median(values) for workers, values in seconds.items()}
+    print(
+        f"quick profile, median of {runs}: -n 0 {median[0]:.1f} s, -n 2 {median[2]:.1f} s, "
+        f"ratio -n 2 / -n 0 {median[2] / median[0]:.2f} (load average now {load()})"
+    )
 
 
-def fuzz_requests(junit: Path) -> int:
-    """The requests the fuzz suites' harness client sent: the JUnit property `fuzz`, summed."""
-    sent = 0
-    for prop in ET.parse(junit).getroot().iter("property"):
-        if prop.get("name") == "fuzz":
-            sent += int(ast.literal_eval(prop.get("value", "{}")).get("requests", 0))
-    return sent
+def versus_plain_st(*, seed: int, timeout: float) -> None:
+    """Requests per second of plain `st run` and of the fuzz layer, clean reference server."""
+    plain = plain_run(None, seed=seed, max_examples=10, timeout=timeout)
+    layer = layer_run(None, seed=seed, timeout=timeout)
+    plain_rate, layer_rate = plain.requests / plain.seconds, layer.requests / layer.seconds
+    print(
+        f"plain st run (--max-examples 10): {plain.requests} requests in {plain.seconds:.1f} s, "
+        f"{plain_rate:.0f} req/s; fuzz layer (quick): {layer.requests} requests in "
+        f"{layer.seconds:.1f} s, {layer_rate:.0f} req/s, "
+        f"{failures(layer.run)} failed; ratio layer / st {layer_rate / plain_rate:.2f}"
+    )
+
+
+def server_throughput(*, requests: int, clients: int, rounds: int) -> None:
+    """The reference server's list and create beside the trivial endpoint."""
+    with (
+        tempfile.TemporaryDirectory(prefix="crm-bench-") as scratch,
+        serve_reference() as reference,
+        serve_trivial(Path(scratch)) as baseline,
+    ):
+        seed_contacts(reference)
+        for label, send in MEASURED:
+            for concurrent in (1, clients):
+                result, base = beside_trivial(
+                    reference, send, baseline, requests=requests, clients=concurrent, rounds=rounds
+                )
+                print(result.line(f"{label}, {concurrent} client(s)"))
+                print(base.line(f"  trivial GET /, {concurrent} client(s)"))
+                cpu = (
+                    f", server CPU per request {base.cpu_per_request / result.cpu_per_request:.3f}"
+                    if result.cpu_per_request and base.cpu_per_request
+                    else ""
+                )
+                print(f"  ratio {result.rate / base.rate:.3f} (endpoint / trivial){cpu}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=1, help="quick runs of each -n, in turns")
     parser.add_argument("--requests", type=int, default=400, help="requests per measurement")
     parser.add_argument("--clients", type=int, default=4, help="concurrent clients")
     parser.add_argument(
         "--rounds", type=int, default=5, help="turns taken with the trivial endpoint"
     )
-    parser.add_argument("--seed", type=int, default=42, help="seed of the fuzz runs")
+    parser.add_argument("--seed", type=int, default=42, help="seed of the runs")
     parser.add_argument("--full-keyword", help="-k expression bounding the full-profile run")
     parser.add_argument("--no-full", action="store_true", help="skip the full-profile run")
-    parser.add_argument("--fuzz-timeout", type=float, default=1800, help="seconds per fuzz run")
+    parser.add_argument("--fuzz-timeout", type=float, default=1800, help="seconds per run")
+    parser.add_argument("--skip", default="", help=f"sections to leave out: {','.join(SECTIONS)}")
     args = parser.parse_args()
+    skip = {name.strip() for name in args.skip.split(",") if name.strip()}
+    if skip - set(SECTIONS):
+        raise SystemExit(f"--skip={args.skip!r}: known sections are {', '.join(SECTIONS)}")
 
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
-    with (
-        tempfile.TemporaryDirectory(prefix="crm-bench-") as scratch,
-        serve_reference(Path(scratch)) as reference,
-        serve_trivial(Path(scratch)) as baseline,
-    ):
-        seed_contacts(reference)
-        for label, send in MEASURED:
-            for clients in (1, args.clients):
-                result, base = beside_trivial(
-                    reference,
-                    send,
-                    baseline,
-                    requests=args.requests,
-                    clients=clients,
-                    rounds=args.rounds,
-                )
-                print(result.line(f"{label}, {clients} client(s)"))
-                print(base.line(f"  trivial GET /, {clients} client(s)"))
-                print(f"  ratio {result.rate / base.rate:.3f} (endpoint / trivial)")
-
-    profiles = [("quick", None)] + ([] if args.no_full else [("full", args.full_keyword)])
-    for profile, keyword in profiles:
-        run = fuzz_run(profile, keyword=keyword, timeout=args.fuzz_timeout, seed=args.seed)
-        bounded = f" (-k {keyword!r})" if keyword else ""
-        print(
-            f"fuzz suites, profile {run.profile}{bounded}: {run.seconds:.1f} s wall, "
-            f"{run.tests} tests ({run.failed} failed), {run.requests} requests "
-            f"({run.requests / run.seconds:.0f} req/s), seed {args.seed}"
-        )
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {load()}")
+    if "quick" not in skip:
+        quick_runs(args.runs, seed=args.seed, timeout=args.fuzz_timeout)
+    if "plain" not in skip:
+        versus_plain_st(seed=args.seed, timeout=args.fuzz_timeout)
+    if "server" not in skip:
+        server_throughput(requests=args.requests, clients=args.clients, rounds=args.rounds)
+    if "fuzz" not in skip:
+        profiles = [("quick", None)] + ([] if args.no_full else [("full", args.full_keyword)])
+        for profile, keyword in profiles:
+            run = fuzz_run(profile, keyword=keyword, timeout=args.fuzz_timeout, seed=args.seed)
+            bounded = f" (-k {keyword!r})" if keyword else ""
+            print(
+                f"fuzz suites, profile {run.profile}{bounded}: {run.seconds:.1f} s wall, "
+                f"{run.tests} tests ({run.failed} failed), {run.requests} requests "
+                f"({run.requests / run.seconds:.0f} req/s), seed {args.seed}"
+            )
+    print(f"load average at the end {load()}")
 
 
 if __name__ == "__main__":

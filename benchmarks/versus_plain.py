@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
-from bench import FUZZ_MODULES, ROOT, fuzz_requests
+from fuzz_suites import FUZZ_MODULES, ROOT, fuzz_requests
 
 from crm_conformance.reference import ServerSettings, running_server
 from crm_conformance.reference.faults import FAULTS, Fault

@@ -8,6 +8,8 @@ Points the document leaves open are settled in the fuzz layer's overlay
 (`crm_conformance.fuzz`), never by dropping a failure here. Outside the embedded
 reference server no undeclared method is sent and no write may reach a record the run
 did not create (`fuzz.sends_to`). The seed is printed; `--hypothesis-seed=N` replays it.
+The profile (`crm_conformance.profiles`) sets the cases per operation; `deep` runs each
+operation in rounds until its share of `--fuzz-minutes` is spent.
 """
 
 from collections.abc import Iterator
@@ -18,7 +20,7 @@ import pytest
 from crm_conformance import ApiClient, Target, fuzz
 
 SEED = fuzz.run_seed()
-schema = fuzz.load(seed=SEED, max_examples=fuzz.profile_examples("quick"))
+schema = fuzz.load(seed=SEED)
 CHECKS = fuzz.harness_checks()
 
 
@@ -30,16 +32,23 @@ def _announce_seed(request: pytest.FixtureRequest) -> None:
 
 @pytest.fixture(autouse=True)
 def _profile(request: pytest.FixtureRequest, api: ApiClient) -> Iterator[None]:
-    """Apply the run's profile to this operation's test; record seed, profile and how
-    many requests the harness client sent (JUnit property `fuzz`)."""
+    """Apply the run's profile to this operation's test (the deep profile runs it in
+    rounds for its share of `--fuzz-minutes`); record seed, profile, rounds and how many
+    requests the harness client sent (JUnit property `fuzz`)."""
     profile = fuzz.profile_of(request.config)
-    fuzz.use_examples(request.node.obj, fuzz.profile_examples(profile))
+    fuzz.use_examples(request.node.obj, profile.examples)
+    rounds: list[int] = []
+    if profile.timed:
+        request.node.obj = fuzz.timed(
+            request.node.obj, seconds=fuzz.time_share(request), rounds=rounds
+        )
     fuzz.distinguish_in_allure(request.node)
     before = api.log.mark()
     yield
     sent = api.log.mark() - before
+    ran = {"rounds": rounds[0]} if rounds else {}
     request.node.user_properties.append(
-        ("fuzz", {"seed": SEED, "profile": profile, "requests": sent})
+        ("fuzz", {"seed": SEED, "profile": profile.name, "requests": sent, **ran})
     )
 
 

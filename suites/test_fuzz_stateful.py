@@ -5,8 +5,9 @@ campaign's statistics are read), judged by schemathesis's checks and the harness
 Replay-safe against a server that keeps its state: when Hypothesis replays a failing
 scenario the server has moved on, so the replay may draw differently and end in
 `FlakyStrategyDefinition` (schemathesis-4x-cookbook pitfall 9). The first failure seen
-is kept and reported instead of that noise. Steps are bounded by the profile; the seed
-is printed and `--hypothesis-seed=N` replays it.
+is kept and reported instead of that noise. Scenarios and steps are bounded by the
+profile (the deep profile runs rounds of them, each with the next seed, for its share of
+`--fuzz-minutes`); the seed is printed and `--hypothesis-seed=N` replays it.
 """
 
 from typing import Any
@@ -55,16 +56,26 @@ def workflow(api: ApiClient, *, embedded: bool) -> type[Any]:
 def test_linked_operations(api: ApiClient, target: Target, request: pytest.FixtureRequest) -> None:
     profile = fuzz.profile_of(request.config)
     fuzz.announce(request.config, seed=SEED, label="stateful fuzz")
-    scenarios, steps = fuzz.STATEFUL_PROFILES[profile]
     machine = workflow(api, embedded=fuzz.is_embedded(target))
     before = api.log.mark()
     bounds = hypothesis.settings(
-        max_examples=scenarios, stateful_step_count=steps, database=None, deadline=None
+        max_examples=profile.scenarios,
+        stateful_step_count=profile.steps,
+        database=None,
+        deadline=None,
     )
-    try:
+
+    def round_of(number: int) -> None:
+        machine._hypothesis_internal_use_seed = SEED + number
         fuzz.run_replay_safe(machine, bounds)
+
+    rounds = 0
+    try:
+        seconds = fuzz.time_share(request) if profile.timed else 0.0  # 0: one round
+        rounds = fuzz.in_rounds(round_of, seconds=seconds)
     finally:
         sent = api.log.mark() - before
+        ran = {"rounds": rounds} if profile.timed else {}
         request.node.user_properties.append(
-            ("fuzz", {"seed": SEED, "profile": profile, "requests": sent})
+            ("fuzz", {"seed": SEED, "profile": profile.name, "requests": sent, **ran})
         )

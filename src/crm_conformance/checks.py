@@ -11,6 +11,7 @@ The document states many things and leaves others "not shown"; each docstring sa
 which sentence the check rests on and why it is no stricter than that.
 """
 
+import functools
 import json
 import re
 from collections.abc import Callable, Iterator
@@ -100,11 +101,17 @@ _NO_BODY = object()
 
 
 def _json(response: httpx.Response) -> Any:
-    """The parsed body, or `_NO_BODY` when it is empty or not JSON."""
+    """The parsed body, or `_NO_BODY` when it is empty or not JSON (read, never changed)."""
     if not response.content:
         return _NO_BODY
+    return _parsed(response.content)
+
+
+@functools.lru_cache(maxsize=4)
+def _parsed(content: bytes) -> Any:
+    """One parse per body for every check that reads it (all of them run on each answer)."""
     try:
-        return json.loads(response.content)
+        return json.loads(content)
     except ValueError:
         return _NO_BODY
 

@@ -12,10 +12,9 @@ from typing import Any
 
 import click
 
-from crm_conformance import waivers
+from crm_conformance import profiles, waivers
 from crm_conformance._errors import ConformanceError, UsageError
 from crm_conformance.interruptible import EXIT_INTERRUPTED
-from crm_conformance.plugin.options import PROFILES
 
 
 class _Exit(click.ClickException):
@@ -64,10 +63,17 @@ def main() -> None:
 @click.option("--seed", type=int, help="hypothesis seed, for a reproducible run")
 @click.option(
     "--profile",
-    type=click.Choice(PROFILES),
-    default=PROFILES[0],
+    type=click.Choice(profiles.NAMES),
+    default=profiles.DEFAULT,
     show_default=True,
-    help="how many generated cases property and fuzz tests run",
+    help="generated cases of the fuzz tests; deep: rounds until --fuzz-minutes are spent",
+)
+@click.option(
+    "--fuzz-minutes",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="M",
+    help=f"the deep profile's time budget for all fuzz tests "
+    f"(default {profiles.DEFAULT_FUZZ_MINUTES:g})",
 )
 @click.option(
     "--report-dir", type=click.Path(path_type=Path), help="default reports/<time>-<run id>"
@@ -107,6 +113,7 @@ def run(
     workers: int,
     seed: int | None,
     profile: str,
+    fuzz_minutes: float | None,
     report_dir: Path | None,
     list_only: bool,
     by_feature: bool,
@@ -130,6 +137,7 @@ def run(
         workers=workers,
         seed=seed,
         profile=profile,
+        fuzz_minutes=fuzz_minutes,
         report_dir=report_dir,
         pytest_args=pytest_args,
         rerun_failed=rerun_failed,

@@ -17,6 +17,7 @@ neither send undeclared methods nor write to records it did not create.
 import copy
 import os
 import secrets
+import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -25,8 +26,9 @@ import schemathesis
 from schemathesis.checks import CheckContext
 from schemathesis.core.transport import Response
 
-from crm_conformance import checks
+from crm_conformance import checks, profiles
 from crm_conformance.paths import OPENAPI
+from crm_conformance.profiles import Profile
 
 ALIASES: Mapping[str, tuple[tuple[str, str], ...]] = {
     "post": (("201", "200"), ("200", "201")),
@@ -143,26 +145,47 @@ def is_not_shown(ctx: Any) -> bool:
     return bool(ctx.operation.definition.raw.get(NOT_SHOWN))
 
 
+class HarnessResponse(Response):
+    """A schemathesis response that keeps the harness client's `httpx.Response` it was
+    made from, so the adapted checks read that one instead of a rebuilt copy."""
+
+    __slots__ = ("harness",)
+    harness: httpx.Response
+
+
 def as_httpx(response: Response) -> httpx.Response:
-    """The schemathesis response as the httpx.Response the harness checks take."""
+    """The httpx.Response the harness checks take: the harness client's own when the
+    fuzz layer sent the request, else one rebuilt from a response schemathesis fetched.
+
+    Rebuilt, it leaves out `Content-Encoding`: the body schemathesis hands over is already
+    decoded, and an httpx.Response told it is still gzip would decode it again and fail.
+    """
+    if isinstance(response, HarnessResponse):
+        return response.harness
     sent = response.request
     request = httpx.Request(
         str(sent.method),
         str(sent.url),
         headers=[(k, v if isinstance(v, str) else v.decode()) for k, v in sent.headers.items()],
     )
-    headers = [(name, value) for name, values in response.headers.items() for value in values]
+    headers = [
+        (name, value)
+        for name, values in response.headers.items()
+        if name != "content-encoding"
+        for value in values
+    ]
     return httpx.Response(
         response.status_code, headers=headers, content=response.content, request=request
     )
 
 
-def as_schemathesis(response: httpx.Response) -> Response:
+def as_schemathesis(response: httpx.Response) -> HarnessResponse:
     """The harness client's response as schemathesis's, with the request as it was sent.
 
     schemathesis's own httpx conversion adds the query parameters to a URL that already
     carries them (every reproduction would repeat the query) and keeps one value per
-    repeated header; this one does neither.
+    repeated header; this one does neither. The body is the decoded one with the headers
+    as received (`Content-Encoding` included), as schemathesis's own transport hands it.
     """
     import requests
 
@@ -173,7 +196,7 @@ def as_schemathesis(response: httpx.Response) -> Response:
     headers: dict[str, list[str]] = {}
     for name, value in response.headers.multi_items():
         headers.setdefault(name, []).append(value)
-    return Response(
+    converted = HarnessResponse(
         status_code=response.status_code,
         headers=headers,
         content=response.content,
@@ -184,6 +207,8 @@ def as_schemathesis(response: httpx.Response) -> Response:
         http_version=response.http_version,
         verify=True,
     )
+    converted.harness = response
+    return converted
 
 
 def adapted(check: checks.Check) -> Callable[[CheckContext, Response, Any], None]:
@@ -215,7 +240,7 @@ name not on the resource (`unknown_*`), a body that is "well-formed but not appl
 Server errors stay failures through `not_a_server_error`."""
 
 
-def settings(*, seed: int | None = None, max_examples: int | None = None) -> dict[str, Any]:
+def settings(*, seed: int | None = None) -> dict[str, Any]:
     """The schemathesis configuration of a fuzz run (as `schemathesis.toml` data).
 
     Why each entry: `database = "none"` so a run replays nothing from an earlier one
@@ -236,47 +261,86 @@ def settings(*, seed: int | None = None, max_examples: int | None = None) -> dic
     }
     if seed is not None:
         config["seed"] = seed
-    if max_examples is not None:
-        config["generation"]["max-examples"] = max_examples
     return config
 
 
-def load(*, seed: int | None = None, max_examples: int | None = None) -> Any:
+def load(*, seed: int | None = None) -> Any:
     """spec/openapi.yaml with the overlays applied (the file itself is unchanged), the
     run's `settings`, and the operations of `declare_open_methods` excluded."""
     import yaml
 
-    raw = yaml.safe_load(OPENAPI.read_text(encoding="utf-8"))
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: 8x faster when present
+    raw = yaml.load(OPENAPI.read_text(encoding="utf-8"), Loader=loader)
     overlay(raw)
     absent_may_be_null(raw)
     declare_open_methods(raw)
-    config = schemathesis.Config.from_dict(settings(seed=seed, max_examples=max_examples))
+    config = schemathesis.Config.from_dict(settings(seed=seed))
     return schemathesis.openapi.from_dict(raw, config=config).exclude(func=is_not_shown)
 
 
-PROFILES: Mapping[str, int] = {"quick": 5, "full": 100}
-"""Generated examples per operation: `quick` fits DESIGN.md's budget, `full` is nightly."""
-
-
-STATEFUL_PROFILES: Mapping[str, tuple[int, int]] = {"quick": (8, 4), "full": (100, 8)}
-"""Scenarios and most steps per scenario of the stateful phase, by profile."""
-
-
-def profile_examples(name: str) -> int:
-    """Examples per operation of profile `name`; ValueError names the known profiles."""
-    try:
-        return PROFILES[name]
-    except KeyError:
-        raise ValueError(f"profile={name!r}: known profiles are {', '.join(PROFILES)}") from None
-
-
-def profile_of(config: Any) -> str:
+def profile_of(config: Any) -> Profile:
     """The run's profile: `--profile` (an option of the harness plugin), else the
     environment's CRM_PROFILE, else `quick`; ValueError names the known profiles."""
     name = config.getoption("crm_profile", default=None) or os.environ.get("CRM_PROFILE")
-    name = name or "quick"
-    profile_examples(name)
-    return str(name)
+    return profiles.profile(name or profiles.DEFAULT)
+
+
+MODULES = ("test_fuzz.py", "test_fuzz_stateful.py")
+"""The fuzz layer's suite modules, which share the deep profile's `--fuzz-minutes`."""
+
+
+def time_share(request: Any) -> float:
+    """Seconds of `--fuzz-minutes` (or CRM_FUZZ_MINUTES) this test may spend: an equal
+    share for each fuzz test the run selected; ValueError names the accepted form."""
+    minutes = profiles.fuzz_minutes(request.config.getoption("crm_fuzz_minutes", default=None))
+    tests = sum(1 for item in request.session.items if item.path.name in MODULES)
+    return minutes * 60 / max(1, tests)
+
+
+def in_rounds(run_round: Callable[[int], None], *, seconds: float) -> int:
+    """Call `run_round(0)`, `run_round(1)`, ... while one more round, as long as the
+    longest so far, still fits in `seconds`; at least one. Returns how many ran.
+
+    A failing round ends the test at once: its exception carries the round's number.
+    """
+    started = time.monotonic()
+    longest = 0.0
+    rounds = 0
+    while True:
+        began = time.monotonic()
+        try:
+            run_round(rounds)
+        except BaseException as exc:
+            exc.add_note(
+                f"(deep profile: in round {rounds + 1}; the seed of round r is seed + r - 1)"
+            )
+            raise
+        rounds += 1
+        longest = max(longest, time.monotonic() - began)
+        if time.monotonic() - started + longest > seconds:
+            return rounds
+
+
+def timed(test: Any, *, seconds: float, rounds: list[int]) -> Callable[..., None]:
+    """The built Hypothesis test `test` as a test running `in_rounds` for `seconds`: round
+    r with its seed + r, and after the first round generated cases only (the coverage
+    phase's explicit cases would be the same again). Appends the rounds run to `rounds`."""
+    from hypothesis import Phase
+    from hypothesis import settings as hypothesis_settings
+
+    seed = test._hypothesis_internal_use_seed
+    first = test._hypothesis_internal_use_settings
+    again = hypothesis_settings(first, phases=[Phase.generate, Phase.target, Phase.shrink])
+
+    def run(**fixtures: Any) -> None:
+        def round_of(number: int) -> None:
+            test._hypothesis_internal_use_seed = seed + number
+            test._hypothesis_internal_use_settings = again if number else first
+            test(**fixtures)
+
+        rounds.append(in_rounds(round_of, seconds=seconds))
+
+    return run
 
 
 def run_seed() -> int:
@@ -302,7 +366,10 @@ def announce(config: Any, *, seed: int, label: str = "fuzz") -> None:
     capture = config.pluginmanager.get_plugin("capturemanager")
     if reporter is None or capture is None:
         return
-    line = f"{label}: seed {seed}, profile {profile_of(config)} (replay: --hypothesis-seed={seed})"
+    line = (
+        f"{label}: seed {seed}, profile {profile_of(config).name} "
+        f"(replay: --hypothesis-seed={seed})"
+    )
     with capture.global_and_fixture_disabled():
         reporter.write_line(line)
 

@@ -55,6 +55,7 @@ class RunRequest:
     workers: int = 0
     seed: int | None = None
     profile: str = "quick"
+    fuzz_minutes: float | None = None
     report_dir: Path | None = None
     pytest_args: Sequence[str] = ()
     rerun_failed: Path | None = None
@@ -157,11 +158,16 @@ def pytest_command(
     elif request.certify:
         command += ["--classes", "all"]  # a certificate claims the opt-in classes too
     command += ["--profile", request.profile, "--run-id", run_id]
+    if request.fuzz_minutes is not None:
+        command += ["--fuzz-minutes", str(request.fuzz_minutes)]
     if listing is not None:
         return [*command, "--collect-only", "-q", "--crm-list", str(listing)]
     if request.seed is not None:
         command.append(f"--hypothesis-seed={request.seed}")
-    command += ["-n", str(request.workers)] if request.workers else ["-p", "no:xdist"]
+    # worksteal: a worker that runs out takes half of another's remaining tests, so the
+    # fuzz tests (a second each) do not leave one worker running alone at the end.
+    workers = ["-n", str(request.workers), "--dist", "worksteal"]
+    command += workers if request.workers else ["-p", "no:xdist"]
     command += [
         f"--junitxml={report_dir / 'junit.xml'}",
         f"--alluredir={report_dir / 'allure-results'}",

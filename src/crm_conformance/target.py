@@ -67,32 +67,6 @@ class Target:
         """The token value of `role`, or None when the target does not give one."""
         return self.tokens.get(role)
 
-    def as_data(self) -> dict[str, Any]:
-        """The target as target-file data, token values inline.
-
-        For handing the target to xdist workers in memory; never written to disk or a
-        report (use `describe` there).
-        """
-        data: dict[str, Any] = {
-            "base_url": self.base_url,
-            "allow_live": self.allow_live,
-            "timeout": self.timeout,
-            "max_rate_limit_wait": self.max_rate_limit_wait,
-            "tokens": {
-                role: {"value": value, **self._declared(role)}
-                for role, value in self.tokens.items()
-            },
-            "conventions": _nest(self.conventions),
-            "write_policy": dict(self.write_policy),
-        }
-        if self.adapter_url is not None:
-            data["adapter_url"] = self.adapter_url
-        return data
-
-    def _declared(self, role: str) -> dict[str, list[str]]:
-        scopes = self.declared_scopes.get(role)
-        return {} if scopes is None else {"scopes": sorted(scopes)}
-
     def describe(self) -> dict[str, Any]:
         """The target without secrets, for reports and the certificate bundle."""
         return {
@@ -156,8 +130,8 @@ def target_from_served(served: ServedTargetLike) -> Target:
 
 
 def target_from_data(data: Mapping[str, Any], *, origin: str) -> Target:
-    """A Target from parsed target-file data (see `Target.as_data`), validated; `origin`
-    names where it came from in messages and `sources`."""
+    """A Target from parsed target-file data, validated; `origin` names where it came
+    from in messages and `sources`."""
     return _from_mapping(data, origin=origin, base_url_override=None, env={})
 
 
@@ -387,15 +361,3 @@ def _write_policy(raw: Any, origin: str) -> dict[str, bool]:
                 f"{origin}: write_policy.{entity} = {value!r} must be true or false"
             )
     return dict(raw)
-
-
-def _nest(flat: Mapping[str, str]) -> dict[str, Any]:
-    """Undo `_conventions`: dotted keys back into tables."""
-    nested: dict[str, Any] = {}
-    for key, value in flat.items():
-        table, _, name = key.rpartition(".")
-        if table:
-            nested.setdefault(table, {})[name] = value
-        else:
-            nested[key] = value
-    return nested

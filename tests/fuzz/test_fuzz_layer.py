@@ -2,16 +2,19 @@
 its overlays on spec/openapi.yaml: the overlay documents the open statuses, a conforming app
 passes every check, and a missing X-Request-ID on errors fails with the requirement id."""
 
+import datetime
+import gzip
 import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import httpx
 import pytest
 import schemathesis
 from hypothesis.errors import FlakyStrategyDefinition
 from schemathesis.core.failures import FailureGroup
 
-from crm_conformance import fuzz
+from crm_conformance import fuzz, profiles
 from crm_conformance.failure import ConformanceFailure
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
@@ -55,8 +58,38 @@ SPEC: dict[str, Any] = {
 }
 
 
-def app(*, request_id_on_errors: bool) -> Callable[..., Awaitable[None]]:
-    """Answers 200 (not the documented 201) on a valid note, 400 (not 422) otherwise."""
+def answer(
+    body: bytes, *, request_id_on_errors: bool
+) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+    """200 (not the documented 201) on a valid note, 400 (not 422) otherwise."""
+    try:
+        payload = json.loads(body)
+    except ValueError:
+        payload = None
+    reply: dict[str, Any]
+    if isinstance(payload, dict) and isinstance(payload.get("text"), str):
+        status, reply, rid = 200, {"id": "note_1"}, "req_1"
+    else:
+        rid = "req_2" if request_id_on_errors else ""
+        error = {"type": "invalid_request_error", "code": "x", "message": "bad"}
+        status, reply = 400, {"error": {**error, "request_id": rid or None}}
+    headers = [(b"content-type", b"application/json")]
+    headers += [(n, b"10") for n in (b"x-ratelimit-limit", b"x-ratelimit-remaining")]
+    headers.append((b"x-ratelimit-reset", b"1"))
+    if rid:
+        headers.append((b"x-request-id", rid.encode()))
+    return status, headers, json.dumps(reply).encode()
+
+
+def gzipped(
+    status: int, headers: list[tuple[bytes, bytes]], body: bytes
+) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+    """The same answer compressed, as a server answering `Accept-Encoding: gzip` sends it."""
+    return status, [*headers, (b"content-encoding", b"gzip")], gzip.compress(body)
+
+
+def app(*, request_id_on_errors: bool, compress: bool = False) -> Callable[..., Awaitable[None]]:
+    """`answer` as an ASGI app, gzipped when `compress`."""
 
     async def asgi(scope: dict[str, Any], receive: Any, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -72,33 +105,20 @@ def app(*, request_id_on_errors: bool) -> Callable[..., Awaitable[None]]:
             body += message.get("body", b"")
             if not message.get("more_body"):
                 break
-        try:
-            payload = json.loads(body)
-        except ValueError:
-            payload = None
-        answer: dict[str, Any]
-        if isinstance(payload, dict) and isinstance(payload.get("text"), str):
-            status, answer, rid = 200, {"id": "note_1"}, "req_1"
-        else:
-            error = {"type": "invalid_request_error", "code": "x", "message": "bad"}
-            status, answer = 400, {"error": error}
-            rid = "req_2" if request_id_on_errors else ""
-        headers = [(b"content-type", b"application/json")]
-        headers += [(n, b"10") for n in (b"x-ratelimit-limit", b"x-ratelimit-remaining")]
-        headers.append((b"x-ratelimit-reset", b"1"))
-        if rid:
-            headers.append((b"x-request-id", rid.encode()))
+        status, headers, content = answer(body, request_id_on_errors=request_id_on_errors)
+        if compress:
+            status, headers, content = gzipped(status, headers, content)
         await send({"type": "http.response.start", "status": status, "headers": headers})
-        await send({"type": "http.response.body", "body": json.dumps(answer).encode()})
+        await send({"type": "http.response.body", "body": content})
 
     return asgi
 
 
-def loaded(*, request_id_on_errors: bool) -> Any:
+def loaded(*, request_id_on_errors: bool, compress: bool = False) -> Any:
     raw = json.loads(json.dumps(SPEC))
     fuzz.overlay(raw)
     schema = schemathesis.openapi.from_dict(raw)
-    schema.app = app(request_id_on_errors=request_id_on_errors)
+    schema.app = app(request_id_on_errors=request_id_on_errors, compress=compress)
     return schema
 
 
@@ -130,6 +150,29 @@ def test_missing_request_id_on_an_error_fails_with_the_requirement_id() -> None:
     assert "HDR-003" in " ".join(str(failure) for failure in raised.value.exceptions)
 
 
+def test_a_gzipped_answer_fetched_by_schemathesis_is_checked_decoded_once() -> None:
+    schema = loaded(request_id_on_errors=True, compress=True)
+    _validate(schema, {"text": "hello"})
+    _validate(schema, {"text": 1})
+
+
+def test_a_gzipped_answer_fetched_by_the_harness_client_is_checked_as_it_read_it() -> None:
+    def server(request: httpx.Request) -> httpx.Response:
+        status, headers, content = gzipped(*answer(request.content, request_id_on_errors=True))
+        return httpx.Response(status, headers=headers, content=content)
+
+    schema = loaded(request_id_on_errors=True)
+    case = schema["/v1/notes"]["POST"].Case(body={"text": 1}, media_type="application/json")
+    with httpx.Client(transport=httpx.MockTransport(server)) as client:
+        response = client.post("http://api.test/v1/notes", json={"text": 1})
+    response.elapsed = datetime.timedelta(0)  # a MockTransport answer is never timed
+    converted = fuzz.as_schemathesis(response)
+    assert converted.headers["content-encoding"] == ["gzip"]
+    assert json.loads(converted.content)["error"]["code"] == "x"
+    assert fuzz.as_httpx(converted) is response
+    case.validate_response(converted, additional_checks=fuzz.harness_checks())
+
+
 def test_adapted_checks_cover_every_registered_rule() -> None:
     names = {check.__name__ for check in fuzz.harness_checks()}
     assert "crm_request_id_header" in names and "crm_rate_limit_headers" in names
@@ -157,10 +200,101 @@ def test_transport_leaves_the_token_to_the_client_and_keeps_the_body() -> None:
     assert all(name.lower() != "authorization" for name in sent["headers"])
 
 
-def test_profiles_are_named() -> None:
-    assert fuzz.profile_examples("quick") < fuzz.profile_examples("full")
-    with pytest.raises(ValueError, match="known profiles"):
-        fuzz.profile_examples("deep")
+def test_profiles_are_named_and_deep_is_full_in_rounds() -> None:
+    quick, full, deep = (profiles.profile(name) for name in ("quick", "full", "deep"))
+    assert quick.examples < full.examples and quick.scenarios < full.scenarios
+    assert (deep.examples, deep.scenarios, deep.steps) == (full.examples, full.scenarios, 8)
+    assert deep.timed and not full.timed and not quick.timed
+    with pytest.raises(ValueError, match="known profiles are quick, full, deep"):
+        profiles.profile("thorough")
+
+
+def test_fuzz_minutes_come_from_the_option_then_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("CRM_FUZZ_MINUTES", raising=False)
+    assert profiles.fuzz_minutes(None) == profiles.DEFAULT_FUZZ_MINUTES
+    monkeypatch.setenv("CRM_FUZZ_MINUTES", "2.5")
+    assert profiles.fuzz_minutes(None) == 2.5
+    assert profiles.fuzz_minutes(60) == 60
+    for bad in ("0", "-1", "soon", "inf"):
+        with pytest.raises(ValueError, match="expected a positive number"):
+            profiles.fuzz_minutes(bad)
+
+
+class FakeClock:
+    """time.monotonic for `fuzz`, moved by the rounds themselves: no wall time involved."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
+    fake = FakeClock()
+    monkeypatch.setattr(fuzz, "time", fake)
+    return fake
+
+
+def test_rounds_run_while_one_more_as_long_as_the_longest_still_fits(clock: FakeClock) -> None:
+    ran: list[int] = []
+
+    def ten_seconds(number: int) -> None:
+        ran.append(number)
+        clock.now += 10
+
+    assert fuzz.in_rounds(ten_seconds, seconds=35) == 3  # the 4th would end at 40
+    assert ran == [0, 1, 2]
+    assert fuzz.in_rounds(ten_seconds, seconds=0) == 1  # always one
+
+
+def test_a_failing_round_ends_the_test_and_says_which(clock: FakeClock) -> None:
+    def fails_second(number: int) -> None:
+        clock.now += 1
+        if number == 1:
+            raise AssertionError("HDR-001")
+
+    with pytest.raises(AssertionError, match="HDR-001") as raised:
+        fuzz.in_rounds(fails_second, seconds=100)
+    assert "in round 2" in " ".join(raised.value.__notes__)
+
+
+def test_a_timed_test_gets_the_next_seed_and_generated_cases_only_after_round_one(
+    clock: FakeClock,
+) -> None:
+    from hypothesis import Phase
+    from hypothesis import settings as hypothesis_settings
+
+    seen: list[tuple[int, bool]] = []
+
+    def built(**fixtures: Any) -> None:
+        phases = built._hypothesis_internal_use_settings.phases  # type: ignore[attr-defined]
+        seen.append((built._hypothesis_internal_use_seed, Phase.explicit in phases))  # type: ignore[attr-defined]
+        assert fixtures == {"api": "client"}
+        clock.now += 10
+
+    built._hypothesis_internal_use_seed = 7  # type: ignore[attr-defined]
+    built._hypothesis_internal_use_settings = hypothesis_settings(max_examples=3)  # type: ignore[attr-defined]
+    rounds: list[int] = []
+    fuzz.timed(built, seconds=25, rounds=rounds)(api="client")
+    assert seen == [(7, True), (8, False)]
+    assert rounds == [2]
+
+
+def test_the_fuzz_minutes_are_shared_by_the_fuzz_tests_selected() -> None:
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    items = [SimpleNamespace(path=Path(f"suites/{name}")) for name in fuzz.MODULES * 2]
+    items.append(SimpleNamespace(path=Path("suites/test_tags.py")))
+    request = SimpleNamespace(
+        config=SimpleNamespace(getoption=lambda name, default=None: 2.0),
+        session=SimpleNamespace(items=items),
+    )
+    assert fuzz.time_share(request) == 2.0 * 60 / 4
 
 
 def test_open_methods_follow_what_the_document_leaves_open() -> None:

@@ -6,6 +6,10 @@ checks see (status, page size, response fields, request ids); every other varian
 the fuzz suites inside the whole kill matrix (`tests/selftest/test_kill_matrix.py`).
 """
 
+import ast
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
 import pytest
 
 from crm_conformance.suite_run import run_suite
@@ -46,3 +50,19 @@ def test_fuzz_suite_fails_with_the_id_of_a_broken_harness_rule(
 def test_stateful_fuzz_fails_with_the_id_of_a_broken_harness_rule() -> None:
     run = run_suite(["test_fuzz_stateful.py"], faults={"rate_limit_headers_missing_on_errors"})
     assert run.kills({"HDR-001"}), run.output[-3000:]
+
+
+def test_the_deep_profile_runs_the_operations_in_rounds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CRM_PROFILE", "deep")
+    monkeypatch.setenv("CRM_FUZZ_MINUTES", "0.02")  # shared by the tests -k selects
+    junit = tmp_path / "junit.xml"
+    run = run_suite(["test_fuzz.py"], keyword="users", extra_args=[f"--junitxml={junit}"])
+    assert run.exit_code == 0, run.output[-3000:]
+    recorded = [
+        ast.literal_eval(p.get("value") or "{}")
+        for p in ET.parse(junit).getroot().iter("property")
+        if p.get("name") == "fuzz"
+    ]
+    assert recorded and all(r["profile"] == "deep" and r["rounds"] >= 1 for r in recorded)

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from crm_conformance import TargetFileError
-from crm_conformance.target import load_target, target_from_data
+from crm_conformance.target import load_target
 
 GOOD = """
 base_url = "http://127.0.0.1:8000/"
@@ -116,7 +116,6 @@ def test_the_rate_limit_wait_ceiling_defaults_to_five_minutes_and_can_be_raised(
     assert raised.max_rate_limit_wait == 3600
     assert raised.sources["max_rate_limit_wait"] == "target file target.toml"
     assert raised.describe()["max_rate_limit_wait"] == 3600
-    assert target_from_data(raised.as_data(), origin="x").max_rate_limit_wait == 3600
 
 
 def test_invalid_toml_names_the_line(tmp_path: Path) -> None:

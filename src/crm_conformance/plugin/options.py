@@ -14,12 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from crm_conformance import waivers
+from crm_conformance import profiles, waivers
 from crm_conformance._errors import CatalogueError, UsageError
 
 DEFAULT_REQUEST_BUDGET = 20_000
-PROFILES = ("quick", "full")
-"""How many generated cases the property and fuzz tests run (`crm_conformance.fuzz`)."""
 _RUN_ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 
 
@@ -61,9 +59,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--profile",
         dest="crm_profile",
-        choices=PROFILES,
-        help="quick or full: how many generated cases property and fuzz tests run "
-        "(default: $CRM_PROFILE, else quick)",
+        choices=profiles.NAMES,
+        help="quick, full or deep: how many generated cases the fuzz tests run; deep runs "
+        "rounds until --fuzz-minutes are spent (default: $CRM_PROFILE, else quick)",
+    )
+    group.addoption(
+        "--fuzz-minutes",
+        dest="crm_fuzz_minutes",
+        metavar="M",
+        help=f"the deep profile's time budget, shared by all fuzz tests "
+        f"(default: $CRM_FUZZ_MINUTES, else {profiles.DEFAULT_FUZZ_MINUTES:g})",
     )
     group.addoption("--waivers", dest="crm_waivers", metavar="FILE", help=waivers.HELP)
     group.addoption(
@@ -83,7 +88,8 @@ class Options:
     classes: frozenset[str] | None
     run_id: str
     request_budget: int
-    profile: str = PROFILES[0]
+    profile: str = profiles.DEFAULT
+    fuzz_minutes: float = profiles.DEFAULT_FUZZ_MINUTES
     outcomes: Path | None = None
     waived: Mapping[str, waivers.Waiver] = field(default_factory=dict)
     """Waivers in force, by requirement id."""
@@ -106,11 +112,26 @@ def read_options(config: pytest.Config) -> Options:
         classes=_classes(config.getoption("crm_classes")),
         run_id=_run_id(config),
         request_budget=_budget(config.getoption("crm_request_budget")),
-        profile=config.getoption("crm_profile") or os.environ.get("CRM_PROFILE") or PROFILES[0],
+        profile=_profile(config.getoption("crm_profile")),
+        fuzz_minutes=_fuzz_minutes(config.getoption("crm_fuzz_minutes")),
         outcomes=Path(outcomes) if outcomes else None,
         waived=waived,
         waiver_warnings=tuple(warnings),
     )
+
+
+def _profile(raw: str | None) -> str:
+    try:
+        return profiles.profile(raw or os.environ.get("CRM_PROFILE") or profiles.DEFAULT).name
+    except ValueError as exc:
+        raise pytest.UsageError(f"{exc} (from --profile or CRM_PROFILE)") from None
+
+
+def _fuzz_minutes(raw: str | None) -> float:
+    try:
+        return profiles.fuzz_minutes(raw)
+    except ValueError as exc:
+        raise pytest.UsageError(str(exc)) from None
 
 
 def _budget(raw: str | None) -> int:

@@ -3,13 +3,12 @@
 One `RunState` per process (the xdist controller and each worker): the options, the
 target and the client machinery every test shares (redactor, exchange log, request
 budget, circuit breaker). A given target is probed once before any test, so an
-unreachable one is one message, not N errors. With no target given, the embedded
-reference server starts once (under xdist, once in the controller, shared by every
-worker) and stops at the end.
+unreachable one is one message, not N errors. With no target given, each process
+that tests starts its own embedded reference server, in a child process
+(`crm_conformance.embedded`), and stops it at the end.
 """
 
 import functools
-import importlib
 import itertools
 import json
 import shutil
@@ -22,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from crm_conformance.paths import in_suites
 from crm_conformance.plugin.options import Options, read_options
 
 if TYPE_CHECKING:
@@ -36,9 +34,6 @@ BREAKER_THRESHOLD = 8
 
 EXIT_UNREACHABLE = 3
 """pytest's exit status when the probe finds the target unreachable."""
-
-_SHARED_TARGET = "crm_shared_target"
-"""Key of the controller's reference-server target in each xdist worker's workerinput."""
 
 _PACING_DIR = "crm_pacing_dir"
 """Key of the run's pacing directory (`pacing.FileLedger`) in each worker's workerinput."""
@@ -62,9 +57,6 @@ class RunState:
     pending_observations: list[tuple[str, Any]] = field(default_factory=list)
     counter: Iterator[int] = field(default_factory=itertools.count)
     closers: list[Callable[[], None]] = field(default_factory=list)
-    shared_target: dict[str, Any] | None = None
-    """Controller only: the reference server's target, handed to xdist workers."""
-    shared_failed: bool = False
     testing: "pytest.Item | None" = None
     """The test running now: the adapter features it requires are noted on it."""
 
@@ -122,13 +114,6 @@ def pytest_configure(config: pytest.Config) -> None:
             state.adopt(load_target(path=options.target_path, base_url=options.base_url))
         except TargetFileError as exc:
             raise pytest.UsageError(str(exc)) from None
-    elif workerinput and _SHARED_TARGET in workerinput:
-        from crm_conformance.target import target_from_data
-
-        shared = target_from_data(
-            workerinput[_SHARED_TARGET], origin="embedded reference server (shared by xdist)"
-        )
-        state.adopt(shared)
     if not workerinput:
         for warning in options.waiver_warnings:
             sys.stderr.write(f"warning: {warning}\n")
@@ -190,44 +175,27 @@ def ensure_target(config: pytest.Config) -> "Target":
 
 
 def start_reference(state: RunState) -> "Target":
-    """Start the embedded reference server (stopped at unconfigure); return its target."""
-    from crm_conformance.target import target_from_served
+    """Start the embedded reference server (stopped at unconfigure); return its target.
 
-    # By name: the harness does not type-check against the reference server.
-    reference = importlib.import_module("crm_conformance.reference")
-    server = reference.running_server(reference.ServerSettings())
-    served = server.__enter__()
-    state.closers.append(lambda: server.__exit__(None, None, None))
-    return target_from_served(served)
+    In a process of its own, one per pytest process, so xdist workers never queue behind
+    one interpreter (`crm_conformance.embedded`).
+    """
+    from crm_conformance.embedded import EmbeddedServer
 
-
-def _runs_suites(config: pytest.Config) -> bool:
-    return any(in_suites(Path(str(arg).split("::")[0]).resolve()) for arg in config.args)
+    server = EmbeddedServer.spawn()
+    state.closers.append(server.stop)
+    return server.target()
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
-    """xdist controller: share one pacing directory, and one embedded reference server,
-    with every worker.
-
-    The server only when no target is given and the run includes suites/ (the project's
-    own tests never start a server). If it cannot start here, each worker tries on its
-    own and reports why.
-    """
+    """xdist controller: share one pacing directory with every worker (their tokens'
+    allowances are the run's). Each worker starts its own embedded server if it needs one."""
     state = state_of(node.config)
     if state.pacing_dir is None:  # one per run: the workers share their tokens' allowances
         state.pacing_dir = tempfile.mkdtemp(prefix="crm-conformance-pacing-")
         state.closers.append(functools.partial(shutil.rmtree, state.pacing_dir, True))
     node.workerinput[_PACING_DIR] = state.pacing_dir
-    if state.target is not None or state.options.names_a_target:
-        return
-    if state.shared_target is None and not state.shared_failed and _runs_suites(node.config):
-        try:
-            state.shared_target = start_reference(state).as_data()
-        except Exception:
-            state.shared_failed = True
-    if state.shared_target is not None:
-        node.workerinput[_SHARED_TARGET] = state.shared_target
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Mount
@@ -118,9 +119,12 @@ def create_app(settings: ServerSettings | None = None) -> ReferenceApp:
             error = ApiError(exc.status_code, "bad_request", str(exc.detail))
         return error_response(error, request.state.request_id, settings)
 
+    middleware = [Middleware(ApiMiddleware, settings=settings, store=store)]
+    if settings.has_variant("gzip_answers"):  # outermost: errors and 404s are compressed too
+        middleware.insert(0, Middleware(GZipMiddleware, minimum_size=1))  # not empty bodies (204)
     app = ReferenceApp(
         routes=routes,
-        middleware=[Middleware(ApiMiddleware, settings=settings, store=store)],
+        middleware=middleware,
         exception_handlers={HTTPException: routing_miss},
     )
     app.settings = settings

@@ -43,7 +43,10 @@ SPEC = ListSpec(
 
 def definitions(tx: Transaction, workspace: str, resource: str) -> list[Record]:
     """The custom field definitions of `resource`, in the order they were defined."""
-    return tx.find(workspace, "field", resource=resource)
+    return tx.memo(
+        ("field definitions", workspace, resource),
+        lambda: tx.find(workspace, "field", resource=resource),
+    )
 
 
 def render_values(

@@ -6,7 +6,6 @@ tie-break. A cursor names the last row served by its key values, so the next pag
 between: no row is repeated or skipped because of another row's change.
 """
 
-import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -218,6 +217,23 @@ def _order(sort: Sequence[tuple[str, bool]]) -> Callable[[list[Any], list[Any]],
     return compare
 
 
+def _sorted(
+    keyed: list[tuple[list[Any], Record]], sort: Sequence[tuple[str, bool]]
+) -> list[tuple[list[Any], Record]]:
+    """`keyed` in the order of `_order`: one stable sort per key, the last key first, so
+    equal values keep the order of the keys after them (then the id, ascending). A
+    key function, not a comparison function: a page of a large list sorts every row."""
+    keyed.sort(key=lambda pair: pair[0][-1])
+    for index in reversed(range(len(sort))):
+        keyed.sort(key=lambda pair: _ascending(pair[0][index]), reverse=sort[index][1])
+    return keyed
+
+
+def _ascending(value: Any) -> tuple[bool, Any]:
+    """A sort key putting nulls last (first when reversed), as `_compare` does."""
+    return (value is None, 0 if value is None else value)
+
+
 def paginate(
     spec: ListSpec,
     rows: Sequence[Record],
@@ -239,11 +255,7 @@ def paginate(
         return [getters[key](row) for key, _ in params.sort] + [row["id"]]
 
     compare = _order(params.sort)
-
-    def by_vector(left: tuple[list[Any], Record], right: tuple[list[Any], Record]) -> int:
-        return compare(left[0], right[0])
-
-    keyed = sorted(((vector(row), row) for row in rows), key=functools.cmp_to_key(by_vector))
+    keyed = _sorted([(vector(row), row) for row in rows], params.sort)
     offset_cursors = settings.has_fault("cursor_repeats_row_on_insert")
     hex_form = settings.has_variant("hex_cursors")
     start = 0

@@ -7,8 +7,9 @@ A resource module builds a `RouteTable` and declares handlers on it:
     @routes.post("/v1/deals", scopes=("deals:write",), entity="deals")
     def create_deal(call: Call) -> Reply: ...
 
-Handlers are plain functions run in a worker thread; they read the request through
-`Call` and answer a `Reply` or raise `ApiError`. Before a handler runs, the route has
+Handlers are plain functions (reads run in the event loop, writes in a worker thread);
+they read the request through `Call` and answer a `Reply` or raise `ApiError`. Before a
+handler runs, the route has
 already: authenticated the token (middleware), checked the declared scopes (403
 `insufficient_scope`), refused writes to an entity the workspace mirrors (403
 `local_write_denied`) and, for every write, applied the `Idempotency-Key`.
@@ -395,7 +396,13 @@ def _endpoint(
         if settings.has_variant("added_latency"):
             await asyncio.sleep(random.uniform(0.005, 0.02))
         try:
-            reply = await run_in_threadpool(_run, spec, call)
+            # A read runs in the event loop: every store access is serialized anyway, and
+            # the hop to a worker thread cost a list more than rendering its page. Writes
+            # keep the thread, so a duplicate can arrive while one is in flight.
+            if spec.method == "GET":
+                reply = _run(spec, call)
+            else:
+                reply = await run_in_threadpool(_run, spec, call)
         except ApiError as error:
             return error_response(error, call.request_id, settings)
         return render(reply, call)

@@ -14,14 +14,15 @@ for the deletion feed. `settings` holds per-workspace values (policy, seeded ids
 import json
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from crm_conformance.reference.clock import now_stamp
 from crm_conformance.reference.identifiers import new_id
 
 Record = dict[str, Any]
+_T = TypeVar("_T")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS records (
@@ -123,15 +124,28 @@ class Transaction:
 
     def __init__(self, connection: sqlite3.Connection) -> None:
         self._connection = connection
+        self._memo: dict[Hashable, Any] = {}
 
     def execute(self, sql: str, parameters: tuple[Any, ...] = ()) -> sqlite3.Cursor:
         """Raw SQL, for modules that own a table of their own (tokens, idempotency)."""
+        self._memo.clear()  # it may write
+        return self._connection.execute(sql, parameters)
+
+    def memo(self, key: Hashable, compute: Callable[[], _T]) -> _T:
+        """`compute()` once per transaction, for values every row of a page needs alike
+        (a contact list renders the same custom-field definitions for each of 50 rows).
+        Read only: callers never change the value. Any write drops what was kept."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return cast(_T, self._memo[key])
+
+    def _read(self, sql: str, parameters: tuple[Any, ...]) -> sqlite3.Cursor:
         return self._connection.execute(sql, parameters)
 
     def next_seq(self) -> int:
         """The next value of the change sequence."""
         self.execute("UPDATE sequence SET value = value + 1 WHERE only = 1")
-        return int(self.execute("SELECT value FROM sequence WHERE only = 1").fetchone()[0])
+        return int(self._read("SELECT value FROM sequence WHERE only = 1", ()).fetchone()[0])
 
     # --- records ---------------------------------------------------------------------
 
@@ -201,7 +215,7 @@ class Transaction:
 
     def get(self, workspace: str, kind: str, id: str) -> Record | None:
         """The record of `kind` with `id` in `workspace`, or None (also for another workspace)."""
-        row = self.execute(
+        row = self._read(
             "SELECT data FROM records WHERE id = ? AND workspace = ? AND kind = ?",
             (id, workspace, kind),
         ).fetchone()
@@ -209,7 +223,7 @@ class Transaction:
 
     def all(self, workspace: str, kind: str) -> list[Record]:
         """Every record of `kind` in `workspace`, oldest first."""
-        rows = self.execute(
+        rows = self._read(
             "SELECT data FROM records WHERE workspace = ? AND kind = ? ORDER BY created_at, id",
             (workspace, kind),
         )
@@ -222,12 +236,12 @@ class Transaction:
         for name, value in equals.items():
             sql += f" AND json_extract(data, '$.{name}') = ?"
             parameters.append(value)
-        rows = self.execute(sql + " ORDER BY created_at, id", tuple(parameters))
+        rows = self._read(sql + " ORDER BY created_at, id", tuple(parameters))
         return [json.loads(row[0]) for row in rows]
 
     def deletions(self, workspace: str) -> list[Record]:
         """The deletion feed of `workspace` in order: `{id, kind, deleted_at, seq}`."""
-        rows = self.execute(
+        rows = self._read(
             "SELECT id, kind, deleted_at, seq FROM deletions WHERE workspace = ? ORDER BY seq",
             (workspace,),
         )
@@ -237,7 +251,7 @@ class Transaction:
 
     def setting(self, workspace: str, key: str) -> Any:
         """A workspace setting's value, or None when unset."""
-        row = self.execute(
+        row = self._read(
             "SELECT value FROM settings WHERE workspace = ? AND key = ?", (workspace, key)
         ).fetchone()
         return json.loads(row[0]) if row else None
@@ -251,5 +265,5 @@ class Transaction:
 
     def workspaces(self) -> list[str]:
         """Names of the seeded workspaces."""
-        rows = self.execute("SELECT workspace FROM settings WHERE key = 'workspace.name'")
+        rows = self._read("SELECT workspace FROM settings WHERE key = 'workspace.name'", ())
         return [row[0] for row in rows]

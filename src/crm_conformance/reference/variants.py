@@ -368,6 +368,11 @@ _VARIANTS = (
         "every 50th request of a valid token's window answers 429 with Retry-After: 1 "
         "(Remaining 0, Reset 1)",
     ),
+    Variant(
+        "gzip_answers",
+        "every answer is gzip-compressed when the request accepts it (Accept-Encoding), "
+        "as Express's compression middleware and most gateways do",
+    ),
 )
 
 VARIANTS: dict[str, Variant] = {variant.name: variant for variant in _VARIANTS}

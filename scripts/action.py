@@ -1,0 +1,128 @@
+"""The steps of the GitHub Action (`action.yml` at the repository root), kept here so a
+test can run them: `install` puts the suite in a virtual environment, `run` runs it
+against the target and names the report folder for the upload step.
+
+    python scripts/action.py install   # ACTION_PATH: the action's checkout
+    python scripts/action.py run       # INPUT_TARGET, INPUT_CLASSES, INPUT_PROFILE,
+                                       # INPUT_SHARD, INPUT_WORKERS (empty: not given)
+
+Both read RUNNER_TEMP for the environment's place (CRM_ACTION_VENV overrides it) and
+write their outputs to GITHUB_OUTPUT as the Actions runner expects. `run` exits with
+the run's own exit code (0 conformant, 1 failed, 2 usage, 3 unreachable), so the job's
+verdict is the suite's. The inputs go to `crm-conformance run` as given: it validates
+them (a bad one is its exit 2 with one line naming it), so nothing is checked twice.
+"""
+
+import os
+import subprocess
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+EXIT_USAGE = 2
+"""The suite's exit code for a usage error, used for a wrong step name too."""
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """The action's inputs; an empty one is not given (the suite's default applies)."""
+
+    target: str = ""
+    classes: str = ""
+    profile: str = ""
+    shard: str = ""
+    workers: str = ""
+
+    @classmethod
+    def from_environment(cls, environ: Mapping[str, str]) -> "Inputs":
+        """The inputs the runner passed as INPUT_<NAME> variables (absent: the default)."""
+        return cls(
+            **{
+                name: environ[f"INPUT_{name.upper()}"].strip()
+                for name in ("target", "classes", "profile", "shard", "workers")
+                if f"INPUT_{name.upper()}" in environ
+            }
+        )
+
+    @property
+    def artifact_name(self) -> str:
+        """The report's artifact name, unique per shard (a matrix uploads one per job)."""
+        name = "crm-conformance-report"
+        return f"{name}-shard-{self.shard.replace('/', '-of-')}" if self.shard else name
+
+
+def venv_of(environ: Mapping[str, str]) -> Path:
+    """Where the suite is installed: CRM_ACTION_VENV, else under the runner's temp folder."""
+    if environ.get("CRM_ACTION_VENV"):
+        return Path(environ["CRM_ACTION_VENV"])
+    return Path(environ.get("RUNNER_TEMP") or "/tmp") / "crm-conformance-venv"
+
+
+def install_commands(action_path: Path, venv: Path) -> list[list[str]]:
+    """The commands that install the suite from the action's checkout into `venv`."""
+    pip = [
+        str(venv / "bin" / "python"),
+        "-m",
+        "pip",
+        "install",
+        "-q",
+        "--disable-pip-version-check",
+    ]
+    return [[sys.executable, "-m", "venv", str(venv)], [*pip, str(action_path)]]
+
+
+def run_command(inputs: Inputs, venv: Path, report_dir: Path) -> list[str]:
+    """`crm-conformance run` for `inputs`: only what was given, the shard passed through."""
+    command = [str(venv / "bin" / "crm-conformance"), "run"]
+    given = (
+        ("--target", inputs.target),
+        ("--classes", inputs.classes),
+        ("--profile", inputs.profile),
+        ("-n", inputs.workers),
+        ("--shard", inputs.shard),
+    )
+    command += [word for option, value in given if value for word in (option, value)]
+    return [*command, "--report-dir", str(report_dir)]
+
+
+def write_outputs(environ: Mapping[str, str], outputs: Mapping[str, str]) -> None:
+    """Append `name=value` lines to GITHUB_OUTPUT (printed when not on a runner)."""
+    lines = "".join(f"{name}={value}\n" for name, value in outputs.items())
+    path = environ.get("GITHUB_OUTPUT")
+    if path:
+        with open(path, "a", encoding="utf-8") as sink:
+            sink.write(lines)
+    else:
+        sys.stdout.write(lines)
+
+
+def install(environ: Mapping[str, str]) -> int:
+    action_path = Path(environ.get("ACTION_PATH") or Path(__file__).resolve().parent.parent)
+    for command in install_commands(action_path, venv_of(environ)):
+        done = subprocess.run(command, check=False)
+        if done.returncode:
+            return done.returncode
+    return 0
+
+
+def run(environ: Mapping[str, str]) -> int:
+    inputs = Inputs.from_environment(environ)
+    workspace = Path(environ.get("GITHUB_WORKSPACE") or ".")
+    report_dir = (workspace / "crm-conformance-report").resolve()
+    write_outputs(environ, {"report-dir": str(report_dir), "artifact-name": inputs.artifact_name})
+    done = subprocess.run(run_command(inputs, venv_of(environ), report_dir), check=False)
+    write_outputs(environ, {"exit-code": str(done.returncode)})
+    return done.returncode
+
+
+def main(argv: list[str]) -> int:
+    steps = {"install": install, "run": run}
+    if len(argv) != 1 or argv[0] not in steps:
+        sys.stderr.write(f"usage: action.py {{{'|'.join(steps)}}}\n")
+        return EXIT_USAGE
+    return steps[argv[0]](os.environ)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,65 @@
+"""The embedded reference server in a child process: serves, says why it did not, stops."""
+
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+import httpx
+import pytest
+
+from crm_conformance.embedded import EmbeddedServer
+
+pytest_plugins = ["pytester"]
+
+
+def test_the_server_process_serves_until_stopped() -> None:
+    server = EmbeddedServer.spawn()
+    try:
+        target = server.target()
+        assert target.sources["base_url"] == "embedded reference server"
+        assert sorted(target.tokens) == ["full", "other_workspace"]
+        answer = httpx.get(
+            f"{target.base_url}/v1/me", headers={"Authorization": f"Bearer {target.tokens['full']}"}
+        )
+        assert answer.status_code == 200
+    finally:
+        server.stop()
+    with pytest.raises(httpx.ConnectError):
+        httpx.get(f"{target.base_url}/v1/me")
+
+
+def test_a_server_process_that_dies_at_start_says_why() -> None:
+    errors = tempfile.TemporaryFile()  # noqa: SIM115 (closed by server.stop())
+    dying = subprocess.Popen(
+        [sys.executable, "-c", "import sys; sys.stderr.write('boom: port in use\\n'); sys.exit(3)"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=errors,
+    )
+    server = EmbeddedServer(dying, errors)
+    with pytest.raises(RuntimeError, match="exited with code 3: boom: port in use"):
+        server.target()
+    server.stop()
+
+
+SEEN = """
+import pytest
+
+@pytest.mark.req("HDR-001")
+def test_sees(target, api, request):
+    assert api.get("/v1/me").status_code == 200
+    request.node.user_properties.append(("served_by", target.base_url))
+"""
+
+
+def test_each_xdist_worker_serves_its_own_embedded_server(pytester: pytest.Pytester) -> None:
+    (pytester.path / "suites").mkdir()
+    (pytester.path / "suites" / "test_area.py").write_text(SEEN)
+    result = pytester.runpytest(
+        "suites", "-p", "no:cacheprovider", "-n", "2", "--dist", "each", "--junitxml=out.xml"
+    )
+    result.assert_outcomes(passed=2)
+    root = ET.parse(pytester.path / "out.xml").getroot()
+    served = {p.get("value") for p in root.iter("property") if p.get("name") == "served_by"}
+    assert len(served) == 2
