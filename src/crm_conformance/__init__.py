@@ -18,6 +18,7 @@ from crm_conformance._errors import (
     CatalogueError,
     ConformanceError,
     FeatureMissing,
+    RateLimitWaitError,
     ReportError,
     SetupFailed,
     TargetFileError,
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
         strings_in,
     )
     from crm_conformance.factories import RecordFactory
+    from crm_conformance.pacing import refill_window
     from crm_conformance.target import Target
 
 __version__ = "0.1.0"
@@ -80,6 +82,7 @@ _LAZY = {
     "instant": "expect",
     "is_timestamp": "expect",
     "matches": "expect",
+    "refill_window": "pacing",
     "run_checks": "checks",
     "strings_in": "expect",
 }
@@ -107,6 +110,7 @@ __all__ = [
     "FeatureMissing",
     "Fixtures",
     "IssuedToken",
+    "RateLimitWaitError",
     "RecordFactory",
     "ReportError",
     "SetupFailed",
@@ -133,6 +137,7 @@ __all__ = [
     "instant",
     "is_timestamp",
     "matches",
+    "refill_window",
     "run_checks",
     "strings_in",
 ]

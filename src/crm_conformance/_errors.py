@@ -45,6 +45,11 @@ class BudgetExhausted(ConformanceError):
     """Raised when a run has sent as many requests as its budget (`--request-budget`) allows."""
 
 
+class RateLimitWaitError(ConformanceError):
+    """Raised when the run cannot wait out the target's rate limit: a wait longer than
+    `max_rate_limit_wait`, or 429s that go on after every wait the target asked for."""
+
+
 class CatalogueError(ConformanceError):
     """Raised when spec/requirements.yaml is unreadable or violates its meta-schema."""
 

@@ -1,10 +1,12 @@
 """The HTTP client every suite talks to the target through.
 
 It is polite to someone else's server (DESIGN.md principle 4) and honest in what it
-reports: it honours 429 `Retry-After` with bounded retries, keeps a request budget
-per run, stops the run with one message when the target keeps failing (circuit
-breaker), and records every exchange with tokens redacted for the report. A 429
-that arrives without `Retry-After` is retried too, but recorded in
+reports: it paces each token's requests by the rate-limit headers (`pacing.Pacer`),
+waits out a 429's `Retry-After` up to a ceiling (`max_rate_limit_wait`, the target
+file's key of that name), keeps a request budget per run, stops the run with one
+message when the target keeps failing (circuit breaker), and records every exchange
+with tokens redacted for the report, and every wait for the allowance. A 429 that
+arrives without `Retry-After` is retried too, but recorded in
 `ExchangeLog.missing_retry_after` so a header test can fail on it instead of the
 client hiding it.
 """
@@ -18,7 +20,8 @@ from typing import Any
 
 import httpx
 
-from crm_conformance._errors import BudgetExhausted, TargetUnreachable
+from crm_conformance._errors import BudgetExhausted, RateLimitWaitError, TargetUnreachable
+from crm_conformance.pacing import DEFAULT_MAX_WAIT, RESET_SLACK, Pacer, token_key
 from crm_conformance.redaction import Redactor
 from crm_conformance.reproduction import curl_command
 
@@ -70,12 +73,22 @@ class Exchange:
         }
 
 
+@dataclass(frozen=True)
+class Wait:
+    """Seconds one request waited for its token's allowance, and whether a 429 asked for it."""
+
+    seconds: float
+    after_429: bool
+
+
 @dataclass
 class ExchangeLog:
-    """Every exchange of a run in order, and the 429s retried without a usable Retry-After."""
+    """Every exchange of a run in order, the 429s retried without a usable Retry-After,
+    and every wait for the allowance."""
 
     exchanges: list[Exchange] = field(default_factory=list)
     missing_retry_after: list[Exchange] = field(default_factory=list)
+    waits: list[Wait] = field(default_factory=list)
 
     def mark(self) -> int:
         """A position to read `since` from (the plugin marks the start of each test)."""
@@ -151,8 +164,9 @@ class ApiClient:
         budget: RequestBudget | None = None,
         breaker: CircuitBreaker | None = None,
         timeout: float = 10.0,
-        max_retries: int = 3,
-        max_retry_after: float = 30.0,
+        max_retries: int = 5,
+        max_rate_limit_wait: float = DEFAULT_MAX_WAIT,
+        pacer: Pacer | None = None,
         transport: httpx.BaseTransport | None = None,
         sleep: Callable[[float], None] = time.sleep,
         http: httpx.Client | None = None,
@@ -166,14 +180,16 @@ class ApiClient:
         self.budget = budget if budget is not None else RequestBudget(10_000)
         self.breaker = breaker if breaker is not None else CircuitBreaker()
         self.max_retries = max_retries
-        self.max_retry_after = max_retry_after
+        self.max_rate_limit_wait = max_rate_limit_wait
+        self.pacer = pacer if pacer is not None else Pacer()
         self._sleep = sleep
         self._http = http or httpx.Client(
             timeout=timeout, transport=transport, follow_redirects=False
         )
 
     def with_token(self, token: str | None) -> "ApiClient":
-        """A client for another token sharing this one's connection, budget, breaker and log."""
+        """A client for another token sharing this one's connection, budget, breaker, log
+        and pacer."""
         return ApiClient(
             base_url=self.base_url,
             token=token,
@@ -182,7 +198,8 @@ class ApiClient:
             budget=self.budget,
             breaker=self.breaker,
             max_retries=self.max_retries,
-            max_retry_after=self.max_retry_after,
+            max_rate_limit_wait=self.max_rate_limit_wait,
+            pacer=self.pacer,
             sleep=self._sleep,
             http=self._http,
         )
@@ -208,7 +225,8 @@ class ApiClient:
         `json` is serialised as given, so `json=None` sends the body `null`; leave it out
         for no body. `token=None` sends no Authorization header, `token="..."` sends
         `Bearer <that exact value>`; an explicit Authorization in `headers` wins.
-        `retry_429=False` returns the first 429 as is (for the rate-limit suite).
+        `retry_429=False` neither paces nor retries: the first 429 comes back as is, for
+        the rate-limit suite, which spends a throwaway token's allowance on purpose.
         """
         sent_headers = {"Accept": "application/json"}
         bearer = self.token if token is DEFAULT else token
@@ -225,19 +243,54 @@ class ApiClient:
         request = self._http.build_request(
             method.upper(), self.base_url + path, params=params, content=body, headers=sent_headers
         )
+        if not retry_429:
+            return self._send(request)
+        key = token_key(request.headers.get("Authorization"))
+        after_429 = False
         for attempt in range(self.max_retries + 1):
+            ticket = self._wait_for_allowance(key, request, after_429=after_429)
             response = self._send(request)
-            if response.status_code != 429 or not retry_429 or attempt == self.max_retries:
+            self.pacer.observe(key, response.headers, ticket=ticket)
+            if response.status_code != 429:
                 return response
+            if attempt == self.max_retries:
+                raise RateLimitWaitError(
+                    f"the target answered 429 to {request.method} {request.url.path} "
+                    f"{attempt + 1} times, after waiting each time as it asked; the run stops "
+                    "here rather than hand a test a refusal its server keeps making"
+                )
             wait = _retry_after(response.headers.get("Retry-After"))
             if wait is None:
                 # Recorded (not hidden) so a header test can fail on it; back off a little.
                 self.log.missing_retry_after.append(self.log.exchanges[-1])
                 wait = 0.5 * 2**attempt
-            elif wait > self.max_retry_after:
-                return response
-            self._sleep(wait)
-        raise AssertionError("unreachable: the loop returns on its last attempt")
+            elif wait > self.max_rate_limit_wait:
+                raise self._too_long(request, f"Retry-After: {wait:g} on its 429")
+            self.pacer.hold(key, wait)
+            after_429 = True
+        raise AssertionError("unreachable: the loop returns or raises on its last attempt")
+
+    def _wait_for_allowance(self, key: str, request: httpx.Request, *, after_429: bool) -> int:
+        """Sleep until the pacer admits a request of `key`; log the wait when there was
+        one. Returns the request's ticket."""
+        waited = 0.0
+        while (admission := self.pacer.admit(key)).wait > 0:
+            if admission.wait > self.max_rate_limit_wait + RESET_SLACK:
+                raise self._too_long(
+                    request, f"X-RateLimit-Reset: the allowance refills in {admission.wait:.0f} s"
+                )
+            self._sleep(admission.wait)
+            waited += admission.wait
+        if waited or after_429:
+            self.log.waits.append(Wait(waited, after_429))
+        return admission.ticket
+
+    def _too_long(self, request: httpx.Request, said: str) -> RateLimitWaitError:
+        return RateLimitWaitError(
+            f"the target's rate limit asks {request.method} {request.url.path} to wait longer "
+            f"than max_rate_limit_wait = {self.max_rate_limit_wait:g} s ({said}); raise "
+            "max_rate_limit_wait in the target file to let the run wait that long"
+        )
 
     def get(self, path: str, **kwargs: Any) -> httpx.Response:
         """`request("GET", path, ...)`."""

@@ -21,6 +21,7 @@ from typing import Any
 from crm_conformance._errors import (
     AdapterError,
     BudgetExhausted,
+    RateLimitWaitError,
     SetupFailed,
     TargetUnreachable,
 )
@@ -44,6 +45,8 @@ PROP_FAILED = "crm_failed"
 PROP_FUZZ = "fuzz"
 """user_properties key: `{seed, profile, requests}` of a fuzz test (written by the fuzz
 suites; its seed replays the test's cases)."""
+PROP_RATE_WAIT = "crm_rate_wait"
+"""user_properties key: `{seconds, 429s}` the test waited for its tokens' rate allowance."""
 
 
 class Outcome(enum.StrEnum):
@@ -121,7 +124,7 @@ def classify(exc: BaseException) -> Classified | None:
         )
     if isinstance(exc, TargetUnreachable):
         return Classified(Outcome.ERROR, f"target unreachable: {exc}", stops_run=True)
-    if isinstance(exc, BudgetExhausted):
+    if isinstance(exc, BudgetExhausted | RateLimitWaitError):
         return Classified(Outcome.ERROR, str(exc), stops_run=True)
     import httpx  # here: importing the vocabulary does not load an HTTP client
 
@@ -197,6 +200,9 @@ class OutcomeRecord:
     were neither verified nor broken by it."""
     seeds: list[int] = field(default_factory=list)
     """The seeds a generating test ran with (replay: `--seed`)."""
+    rate_wait: dict[str, Any] = field(default_factory=dict)
+    """Seconds the test waited for its tokens' rate allowance and the 429s it waited out
+    (`{"seconds": s, "429s": n}`); empty when it never waited."""
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)

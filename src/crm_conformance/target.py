@@ -16,6 +16,7 @@ from typing import Any, Protocol, TypeVar
 from urllib.parse import urlsplit
 
 from crm_conformance._errors import TargetFileError
+from crm_conformance.pacing import DEFAULT_MAX_WAIT
 
 TOKEN_ROLES = ("full", "other_workspace")
 """Token roles a target file may name: a full-scope workspace token, and one of a 2nd workspace."""
@@ -24,11 +25,22 @@ ENV_TOKENS = {"full": "CRM_TOKEN_FULL", "other_workspace": "CRM_TOKEN_OTHER"}
 """Environment variables read for tokens when `--base-url` is given without a target file."""
 
 _TOP_LEVEL_KEYS = frozenset(
-    {"base_url", "adapter_url", "allow_live", "timeout", "tokens", "conventions", "write_policy"}
+    {
+        "base_url",
+        "adapter_url",
+        "allow_live",
+        "timeout",
+        "max_rate_limit_wait",
+        "tokens",
+        "conventions",
+        "write_policy",
+    }
 )
 _TOKEN_KEYS = frozenset({"value", "value_env", "scopes"})
 _LIVE_PREFIX = "sk_live_"
 DEFAULT_TIMEOUT = 10.0
+LONGEST_RATE_LIMIT_WAIT = 86_400
+"""The most `max_rate_limit_wait` may say: a day (a daily quota)."""
 _T = TypeVar("_T")
 
 
@@ -41,6 +53,9 @@ class Target:
     allow_live: bool = False
     timeout: float = DEFAULT_TIMEOUT
     """Seconds to wait for each answer of the API and the adapter (`timeout` in the file)."""
+    max_rate_limit_wait: float = DEFAULT_MAX_WAIT
+    """Longest single wait for a token's allowance (a 429's Retry-After or a spent
+    window's X-RateLimit-Reset); a longer one stops the run naming this key."""
     # Not in the repr: a repr cut short by pytest could leave half a token unfiltered.
     tokens: Mapping[str, str] = field(default_factory=dict, repr=False)
     conventions: Mapping[str, str] = field(default_factory=dict)
@@ -62,6 +77,7 @@ class Target:
             "base_url": self.base_url,
             "allow_live": self.allow_live,
             "timeout": self.timeout,
+            "max_rate_limit_wait": self.max_rate_limit_wait,
             "tokens": {
                 role: {"value": value, **self._declared(role)}
                 for role, value in self.tokens.items()
@@ -84,6 +100,7 @@ class Target:
             "adapter_url": self.adapter_url,
             "allow_live": self.allow_live,
             "timeout": self.timeout,
+            "max_rate_limit_wait": self.max_rate_limit_wait,
             "token_roles": sorted(self.tokens),
             "conventions": dict(self.conventions),
             "declared_scopes": {role: sorted(s) for role, s in self.declared_scopes.items()},
@@ -213,6 +230,20 @@ def _from_mapping(
                 f"{origin}: timeout = {raw!r} must be a number of seconds, above 0 and at most 600"
             )
         timeout = float(raw)
+    max_rate_limit_wait = DEFAULT_MAX_WAIT
+    if "max_rate_limit_wait" in data:
+        raw = data["max_rate_limit_wait"]
+        if (
+            isinstance(raw, bool)
+            or not isinstance(raw, int | float)
+            or not 0 < raw <= LONGEST_RATE_LIMIT_WAIT
+        ):
+            raise TargetFileError(
+                f"{origin}: max_rate_limit_wait = {raw!r} must be a number of seconds, above 0 "
+                f"and at most {LONGEST_RATE_LIMIT_WAIT} (a day), e.g. max_rate_limit_wait = 900"
+            )
+        max_rate_limit_wait = float(raw)
+        sources["max_rate_limit_wait"] = origin
     tokens, scopes = _tokens(data.get("tokens"), origin, env, sources)
     _refuse_live(tokens, allow_live=allow_live, origin=origin)
     return Target(
@@ -220,6 +251,7 @@ def _from_mapping(
         adapter_url=adapter_url,
         allow_live=allow_live,
         timeout=timeout,
+        max_rate_limit_wait=max_rate_limit_wait,
         tokens=MappingProxyType(tokens),
         conventions=MappingProxyType(_conventions(data.get("conventions", {}), origin)),
         declared_scopes=MappingProxyType(scopes),

@@ -20,6 +20,21 @@ TOKEN = "sk_test_fakeSelector.fakeVerifierSecret123"
 OTHER_TOKEN = "sk_test_otherSelector.otherVerifierSecret456"
 
 
+class FakeClock:
+    """Time for pacing tests: `sleep` records the seconds and moves `now`, nothing waits."""
+
+    def __init__(self) -> None:
+        self.time = 1000.0
+        self.slept: list[float] = []
+
+    def now(self) -> float:
+        return self.time
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.time += seconds
+
+
 def hexid(prefix: str) -> str:
     """A well-formed identifier of `prefix` (e.g. `con_`)."""
     return prefix + uuid.uuid4().hex

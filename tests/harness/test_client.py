@@ -4,25 +4,28 @@ import json
 
 import httpx
 import pytest
-from fake_target import TOKEN, conformant, rate_headers
+from fake_target import TOKEN, FakeClock, conformant, rate_headers
 
-from crm_conformance import BudgetExhausted, TargetUnreachable
-from crm_conformance.client import ApiClient, CircuitBreaker, RequestBudget
+from crm_conformance import BudgetExhausted, RateLimitWaitError, TargetUnreachable
+from crm_conformance.client import ApiClient, CircuitBreaker, RequestBudget, Wait
+from crm_conformance.pacing import Pacer
 from crm_conformance.redaction import FILTERED, Redactor
 
 
 def client(
     handler: httpx.MockTransport | None = None, **options: object
 ) -> tuple[ApiClient, list[float]]:
-    slept: list[float] = []
+    """A client on a fake clock: its sleeps are recorded and move the clock, never wait."""
+    clock = FakeClock()
     api = ApiClient(
         base_url="http://target",
         token=TOKEN,
         transport=handler or httpx.MockTransport(conformant),
-        sleep=slept.append,
+        sleep=clock.sleep,
+        pacer=Pacer(clock=clock.now),
         **options,  # type: ignore[arg-type]
     )
-    return api, slept
+    return api, clock.slept
 
 
 def throttling(first: int, retry_after: str | None) -> httpx.MockTransport:
@@ -58,16 +61,27 @@ def test_a_429_without_retry_after_is_retried_but_recorded() -> None:
     assert [e.status for e in api.log.missing_retry_after] == [429]
 
 
-def test_retries_are_bounded_and_the_last_429_returned() -> None:
+def test_429s_that_go_on_after_every_wait_stop_the_run_with_one_error() -> None:
     api, slept = client(throttling(10, "1"), max_retries=2)
-    assert api.get("/v1/contacts").status_code == 429
-    assert len(slept) == 2
+    with pytest.raises(RateLimitWaitError, match="answered 429 to GET /v1/contacts 3 times"):
+        api.get("/v1/contacts")
+    assert slept == [1.0, 1.0]
 
 
-def test_a_retry_after_beyond_the_cap_is_returned_not_waited() -> None:
-    api, slept = client(throttling(1, "3600"))
-    assert api.get("/v1/contacts").status_code == 429
+def test_a_retry_after_beyond_the_ceiling_is_one_error_naming_the_key() -> None:
+    api, slept = client(throttling(1, "3600"), max_rate_limit_wait=120)
+    with pytest.raises(
+        RateLimitWaitError, match=r"max_rate_limit_wait = 120 s \(Retry-After: 3600"
+    ):
+        api.get("/v1/contacts")
     assert slept == []
+
+
+def test_a_retry_after_up_to_the_ceiling_is_waited() -> None:
+    api, slept = client(throttling(1, "120"), max_rate_limit_wait=120)
+    assert api.get("/v1/contacts").status_code == 200
+    assert slept == [120.0]
+    assert api.log.waits == [Wait(120.0, after_429=True)]
 
 
 def test_retry_can_be_turned_off_for_the_rate_limit_suite() -> None:

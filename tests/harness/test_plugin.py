@@ -3,6 +3,7 @@
 import time
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
+from pathlib import Path
 
 # httpx maps httpcore's exceptions by class, and pytester drops modules first imported inside
 # an in-process run: imported here, httpcore is not re-imported (with new classes) per run.
@@ -533,3 +534,46 @@ def test_an_opt_in_id_never_keeps_a_test_of_other_classes_from_running(
     )
     [record] = read_records(pytester.path / "all.jsonl")
     assert record.requirements == ["PAG-001", "RATE-001"]
+
+
+SPENT_ALLOWANCE = """
+import os
+from pathlib import Path
+
+import pytest
+
+@pytest.mark.req("HDR-001")
+@pytest.mark.parametrize("n", [1, 2])
+def test_spends(api, n):
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    Path(f"ledger-{worker}").write_text(str(api.pacer.ledger.directory))
+    for _ in range(2):
+        assert api.get("/v1/contacts").status_code == 200
+"""
+
+
+def test_workers_share_one_pacing_ledger_and_each_wait_reaches_junit(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A target whose every answer says the window is spent (Remaining 0, Reset 0): each
+    test's second request waits (Reset and the slack for rounding, about a second)."""
+
+    def spent(request: httpx.Request) -> httpx.Response:
+        response = conformant(request)
+        response.headers["X-RateLimit-Remaining"] = "0"
+        response.headers["X-RateLimit-Reset"] = "0"
+        return response
+
+    monkeypatch.setenv("CRM_TOKEN_FULL", TOKEN)
+    suite(pytester, SPENT_ALLOWANCE)
+    with serve(spent) as url:
+        result = run(pytester, "--base-url", url, "-n", "2", "--junitxml=out.xml")
+    result.assert_outcomes(passed=2)
+    directories = {path.read_text() for path in pytester.path.glob("ledger-gw*")}
+    assert len(directories) == 1  # both workers, one ledger
+    assert not any(Path(directory).exists() for directory in directories)  # removed at the end
+    root = ET.parse(pytester.path / "out.xml").getroot()
+    waits = [
+        p.get("value") or "" for p in root.iter("property") if p.get("name") == "crm_rate_wait"
+    ]
+    assert len(waits) == 2 and all("'429s': 0" in wait for wait in waits)

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from crm_conformance import TargetFileError
-from crm_conformance.target import load_target
+from crm_conformance.target import load_target, target_from_data
 
 GOOD = """
 base_url = "http://127.0.0.1:8000/"
@@ -93,12 +93,30 @@ MINIMAL = 'base_url = "http://h:1"\n[tokens.full]\nvalue = "sk_test_a.b"\n'
         (MINIMAL + "[write_policy]\ncontacts = 1\n", "write_policy.contacts = 1"),
         ('base_url = "http://h"\n[tokens.full\n', "invalid TOML"),
         ("timeout = 0\n" + MINIMAL, "timeout = 0 must be a number of seconds"),
+        (
+            "max_rate_limit_wait = 0\n" + MINIMAL,
+            "max_rate_limit_wait = 0 must be a number of seconds, above 0 and at most 86400",
+        ),
+        ("max_rate_limit_wait = 90000\n" + MINIMAL, "max_rate_limit_wait = 90000 must be"),
+        ('max_rate_limit_wait = "1h"\n' + MINIMAL, "max_rate_limit_wait = '1h' must be"),
+        ("max_rate_limit_wait = true\n" + MINIMAL, "max_rate_limit_wait = True must be"),
     ],
 )
 def test_each_mistake_names_its_key(tmp_path: Path, text: str, message: str) -> None:
     with pytest.raises(TargetFileError) as caught:
         load_target(path=write(tmp_path, text), environ={})
     assert message in str(caught.value)
+
+
+def test_the_rate_limit_wait_ceiling_defaults_to_five_minutes_and_can_be_raised(
+    tmp_path: Path,
+) -> None:
+    assert load_target(path=write(tmp_path, MINIMAL), environ={}).max_rate_limit_wait == 300
+    raised = load_target(path=write(tmp_path, "max_rate_limit_wait = 3600\n" + MINIMAL))
+    assert raised.max_rate_limit_wait == 3600
+    assert raised.sources["max_rate_limit_wait"] == "target file target.toml"
+    assert raised.describe()["max_rate_limit_wait"] == 3600
+    assert target_from_data(raised.as_data(), origin="x").max_rate_limit_wait == 3600
 
 
 def test_invalid_toml_names_the_line(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from crm_conformance.reference.api_errors import ERROR_TYPES
+from crm_conformance.reference.rate_limits import SlidingLog
 
 ENVELOPE_KEYS = {"type", "code", "message", "param", "detail", "documentation_url", "request_id"}
 
@@ -81,6 +82,32 @@ def test_rate_limit_answers_429_with_retry_after(make_app, client_for) -> None:
     assert int(response.headers["Retry-After"]) >= 1
     other = TestClient(app, headers={"Authorization": f"Bearer {app.seeded_tokens['secondary']}"})
     assert other.get("/v1/users").status_code == 200, "limits are per token"
+
+
+def test_the_sliding_log_refills_as_the_oldest_leave_and_rounds_reset_down() -> None:
+    now = [100.0]
+    log = SlidingLog(clock=lambda: now[0])
+    first = log.count("k", 2, 10)
+    now[0] += 2.5
+    second, refused = log.count("k", 2, 10), log.count("k", 2, 10)
+    assert (first.remaining, second.remaining, refused.allowed) == (1, 0, False)
+    assert refused.reset == 7 and refused.headers()["Retry-After"] == "8"  # 7.5 s either way
+    now[0] += 7.5  # the first request leaves the window; the second stays
+    assert [log.count("k", 2, 10).allowed for _ in range(2)] == [True, False]
+
+
+@pytest.mark.parametrize(
+    ("variant", "window"), [("rate_limit_300_per_minute", "60"), ("sliding_rate_limit", "120")]
+)
+def test_production_like_variants_limit_tokens_to_300(make_app, variant, window) -> None:
+    app = make_app(variants={variant})
+    client = TestClient(app, headers={"Authorization": f"Bearer {app.seeded_tokens['primary']}"})
+    answer = client.get("/v1/users").headers
+    assert (answer["X-RateLimit-Limit"], answer["X-RateLimit-Reset"]) in {
+        ("300", window),
+        ("300", str(int(window) - 1)),  # the sliding log rounds down
+    }
+    assert TestClient(app).get("/v1/users").headers["X-RateLimit-Limit"] == "100000"
 
 
 def test_uuid_request_ids_variant(make_app) -> None:

@@ -1,4 +1,5 @@
-"""Verdict rules (DESIGN.md, "Conformance classes and outcomes"), from records alone."""
+"""Verdict rules (DESIGN.md, "Conformance classes and outcomes"), from records alone, and
+the run's wait for the rate allowance."""
 
 from typing import Any
 
@@ -151,3 +152,21 @@ def test_the_certificate_claims_only_passed_classes_and_says_what_the_others_lac
     assert '"classes_passed": [\n    "core",\n    "tags"\n  ]' in certificate
     assert f"2 not verified: {NO_ADAPTER}" in certificate
     assert '"headline": "NOTHING FAILED: 33 % of testable requirements verified' in certificate
+
+
+def test_the_summary_says_how_long_the_run_waited_for_the_allowance() -> None:
+    waited = [
+        OutcomeRecord(
+            "suites/t.py::a", Outcome.PASSED, ["TAG-001"], [], rate_wait={"seconds": 61.5}
+        ),
+        OutcomeRecord(
+            "suites/t.py::b", Outcome.PASSED, ["TAG-001"], [], rate_wait={"seconds": 2, "429s": 2}
+        ),
+        record("passed", "DEAL-001"),
+    ]
+    info = RunInfo("0", None, {"base_url": "http://t"}, None, "quick", "s", "f")
+    summary = build_summary(waited, info, CATALOGUE)
+    assert summary["rate_limit_wait"] == {"seconds": 63.5, "429s": 2}
+    assert "waited 63.5 s for the target's rate allowance (2 429s waited out)" in (
+        render_markdown(summary)
+    )

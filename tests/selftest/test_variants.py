@@ -69,6 +69,8 @@ OBSERVATIONS: dict[str, Callable[[TestClient], Any]] = {
     "added_latency": _delays,
     "omit_null_optional_fields": lambda c: "email" in _created_contact(c).json(),
     "small_rate_limit": lambda c: c.get("/v1/users").headers["X-RateLimit-Limit"],
+    "rate_limit_300_per_minute": lambda c: c.get("/v1/users").headers["X-RateLimit-Limit"],
+    "sliding_rate_limit": lambda c: c.get("/v1/users").headers["X-RateLimit-Limit"],
     "occasional_429": _statuses_of_50,
     "offset_timestamps": lambda c: _created_contact(c).json()["created_at"][-1],
 }

@@ -41,6 +41,8 @@ def _client(state: RunState, token: str | None) -> "ApiClient":
         budget=state.budget,
         breaker=state.breaker,
         timeout=state.target.timeout,
+        max_rate_limit_wait=state.target.max_rate_limit_wait,
+        pacer=state.pacer,
     )
     state.closers.append(client.close)
     return client

@@ -19,6 +19,7 @@ from crm_conformance.outcomes import (
     PROP_FAILED,
     PROP_OBSERVATION,
     PROP_OUTCOME,
+    PROP_RATE_WAIT,
     PROP_REQUIREMENT,
     Outcome,
     classify,
@@ -31,12 +32,15 @@ if TYPE_CHECKING:
 
 _EXCHANGE_MARK = pytest.StashKey[tuple[int, int]]()
 """Where the log stood when a test started: (exchanges, 429s without Retry-After)."""
+_WAIT_MARK = pytest.StashKey[int]()
+"""Where the log's waits for the rate allowance stood when a test started."""
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
     state = item.config.stash.get(STATE, None)
     if state is not None and state.log is not None:
         item.stash[_EXCHANGE_MARK] = (state.log.mark(), len(state.log.missing_retry_after))
+        item.stash[_WAIT_MARK] = len(state.log.waits)
 
 
 def exchanges_of(item: pytest.Item) -> list[dict[str, Any]]:
@@ -101,6 +105,11 @@ def pytest_runtest_makereport(
                     },
                 )
             )
+        waits = state.log.waits[item.stash.get(_WAIT_MARK, 0) :]
+        if waits:  # how long this test waited for the allowance (summed in the summary)
+            seconds = round(sum(wait.seconds for wait in waits), 3)
+            after_429 = sum(wait.after_429 for wait in waits)
+            item.user_properties.append((PROP_RATE_WAIT, {"seconds": seconds, "429s": after_429}))
     report = yield
     if call.excinfo is not None and (report.failed or hasattr(report, "wasxfail")):
         exc = call.excinfo.value

@@ -8,10 +8,13 @@ reference server starts once (under xdist, once in the controller, shared by eve
 worker) and stops at the end.
 """
 
+import functools
 import importlib
 import itertools
 import json
+import shutil
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +27,7 @@ from crm_conformance.plugin.options import Options, read_options
 
 if TYPE_CHECKING:
     from crm_conformance.client import CircuitBreaker, ExchangeLog, RequestBudget
+    from crm_conformance.pacing import Pacer
     from crm_conformance.redaction import Redactor
     from crm_conformance.target import Target
 
@@ -38,6 +42,9 @@ mistakes pytest's internal error (3) for it."""
 _SHARED_TARGET = "crm_shared_target"
 """Key of the controller's reference-server target in each xdist worker's workerinput."""
 
+_PACING_DIR = "crm_pacing_dir"
+"""Key of the run's pacing directory (`pacing.FileLedger`) in each worker's workerinput."""
+
 
 @dataclass
 class RunState:
@@ -51,6 +58,9 @@ class RunState:
     log: "ExchangeLog | None" = None
     budget: "RequestBudget | None" = None
     breaker: "CircuitBreaker | None" = None
+    pacer: "Pacer | None" = None
+    pacing_dir: str | None = None
+    """The directory xdist workers share their tokens' allowances in (`pacing.FileLedger`)."""
     pending_observations: list[tuple[str, Any]] = field(default_factory=list)
     counter: Iterator[int] = field(default_factory=itertools.count)
     closers: list[Callable[[], None]] = field(default_factory=list)
@@ -64,11 +74,14 @@ class RunState:
         return f"cc-{self.options.run_id}-{self.worker}-"
 
     def adopt(self, target: "Target") -> None:
-        """Make `target` the run's, with a fresh exchange log, budget share and breaker."""
+        """Make `target` the run's, with a fresh exchange log, budget share, breaker and
+        pacer (sharing the run's pacing directory with the other workers, if any)."""
         from crm_conformance.client import CircuitBreaker, ExchangeLog, RequestBudget
+        from crm_conformance.pacing import FileLedger, Pacer
         from crm_conformance.redaction import Redactor
 
         self.target = target
+        self.pacer = Pacer(FileLedger(Path(self.pacing_dir)) if self.pacing_dir else None)
         self.redactor = Redactor(target.tokens.values())
         self.log = ExchangeLog()
         share = -(-self.options.request_budget // self.worker_count)  # ceiling division
@@ -99,6 +112,7 @@ def pytest_configure(config: pytest.Config) -> None:
         options=options,
         worker=workerinput["workerid"] if workerinput else "main",
         worker_count=int(workerinput["workercount"]) if workerinput else 1,
+        pacing_dir=workerinput.get(_PACING_DIR) if workerinput else None,
     )
     if options.names_a_target:
         from crm_conformance._errors import TargetFileError
@@ -200,13 +214,18 @@ def _runs_suites(config: pytest.Config) -> bool:
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
-    """xdist controller: share one embedded reference server with every worker.
+    """xdist controller: share one pacing directory, and one embedded reference server,
+    with every worker.
 
-    Only when no target is given and the run includes suites/ (the project's own tests
-    never start a server). If it cannot start here, each worker tries on its own and
-    reports why.
+    The server only when no target is given and the run includes suites/ (the project's
+    own tests never start a server). If it cannot start here, each worker tries on its
+    own and reports why.
     """
     state = state_of(node.config)
+    if state.pacing_dir is None:  # one per run: the workers share their tokens' allowances
+        state.pacing_dir = tempfile.mkdtemp(prefix="crm-conformance-pacing-")
+        state.closers.append(functools.partial(shutil.rmtree, state.pacing_dir, True))
+    node.workerinput[_PACING_DIR] = state.pacing_dir
     if state.target is not None or state.options.names_a_target:
         return
     if state.shared_target is None and not state.shared_failed and _runs_suites(node.config):

@@ -18,6 +18,7 @@ from crm_conformance.outcomes import (
     PROP_FUZZ,
     PROP_OBSERVATION,
     PROP_OUTCOME,
+    PROP_RATE_WAIT,
     PROP_REQUIREMENT,
     Outcome,
     OutcomeRecord,
@@ -82,6 +83,7 @@ def outcome_record(reports: list[pytest.TestReport], waived: Mapping[str, Waiver
     observations = [v for v in _values(reports, PROP_OBSERVATION) if isinstance(v, dict)]
     classified = _values(reports, PROP_OUTCOME)
     causes = _values(reports, PROP_CAUSE)
+    rate_waits = [v for v in _values(reports, PROP_RATE_WAIT) if isinstance(v, dict)]
     outcome, cause = Outcome.PASSED, ""
     for report in reports:
         if report.skipped and not hasattr(report, "wasxfail"):
@@ -116,6 +118,7 @@ def outcome_record(reports: list[pytest.TestReport], waived: Mapping[str, Waiver
         observations=observations,
         failed_requirements=charged,
         seeds=[int(v["seed"]) for v in _values(reports, PROP_FUZZ) if isinstance(v, dict)],
+        rate_wait=rate_waits[0] if rate_waits else {},
     )
 
 

@@ -410,6 +410,12 @@ _FAULTS = (
         "X-RateLimit-Remaining reports the requests used in the window, not those left",
     ),
     Fault(
+        "rate_remaining_frozen",
+        ("HDR-007",),
+        "X-RateLimit-Remaining always reports the whole allowance: the limiter counts, the "
+        "header does not (with any window shape, the sliding variant's too)",
+    ),
+    Fault(
         "lists_omit_default_visibility",
         ("CON-003", "DEAL-002"),
         "list pages leave out `visibility` when it is the default `company`",

@@ -19,7 +19,7 @@ from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from crm_conformance.reference.api_errors import ApiError
-from crm_conformance.reference.rate_limits import Allowance, RateLimiter
+from crm_conformance.reference.rate_limits import Allowance, RateLimiter, SlidingLog
 from crm_conformance.reference.routing import error_response
 from crm_conformance.reference.settings import ServerSettings
 from crm_conformance.reference.storage import Store
@@ -36,6 +36,19 @@ def _every_50th_refused(allowance: Allowance) -> Allowance:
     return allowance
 
 
+def _per_token_allowance(settings: ServerSettings, limit: int, window: int) -> tuple[int, int]:
+    """The allowance of a valid token the adapter gave no `rate_limit` of its own.
+
+    The production-like variants limit tokens only ("Rate limits are per token"); requests
+    without a valid token keep the server's own limit.
+    """
+    if settings.has_variant("rate_limit_300_per_minute"):
+        return 300, 60
+    if settings.has_variant("sliding_rate_limit"):
+        return 300, 120
+    return limit, window
+
+
 class ApiMiddleware:
     """Request id, authentication and rate limit before the app; headers after it."""
 
@@ -43,7 +56,8 @@ class ApiMiddleware:
         self.app = app
         self.settings = settings
         self.store = store
-        self.limiter = RateLimiter()
+        sliding = settings.has_variant("sliding_rate_limit")
+        self.limiter = SlidingLog() if sliding else RateLimiter()
 
     def _request_id(self) -> str:
         if self.settings.has_variant("uuid_request_ids"):
@@ -101,6 +115,8 @@ class ApiMiddleware:
                     bucket = "token:workspace-" + principal.workspace
                 if principal.rate_limit:
                     limit, window = principal.rate_limit
+                else:
+                    limit, window = _per_token_allowance(self.settings, limit, window)
         # The provisioning adapter is a control plane beside the API: never counted.
         adapter = path == "/_adapter" or path.startswith("/_adapter/")
         allowance = (
@@ -119,6 +135,8 @@ class ApiMiddleware:
             allowance = _every_50th_refused(allowance)
         if allowance is not None and self.settings.has_fault("rate_remaining_counts_used"):
             allowance = replace(allowance, remaining=allowance.limit - allowance.remaining)
+        if allowance is not None and self.settings.has_fault("rate_remaining_frozen"):
+            allowance = replace(allowance, remaining=allowance.limit)
         if allowance is not None and not allowance.allowed:
             problem = ApiError(
                 429,

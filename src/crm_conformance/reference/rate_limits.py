@@ -1,14 +1,18 @@
-"""Per-token fixed-window rate limits, reported on every response.
+"""Per-token rate limits, reported on every response.
 
-Fixed windows keep the three headers exact: Limit is the window's allowance, Remaining
-never exceeds it, Reset counts whole seconds until the allowance refills. Requests
-without a valid token are counted per presented credential (or per client), so a flood
-of bad tokens cannot spend a real token's allowance.
+The reference counts in fixed windows, which keep the three headers exact: Limit is the
+window's allowance, Remaining never exceeds it, Reset counts whole seconds (rounded up)
+until the allowance refills. The `sliding_rate_limit` variant counts in a sliding log
+instead (`SlidingLog`). Requests without a valid token are counted per presented
+credential (or per client), so a flood of bad tokens cannot spend a real token's
+allowance.
 """
 
 import math
 import threading
 import time
+from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 
 
@@ -20,6 +24,8 @@ class Allowance:
     remaining: int
     reset: int
     allowed: bool
+    retry_after: int = 0
+    """Seconds a refused request is told to wait, when not `reset` (at least 1 is sent)."""
 
     def headers(self) -> dict[str, str]:
         headers = {
@@ -28,7 +34,7 @@ class Allowance:
             "X-RateLimit-Reset": str(self.reset),
         }
         if not self.allowed:
-            headers["Retry-After"] = str(max(1, self.reset))
+            headers["Retry-After"] = str(max(1, self.retry_after or self.reset))
         return headers
 
 
@@ -55,3 +61,42 @@ class RateLimiter:
             self._windows[key] = (start, used)
         reset = max(0, math.ceil(start + window - now))
         return Allowance(limit, max(0, limit - used), reset, allowed)
+
+
+class SlidingLog:
+    """Counts requests per key in the last `window` seconds (a sliding log); thread-safe.
+
+    The `sliding_rate_limit` variant, another shape the document allows ("Numeric rate
+    allowance and window length: not shown"): a request is allowed while fewer than
+    `limit` were counted in the window before it, so the allowance refills one request
+    at a time as the oldest leave. Reset is the whole seconds until the oldest counted
+    request leaves the window, rounded down; Retry-After rounds the same wait up.
+    """
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._logs: dict[str, deque[float]] = {}
+
+    def count(self, key: str, limit: int, window: int, *, sticky: bool = False) -> Allowance:
+        """Count one request on `key`; over the limit it is refused (and not counted).
+
+        `sticky` belongs to the fixed windows' fault and is not modelled here.
+        """
+        now = self._clock()
+        with self._lock:
+            log = self._logs.setdefault(key, deque())
+            while log and now - log[0] >= window:
+                log.popleft()
+            allowed = len(log) < limit
+            if allowed:
+                log.append(now)
+            until_oldest_leaves = log[0] + window - now
+            used = len(log)
+        return Allowance(
+            limit,
+            limit - used,
+            max(0, math.floor(until_oldest_leaves)),
+            allowed,
+            retry_after=math.ceil(until_oldest_leaves),
+        )

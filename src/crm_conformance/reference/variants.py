@@ -50,6 +50,17 @@ _VARIANTS = (
     ),
     Variant("small_rate_limit", "1000 requests per token per 10-second window"),
     Variant(
+        "rate_limit_300_per_minute",
+        "each token may make 300 requests per 60-second fixed window (Reset rounded up), "
+        "a production-like allowance; a whole run takes its requests ÷ 5 seconds",
+    ),
+    Variant(
+        "sliding_rate_limit",
+        "each token may make 300 requests in any 120 seconds (a sliding log): Reset is the "
+        "seconds until the oldest counted request leaves the window, rounded down, and "
+        "Retry-After the same wait rounded up; a whole run takes its requests ÷ 2.5 seconds",
+    ),
+    Variant(
         "occasional_429",
         "every 50th request of a valid token's window answers 429 with Retry-After: 1 "
         "(Remaining 0, Reset 1)",

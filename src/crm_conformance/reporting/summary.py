@@ -226,6 +226,10 @@ def build_summary(
         "classes": classes,
         "requirements": requirements,
         "observations": _unique(observations),
+        "rate_limit_wait": {
+            "seconds": round(sum(r.rate_wait.get("seconds", 0) for r in records), 1),
+            "429s": sum(r.rate_wait.get("429s", 0) for r in records),
+        },
     }
     summary["headline"] = headline(summary)
     return summary
@@ -283,6 +287,11 @@ def render_markdown(summary: dict[str, Any]) -> str:
         lines.append("Not claimed by this run: " + ", ".join(unclaimed) + ".")
     if summary["waivers"]:
         lines.append(f"{len(summary['waivers'])} requirement(s) waived as expected failures.")
+    waited = summary.get("rate_limit_wait", {})
+    lines.append(
+        f"The run waited {waited.get('seconds', 0):g} s for the target's rate allowance "
+        f"({waited.get('429s', 0)} 429s waited out)."
+    )
     lines += ["", "## Classes", "", "| Class | Verdict | Verified | Lacks |", "|---|---|---|---|"]
     for cls, entry in classes.items():
         lacks = "; ".join(entry["lacks"])
