@@ -4,15 +4,8 @@ pytest runs in a child process so a crash (or a hung worker killed by the user) 
 contained and still leaves a verdict. The child writes one stream of outcome records
 (`outcomes.jsonl`, by the harness plugin's `plugin.stream`); afterwards this module
 builds the summaries (and the certificate) from that stream alone, prints the short
-verdict, and maps the result onto the command's exit codes (README, "Exit codes"):
-
-| code | meaning |
-|---|---|
-| 0 | nothing failed: no requirement failed and every test that ran passed (the CI gate) |
-| 1 | a requirement failed, or tests could not run for setup errors (the first line says which) |
-| 2 | usage or target-file error |
-| 3 | target unreachable, or it does not answer like the API |
-| 4 | internal error of pytest or the harness (details in the run's `pytest.log`) |
+verdict, and maps the result onto the command's exit codes (`EXIT_*`; the table is in
+README, "Exit codes").
 
 The child tells an unreachable target apart with an exit status of its own
 (`plugin.session.EXIT_UNREACHABLE`), outside pytest's 0-5, so pytest's internal error
@@ -55,10 +48,13 @@ from crm_conformance.target import load_target
 from crm_conformance.waivers import Waiver, load_waivers
 
 EXIT_NOTHING_FAILED = 0
+"""No requirement failed and no test errored or was blocked (the CI gate's pass)."""
 EXIT_FAILED = 1
+"""A requirement failed, or tests could not run for setup errors."""
 EXIT_USAGE = 2
 EXIT_UNREACHABLE = 3
 EXIT_INTERNAL = 4
+"""pytest or the harness crashed; the message points to the run's pytest.log."""
 
 _PYTEST_INTERRUPTED = 2
 _PYTEST_INTERNAL_ERROR = 3

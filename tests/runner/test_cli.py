@@ -336,3 +336,13 @@ def test_stderr_off_a_terminal_has_plain_progress_lines_no_longer_than_600(
     shown = [int(line.split("/")[0]) for line in stderr.splitlines() if line.endswith(" failing")]
     # A line at every tenth of the 28 tests (and maybe one per 30 s besides).
     assert {3, 6, 9, 12, 14, 17, 20, 23, 26, 28} <= set(shown), stderr
+
+
+def test_the_readme_documents_every_exit_code_of_run() -> None:
+    from crm_conformance import runner
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    table = readme.split("### Exit codes", 1)[1].split("\n\n", 3)[2]
+    documented = {int(row.split("|")[1]) for row in table.splitlines()[2:]}
+    codes = {value for name, value in vars(runner).items() if name.startswith("EXIT_")}
+    assert documented == codes
