@@ -15,6 +15,7 @@ import re
 import subprocess
 from collections.abc import Iterator
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -32,6 +33,7 @@ from document_tables import (
 from openapi_spec_validator import validate
 
 SPEC = REPO_ROOT / "spec" / "openapi.yaml"
+ADAPTER_SPEC = REPO_ROOT / "spec" / "adapter.yaml"
 NODE_BIN = REPO_ROOT / "tools" / "node_modules" / ".bin"
 SHARED_DOCUMENT = REPO_ROOT.parent / "shared" / "docs" / "api-reference.md"
 METHODS = ("get", "put", "post", "delete", "patch")
@@ -208,10 +210,11 @@ def test_spectral_reports_nothing() -> None:
 
 
 @needs_node_tools
-def test_redocly_reports_nothing() -> None:
+@pytest.mark.parametrize("linted", [SPEC, ADAPTER_SPEC], ids=["openapi", "adapter"])
+def test_redocly_reports_nothing(linted: Path) -> None:
     env = {**os.environ, "REDOCLY_TELEMETRY": "off", "REDOCLY_SUPPRESS_UPDATE_NOTICE": "true"}
     result = subprocess.run(
-        [str(NODE_BIN / "redocly"), "lint", "--config", "redocly.yaml", str(SPEC)],
+        [str(NODE_BIN / "redocly"), "lint", "--config", "redocly.yaml", str(linted)],
         cwd=REPO_ROOT,
         capture_output=True,
         text=True,

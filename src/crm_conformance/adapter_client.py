@@ -8,28 +8,24 @@ and how: the plugin reports that as a setup `error`, never as a target failure.
 
 import json as jsonlib
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 import httpx
 
+from crm_conformance import adapter_kit as kit
 from crm_conformance._errors import AdapterError, FeatureMissing
+from crm_conformance.adapter_kit import (
+    Fixtures as Fixtures,
+)  # re-exported: the public surface names it
+from crm_conformance.adapter_kit import Pipeline, Stage
 from crm_conformance.client import ExchangeLog, RequestBudget, record_exchange
 from crm_conformance.redaction import Redactor
 
-FEATURES = (
-    "tokens",
-    "users",
-    "records",
-    "conversations",
-    "inbound",
-    "campaigns",
-    "policy",
-    "success_event_types",
-    "fixtures",
-)
-"""Operations an adapter may offer, as `GET /v1/health` names them."""
+FEATURES = tuple(kit.FEATURES)
+"""Features an adapter may offer, as `GET /v1/health` names them (the spec's `x-feature`)."""
 
 Workspace = str
 """`primary` (the workspace of tokens.full) or `secondary` (that of tokens.other_workspace)."""
@@ -49,32 +45,6 @@ class IssuedToken:
     scopes: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class Stage:
-    """A pipeline stage and its default probability."""
-
-    id: str
-    default_probability: int | None
-
-
-@dataclass(frozen=True)
-class Pipeline:
-    """A pipeline with its stages, as the adapter's fixtures list it."""
-
-    id: str
-    stages: tuple[Stage, ...]
-
-
-@dataclass(frozen=True)
-class Fixtures:
-    """Ids the public API cannot discover portably (`GET /v1/fixtures`)."""
-
-    pipelines: tuple[Pipeline, ...]
-    lost_reasons: tuple[str, ...]
-    users: tuple[str, ...]
-    contact_custom_fields: tuple[str, ...]
-
-
 class AdapterClient:
     """Typed calls to the adapter at `adapter_url`; health and fixtures are cached."""
 
@@ -88,12 +58,15 @@ class AdapterClient:
         timeout: float = 10.0,
         transport: httpx.BaseTransport | None = None,
         skip: Callable[[str], NoReturn] = _raise_missing,
+        on_require: Callable[[str], None] | None = None,
     ) -> None:
         self.adapter_url = adapter_url.rstrip("/")
         self.redactor = redactor if redactor is not None else Redactor()
         self.log = log if log is not None else ExchangeLog()
         self.budget = budget
         self._skip = skip
+        self._on_require = on_require
+        self._optional = 0
         self._http = httpx.Client(timeout=timeout, transport=transport)
         self._features: frozenset[str] | None = None
         self._fixtures: dict[Workspace, Fixtures] = {}
@@ -125,7 +98,13 @@ class AdapterClient:
         return feature in self.features
 
     def require(self, feature: str) -> None:
-        """Skip the calling test (via the `skip` callable) unless the adapter offers `feature`."""
+        """Skip the calling test (via the `skip` callable) unless the adapter offers `feature`.
+
+        Every operation below requires its feature, so `on_require` hears of each feature
+        a test uses (`run --list --by-feature` learns from it what each feature unlocks).
+        """
+        if self._on_require is not None and not self._optional:
+            self._on_require(feature)
         if not self.has(feature):
             self._skip(
                 f"the adapter at adapter_url does not offer {feature!r} "
@@ -133,10 +112,20 @@ class AdapterClient:
                 f"implement it in the adapter to run this test"
             )
 
+    @contextmanager
+    def optional(self) -> Iterator[None]:
+        """Features required inside are used when offered, not needed (the caller checked
+        `has` and has another way): `on_require` does not hear of them."""
+        self._optional += 1
+        try:
+            yield
+        finally:
+            self._optional -= 1
+
     def fixtures(self, *, workspace: Workspace = "primary") -> Fixtures:
         """Pipelines, lost reasons, users and contact custom fields of `workspace` (cached)."""
+        self.require("fixtures")
         if workspace not in self._fixtures:
-            self.require("fixtures")
             body = self._call("GET", "/v1/fixtures", params={"workspace": workspace})
             try:
                 self._fixtures[workspace] = Fixtures(

@@ -17,6 +17,7 @@ import click
 
 from crm_conformance import waivers
 from crm_conformance._errors import ConformanceError
+from crm_conformance.interruptible import EXIT_INTERRUPTED
 from crm_conformance.plugin.options import PROFILES
 
 
@@ -56,6 +57,9 @@ def _guarded(command: str, call: Callable[[], int]) -> None:
     except ConformanceError as exc:
         _fail(str(exc), exc.exit_code, command)
         return
+    except KeyboardInterrupt:  # before a run's child started, or in another command
+        click.echo(f"crm-conformance {command}: interrupted (Ctrl-C)", err=True)
+        code = EXIT_INTERRUPTED
     raise SystemExit(code)
 
 
@@ -87,6 +91,12 @@ def main() -> None:
 )
 @click.option("--list", "list_only", is_flag=True, help="list tests, ids and classes; send nothing")
 @click.option(
+    "--by-feature",
+    is_flag=True,
+    help="with --list: what each adapter feature unlocks (learnt by running the suites "
+    "against the embedded reference server; nothing is sent to your target)",
+)
+@click.option(
     "--rerun-failed",
     type=click.Path(path_type=Path),
     metavar="RUN_DIR",
@@ -104,6 +114,7 @@ def run(
     profile: str,
     report_dir: Path | None,
     list_only: bool,
+    by_feature: bool,
     rerun_failed: Path | None,
     waivers: Path | None,
     certify: bool,
@@ -130,6 +141,11 @@ def run(
     )
 
     def call() -> int:
+        if by_feature:
+            from crm_conformance import adapter_features
+
+            click.echo(adapter_features.by_feature(request.suites_dir, list_only=list_only))
+            return 0
         if list_only:
             for test in runner.list_tests(request):
                 ids = ",".join(test["requirements"]) or "-"
@@ -167,7 +183,7 @@ def report(run_dir: Path | None, history: Path | None) -> None:
 @click.option("--target", required=True, type=click.Path(path_type=Path), help="target file")
 @click.option("--base-url", help="API root; overrides the target file's base_url")
 def smoke(target: Path, base_url: str | None) -> None:
-    """Check the setup: reachable, token authenticates, a list answers JSON."""
+    """Check the setup: reachable, token accepted, a list answers JSON."""
     from crm_conformance import smoke as smoke_module
 
     def call() -> int:
@@ -178,13 +194,35 @@ def smoke(target: Path, base_url: str | None) -> None:
     _guarded("smoke", call)
 
 
+@main.command("adapter-check")
+@click.option("--target", required=True, type=click.Path(path_type=Path), help="target file")
+@click.option("--base-url", help="API root; overrides the target file's base_url")
+def adapter_check(target: Path, base_url: str | None) -> None:
+    """Check the provisioning adapter feature by feature, before any conformance run.
+
+    Exit 0 when every feature GET /v1/health lists is ready, 1 when one is broken.
+    """
+    from crm_conformance import adapter_check as adapter_check_module
+
+    def call() -> int:
+        checked = adapter_check_module.check_adapter(target_path=target, base_url=base_url)
+        click.echo(checked.text())
+        return checked.exit_code
+
+    _guarded("adapter-check", call)
+
+
 @main.command()
 @click.option("--target", required=True, type=click.Path(path_type=Path), help="target file")
 @click.option("--base-url", help="API root; overrides the target file's base_url")
 @click.option("--prefix", default="cc-", show_default=True, help="run prefix of records to delete")
 @click.option("--json", "as_json", is_flag=True, help="print the result as JSON")
 def sweep(target: Path, base_url: str | None, prefix: str, as_json: bool) -> None:
-    """Delete records earlier runs created (found by their run prefix); list what remains."""
+    """Delete records earlier runs created (found by their run prefix); list what remains.
+
+    Exit 0 when everything found was deleted, 1 when something remains or a list could not
+    be read.
+    """
     from crm_conformance import sweep as sweep_module
 
     def call() -> int:
@@ -193,7 +231,7 @@ def sweep(target: Path, base_url: str | None, prefix: str, as_json: bool) -> Non
             click.echo(json.dumps(result.as_dict(), indent=2))
         else:
             click.echo(result.describe())
-        return 0
+        return result.exit_code
 
     _guarded("sweep", call)
 
@@ -251,6 +289,13 @@ _LOOPBACK = ("127.0.0.1", "localhost", "::1")
 @click.option("--fault", "faults", multiple=True, metavar="NAME", help="switch a fault on")
 @click.option("--variant", "variants", multiple=True, metavar="NAME", help="switch a variant on")
 @click.option("--no-adapter", is_flag=True, help="do not serve the provisioning adapter")
+@click.option(
+    "--adapter-fault",
+    "adapter_faults",
+    multiple=True,
+    metavar="NAME",
+    help="break the adapter (not the server), e.g. adapter_ignores_workspace",
+)
 def serve(
     host: str,
     port: int,
@@ -261,6 +306,7 @@ def serve(
     faults: tuple[str, ...],
     variants: tuple[str, ...],
     no_adapter: bool,
+    adapter_faults: tuple[str, ...],
 ) -> None:
     """Serve the reference server on loopback until SIGINT or SIGTERM."""
     import logging
@@ -273,7 +319,11 @@ def serve(
 
     if host not in _LOOPBACK:
         _fail(f"--host={host}: the reference server binds loopback only", 2, "serve")
-    options: dict[str, Any] = {"db": db, "adapter": not no_adapter}
+    options: dict[str, Any] = {
+        "db": db,
+        "adapter": not no_adapter,
+        "adapter_faults": frozenset(adapter_faults),
+    }
     if rate_limit is not None:
         options["rate_limit"] = rate_limit
     if rate_window is not None:

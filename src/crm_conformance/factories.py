@@ -73,8 +73,11 @@ class RecordFactory:
         the adapter makes one itself.
         """
         contact_id: str | bool | None = None
-        if contact:
-            contact_id = self.contact()["id"] if self.adapter.has("records") else True
+        if contact and self.adapter.has("records"):
+            with self.adapter.optional():  # without records, the adapter makes the contact
+                contact_id = self.contact()["id"]
+        elif contact:
+            contact_id = True
         made = self.adapter.create_conversation(status=status, contact_id=contact_id, **fields)
         return self._made("conversation", made)
 

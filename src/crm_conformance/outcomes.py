@@ -47,6 +47,8 @@ PROP_FUZZ = "fuzz"
 suites; its seed replays the test's cases)."""
 PROP_RATE_WAIT = "crm_rate_wait"
 """user_properties key: `{seconds, 429s}` the test waited for its tokens' rate allowance."""
+PROP_ADAPTER_FEATURE = "adapter_feature"
+"""user_properties key: an adapter feature the test required (`run --list --by-feature`)."""
 
 
 class Outcome(enum.StrEnum):

@@ -15,9 +15,10 @@ FILTERED = "[Filtered]"
 # A token of the document's shapes: workspace tokens `sk_live_<selector>.<verifier>`
 # and `sk_test_...`, OAuth access tokens `oat_live_...` (and a test twin, if any).
 _TOKEN_SHAPE = re.compile(r"\b(?:sk|oat)_(?:live|test)_[A-Za-z0-9_\-.~+/=]+")
-# Whatever follows `Bearer ` in a header or a text is a credential (but the curl
-# line's `$TOKEN` placeholder).
-_BEARER = re.compile(r"(?i)\b(bearer)\s+(?!\[Filtered\]|\$TOKEN\b)[^\s'\",]+")
+# A value after `Bearer ` in a header or a text, when it looks like a credential (see
+# `_credential`): prose such as "a bearer token" and the curl line's `$TOKEN` stay.
+_BEARER = re.compile(r"(?i)\b(bearer)\s+([A-Za-z0-9._~+/=-]+)")
+_CREDENTIAL_MARK = re.compile(r"\d|[_~+/=-]|\.\w")
 _SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
 
 
@@ -48,7 +49,7 @@ class Redactor:
         # Longest first, so a secret that contains another is filtered whole.
         for secret in sorted(self._secrets, key=len, reverse=True):
             text = text.replace(secret, FILTERED)
-        text = _BEARER.sub(lambda m: f"{m.group(1)} {FILTERED}", text)
+        text = _BEARER.sub(_filtered_credential, text)
         return _TOKEN_SHAPE.sub(FILTERED, text)
 
     def headers(self, headers: Mapping[str, str] | Iterable[tuple[str, str]]) -> dict[str, str]:
@@ -62,3 +63,12 @@ class Redactor:
             else:
                 redacted[name] = self.text(value)
         return redacted
+
+
+def _filtered_credential(match: re.Match[str]) -> str:
+    """`Bearer [Filtered]` when what follows is a credential: 8 characters or more with
+    a digit, a symbol or an inner dot, as tokens have and words of prose do not."""
+    value = match.group(2)
+    if len(value) < 8 or _CREDENTIAL_MARK.search(value) is None:
+        return match.group(0)
+    return f"{match.group(1)} {FILTERED}"

@@ -15,6 +15,7 @@ The child tells an unreachable target apart with an exit status of its own
 import json
 import os
 import secrets
+import shutil
 import subprocess
 import sys
 import uuid
@@ -25,9 +26,10 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from crm_conformance import paths
+from crm_conformance import paths, smoke
 from crm_conformance._errors import TargetFileError, UsageError
 from crm_conformance.catalogue import Catalogue, load_catalogue
+from crm_conformance.interruptible import EXIT_INTERRUPTED, interrupted_text, run_interruptible
 from crm_conformance.outcomes import (
     OUTCOMES_FILE,
     ClassVerdict,
@@ -157,8 +159,8 @@ def pytest_command(
         command += _failed_nodeids(request.rerun_failed)
     else:
         command.append(str(request.suites_dir))
-    if request.target is not None:
-        command += ["--target", str(request.target)]
+    if request.target is not None:  # the child runs elsewhere: a relative path would miss
+        command += ["--target", str(request.target.resolve())]
     if request.base_url is not None:
         command += ["--base-url", request.base_url]
     if request.classes:
@@ -242,11 +244,21 @@ def list_tests(request: RunRequest) -> list[dict[str, Any]]:
 def _child(
     command: list[str], request: RunRequest, *, stdout: Any
 ) -> "subprocess.CompletedProcess[str]":
+    return subprocess.run(
+        command,
+        cwd=_root_of(request),
+        stdout=stdout,
+        stderr=None,
+        text=True,
+        env=_child_env(),
+        check=False,
+    )
+
+
+def _child_env() -> dict[str, str]:
     env = dict(os.environ)
     env.pop("PYTEST_ADDOPTS", None)  # the run is what the options say, nothing inherited
-    return subprocess.run(
-        command, cwd=_root_of(request), stdout=stdout, stderr=None, text=True, env=env, check=False
-    )
+    return env
 
 
 def _tail(text: str, lines: int) -> str:
@@ -254,26 +266,39 @@ def _tail(text: str, lines: int) -> str:
 
 
 def run(request: RunRequest, *, echo: Callable[[str], None] = print) -> RunResult:
-    """Run the suites against the target and write the report folder."""
+    """Run the suites against the target and write the report folder.
+
+    A given target is checked first as `smoke` checks it, so a wrong URL or token is one
+    setup error (exit 2 or 3) before any test. Ctrl-C lets the running tests wind down
+    and reports what ran (exit 130). A usage error found by pytest leaves no folder.
+    """
     validate(request)
+    if request.target is not None or request.base_url is not None:
+        smoke.check(target_path=request.target, base_url=request.base_url)
     run_id = uuid.uuid4().hex[:8]
     started = datetime.now(UTC)
     report_dir = (request.report_dir or default_report_dir(run_id, started)).resolve()
     waivers: list[Waiver] = load_waivers(request.waivers) if request.waivers is not None else []
     target = public_target(request)
+    fresh = not report_dir.exists()
     report_dir.mkdir(parents=True, exist_ok=True)
     _clear(report_dir)
     seed = run_seed(request)
     command = pytest_command(request, report_dir, run_id, seed=seed)
     log_path = report_dir / "pytest.log"
     with log_path.open("w", encoding="utf-8") as log:
-        done = _child(command, request, stdout=log)
+        done = run_interruptible(command, cwd=_root_of(request), env=_child_env(), stdout=log)
     output = log_path.read_text(encoding="utf-8")
+    records = list(read_records(report_dir / OUTCOMES_FILE))
+    code, message = exit_code(done.returncode, records, output, log_path)
+    if code == EXIT_USAGE and not done.interrupted:
+        if fresh:
+            shutil.rmtree(report_dir, ignore_errors=True)
+        raise UsageError(message)
     results = report_dir / "allure-results"
     if results.is_dir():
         stabilise_history(results)
         _write_allure_extras(results, target, request, run_id, seed)
-    records = list(read_records(report_dir / OUTCOMES_FILE))
     catalogue = load_catalogue()
     info = RunInfo(
         suite_version=suite_version(),
@@ -286,19 +311,22 @@ def run(request: RunRequest, *, echo: Callable[[str], None] = print) -> RunResul
         certify=request.certify,
         waivers=[waiver.as_dict() for waiver in waivers],
         claimed=claimed_classes(request, catalogue),
+        interrupted=done.interrupted,
     )
     summary = build_summary(records, info, catalogue)
     write_summary(report_dir, summary)
-    if request.certify:
+    if done.interrupted:
+        code = EXIT_INTERRUPTED
+        message = interrupted_text(
+            target=request.target, base_url=request.base_url, run_id=run_id, ran=len(records)
+        )
+    elif request.certify:
         write_certificate(report_dir, summary, paths.SPEC_DIR)
-    code, message = exit_code(done.returncode, records, output, log_path)
     return RunResult(code, report_dir, summary, records, message)
 
 
 def _clear(report_dir: Path) -> None:
     """Remove what an earlier run left in this folder (xdist must not --clean-alluredir)."""
-    import shutil
-
     shutil.rmtree(report_dir / "allure-results", ignore_errors=True)
     for name in ("junit.xml", OUTCOMES_FILE, "summary.json", "summary.md", "certificate.json"):
         (report_dir / name).unlink(missing_ok=True)
@@ -423,6 +451,7 @@ def verdict_text(result: RunResult) -> str:
         EXIT_USAGE: "USAGE ERROR",
         EXIT_UNREACHABLE: "TARGET UNREACHABLE",
         EXIT_INTERNAL: "INTERNAL ERROR",
+        EXIT_INTERRUPTED: "INTERRUPTED",
     }.get(result.exit_code, summary["headline"])
     lines = [f"crm-conformance: {first}"]
     if result.message:

@@ -1,8 +1,9 @@
 """`crm-conformance smoke`: is the setup right, before any conformance verdict?
 
-Three checks (reachable, token authenticates, a list answers JSON). A failure here
-means "your setup is wrong" (exit 2 for the target file or token, 3 for reachability),
-never "non-conformant", so a vendor fixes the setup before reading any failure.
+Three checks (reachable, token accepted, a list answers JSON). A failure here means
+"your setup is wrong" (exit 2 for the target file or token, 3 for reachability), never
+"non-conformant", so a vendor fixes the setup before reading any failure. `run` makes
+the same checks before its first test (`check_target`), and `adapter-check` too.
 """
 
 from pathlib import Path
@@ -10,12 +11,16 @@ from pathlib import Path
 import httpx
 
 from crm_conformance._errors import TargetFileError, TargetUnreachable
-from crm_conformance.target import load_target
+from crm_conformance.target import Target, load_target
 
 
-def check(*, target_path: Path, base_url: str | None = None) -> list[str]:
+def check(*, target_path: Path | None, base_url: str | None = None) -> list[str]:
     """The lines to print when every check passes; raises the setup error otherwise."""
-    target = load_target(path=target_path, base_url=base_url)
+    return check_target(load_target(path=target_path, base_url=base_url))
+
+
+def check_target(target: Target) -> list[str]:
+    """`check` for a loaded target."""
     url = target.base_url + "/v1/contacts"
     headers = {"Authorization": f"Bearer {target.tokens['full']}"}
     try:
@@ -25,12 +30,17 @@ def check(*, target_path: Path, base_url: str | None = None) -> list[str]:
             f"GET {url} failed ({type(exc).__name__}); check base_url and that the server runs"
         ) from None
     lines = [f"ok  reachable: GET {url} -> {response.status_code}"]
-    if response.status_code in (401, 403):
+    if response.status_code == 401:
         raise TargetFileError(
-            f"tokens.full does not authenticate: GET {url} -> {response.status_code}; "
-            "check the token (value or value_env) in the target file"
+            f"tokens.full is not accepted: GET {url} -> 401{_code(response)}; check the token "
+            "(value or value_env) in the target file"
         )
-    lines.append("ok  tokens.full authenticates")
+    if response.status_code == 403:
+        raise TargetFileError(
+            f"tokens.full is accepted but may not list contacts: GET {url} -> 403"
+            f"{_code(response)}; tokens.full needs every scope of the document's table"
+        )
+    lines.append("ok  tokens.full is accepted")
     media = response.headers.get("Content-Type", "").split(";")[0].strip()
     try:
         body = response.json()
@@ -53,3 +63,12 @@ def check(*, target_path: Path, base_url: str | None = None) -> list[str]:
     else:
         lines.append("--  no adapter_url: tests that need the adapter will be not applicable")
     return lines
+
+
+def _code(response: httpx.Response) -> str:
+    """` (<error code>)` of an error answer in the envelope, or nothing."""
+    try:
+        error = response.json().get("error")
+    except (ValueError, AttributeError):
+        return ""
+    return f" ({error.get('code')})" if isinstance(error, dict) and error.get("code") else ""

@@ -1,11 +1,13 @@
 """`crm-conformance sweep`: delete what earlier runs left on a shared target.
 
-Every record a run creates carries the run prefix (`cc-<run id>-<worker>-`) in a name
-or external id. The public API shows no delete operations, so records are deleted
-through the provisioning adapter (`DELETE /v1/records/{id}`) when the target has
-one, else by trying `DELETE /v1/<resource>/{id}`; whatever cannot be deleted is
-listed, never silently left. Listing is bounded (`MAX_PAGES` per resource).
-"""
+Every record a run creates carries the run prefix (`cc-<run id>-<worker>-`, and
+`cc-check-<id>-` for adapter-check) in a name or external id. Each resource a run makes
+records of is listed, and every match deleted: through the provisioning adapter
+(`DELETE /v1/records/{id}`: contacts, organizations, deals, activities, tags, campaigns
+and users) when the target has one, else by trying the API's
+`DELETE /v1/<resource>/{id}`. Whatever cannot be deleted is listed with why, and makes
+the exit code 1; so does a list that cannot be read, since its records might remain.
+Listing is bounded (`MAX_PAGES` per resource)."""
 
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,32 +16,53 @@ from typing import Any
 import httpx
 
 from crm_conformance._errors import TargetUnreachable
+from crm_conformance.client import ApiClient
+from crm_conformance.pages import walk
+from crm_conformance.redaction import Redactor
 from crm_conformance.target import load_target
 
-RESOURCES = ("contacts", "deals", "activities", "tags")
+RESOURCES = ("contacts", "organizations", "deals", "activities", "tags", "campaigns", "users")
+"""The lists a run leaves prefixed records in, read and swept in this order."""
+ADAPTER_DELETES = frozenset(RESOURCES)
+"""Resources `DELETE /v1/records/{id}` of the adapter deletes (spec/adapter.yaml; campaigns
+and users where it offers those features too)."""
 MAX_PAGES = 50
 
 
 @dataclass
 class SweepResult:
-    """What the sweep found, deleted, and could not delete (with why)."""
+    """What the sweep found, deleted, and could not delete or search (with why)."""
 
     prefix: str
-    deleted: list[str] = field(default_factory=list)
-    remaining: list[tuple[str, str]] = field(default_factory=list)
+    deleted: dict[str, list[str]] = field(default_factory=dict)
+    remaining: list[tuple[str, str, str]] = field(default_factory=list)
+    """(resource, id, why)."""
+    unsearched: list[tuple[str, str]] = field(default_factory=list)
+    """(resource, why): a list that could not be read."""
+
+    @property
+    def exit_code(self) -> int:
+        """0 when everything found was deleted, 1 when something remains or went unread."""
+        return 1 if self.remaining or self.unsearched else 0
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "prefix": self.prefix,
             "deleted": self.deleted,
-            "remaining": [{"id": i, "why": why} for i, why in self.remaining],
+            "remaining": [{"resource": r, "id": i, "why": why} for r, i, why in self.remaining],
+            "unsearched": [{"resource": r, "why": why} for r, why in self.unsearched],
         }
 
     def describe(self) -> str:
-        lines = [f"sweep {self.prefix}*: {len(self.deleted)} deleted"]
+        count = sum(len(ids) for ids in self.deleted.values())
+        kinds = ", ".join(f"{len(ids)} {name}" for name, ids in self.deleted.items() if ids)
+        lines = [f"sweep {self.prefix}*: {count} deleted" + (f" ({kinds})" if kinds else "")]
         if self.remaining:
             lines.append(f"could not delete {len(self.remaining)}:")
-            lines += [f"  {record_id}  {why}" for record_id, why in self.remaining]
+            lines += [f"  {rid}  {resource}: {why}" for resource, rid, why in self.remaining]
+        if self.unsearched:
+            lines.append(f"could not search {len(self.unsearched)} lists (records may remain):")
+            lines += [f"  {resource}: {why}" for resource, why in self.unsearched]
         return "\n".join(lines)
 
 
@@ -47,49 +70,45 @@ def _matches(record: dict[str, Any], prefix: str) -> bool:
     return any(isinstance(v, str) and v.startswith(prefix) for v in record.values())
 
 
-def _listed(client: httpx.Client, resource: str) -> list[dict[str, Any]]:
-    found: list[dict[str, Any]] = []
-    params: dict[str, Any] = {"limit": 200}
-    for _ in range(MAX_PAGES):
-        response = client.get(f"/v1/{resource}", params=params)
-        if response.status_code != 200:
-            return found
-        body = response.json()
-        found += [r for r in body.get("data", []) if isinstance(r, dict)]
-        cursor = (body.get("links") or {}).get("next")
-        if not cursor:
-            break
-        params = {"limit": 200, "cursor": cursor}
-    return found
-
-
 def sweep(*, target_path: Path, base_url: str | None = None, prefix: str = "cc-") -> SweepResult:
     target = load_target(path=target_path, base_url=base_url)
     result = SweepResult(prefix=prefix)
-    headers = {"Authorization": f"Bearer {target.tokens['full']}"}
-    with (
-        httpx.Client(base_url=target.base_url, headers=headers, timeout=target.timeout) as api,
-        httpx.Client(base_url=target.adapter_url or "", timeout=target.timeout) as adapter,
-    ):
-        try:
-            found = [
-                (resource, record)
-                for resource in RESOURCES
-                for record in _listed(api, resource)
-                if _matches(record, prefix)
-            ]
-        except httpx.TransportError as exc:
-            raise TargetUnreachable(f"{target.base_url}: {type(exc).__name__}") from None
-        for resource, record in found:
-            record_id = str(record.get("id"))
-            if target.adapter_url is not None:
-                response = adapter.delete(f"/v1/records/{record_id}")
-                via = "adapter"
-            else:
-                response = api.delete(f"/v1/{resource}/{record_id}")
-                via = "API"
-            if response.status_code < 300:
-                result.deleted.append(record_id)
-            else:
-                result.remaining.append((record_id, f"{via} DELETE -> {response.status_code}"))
+    redactor = Redactor(target.tokens.values())
+    api = ApiClient(
+        base_url=target.base_url,
+        token=target.tokens["full"],
+        redactor=redactor,
+        timeout=target.timeout,
+    )
+    adapter = None
+    if target.adapter_url is not None:
+        adapter = ApiClient(
+            base_url=target.adapter_url, token=None, redactor=redactor, timeout=target.timeout
+        )
+    try:
+        for resource in RESOURCES:
+            found = walk(api, f"/v1/{resource}", max_pages=MAX_PAGES)
+            if found.refused is not None:
+                result.unsearched.append((resource, f"GET /v1/{resource} -> {found.refused}"))
+            deleted = result.deleted.setdefault(resource, [])
+            for record in found.records:
+                if not _matches(record, prefix):
+                    continue
+                record_id = str(record.get("id"))
+                if adapter is not None and resource in ADAPTER_DELETES:
+                    response, via = adapter.delete(f"/v1/records/{record_id}"), "adapter"
+                else:
+                    response, via = api.delete(f"/v1/{resource}/{record_id}"), "API"
+                # The adapter's 404 is "no such record": gone already (a cascade).
+                if response.is_success or (via == "adapter" and response.status_code == 404):
+                    deleted.append(record_id)
+                else:
+                    why = f"{via} DELETE -> {response.status_code}"
+                    result.remaining.append((resource, record_id, why))
+    except httpx.TransportError as exc:
+        raise TargetUnreachable(f"{target.base_url}: {type(exc).__name__}") from None
+    finally:
+        api.close()
+        if adapter is not None:
+            adapter.close()
     return result

@@ -162,7 +162,23 @@ def test_recorded_exchanges_never_hold_a_token() -> None:
 
 def test_redactor_filters_known_secrets_bearer_values_and_token_shapes() -> None:
     redactor = Redactor(["my-very-own-secret"])
-    text = "a my-very-own-secret b Bearer abc.def c sk_live_x.y d oat_live_zz e"
+    text = "a my-very-own-secret b Bearer abc.defgh c sk_live_x.y d oat_live_zz e"
     assert redactor.text(text) == (f"a {FILTERED} b Bearer {FILTERED} c {FILTERED} d {FILTERED} e")
+    assert redactor.text("Bearer 0123456789abcdef") == f"Bearer {FILTERED}"
     headers = redactor.headers({"Authorization": "Bearer abc", "X-Other": "my-very-own-secret"})
+    assert headers["Authorization"] == f"Bearer {FILTERED}"  # a header is masked whatever it holds
     assert headers == {"Authorization": f"Bearer {FILTERED}", "X-Other": FILTERED}
+
+
+@pytest.mark.parametrize(
+    "prose",
+    [
+        "Rejects a request without a bearer token",
+        "Every request carries `Authorization: Bearer <ACCESS_TOKEN>`.",
+        "A bearer token. Bearer tokens expire.",
+        "curl -H 'Authorization: Bearer $TOKEN'",
+        f"Bearer {FILTERED}",
+    ],
+)
+def test_redaction_leaves_prose_about_bearer_tokens_alone(prose: str) -> None:
+    assert Redactor(["my-very-own-secret"]).text(prose) == prose

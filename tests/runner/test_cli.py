@@ -176,17 +176,18 @@ def test_usage_and_unreachable_exit_codes(tmp_path: Path, target_file: Path) -> 
         str(tmp_path / "r"),
     )
     assert result.exit_code == 3, result.output
-    assert result.output.startswith("crm-conformance: TARGET UNREACHABLE\ntarget unreachable: GET")
+    assert "GET http://127.0.0.1:9/v1/contacts failed" in result.output
+    assert not (tmp_path / "r").exists()  # checked before any folder or test
 
 
 def test_smoke(target_file: Path, tmp_path: Path) -> None:
     result = invoke("smoke", "--target", str(target_file))
     assert result.exit_code == 0, result.output
-    assert "ok  tokens.full authenticates" in result.output
+    assert "ok  tokens.full is accepted" in result.output
     bad = tmp_path / "bad.toml"
     bad.write_text(target_file.read_text().replace("sk_test_fake", "sk_test_wrong"))
     result = invoke("smoke", "--target", str(bad))
-    assert result.exit_code == 2 and "does not authenticate" in result.output
+    assert result.exit_code == 2 and "tokens.full is not accepted" in result.output
     assert "sk_test_wrong" not in result.output
     result = invoke("smoke", "--target", str(target_file), "--base-url", "http://127.0.0.1:9")
     assert result.exit_code == 3
@@ -226,10 +227,11 @@ def test_sweep_deletes_by_prefix_and_lists_the_rest(
     result = invoke(
         "sweep", "--target", str(target_file), "--base-url", sweepable, "--prefix", "cc-run1-"
     )
-    assert result.exit_code == 0, result.output
-    assert "1 deleted" in result.output
-    assert "con_2  API DELETE -> 405" in result.output
+    assert result.exit_code == 1, result.output
+    assert "1 deleted (1 contacts)" in result.output
+    assert "con_2  contacts: API DELETE -> 405" in result.output
     assert "con_3" not in result.output
+    assert "  tags: GET /v1/tags -> 404" in result.output
 
 
 def test_report_without_a_run_folder_is_a_usage_error(tmp_path: Path) -> None:

@@ -5,12 +5,13 @@ tokens, the adapter, the run prefix. A precondition the target cannot supply ski
 test with a reason naming what to add to the target file; it never fails it.
 """
 
+import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from crm_conformance.outcomes import PROP_OBSERVATION
+from crm_conformance.outcomes import PROP_ADAPTER_FEATURE, PROP_OBSERVATION
 from crm_conformance.plugin.session import RunState, ensure_target, jsonable, state_of
 
 if TYPE_CHECKING:
@@ -82,10 +83,18 @@ def _adapter_or_none(config: pytest.Config) -> "AdapterClient | None":
             budget=state.budget,
             timeout=target.timeout,
             skip=pytest.skip,
+            on_require=functools.partial(_note_feature, state),
         )
         state.closers.append(cached.close)
         config.stash[_ADAPTER] = cached
     return cached
+
+
+def _note_feature(state: RunState, feature: str) -> None:
+    """Note on the running test that it requires an adapter feature."""
+    entry = (PROP_ADAPTER_FEATURE, feature)
+    if state.testing is not None and entry not in state.testing.user_properties:
+        state.testing.user_properties.append(entry)
 
 
 @pytest.fixture(scope="session")

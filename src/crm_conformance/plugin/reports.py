@@ -38,6 +38,8 @@ _WAIT_MARK = pytest.StashKey[int]()
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
     state = item.config.stash.get(STATE, None)
+    if state is not None:
+        state.testing = item
     if state is not None and state.log is not None:
         item.stash[_EXCHANGE_MARK] = (state.log.mark(), len(state.log.missing_retry_after))
         item.stash[_WAIT_MARK] = len(state.log.waits)

@@ -67,6 +67,8 @@ class RunState:
     shared_target: dict[str, Any] | None = None
     """Controller only: the reference server's target, handed to xdist workers."""
     shared_failed: bool = False
+    testing: "pytest.Item | None" = None
+    """The test running now: the adapter features it requires are noted on it."""
 
     @property
     def run_prefix(self) -> str:

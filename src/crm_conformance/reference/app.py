@@ -13,7 +13,9 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.routing import BaseRoute, Mount
 
+from crm_conformance.adapter_kit import adapter_app
 from crm_conformance.reference import (
     activities,
     contact_search,
@@ -26,6 +28,8 @@ from crm_conformance.reference import (
     pipelines,
     tags,
 )
+from crm_conformance.reference.adapter import Backend, ReferenceAdapter
+from crm_conformance.reference.adapter_domain import DomainAdapter
 from crm_conformance.reference.api_errors import ApiError
 from crm_conformance.reference.middleware import ApiMiddleware
 from crm_conformance.reference.routing import RouteTable, error_response, starlette_routes
@@ -48,9 +52,8 @@ CORE_TABLES: tuple[RouteTable, ...] = (
 
 DOMAIN_MODULES = ("conversations", "campaigns", "success_events", "sync", "meta")
 """Modules of the domain areas, each with a `routes` table, mounted when present."""
-ADAPTER_MODULES = ("adapter", "adapter_domain")
-"""The provisioning adapter's modules (records and tokens; conversations, campaigns and
-success-event types): their `routes` use full `/_adapter/v1/...` paths."""
+ADAPTER_PATH = "/_adapter"
+"""Where the provisioning adapter is mounted: `adapter_url` is `<origin>/_adapter`."""
 
 
 def _optional_routes(name: str) -> RouteTable | None:
@@ -79,9 +82,12 @@ def create_app(settings: ServerSettings | None = None) -> ReferenceApp:
         seeded = seed(tx, settings.secret)
     tables = list(CORE_TABLES)
     tables += [t for t in map(_optional_routes, DOMAIN_MODULES) if t is not None]
-    adapter_tables = [t for t in map(_optional_routes, ADAPTER_MODULES) if t is not None]
+    routes: list[BaseRoute] = list(starlette_routes(tables, settings, store))
     if settings.adapter:
-        tables += adapter_tables
+        # The adapter is built on the kit vendors use (crm_conformance.adapter_kit).
+        backend = Backend(settings, store)
+        kit = adapter_app(ReferenceAdapter(backend), DomainAdapter(backend))
+        routes.append(Mount(ADAPTER_PATH, app=kit))
 
     async def routing_miss(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
@@ -99,12 +105,12 @@ def create_app(settings: ServerSettings | None = None) -> ReferenceApp:
         return error_response(error, request.state.request_id, settings)
 
     app = ReferenceApp(
-        routes=starlette_routes(tables, settings, store),
+        routes=routes,
         middleware=[Middleware(ApiMiddleware, settings=settings, store=store)],
         exception_handlers={HTTPException: routing_miss},
     )
     app.settings = settings
     app.store = store
     app.seeded_tokens = seeded
-    app.adapter_mounted = settings.adapter and bool(adapter_tables)
+    app.adapter_mounted = settings.adapter
     return app

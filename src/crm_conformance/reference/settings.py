@@ -3,6 +3,7 @@
 import secrets
 from dataclasses import dataclass, field
 
+from crm_conformance.reference.adapter_faults import ADAPTER_FAULTS
 from crm_conformance.reference.faults import FAULTS
 from crm_conformance.reference.variants import VARIANTS
 
@@ -21,18 +22,27 @@ class ServerSettings:
     """Serve the provisioning adapter at `/_adapter/v1/...`."""
     faults: frozenset[str] = frozenset()
     variants: frozenset[str] = frozenset()
+    adapter_faults: frozenset[str] = frozenset()
+    """Faults of the provisioning adapter (`adapter_faults.py`), never of the server."""
     secret: bytes = field(default_factory=lambda: secrets.token_bytes(32), repr=False)
     """Signs cursors and peppers token hashes; random per start unless given."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "faults", frozenset(self.faults))
         object.__setattr__(self, "variants", frozenset(self.variants))
+        object.__setattr__(self, "adapter_faults", frozenset(self.adapter_faults))
         unknown = sorted(self.faults - FAULTS.keys())
         if unknown:
             raise ValueError(f"unknown fault(s): faults={unknown}; known: {sorted(FAULTS)}")
         unknown = sorted(self.variants - VARIANTS.keys())
         if unknown:
             raise ValueError(f"unknown variant(s): variants={unknown}; known: {sorted(VARIANTS)}")
+        unknown = sorted(self.adapter_faults - ADAPTER_FAULTS.keys())
+        if unknown:
+            raise ValueError(
+                f"unknown adapter fault(s): adapter_faults={unknown}; "
+                f"known: {sorted(ADAPTER_FAULTS)}"
+            )
         if self.rate_limit < 1 or self.rate_window < 1:
             raise ValueError(
                 f"rate_limit={self.rate_limit} and rate_window={self.rate_window} must be >= 1"
@@ -47,3 +57,8 @@ class ServerSettings:
         """Whether the named variant is switched on (the name must exist)."""
         assert name in VARIANTS, name
         return name in self.variants
+
+    def has_adapter_fault(self, name: str) -> bool:
+        """Whether the named adapter fault is switched on (the name must exist)."""
+        assert name in ADAPTER_FAULTS, name
+        return name in self.adapter_faults

@@ -57,6 +57,9 @@ class RunInfo:
     claimed: tuple[str, ...] | None = None
     """The classes `--classes` claimed (core included); None claims every class."""
 
+    interrupted: bool = False
+    """Stopped by Ctrl-C: the summary covers only the tests that ran."""
+
 
 def _contribution(record: OutcomeRecord, req_id: str) -> tuple[Verdict, str]:
     """What `record` says about `req_id`, and why (a cause, or what would verify it)."""
@@ -218,6 +221,7 @@ def build_summary(
         "started": info.started,
         "finished": info.finished,
         "waivers": info.waivers,
+        "interrupted": info.interrupted,
         "tests": dict(Counter(str(record.outcome) for record in records)),
         "verified": {
             "requirements": sum(classes[c]["verified"] for c in claimed if c in classes),
@@ -273,6 +277,13 @@ def render_markdown(summary: dict[str, Any]) -> str:
         f"from {summary['started']} to {summary['finished']}.",
         "",
     ]
+    if summary.get("interrupted"):
+        ran = sum(summary["tests"].values())
+        lines += [
+            f"**Interrupted**: the run was stopped (Ctrl-C) after {ran} tests; this summary "
+            "covers only those.",
+            "",
+        ]
     if passed:
         lines.append("Every testable requirement passed in the classes: " + ", ".join(passed) + ".")
     else:

@@ -1,0 +1,73 @@
+"""A child process that Ctrl-C stops cleanly: the child winds down, the parent reports.
+
+`crm-conformance run` runs pytest in a child. Left alone, Ctrl-C reaches both: the
+parent's `subprocess.run` kills the child within a quarter second, so nothing is
+written, and click prints "Aborted!" with exit 1, the code of a failed requirement.
+Here the child runs in a process group of its own; a SIGINT to the parent is passed
+on to that group once per signal (xdist's workers are in it), and the parent waits for
+the child's own shutdown: pytest stops after the running test and writes its reports.
+The caller learns that it was interrupted and says so (exit 130, a summary marked
+interrupted). A second Ctrl-C is passed on too, so pytest's own abort still works.
+"""
+
+import contextlib
+import os
+import signal
+import subprocess
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
+from typing import IO, Any
+
+EXIT_INTERRUPTED = 130
+"""What a shell reports for a command stopped by SIGINT (128 + 2)."""
+
+
+@dataclass(frozen=True)
+class Finished:
+    """How the child ended: its exit code, and whether the user interrupted it."""
+
+    returncode: int
+    interrupted: bool
+
+
+def run_interruptible(
+    command: Sequence[str],
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    stdout: IO[Any] | int | None = None,
+) -> Finished:
+    """Run `command` to its end, passing each SIGINT on to its process group."""
+    process = subprocess.Popen(
+        list(command), cwd=cwd, env=dict(env), stdout=stdout, start_new_session=True
+    )
+    interrupted = False
+
+    def forward(signum: int, frame: FrameType | None) -> None:
+        nonlocal interrupted
+        interrupted = True
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGINT)
+
+    previous = signal.signal(signal.SIGINT, forward)
+    try:
+        returncode = process.wait()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    return Finished(returncode, interrupted)
+
+
+def interrupted_text(*, target: Path | None, base_url: str | None, run_id: str, ran: int) -> str:
+    """What an interrupted run says: what it covers, and how to sweep what it made."""
+    lines = [f"Interrupted (Ctrl-C) after {ran} tests: the report covers only those."]
+    if target is None and base_url is None:
+        return lines[0]  # the embedded server stopped with the run: nothing left to sweep
+    prefix = f"cc-{run_id}-"
+    where = f"--target {target}" if target is not None else "--target FILE"
+    lines += [
+        f"Records this run made carry the prefix {prefix}; delete them with:",
+        f"  crm-conformance sweep {where} --prefix {prefix}",
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,16 @@
+"""Faults of the reference's provisioning adapter: a broken adapter, not a broken server.
+
+They are apart from the server's fault catalogue (`faults.py`) on purpose: the suites
+must never blame the target for them, so the kill matrix does not run them. They prove
+that `crm-conformance adapter-check` finds a vendor's adapter mistakes before a run
+(`tests/adapter_check/`), and are switched on with `ServerSettings(adapter_faults=...)`
+or `serve --adapter-fault NAME`.
+"""
+
+ADAPTER_FAULTS: dict[str, str] = {
+    "adapter_ignores_workspace": (
+        "the adapter ignores `workspace`: records, tokens, people and conversations made "
+        "for secondary land in primary"
+    ),
+}
+"""Adapter fault name -> what it breaks."""

@@ -1,0 +1,149 @@
+"""What a newcomer meets first: a relative target file from any folder, a wrong token
+stopped before any test, usage errors that leave no report, and Ctrl-C that stops a run
+cleanly (exit 130, a summary marked interrupted, the sweep command printed)."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from click.testing import CliRunner, Result
+from fake_target import error_body, rate_headers, serve
+
+from crm_conformance import paths
+from crm_conformance.cli import main
+
+
+def invoke(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+@pytest.fixture(autouse=True)
+def fake_suites(monkeypatch: pytest.MonkeyPatch, suites: Path, tmp_path: Path) -> Path:
+    """The fake suites stand in for suites/; commands run from a folder of their own."""
+    monkeypatch.setattr(paths, "SUITES_DIR", suites)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    return suites
+
+
+def test_a_relative_target_file_works_from_any_folder(target_file: Path, tmp_path: Path) -> None:
+    relative = os.path.relpath(target_file, Path.cwd())
+    assert not Path(relative).is_absolute() and relative.startswith("..")
+    result = invoke("run", "--target", relative, "--report-dir", "report")
+    assert result.exit_code == 1, result.output  # the fake suites fail one requirement
+    assert "NOT CONFORMANT" in result.output
+    assert (Path.cwd() / "report" / "summary.md").is_file()
+
+
+def test_a_wrong_token_is_one_setup_error_before_any_test(
+    target_file: Path, token: str, tmp_path: Path
+) -> None:
+    wrong = tmp_path / "wrong.toml"
+    wrong.write_text(target_file.read_text().replace(token, "sk_test_wrong.wrongVerifier123"))
+    result = invoke("run", "--target", str(wrong), "--report-dir", str(tmp_path / "r"))
+    assert result.exit_code == 2
+    lines = result.output.splitlines()
+    assert lines[0].startswith("Error: tokens.full is not accepted: GET ")
+    assert lines[1:] == ["Try 'crm-conformance run --help'."]
+    assert not (tmp_path / "r").exists()
+
+
+def test_smoke_calls_a_403_a_token_without_scopes(token: str, tmp_path: Path) -> None:
+    def refuse(request: httpx.Request) -> httpx.Response:
+        body = error_body("permission_error", "insufficient_scope", request_id="req_1")
+        return httpx.Response(403, json=body, headers=rate_headers("req_1"))
+
+    with serve(refuse) as url:
+        target = tmp_path / "scoped.toml"
+        target.write_text(f'base_url = "{url}"\n[tokens.full]\nvalue = "{token}"\n')
+        result = invoke("smoke", "--target", str(target))
+    assert result.exit_code == 2
+    assert (
+        "tokens.full is accepted but may not list contacts: GET "
+        f"{url}/v1/contacts -> 403 (insufficient_scope); tokens.full needs every scope"
+    ) in result.output
+    assert "authenticate" not in result.output
+
+
+def test_a_usage_error_found_by_pytest_leaves_no_report(target_file: Path, tmp_path: Path) -> None:
+    report = tmp_path / "r"
+    result = invoke(
+        "run",
+        "--target",
+        str(target_file),
+        "--report-dir",
+        str(report),
+        "--",
+        "-k",
+        "nothing_matches",
+    )
+    assert result.exit_code == 2, result.output
+    assert "no test was selected" in result.output
+    assert not report.exists()
+
+
+SLOW_SUITE = """
+import time
+
+import pytest
+
+
+@pytest.mark.req("HDR-001")
+@pytest.mark.parametrize("n", range(60))
+def test_slow(api, n):
+    assert api.get("/v1/contacts").status_code == 200
+    time.sleep(0.5)
+"""
+
+CLI = """
+import sys
+from pathlib import Path
+
+from crm_conformance import paths
+from crm_conformance.cli import main
+
+paths.SUITES_DIR = Path(sys.argv[1])
+main(sys.argv[2:])
+"""
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_ctrl_c_stops_the_run_and_says_how_to_sweep(
+    suites: Path, target_file: Path, tmp_path: Path, workers: str
+) -> None:
+    (suites / "test_fake.py").write_text(textwrap.dedent(SLOW_SUITE), encoding="utf-8")
+    report = tmp_path / "report"
+    command = [sys.executable, "-c", CLI, str(suites), "run", "--target", str(target_file)]
+    run = subprocess.Popen(
+        [*command, "-n", workers, "--report-dir", str(report)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # a terminal's Ctrl-C goes to its whole foreground group
+    )
+    outcomes = report / "outcomes.jsonl"
+    for _ in range(1200):  # bounded: about two minutes for the first test to finish
+        if outcomes.is_file() and outcomes.read_text(encoding="utf-8").strip():
+            break
+        assert run.poll() is None, run.communicate()
+        time.sleep(0.1)
+    os.killpg(run.pid, signal.SIGINT)
+    out, err = run.communicate(timeout=120)
+    assert run.returncode == 130, out + err
+    assert "crm-conformance: INTERRUPTED" in out
+    assert "Interrupted (Ctrl-C) after " in out
+    sweep = next(line.strip() for line in out.splitlines() if "crm-conformance sweep" in line)
+    assert sweep.startswith(f"crm-conformance sweep --target {target_file} --prefix cc-")
+    summary = json.loads((report / "summary.json").read_text(encoding="utf-8"))
+    assert summary["interrupted"] is True and 0 < sum(summary["tests"].values()) < 60
+    assert "**Interrupted**" in (report / "summary.md").read_text(encoding="utf-8")
+    log = (report / "pytest.log").read_text(encoding="utf-8")
+    assert "PluggyTeardownRaisedWarning" not in err + log
