@@ -8,8 +8,8 @@ against the target and names the report folder for the upload step.
 
 Both read RUNNER_TEMP for the environment's place (CRM_ACTION_VENV overrides it) and
 write their outputs to GITHUB_OUTPUT as the Actions runner expects. `run` exits with
-the run's own exit code (0 conformant, 1 failed, 2 usage, 3 unreachable), so the job's
-verdict is the suite's. The inputs go to `crm-conformance run` as given: it validates
+the run's own exit code (README's exit-code table), so the job's verdict is the suite's.
+The inputs go to `crm-conformance run` as given: it validates
 them (a bad one is its exit 2 with one line naming it), so nothing is checked twice.
 """
 
@@ -32,18 +32,24 @@ class Inputs:
     classes: str = ""
     profile: str = ""
     shard: str = ""
+    seed: str = ""
     workers: str = ""
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str]) -> "Inputs":
-        """The inputs the runner passed as INPUT_<NAME> variables (absent: the default)."""
-        return cls(
-            **{
-                name: environ[f"INPUT_{name.upper()}"].strip()
-                for name in ("target", "classes", "profile", "shard", "workers")
-                if f"INPUT_{name.upper()}" in environ
-            }
-        )
+        """The inputs the runner passed as INPUT_<NAME> variables (absent: the default).
+
+        A shard without a seed takes the workflow run's id: every job of the matrix sees
+        the same one, and the shards of one run must draw the same generated cases.
+        """
+        given = {
+            name: environ[f"INPUT_{name.upper()}"].strip()
+            for name in ("target", "classes", "profile", "shard", "seed", "workers")
+            if f"INPUT_{name.upper()}" in environ
+        }
+        if given.get("shard") and not given.get("seed"):
+            given["seed"] = environ.get("GITHUB_RUN_ID", "")
+        return cls(**given)
 
     @property
     def artifact_name(self) -> str:
@@ -81,6 +87,7 @@ def run_command(inputs: Inputs, venv: Path, report_dir: Path) -> list[str]:
         ("--profile", inputs.profile),
         ("-n", inputs.workers),
         ("--shard", inputs.shard),
+        ("--seed", inputs.seed),
     )
     command += [word for option, value in given if value for word in (option, value)]
     return [*command, "--report-dir", str(report_dir)]

@@ -1,14 +1,17 @@
 """The `crm-conformance` command: thin glue over the library modules.
 
 Every error a user can cause is a `ConformanceError` carrying its exit code; this
-module prints it on one line with "Try 'crm-conformance COMMAND --help'" and exits
-with that code (DESIGN.md: 0 conformant, 1 failed, 2 usage, 3 unreachable).
+module prints it with "Try 'crm-conformance COMMAND --help'" and exits with that code.
+`run` exits 0 when nothing failed, 1 when a requirement failed (or tests could not run
+for setup errors), 2 on a usage or target-file error, 3 when the target is unreachable,
+4 on an internal error of pytest or the harness (README, "Exit codes").
 """
 
 import json
+import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import click
 
@@ -24,7 +27,21 @@ class _Exit(click.ClickException):
         super().__init__(f"{message}\nTry 'crm-conformance {command} --help'.")
 
     def show(self, file: Any = None) -> None:
-        click.echo(f"Error: {self.format_message()}", err=True)
+        click.echo(clip_lines(f"Error: {self.format_message()}", sys.stderr), err=True)
+
+
+LONGEST_LOG_LINE = 600
+"""Most characters of one line written to stderr when it is not a terminal (a CI log)."""
+
+
+def clip_lines(text: str, stream: TextIO) -> str:
+    """`text`, each line cut to LONGEST_LOG_LINE characters unless `stream` is a terminal."""
+    if stream.isatty():
+        return text
+    return "\n".join(
+        line if len(line) <= LONGEST_LOG_LINE else line[: LONGEST_LOG_LINE - 3] + "..."
+        for line in text.splitlines()
+    )
 
 
 def _fail(message: str, code: int, command: str) -> None:

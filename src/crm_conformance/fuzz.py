@@ -26,7 +26,8 @@ import schemathesis
 from schemathesis.checks import CheckContext
 from schemathesis.core.transport import Response
 
-from crm_conformance import checks, profiles
+from crm_conformance import checks, outcomes, profiles
+from crm_conformance.catalogue import load_catalogue
 from crm_conformance.paths import OPENAPI
 from crm_conformance.profiles import Profile
 
@@ -221,14 +222,44 @@ def adapted(check: checks.Check) -> Callable[[CheckContext, Response, Any], None
     return run
 
 
+def fuzzed_checks() -> tuple[checks.Check, ...]:
+    """The harness checks the fuzz layer runs: all but those of opt-in classes.
+
+    An opt-in requirement (Retry-After on a 429, of the rate-limits class) must never
+    keep the fuzz tests from running against a target that did not claim its class;
+    its own tests (suites/test_rate_limits.py) check it when the class is claimed.
+    """
+    catalogue = load_catalogue()
+    opt_in = catalogue.opt_in_classes
+    return tuple(
+        check
+        for check in checks.registered()
+        if not any(catalogue.class_of(req) in opt_in for req in check.requirements)
+    )
+
+
 def harness_checks() -> list[Callable[[CheckContext, Response, Any], None]]:
-    """Every registered harness check, adapted."""
-    return [adapted(check) for check in checks.registered()]
+    """Every fuzzed harness check, adapted."""
+    return [adapted(check) for check in fuzzed_checks()]
 
 
 def requirement_ids() -> tuple[str, ...]:
     """The requirement ids the adapted checks enforce, for the suites' req markers."""
-    return tuple(dict.fromkeys(req for c in checks.registered() for req in c.requirements))
+    return tuple(dict.fromkeys(req for c in fuzzed_checks() for req in c.requirements))
+
+
+SCHEMATHESIS_CHECKS: Mapping[str, tuple[str, ...]] = {
+    "unsupported_method": ("ERR-013",),
+    "content_type_conformance": ("HDR-004",),
+    "ST109": ("HDR-004",),  # MalformedJson: the body does not parse
+    "ST110": ("HDR-004",),  # ContentDeserializationError: the body cannot be decoded
+    "ignored_auth": ("AUTH-002",),
+}
+"""Requirement ids of schemathesis's own checks (or of one failure kind, by code) where
+one requirement of the document says what they check, so a failure lands there
+(`outcomes.attribute_checks`). A failure of a check not listed is charged to every id
+its test names, as nothing finer is known."""
+outcomes.attribute_checks(SCHEMATHESIS_CHECKS)
 
 
 ACCEPTED_WHEN_VALID = ("2xx", "3xx", "400", "401", "403", "404", "409", "422", "429", "5xx")

@@ -75,7 +75,8 @@ def latest_run(reports: Path) -> Path:
 
 def config_text(run_dir: Path, name: str) -> str:
     """allurerc.mjs: single-file and multi-file Awesome reports, history, categories."""
-    awesome = {"reportLanguage": "en", "groupBy": ["epic", "feature", "story"], "reportName": name}
+    # One epic (class) and one feature (section) per test: a row counts tests.
+    awesome = {"reportLanguage": "en", "groupBy": ["epic", "feature"], "reportName": name}
     categories = ",\n    ".join(
         f"{{ name: {json.dumps(c['name'])}, matchers: "
         f"{{ statuses: {json.dumps(c['statuses'])}, message: /{c['message']}/ }} }}"

@@ -13,7 +13,7 @@ else reads it with `read_records`.
 import contextlib
 import enum
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,6 +40,11 @@ PROP_OUTCOME = "crm_outcome"
 """user_properties key: the harness's classification of a failed call (an `Outcome`)."""
 PROP_CAUSE = "crm_cause"
 """user_properties key: the one-line cause of that outcome."""
+PROP_FAILED = "crm_failed"
+"""user_properties key: a requirement id a failure is charged to (one entry per id)."""
+PROP_FUZZ = "fuzz"
+"""user_properties key: `{seed, profile, requests}` of a fuzz test (written by the fuzz
+suites; its seed replays the test's cases)."""
 PROP_RATE_WAIT = "crm_rate_wait"
 """user_properties key: `{seconds, 429s}` the test waited for its tokens' rate allowance."""
 PROP_ADAPTER_FEATURE = "adapter_feature"
@@ -61,6 +66,40 @@ class Outcome(enum.StrEnum):
     """It failed, and a waiver says it would (strict: a pass is reported)."""
     NOT_APPLICABLE = "not_applicable"
     """It did not run: the target lacks what it needs, or its class was not claimed."""
+
+
+class Verdict(enum.StrEnum):
+    """What a run established about one requirement (DESIGN.md, "Conformance classes")."""
+
+    PASSED = "passed"
+    """A test asserting it ran and passed, and none failed."""
+    FAILED = "failed"
+    """A test charged its failure to it: the target broke the document."""
+    EXPECTED_FAILURE = "expected_failure"
+    """It failed and is waived (strict)."""
+    ERROR = "error"
+    """Its tests could not run for a harness or setup error (never a target failure)."""
+    BLOCKED = "blocked"
+    """Its tests could not make the data they need (the target refused it)."""
+    NOT_VERIFIED = "not_verified"
+    """No test asserting it could run; the reason names what would verify it."""
+    UNTESTABLE = "untestable"
+    """No black-box test can reach it (the catalogue says why)."""
+
+
+class ClassVerdict(enum.StrEnum):
+    """What a run established about a conformance class."""
+
+    PASSED = "passed"
+    """Every testable requirement of the class passed."""
+    FAILED = "failed"
+    """A requirement of the class failed."""
+    PARTIALLY_VERIFIED = "partially_verified"
+    """Nothing failed, and some but not all testable requirements passed."""
+    NOT_VERIFIED = "not_verified"
+    """Nothing failed, and no testable requirement passed."""
+    UNTESTABLE = "untestable"
+    """The class has no testable requirement."""
 
 
 @dataclass(frozen=True)
@@ -103,6 +142,50 @@ def classify(exc: BaseException) -> Classified | None:
     return None
 
 
+_CHECK_REQUIREMENTS: dict[str, tuple[str, ...]] = {}
+"""Requirement ids of checks the harness did not write (schemathesis's), by check name
+or failure code."""
+
+
+def attribute_checks(requirements: Mapping[str, tuple[str, ...]]) -> None:
+    """Say which requirement ids a foreign check enforces (the fuzz layer, at import).
+
+    A failure such a check raises then lands on those ids (`failed_requirements`).
+    """
+    _CHECK_REQUIREMENTS.update(requirements)
+
+
+def failed_requirements(exc: BaseException) -> list[str] | None:
+    """The requirement ids a failure is charged to; None when it does not say.
+
+    A `ConformanceFailure` names its id; a group of failures (schemathesis's, or
+    Hypothesis's several distinct bugs) is charged to the ids of its members; a check
+    failure of schemathesis to the ids its check was attributed (`attribute_checks`).
+    One member that does not say makes the whole failure say nothing: its test then
+    charges every id it names, as nothing finer is known.
+    """
+    if isinstance(exc, ConformanceFailure):
+        return [exc.req_id]
+    members: list[BaseException] = []
+    wrapped = getattr(exc, "exception", None)  # schemathesis's CustomFailure wraps our check's
+    if isinstance(exc, BaseExceptionGroup):
+        members = list(exc.exceptions)
+    elif isinstance(wrapped, BaseException):
+        members = [wrapped]
+    if members:
+        found: list[str] = []
+        for member in members:
+            ids = failed_requirements(member)
+            if ids is None:
+                return None
+            found += [i for i in ids if i not in found]
+        return found
+    # A schemathesis Failure: its kind by `code` (ST109), else the checks that raise it.
+    names = [getattr(exc, "code", None), *(getattr(exc, "checks", None) or ())]
+    attributed = next((_CHECK_REQUIREMENTS[n] for n in names if n in _CHECK_REQUIREMENTS), None)
+    return list(attributed) if attributed else None
+
+
 @dataclass(frozen=True)
 class OutcomeRecord:
     """What one test established: its requirement ids, classes and outcome."""
@@ -114,6 +197,11 @@ class OutcomeRecord:
     cause: str = ""
     duration: float = 0.0
     observations: list[dict[str, Any]] = field(default_factory=list)
+    failed_requirements: list[str] = field(default_factory=list)
+    """Of a failed (or waived) test: the ids its failure is charged to; its other ids
+    were neither verified nor broken by it."""
+    seeds: list[int] = field(default_factory=list)
+    """The seeds a generating test ran with (replay: `--seed`)."""
     rate_wait: dict[str, Any] = field(default_factory=dict)
     """Seconds the test waited for its tokens' rate allowance and the 429s it waited out
     (`{"seconds": s, "429s": n}`); empty when it never waited."""

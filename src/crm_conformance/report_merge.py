@@ -70,7 +70,7 @@ def read_part(folder: Path) -> Part:
 def check(parts: Sequence[Part]) -> None:
     """The parts make one run, or a UsageError says how they do not."""
     check_parts([part.shard for part in parts])
-    for key in ("suite", "target", "profile", "certify"):
+    for key in ("suite", "target", "profile", "certify", "seed", "claimed"):
         if len({repr(part.summary.get(key)) for part in parts}) != 1:
             raise UsageError(f"--merge: the shards differ in {key}: they are not parts of one run")
 
@@ -99,7 +99,7 @@ def merge_shards(folders: Sequence[Path], out: Path) -> RunResult:
         if missing
         else ""
     )
-    code, why = exit_code(1 if missing else 0, records, message)
+    code, why = exit_code(0, records, message, out)
     return RunResult(code, out, summary, records, why or message)
 
 
@@ -127,17 +127,18 @@ def _records(parts: Sequence[Part]) -> tuple[list[OutcomeRecord], int]:
 
 def _info(parts: Sequence[Part]) -> RunInfo:
     first = parts[0].summary
-    seeds = {part.summary.get("seed") for part in parts}
     return RunInfo(
         suite_version=first["suite"]["version"],
         git_hash=first["suite"]["git"],
         target=first["target"],
-        seed=seeds.pop() if len(seeds) == 1 else None,
+        seed=first.get("seed"),
         profile=first["profile"],
         started=min(part.summary["started"] for part in parts),
         finished=max(part.summary["finished"] for part in parts),
         certify=bool(first["certify"]),
         waivers=first.get("waivers", []),
+        claimed=tuple(first["claimed"]) if "claimed" in first else None,
+        interrupted=any(part.summary.get("interrupted") for part in parts),
     )
 
 

@@ -2,13 +2,19 @@
 
 pytest runs in a child process so a crash (or a hung worker killed by the user) is
 contained and still leaves a verdict. The child writes one stream of outcome records
-(`outcomes.jsonl`, by the harness plugin, `crm_conformance.plugin.stream`); afterwards this module
+(`outcomes.jsonl`, by the harness plugin's `plugin.stream`); afterwards this module
 builds the summaries (and the certificate) from that stream alone, prints the short
-verdict, and maps the result onto DESIGN.md's exit codes.
+verdict, and maps the result onto the command's exit codes (`EXIT_*`; the table is in
+README, "Exit codes").
+
+The child tells an unreachable target apart with an exit status of its own
+(`plugin.session.EXIT_UNREACHABLE`), outside pytest's 0-5, so pytest's internal error
+(3) can never read as "unreachable".
 """
 
 import json
 import os
+import secrets
 import shutil
 import subprocess
 import sys
@@ -22,27 +28,44 @@ from typing import Any
 
 from crm_conformance import paths, smoke
 from crm_conformance._errors import TargetFileError, UsageError
-from crm_conformance.catalogue import load_catalogue
+from crm_conformance.catalogue import Catalogue, load_catalogue
 from crm_conformance.interruptible import EXIT_INTERRUPTED, interrupted_text, run_interruptible
-from crm_conformance.outcomes import OUTCOMES_FILE, OutcomeRecord, read_records
+from crm_conformance.outcomes import (
+    OUTCOMES_FILE,
+    ClassVerdict,
+    Outcome,
+    OutcomeRecord,
+    read_records,
+)
+from crm_conformance.plugin.session import EXIT_UNREACHABLE as _CHILD_UNREACHABLE
 from crm_conformance.reporting.allure_labels import stabilise_history
 from crm_conformance.reporting.certificate import write_certificate
-from crm_conformance.reporting.summary import RunInfo, build_summary, write_summary
+from crm_conformance.reporting.summary import (
+    RunInfo,
+    build_summary,
+    seed_text,
+    write_summary,
+)
 from crm_conformance.sharding import SHARD_FILE, Shard, durations_of
 from crm_conformance.target import load_target
 from crm_conformance.waivers import Waiver, load_waivers
 
-EXIT_CONFORMANT = 0
+EXIT_NOTHING_FAILED = 0
+"""No requirement failed and no test errored or was blocked (the CI gate's pass)."""
 EXIT_FAILED = 1
+"""A requirement failed, or tests could not run for setup errors."""
 EXIT_USAGE = 2
 EXIT_UNREACHABLE = 3
+EXIT_INTERNAL = 4
+"""pytest or the harness crashed; the message points to the run's pytest.log."""
 
+_PYTEST_INTERRUPTED = 2
+_PYTEST_INTERNAL_ERROR = 3
 _PYTEST_USAGE = 4
 _PYTEST_NO_TESTS = 5
-_PYTEST_EXIT_UNREACHABLE = 3
-"""The harness plugin ends a run with pytest.exit(returncode=3) on an unreachable target."""
 
-_RERUN = ("failed", "error", "blocked")
+_RERUN = (Outcome.FAILED, Outcome.ERROR, Outcome.BLOCKED)
+_SETUP = (Outcome.ERROR, Outcome.BLOCKED)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -109,6 +132,11 @@ def validate(request: RunRequest) -> None:
         Shard.parse(request.shard)
         if request.rerun_failed is not None:
             raise UsageError("--rerun-failed reruns one run's failures: --shard is not allowed")
+        if request.seed is None:
+            raise UsageError(
+                f"--shard {request.shard} needs --seed N: the shards of one run must draw the "
+                "same generated cases; give every shard the same seed (e.g. the CI pipeline's id)"
+            )
     if request.shard_by is not None:
         if request.shard is None:
             raise UsageError(f"--shard-by={request.shard_by}: give --shard K/N too")
@@ -135,7 +163,12 @@ def public_target(request: RunRequest) -> dict[str, Any]:
 
 
 def pytest_command(
-    request: RunRequest, report_dir: Path, run_id: str, *, listing: Path | None = None
+    request: RunRequest,
+    report_dir: Path,
+    run_id: str,
+    *,
+    seed: int | None = None,
+    listing: Path | None = None,
 ) -> list[str]:
     """The child's command line: the suites, the harness options and the run's plugin."""
     command = [sys.executable, "-m", "pytest", "-p", "crm_conformance.reporting.run_plugin"]
@@ -162,8 +195,10 @@ def pytest_command(
         command += ["--fuzz-minutes", str(request.fuzz_minutes)]
     if listing is not None:
         return [*command, "--collect-only", "-q", "--crm-list", str(listing)]
-    if request.seed is not None:
-        command.append(f"--hypothesis-seed={request.seed}")
+    if seed is not None:
+        # Every generating test (fuzz and property) draws from this one seed, which the
+        # summary records: a rerun with `--seed` gives the same cases.
+        command.append(f"--hypothesis-seed={seed}")
     # worksteal: a worker that runs out takes half of another's remaining tests, so the
     # fuzz tests (a second each) do not leave one worker running alone at the end.
     workers = ["-n", str(request.workers), "--dist", "worksteal"]
@@ -181,6 +216,34 @@ def pytest_command(
     if request.shard_by is not None:
         command.append(f"--shard-by={request.shard_by.resolve()}")
     return [*command, *request.pytest_args]
+
+
+def run_seed(request: RunRequest) -> int:
+    """The run's seed: `--seed`, else the seed of the run being rerun, else a fresh one."""
+    if request.seed is not None:
+        return request.seed
+    if request.rerun_failed is not None:
+        summary = request.rerun_failed / "summary.json"
+        if summary.is_file():
+            earlier = json.loads(summary.read_text(encoding="utf-8")).get("seed")
+            if isinstance(earlier, int):
+                return earlier
+    return secrets.randbelow(2**32)
+
+
+def claimed_classes(request: RunRequest, catalogue: Catalogue) -> tuple[str, ...]:
+    """The classes the run claims, as the harness plugin selects them: `--classes` (core
+    always; `all` every class), else every class but the opt-in ones against a given
+    target; a certificate and the embedded reference server claim every class."""
+    every = tuple(catalogue.classes)
+    names = [name.strip() for name in (request.classes or "").split(",") if name.strip()]
+    if request.certify or names == ["all"]:
+        return every
+    if names:
+        return tuple(cls for cls in every if cls in {"core", *names})
+    if request.target is None and request.base_url is None:
+        return every
+    return tuple(cls for cls in every if cls not in catalogue.opt_in_classes)
 
 
 def _failed_nodeids(run_dir: Path) -> list[str]:
@@ -252,13 +315,14 @@ def run(request: RunRequest, *, echo: Callable[[str], None] = print) -> RunResul
     fresh = not report_dir.exists()
     report_dir.mkdir(parents=True, exist_ok=True)
     _clear(report_dir)
-    command = pytest_command(request, report_dir, run_id)
+    seed = run_seed(request)
+    command = pytest_command(request, report_dir, run_id, seed=seed)
     log_path = report_dir / "pytest.log"
     with log_path.open("w", encoding="utf-8") as log:
         done = run_interruptible(command, cwd=_root_of(request), env=_child_env(), stdout=log)
     output = log_path.read_text(encoding="utf-8")
     records = list(read_records(report_dir / OUTCOMES_FILE))
-    code, message = exit_code(done.returncode, records, output)
+    code, message = exit_code(done.returncode, records, output, log_path)
     if code == EXIT_USAGE and not done.interrupted:
         if fresh:
             shutil.rmtree(report_dir, ignore_errors=True)
@@ -266,20 +330,22 @@ def run(request: RunRequest, *, echo: Callable[[str], None] = print) -> RunResul
     results = report_dir / "allure-results"
     if results.is_dir():
         stabilise_history(results)
-        _write_allure_extras(results, target, request, run_id)
+        _write_allure_extras(results, target, request, run_id, seed)
+    catalogue = load_catalogue()
     info = RunInfo(
         suite_version=suite_version(),
         git_hash=git_hash(),
         target=target,
-        seed=str(request.seed) if request.seed is not None else None,
+        seed=seed,
         profile=request.profile,
         started=started.isoformat(timespec="seconds"),
         finished=datetime.now(UTC).isoformat(timespec="seconds"),
         certify=request.certify,
         waivers=[waiver.as_dict() for waiver in waivers],
+        claimed=claimed_classes(request, catalogue),
         interrupted=done.interrupted,
     )
-    summary = build_summary(records, info, load_catalogue())
+    summary = build_summary(records, info, catalogue)
     write_summary(report_dir, summary)
     if done.interrupted:
         code = EXIT_INTERRUPTED
@@ -308,26 +374,51 @@ def _clear(report_dir: Path) -> None:
         (report_dir / name).unlink(missing_ok=True)
 
 
-def exit_code(returncode: int, records: list[OutcomeRecord], output: str) -> tuple[int, str]:
-    """DESIGN.md's exit code from pytest's, the records and (for messages) pytest's output."""
-    if returncode == _PYTEST_EXIT_UNREACHABLE:
-        return EXIT_UNREACHABLE, _tail(output, 3)
+def exit_code(
+    returncode: int, records: list[OutcomeRecord], output: str, log: Path
+) -> tuple[int, str]:
+    """The command's exit code from pytest's, the records and (for messages) its output."""
+    if returncode == _PYTEST_INTERNAL_ERROR:
+        return EXIT_INTERNAL, _internal(output, log, "pytest or the harness crashed")
+    if returncode == _CHILD_UNREACHABLE:
+        return EXIT_UNREACHABLE, _exit_message(output)
     if returncode == _PYTEST_USAGE:
         return EXIT_USAGE, _tail(output, 5)
     if returncode == _PYTEST_NO_TESTS or (returncode == 0 and not records):
         return EXIT_USAGE, "no test was selected: check --classes and the -- pytest args"
-    if any(r.outcome == "failed" for r in records):
+    if not records:
+        return EXIT_INTERNAL, _internal(output, log, f"pytest stopped (exit {returncode})")
+    if any(r.outcome == Outcome.FAILED for r in records):
         return EXIT_FAILED, ""
     unreachable = [
         r
         for r in records
-        if r.outcome == "error" and r.cause.startswith(("target unreachable", "transport error"))
+        if r.outcome == Outcome.ERROR
+        and r.cause.startswith(("target unreachable", "transport error"))
     ]
     if unreachable:
         return EXIT_UNREACHABLE, unreachable[0].cause
+    if any(r.outcome in _SETUP for r in records):
+        return EXIT_FAILED, ""
     if returncode != 0:
-        return EXIT_FAILED, "" if records else _tail(output, 10)
-    return EXIT_CONFORMANT, ""
+        return EXIT_INTERNAL, _internal(output, log, f"pytest ended with exit {returncode}")
+    return EXIT_NOTHING_FAILED, ""
+
+
+def _internal(output: str, log: Path, what: str) -> str:
+    """An internal error in one line that points to the log, with its last line of detail."""
+    detail = next(
+        (line for line in reversed(output.strip().splitlines()) if line.strip()), ""
+    ).strip()
+    return f"{what}; details in {log}" + (f": {detail[:300]}" if detail else "")
+
+
+def _exit_message(output: str) -> str:
+    """The message of the plugin's `pytest.exit`, one line, without pytest's framing."""
+    for line in reversed(output.splitlines()):
+        if "Exit:" in line:
+            return line.split("Exit:", 1)[1].strip(" !")
+    return _tail(output, 1)
 
 
 def suite_version() -> str:
@@ -349,7 +440,7 @@ def git_hash() -> str | None:
 
 
 def _write_allure_extras(
-    results: Path, target: dict[str, Any], request: RunRequest, run_id: str
+    results: Path, target: dict[str, Any], request: RunRequest, run_id: str, seed: int
 ) -> None:
     """environment.properties and executor.json, written once by the controlling process."""
     environment = {
@@ -358,7 +449,7 @@ def _write_allure_extras(
         "target.base_url": str(target.get("base_url")),
         "target.adapter_url": str(target.get("adapter_url")),
         "profile": request.profile,
-        "seed": str(request.seed) if request.seed is not None else "random",
+        "seed": str(seed),
         "run.id": run_id,
         "python": sys.version.split()[0],
     }
@@ -374,21 +465,41 @@ def _write_allure_extras(
     (results / "executor.json").write_text(json.dumps(executor), encoding="utf-8")
 
 
+def _class_lines(summary: dict[str, Any]) -> list[str]:
+    """The classes by verdict, one line each: passed in full first, then what falls short."""
+    claimed = set(summary["claimed"])
+    by_verdict: dict[str, list[str]] = {}
+    for cls, entry in summary["classes"].items():
+        key = entry["verdict"] if cls in claimed else "not claimed"
+        shown = f"{cls} ({entry['verified']} of {entry['testable']})"
+        by_verdict.setdefault(key, []).append(
+            shown if key == ClassVerdict.PARTIALLY_VERIFIED else cls
+        )
+    lines = [
+        f"Classes passed in full: {', '.join(by_verdict.pop(ClassVerdict.PASSED, [])) or 'none'}"
+    ]
+    for key in (*ClassVerdict, "not claimed"):
+        if key in by_verdict:
+            lines.append(f"{str(key).replace('_', ' ').capitalize()}: {', '.join(by_verdict[key])}")
+    return lines
+
+
 def verdict_text(result: RunResult) -> str:
-    """The short verdict printed after a run."""
+    """The short verdict printed after a run; its first line never says more than ran."""
     summary = result.summary
     tests = summary["tests"]
     counts = ", ".join(f"{n} {o.replace('_', ' ')}" for o, n in sorted(tests.items()))
-    headline = {
-        EXIT_CONFORMANT: "CONFORMANT",
-        EXIT_FAILED: "NOT CONFORMANT",
+    first = {
         EXIT_USAGE: "USAGE ERROR",
         EXIT_UNREACHABLE: "TARGET UNREACHABLE",
+        EXIT_INTERNAL: "INTERNAL ERROR",
         EXIT_INTERRUPTED: "INTERRUPTED",
-    }[result.exit_code]
-    lines = [f"crm-conformance: {headline} ({sum(tests.values())} tests: {counts or 'none'})"]
-    passed = [c for c, e in summary["classes"].items() if e["verdict"] == "passed"]
-    lines.append(f"Classes passed in full: {', '.join(passed) or 'none'}")
+    }.get(result.exit_code, summary["headline"])
+    lines = [f"crm-conformance: {first}"]
+    if result.message:
+        lines.append(result.message)
+    lines.append(f"Tests: {sum(tests.values())} ({counts or 'none'}); {seed_text(summary)}")
+    lines += _class_lines(summary)
     failed = [(i, e) for i, e in summary["requirements"].items() if e["verdict"] == "failed"]
     if failed:
         lines.append("Requirements failed:")
@@ -396,13 +507,14 @@ def verdict_text(result: RunResult) -> str:
             cause = entry["causes"][0].split(": ", 1)[-1] if entry["causes"] else entry["title"]
             cause = cause.removeprefix(req_id).strip()
             lines.append(f"  {req_id}  {cause.splitlines()[0][:110] if cause else ''}")
-    errors = tests.get("error", 0) + tests.get("blocked", 0)
+    errors = tests.get(Outcome.ERROR, 0) + tests.get(Outcome.BLOCKED, 0)
     if errors:
-        lines.append(f"Setup or harness errors (not target failures): {errors} tests")
-    skipped = tests.get("not_applicable", 0)
+        lines.append(f"Could not run for setup errors (not target failures): {errors} tests")
+    skipped = tests.get(Outcome.NOT_APPLICABLE, 0)
     if skipped:
-        lines.append(f"Skipped for capability (not applicable): {skipped} tests")
-    if result.message:
-        lines.append(result.message)
+        lines.append(
+            f"Not applicable to this target: {skipped} tests (summary.md says what would "
+            "verify their requirements)"
+        )
     lines.append(f"Report: {result.report_dir}")
     return "\n".join(lines)

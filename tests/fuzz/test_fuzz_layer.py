@@ -15,6 +15,7 @@ from hypothesis.errors import FlakyStrategyDefinition
 from schemathesis.core.failures import FailureGroup
 
 from crm_conformance import fuzz, profiles
+from crm_conformance.catalogue import load_catalogue
 from crm_conformance.failure import ConformanceFailure
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
@@ -372,3 +373,27 @@ def test_a_diverging_replay_reports_the_failure_seen_first() -> None:
     _Replayed.first_failure = None
     with pytest.raises(FlakyStrategyDefinition):
         fuzz.run_replay_safe(_Replayed, None)
+
+
+def test_the_fuzz_tests_name_no_opt_in_requirement() -> None:
+    """An opt-in rule (Retry-After on 429) must not keep them from any target."""
+    catalogue = load_catalogue()
+    classes = {catalogue.class_of(req) for req in fuzz.requirement_ids()}
+    assert classes and not classes & catalogue.opt_in_classes
+
+
+def _failure_kinds(kind: type[Any]) -> set[str]:
+    found = {str(getattr(kind, "code", "")), *getattr(kind, "checks", ())}
+    sub: type[Any]
+    for sub in kind.__subclasses__():
+        found |= _failure_kinds(sub)
+    return found
+
+
+def test_schemathesis_checks_are_attributed_by_names_schemathesis_uses() -> None:
+    import schemathesis.openapi.checks  # noqa: F401  # defines the OpenAPI failure kinds
+    from schemathesis.core.failures import Failure
+
+    assert set(fuzz.SCHEMATHESIS_CHECKS) <= _failure_kinds(Failure)
+    catalogue = load_catalogue()
+    assert all(r in catalogue for ids in fuzz.SCHEMATHESIS_CHECKS.values() for r in ids)

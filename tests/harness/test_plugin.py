@@ -7,15 +7,14 @@ from pathlib import Path
 
 # httpx maps httpcore's exceptions by class, and pytester drops modules first imported inside
 # an in-process run: imported here, httpcore is not re-imported (with new classes) per run.
+# The same for PyYAML, whose C loader keeps the classes of its first import.
 import httpcore  # noqa: F401
 import httpx
 import pytest
-
-# Likewise yaml: re-imported after a run, its C loader no longer resolves a tag ("could
-# not determine a constructor for the tag None") and the catalogue cannot be read.
 import yaml  # noqa: F401
 from fake_target import TOKEN, conformant, error_body, rate_headers, serve
 
+from crm_conformance.outcomes import read_records
 from crm_conformance.plugin import session
 
 pytest_plugins = ["pytester"]
@@ -261,14 +260,15 @@ def test_missing_preconditions_skip_saying_what_to_add(
     )
 
 
-def test_an_unreachable_target_is_one_message_and_exit_3(
+def test_an_unreachable_target_is_one_message_and_an_exit_status_of_its_own(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("CRM_TOKEN_FULL", TOKEN)
     suite(pytester, USES_API)
     with serve(mode="drop") as url:
         result = run(pytester, "--base-url", url)
-    assert result.ret == 3
+    assert result.ret == session.EXIT_UNREACHABLE
+    assert result.ret not in tuple(pytest.ExitCode)  # never one of pytest's own 0-5
     result.stdout.fnmatch_lines(["*target unreachable: GET */v1/me failed*"])
     assert "test_contacts_conform" not in result.stdout.str()
 
@@ -281,8 +281,39 @@ def test_an_html_target_is_one_message(
     html = httpx.Response(200, text="<html></html>", headers={"Content-Type": "text/html"})
     with serve(lambda request: html) as url:
         result = run(pytester, "--base-url", url)
-    assert result.ret == 3
-    result.stdout.fnmatch_lines(["*Content-Type 'text/html', not JSON*API root*"])
+    assert result.ret == session.EXIT_UNREACHABLE
+    result.stdout.fnmatch_lines(["*Content-Type 'text/html', not a JSON body*API root*"])
+
+
+def as_text_plain(request: httpx.Request) -> httpx.Response:
+    """A conforming answer whose JSON body is labelled text/plain."""
+    answer = conformant(request)
+    headers = {**answer.headers, "Content-Type": "text/plain; charset=utf-8"}
+    return httpx.Response(answer.status_code, content=answer.content, headers=headers)
+
+
+LISTS = """
+import pytest
+from crm_conformance import expect_status
+
+@pytest.mark.req("PAG-001")
+def test_lists(api):
+    expect_status(api.get("/v1/contacts"), "PAG-001", 200)
+"""
+
+
+def test_json_labelled_text_plain_is_a_failed_core_requirement_and_the_run_goes_on(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CRM_TOKEN_FULL", TOKEN)
+    suite(pytester, LISTS)
+    with serve(as_text_plain) as url:
+        result = run(pytester, "--base-url", url, "--crm-outcomes", "out.jsonl")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["HDR-004  Sends JSON request and response bodies"])
+    [record] = read_records(pytester.path / "out.jsonl")
+    assert record.failed_requirements == ["HDR-004"]
+    assert record.requirements == ["PAG-001", "HDR-004"]
 
 
 MANY = "import pytest\n" + "".join(
@@ -476,6 +507,32 @@ def test_a_failed_universal_check_lands_on_its_own_requirement(
     root = ET.parse(pytester.path / "out.xml").getroot()
     named = [p.get("value") for p in root.iter("property") if p.get("name") == "requirement"]
     assert named == ["AUTH-001", "HDR-003"]
+    charged = [p.get("value") for p in root.iter("property") if p.get("name") == "crm_failed"]
+    assert charged == ["HDR-003"]  # AUTH-001 is neither verified nor broken by this test
+
+
+MIXED = """
+import pytest
+
+@pytest.mark.req("PAG-001", "RATE-001")
+def test_pages_and_a_throttle_rule():
+    pass
+"""
+
+
+def test_an_opt_in_id_never_keeps_a_test_of_other_classes_from_running(
+    pytester: pytest.Pytester, base_url: str
+) -> None:
+    suite(pytester, MIXED)
+    result = run(pytester, "--base-url", base_url, "--crm-outcomes", "out.jsonl")
+    result.assert_outcomes(passed=1)
+    [record] = read_records(pytester.path / "out.jsonl")
+    assert record.requirements == ["PAG-001"]  # the unclaimed opt-in id is not credited
+    result = run(
+        pytester, "--base-url", base_url, "--classes", "all", "--crm-outcomes", "all.jsonl"
+    )
+    [record] = read_records(pytester.path / "all.jsonl")
+    assert record.requirements == ["PAG-001", "RATE-001"]
 
 
 SPENT_ALLOWANCE = """

@@ -73,12 +73,21 @@ def test_without_a_shard_the_command_is_a_real_run_of_what_was_given() -> None:
 
 def test_a_shard_is_passed_through_and_names_its_own_artifact() -> None:
     whole = action.Inputs(target="t.toml")
-    shard = action.Inputs(target="t.toml", shard="2/4")
+    shard = action.Inputs(target="t.toml", shard="2/4", seed="42")
     plain = action.run_command(whole, VENV, REPORT)
     sharded = action.run_command(shard, VENV, REPORT)
-    assert sharded == [*plain[:-2], "--shard", "2/4", *plain[-2:]]
+    assert sharded == [*plain[:-2], "--shard", "2/4", "--seed", "42", *plain[-2:]]
     assert whole.artifact_name == "crm-conformance-report"
     assert shard.artifact_name == "crm-conformance-report-shard-2-of-4"
+
+
+def test_a_shard_without_a_seed_takes_the_workflow_runs_id() -> None:
+    """The shards of one run must draw the same cases: every job of a matrix sees one
+    GITHUB_RUN_ID. A seed given wins; without a shard none is invented."""
+    environ = {"INPUT_SHARD": "1/2", "INPUT_SEED": "", "GITHUB_RUN_ID": "9876543210"}
+    assert action.Inputs.from_environment(environ).seed == "9876543210"
+    assert action.Inputs.from_environment({**environ, "INPUT_SEED": "7"}).seed == "7"
+    assert action.Inputs.from_environment({"GITHUB_RUN_ID": "98"}).seed == ""
 
 
 def test_inputs_not_given_leave_the_suite_its_defaults() -> None:

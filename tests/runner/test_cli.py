@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 from click.testing import CliRunner, Result
-from fake_target import conformant, rate_headers, serve
+from fake_target import TOKEN, conformant, rate_headers, serve
 
 from crm_conformance import paths
 from crm_conformance.cli import main
@@ -35,21 +35,28 @@ def test_run_against_a_target_reports_the_failed_requirement(
     report = tmp_path / "report"
     result = invoke("run", "--target", str(target_file), "--report-dir", str(report))
     assert result.exit_code == 1, result.output
-    assert "NOT CONFORMANT" in result.output
+    first = result.output.splitlines()[0]
+    assert first.startswith("crm-conformance: NOT CONFORMANT: 1 requirement failed; 0 % of ")
     # the fake suite names one core id; the real catalogue's core has more to test
     assert "Classes passed in full: none" in result.output
     assert "PAG-001" in result.output
-    assert "Skipped for capability (not applicable): 1 tests" in result.output
+    assert "Not applicable to this target: 1 tests" in result.output
     summary = json.loads((report / "summary.json").read_text())
     assert summary["requirements"]["PAG-001"]["verdict"] == "failed"
-    assert summary["requirements"]["TAG-001"]["verdict"] == "not_applicable"
+    assert summary["requirements"]["TAG-001"]["verdict"] == "not_verified"
+    assert summary["requirements"]["TAG-001"]["reason"].startswith(
+        "needs the provisioning adapter: add adapter_url"
+    )
     assert summary["classes"]["tags"]["verdict"] == "not_verified"
     assert summary["classes"]["core"]["verdict"] == "partially_verified"
+    assert summary["classes"]["core"]["verified"] == 1
     assert summary["observations"][0]["key"] == "default page size"
     assert summary["target"]["token_roles"] == ["full"]
     junit = (report / "junit.xml").read_text()
     assert 'name="requirement" value="PAG-001"' in junit
-    assert "core (partially verified)" in (report / "summary.md").read_text()
+    markdown = (report / "summary.md").read_text()
+    assert markdown.startswith(f"# {summary['headline']}\n")
+    assert "core (partially verified (1 of " in markdown
 
 
 def test_run_writes_allure_labels_history_ids_and_a_redacted_exchange(
@@ -60,7 +67,8 @@ def test_run_writes_allure_labels_history_ids_and_a_redacted_exchange(
     results = [json.loads(p.read_text()) for p in (report / "allure-results").glob("*-result.json")]
     failed = next(r for r in results if r["status"] == "failed")
     labels = {(lab["name"], lab["value"]) for lab in failed["labels"]}
-    assert ("epic", "pagination") in labels and ("story", "PAG-001") in labels
+    assert ("epic", "pagination") in labels and ("tag", "PAG-001") in labels
+    assert ("feature", "Resources and their fields › Conventions") in labels
     assert failed["historyId"] == failed["testCaseId"] == dict(labels)["crm_history_id"]
     attachment = report / "allure-results" / failed["attachments"][0]["source"]
     exchange = json.loads(attachment.read_text())
@@ -145,8 +153,12 @@ def test_certify_refuses_filters_and_writes_a_certificate(
     report = tmp_path / "report"
     result = invoke("run", "--certify", "--target", str(target_file), "--report-dir", str(report))
     assert result.exit_code == 1
+    assert "% of testable requirements verified" in result.output.splitlines()[0]
     certificate = json.loads((report / "certificate.json").read_text())
     assert certificate["classes_passed"] == []
+    tags = certificate["classes_not_passed"]["tags"]
+    assert tags["verdict"] == "not_verified"
+    assert any(lack.startswith("1 not verified: needs the provisioning") for lack in tags["lacks"])
     assert set(certificate["files_sha256"]) >= {"summary.json", "summary.md", "junit.xml"}
     assert len(certificate["spec_sha256"]) == 64
 
@@ -226,3 +238,113 @@ def test_report_without_a_run_folder_is_a_usage_error(tmp_path: Path) -> None:
     result = invoke("report", str(tmp_path))
     assert result.exit_code == 2
     assert "Try 'crm-conformance report --help'" in result.output
+
+
+def test_an_internal_error_of_pytest_points_to_the_log_and_is_not_unreachable(
+    tmp_path: Path, target_file: Path, fake_suites: Path
+) -> None:
+    (fake_suites / "conftest.py").write_text(
+        "def pytest_sessionstart(session):\n    raise RuntimeError('the harness broke')\n"
+    )
+    report = tmp_path / "report"
+    result = invoke("run", "--target", str(target_file), "--report-dir", str(report))
+    assert result.exit_code == 4, result.output
+    assert result.output.startswith("crm-conformance: INTERNAL ERROR\n")
+    assert f"details in {report / 'pytest.log'}" in result.output
+    assert "UNREACHABLE" not in result.output
+
+
+TEXT_PLAIN_SUITE = """
+import pytest
+from crm_conformance import expect_status
+
+@pytest.mark.req("PAG-001")
+def test_lists(api):
+    expect_status(api.get("/v1/contacts"), "PAG-001", 200)
+"""
+
+
+def test_json_labelled_text_plain_exits_1_with_the_core_requirement_failed(
+    tmp_path: Path, fake_suites: Path
+) -> None:
+    for old in fake_suites.glob("test_*.py"):
+        old.unlink()
+    (fake_suites / "test_lists.py").write_text(TEXT_PLAIN_SUITE)
+
+    def text_plain(request: httpx.Request) -> httpx.Response:
+        answer = conformant(request)
+        headers = {**answer.headers, "Content-Type": "text/plain"}
+        return httpx.Response(answer.status_code, content=answer.content, headers=headers)
+
+    with serve(text_plain) as url:
+        target = tmp_path / "t.toml"
+        target.write_text(f'base_url = "{url}"\n[tokens.full]\nvalue = "{TOKEN}"\n')
+        report = tmp_path / "report"
+        result = invoke("run", "--target", str(target), "--report-dir", str(report))
+    assert result.exit_code == 1, result.output
+    assert "  HDR-004  " in result.output
+    summary = json.loads((report / "summary.json").read_text())
+    assert summary["requirements"]["HDR-004"]["verdict"] == "failed"
+    assert summary["requirements"]["HDR-004"]["class"] == "core"
+
+
+SEEDED_SUITE = """
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+@pytest.mark.req("HDR-001")
+@settings(
+    max_examples=5, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.integers())
+def test_generated(observe, value):
+    observe("case", value)
+"""
+
+
+def test_the_summary_names_the_seed_and_a_rerun_with_it_gives_the_same_cases(
+    tmp_path: Path, target_file: Path, fake_suites: Path
+) -> None:
+    for old in fake_suites.glob("test_*.py"):
+        old.unlink()
+    (fake_suites / "test_seeded.py").write_text(SEEDED_SUITE)
+
+    def cases(report: Path) -> list[object]:
+        summary = json.loads((report / "summary.json").read_text())
+        return [obs["value"] for obs in summary["observations"] if obs["key"] == "case"]
+
+    first = tmp_path / "first"
+    result = invoke("run", "--target", str(target_file), "--report-dir", str(first))
+    seed = json.loads((first / "summary.json").read_text())["seed"]
+    assert isinstance(seed, int)
+    assert f"seed {seed} (replay: crm-conformance run --seed {seed})" in result.output
+    assert f"seed {seed}" in (first / "summary.md").read_text()
+    again = tmp_path / "again"
+    invoke("run", "--target", str(target_file), "--seed", str(seed), "--report-dir", str(again))
+    assert cases(again) == cases(first) and len(cases(first)) >= 2
+
+
+def test_stderr_off_a_terminal_has_plain_progress_lines_no_longer_than_600(
+    tmp_path: Path, target_file: Path, fake_suites: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    many = "import pytest\n" + "".join(
+        f"\n@pytest.mark.req('HDR-001')\ndef test_{n}():\n    pass\n" for n in range(25)
+    )
+    (fake_suites / "test_many.py").write_text(many)
+    invoke("run", "--target", str(target_file), "--report-dir", str(tmp_path / "report"))
+    stderr = capfd.readouterr().err  # the pytest child writes to this process's stderr
+    assert "\r" not in stderr
+    assert max(len(line) for line in stderr.splitlines()) <= 600
+    shown = [int(line.split("/")[0]) for line in stderr.splitlines() if line.endswith(" failing")]
+    # A line at every tenth of the 28 tests (and maybe one per 30 s besides).
+    assert {3, 6, 9, 12, 14, 17, 20, 23, 26, 28} <= set(shown), stderr
+
+
+def test_the_readme_documents_every_exit_code_of_run() -> None:
+    from crm_conformance import runner
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    table = readme.split("### Exit codes", 1)[1].split("\n\n", 3)[2]
+    documented = {int(row.split("|")[1]) for row in table.splitlines()[2:]}
+    codes = {value for name, value in vars(runner).items() if name.startswith("EXIT_")}
+    assert documented == codes

@@ -2,10 +2,12 @@
 
 A faulty run (the fake suites fail PAG-001) is turned into the single-file report;
 Chromium renders it from file:// and the test reads the rendered DOM: the suites'
-classes, the failed requirement with its category, and the failing test's exchange
-with the token shown only as `$TOKEN` / `[Filtered]`.
+classes, the tree whose class rows count each test once, the failed requirement with
+its category, and the failing test's exchange with the token shown only as `$TOKEN` /
+`[Filtered]`.
 """
 
+import json
 import re
 import shutil
 import subprocess
@@ -30,7 +32,7 @@ pytestmark = [
 ]
 
 
-def rendered_text(html: Path, fragment: str, profile: Path) -> str:
+def rendered_dom(html: Path, fragment: str, profile: Path) -> str:
     assert CHROMIUM is not None
     done = subprocess.run(
         [
@@ -52,8 +54,45 @@ def rendered_text(html: Path, fragment: str, profile: Path) -> str:
         timeout=120,
         check=True,
     )
-    dom = re.sub(r"<(script|style)\b.*?</\1>", "", done.stdout, flags=re.S)
+    return done.stdout
+
+
+def rendered_text(html: Path, fragment: str, profile: Path) -> str:
+    dom = re.sub(
+        r"<(script|style)\b.*?</\1>", "", rendered_dom(html, fragment, profile), flags=re.S
+    )
     return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", dom))
+
+
+_ITEM = re.compile(r'class="styles_tree-status-bar-item__[^"]*"[^>]*>(\d+)</div>')
+
+
+def tree_rows(dom: str) -> dict[str, int]:
+    """Each row of the report's tree (title -> the tests it counts, every status summed)."""
+    rows: dict[str, int] = {}
+    for part in dom.split('data-testid="tree-section-title"')[1:]:
+        title = re.match(r"[^>]*>([^<]+)</span>", part)
+        assert title is not None
+        bar = part.split("styles_tree-status-bar__", 1)[1].split("</div></div>", 1)[0]
+        rows[title.group(1)] = sum(int(n) for n in _ITEM.findall(bar + "</div>"))
+    return rows
+
+
+TREE = """
+import pytest
+
+
+@pytest.mark.req("PAG-002", "DEAL-001", "HDR-001")
+def test_spans_three_classes():
+    pass
+
+
+@pytest.mark.req("PAG-003", "ERR-001")
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_skipped_cases(n):
+    pytest.skip("not applicable here")
+"""
+"""Tests a tree miscounts when labels multiply: several classes, skipped parametrized cases."""
 
 
 def test_report_of_a_faulty_run_shows_suites_failure_and_redacted_exchange(
@@ -61,6 +100,7 @@ def test_report_of_a_faulty_run_shows_suites_failure_and_redacted_exchange(
 ) -> None:
     monkeypatch.setenv("CRM_ALLURE", str(html_report.allure_binary()))
     monkeypatch.setattr(paths, "SUITES_DIR", suites)
+    (suites / "test_tree.py").write_text(TREE)
     first, second = tmp_path / "night1", tmp_path / "night2"
     runner = CliRunner()
     for run_dir in (first, second):
@@ -77,10 +117,27 @@ def test_report_of_a_faulty_run_shows_suites_failure_and_redacted_exchange(
     assert token not in html
 
     overview = rendered_text(single, "", tmp_path / "profile")
-    for shown in ("core", "pagination", "tags", "PAG-001", "test_last_page", "Failed 1"):
+    for shown in ("core", "pagination", "tags", "test_last_page", "Failed 1"):
         assert shown in overview
 
+    # Each test sits under one class: the class rows add up to the run's tests, every one
+    # of them is in the report, and no two share a history id (none folded as a retry).
+    tests = [json.loads(line) for line in (second / "outcomes.jsonl").read_text().splitlines()]
+    assert len(tests) == 7
+    rows = tree_rows(rendered_dom(single, "", tmp_path / "profile"))
+    assert {row: n for row, n in rows.items() if row in ("core", "pagination", "tags")} == {
+        "core": 1,
+        "pagination": 5,
+        "tags": 1,
+    }
+    assert f"Total {len(tests)} " in overview
     results = single.parent.parent / "awesome" / "data" / "test-results"
+    reported = [json.loads(p.read_text()) for p in results.glob("*.json")]
+    assert sorted(r["name"] for r in reported) == sorted(
+        t["nodeid"].rpartition("::")[2] for t in tests
+    )
+    assert len({r["historyId"] for r in reported}) == len(tests)
+
     failed_id = next(
         p.stem
         for p in results.glob("*.json")
@@ -88,6 +145,7 @@ def test_report_of_a_faulty_run_shows_suites_failure_and_redacted_exchange(
     )
     failed = rendered_text(single, failed_id, tmp_path / "profile")
     assert "Product defects" in failed
+    assert "PAG-001" in failed  # the requirement id, a tag of the test as well
     assert "Expected: links.next null on the last page" in failed
     assert "exchange 1: GET" in failed
     assert "Authorization: Bearer $TOKEN" in failed

@@ -160,7 +160,8 @@ def test_two_shards_merge_into_the_verdict_of_one_run(tmp_path: Path, target_fil
         "--out", str(tmp_path / "merged"),
     )  # fmt: skip
     assert merged.exit_code == whole.exit_code == 1, merged.output
-    assert "NOT CONFORMANT (9 tests: 1 failed, 8 passed)" in merged.output
+    assert "Tests: 9 (1 failed, 8 passed); seed 7" in merged.output
+    assert merged.output.split("Report:")[0] == whole.output.split("Report:")[0]
     assert verdict(tmp_path / "merged") == verdict(tmp_path / "whole")
     junit = (tmp_path / "merged" / "junit.xml").read_text()
     assert 'tests="9" failures="1"' in junit
@@ -174,7 +175,7 @@ def test_shards_balanced_by_an_earlier_runs_durations(tmp_path: Path, target_fil
     run(target_file, tmp_path / "earlier")
     for k in (1, 2):
         result = run(
-            target_file, tmp_path / f"s{k}", "--shard", f"{k}/2", "--shard-by",
+            target_file, tmp_path / f"s{k}", "--seed", "7", "--shard", f"{k}/2", "--shard-by",
             str(tmp_path / "earlier"),
         )  # fmt: skip
         assert result.exit_code in (0, 1), result.output
@@ -191,12 +192,22 @@ def test_shards_balanced_by_an_earlier_runs_durations(tmp_path: Path, target_fil
     assert verdict(tmp_path / "m")[:3] == verdict(tmp_path / "earlier")[:3]
 
 
+def test_a_shard_without_a_seed_is_a_usage_error(tmp_path: Path, target_file: Path) -> None:
+    """Shards drawing their own random seeds would fuzz different cases: not one run."""
+    result = run(target_file, tmp_path / "s1", "--shard", "1/2")
+    assert result.exit_code == 2, result.output
+    assert "--shard 1/2 needs --seed N" in result.output
+    assert not (tmp_path / "s1").exists()
+
+
 def test_the_merge_refuses_folders_that_are_not_one_runs_shards(
     tmp_path: Path, target_file: Path
 ) -> None:
-    run(target_file, tmp_path / "s1", "--shard", "1/2")
+    run(target_file, tmp_path / "s1", "--seed", "7", "--shard", "1/2")
+    run(target_file, tmp_path / "s2", "--seed", "8", "--shard", "2/2")
     run(target_file, tmp_path / "plain")
     cases = {
+        "differ in seed": [tmp_path / "s1", tmp_path / "s2"],
         "missing [2]": [tmp_path / "s1"],
         "given twice [1]": [tmp_path / "s1", tmp_path / "s1"],
         "no shard.json": [tmp_path / "s1", tmp_path / "plain"],
@@ -212,7 +223,17 @@ def test_a_shard_that_ended_early_does_not_merge_as_conformant(
     tmp_path: Path, target_file: Path
 ) -> None:
     for k in (1, 2):
-        run(target_file, tmp_path / f"s{k}", "--shard", f"{k}/2", "--", "-k", "not last_page")
+        run(
+            target_file,
+            tmp_path / f"s{k}",
+            "--seed",
+            "7",
+            "--shard",
+            f"{k}/2",
+            "--",
+            "-k",
+            "not last_page",
+        )
     outcomes = tmp_path / "s2" / OUTCOMES_FILE
     lines = outcomes.read_text().splitlines()
     outcomes.write_text("\n".join(lines[:-1]) + "\n")
@@ -229,7 +250,7 @@ def test_a_certified_run_is_certified_once_merged_with_each_parts_checksums(
     tmp_path: Path, target_file: Path
 ) -> None:
     for k in (1, 2):
-        run(target_file, tmp_path / f"s{k}", "--certify", "--shard", f"{k}/2")
+        run(target_file, tmp_path / f"s{k}", "--certify", "--seed", "7", "--shard", f"{k}/2")
         assert not (tmp_path / f"s{k}" / "certificate.json").exists()
     invoke(
         "report", "--merge", str(tmp_path / "s1"), str(tmp_path / "s2"), "--out",
@@ -252,7 +273,7 @@ def test_the_real_suites_sharded_give_the_unsharded_verdict_on_the_same_seed(
     chosen = ("--seed", "42", "--", "-k", "fuzz or tags or pagination")
     whole = invoke("run", "--report-dir", str(tmp_path / "whole"), *chosen)
     for k in (1, 2):
-        shard = ("--shard", f"{k}/2", "--shard-by", str(tmp_path / "whole"))
+        shard = ("--seed", "7", "--shard", f"{k}/2", "--shard-by", str(tmp_path / "whole"))
         invoke("run", "--report-dir", str(tmp_path / f"s{k}"), *shard, *chosen)
     merged = invoke(
         "report", "--merge", str(tmp_path / "s1"), str(tmp_path / "s2"), "--out",

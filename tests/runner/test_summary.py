@@ -1,8 +1,11 @@
-"""Class verdicts (what "passed in full" means when the catalogue holds untestable rows),
-and the run's wait for the rate allowance."""
+"""Verdict rules (DESIGN.md, "Conformance classes and outcomes"), from records alone, and
+the run's wait for the rate allowance."""
+
+from typing import Any
 
 from crm_conformance.catalogue import Catalogue, ConformanceClass, Requirement
 from crm_conformance.outcomes import Outcome, OutcomeRecord
+from crm_conformance.reporting.certificate import write_certificate
 from crm_conformance.reporting.summary import (
     RunInfo,
     build_summary,
@@ -13,41 +16,142 @@ from crm_conformance.reporting.summary import (
 
 
 def requirement(req_id: str, cls: str, untestable: str | None = None) -> Requirement:
-    return Requirement(req_id, "t", "s", "q", cls, "api", untestable=untestable)
+    return Requirement(req_id, f"title of {req_id}", "s", "q", cls, "api", untestable=untestable)
 
 
 CATALOGUE = Catalogue(
     version=1,
     document="api-reference.md",
-    classes={name: ConformanceClass(name, name, "") for name in ("core", "tags", "deals")},
+    classes={n: ConformanceClass(n, n, "") for n in ("core", "tags", "deals", "campaigns")},
     requirements=(
+        requirement("HDR-003", "core"),
         requirement("TAG-001", "tags"),
         requirement("TAG-002", "tags", untestable="not observable"),
         requirement("DEAL-001", "deals"),
         requirement("DEAL-002", "deals"),
+        requirement("CAMP-001", "campaigns"),
+        requirement("CAMP-002", "campaigns"),
     ),
 )
 
-
-def record(req_id: str, outcome: str) -> OutcomeRecord:
-    return OutcomeRecord(f"suites/t.py::{req_id}", Outcome(outcome), [req_id], [])
+NO_ADAPTER = "needs the provisioning adapter: add adapter_url to the target file"
 
 
-def test_untestable_rows_neither_pass_nor_block_a_class() -> None:
-    requirements = requirement_verdicts(
-        [record("TAG-001", "passed"), record("DEAL-001", "passed")], CATALOGUE
+def record(
+    outcome: str, *ids: str, cause: str = "", failed: list[str] | None = None
+) -> OutcomeRecord:
+    return OutcomeRecord(
+        f"suites/t.py::test_{'_'.join(ids)}_{outcome}",
+        Outcome(outcome),
+        list(ids),
+        [],
+        cause=cause,
+        failed_requirements=failed if failed is not None else [],
     )
-    assert requirements["TAG-002"]["verdict"] == "untestable"
-    assert requirements["DEAL-002"]["verdict"] == "untested"
-    classes = class_verdicts(requirements)
-    assert classes["tags"]["verdict"] == "passed"
-    assert classes["deals"]["verdict"] == "partially_verified"
+
+
+def verdicts(*records: OutcomeRecord, claimed: tuple[str, ...] | None = None) -> dict[str, Any]:
+    return requirement_verdicts(list(records), CATALOGUE, claimed)
+
+
+def test_a_requirement_passes_when_one_test_asserting_it_passed_and_none_failed() -> None:
+    found = verdicts(record("passed", "TAG-001"), record("not_applicable", "TAG-001"))
+    assert found["TAG-001"]["verdict"] == "passed"
+    found = verdicts(record("passed", "TAG-001"), record("failed", "TAG-001", failed=["TAG-001"]))
+    assert found["TAG-001"]["verdict"] == "failed"
+
+
+def test_a_failure_lands_only_on_the_requirement_whose_check_failed() -> None:
+    found = verdicts(record("failed", "TAG-001", "HDR-003", failed=["HDR-003"]))
+    assert found["HDR-003"]["verdict"] == "failed"
+    assert found["TAG-001"]["verdict"] == "not_verified"
+    assert found["TAG-001"]["reason"] == "its test stopped at a failure of HDR-003"
+
+
+def test_not_verified_says_what_would_verify_it() -> None:
+    found = verdicts(record("not_applicable", "CAMP-001", cause=NO_ADAPTER))
+    assert found["CAMP-001"]["verdict"] == "not_verified"
+    assert found["CAMP-001"]["reason"] == NO_ADAPTER
+    assert found["CAMP-002"]["reason"] == "no test of this run asserts it"
+    unclaimed = verdicts(claimed=("core", "tags"))
+    assert unclaimed["DEAL-001"]["reason"] == "class deals not claimed: add it to --classes"
+
+
+def test_blocked_and_error_are_neither_a_pass_nor_a_failure() -> None:
+    found = verdicts(
+        record("blocked", "DEAL-001", cause="blocked: POST /v1/deals answered 404"),
+        record("error", "DEAL-002", cause="adapter error: 500"),
+    )
+    assert (found["DEAL-001"]["verdict"], found["DEAL-002"]["verdict"]) == ("blocked", "error")
+    assert class_verdicts(found, CATALOGUE)["deals"]["verdict"] == "not_verified"
+
+
+def test_a_class_passes_only_when_every_testable_requirement_passed() -> None:
+    found = verdicts(
+        record("passed", "TAG-001"),
+        record("passed", "DEAL-001"),
+        record("not_applicable", "DEAL-002", cause=NO_ADAPTER),
+    )
+    assert found["TAG-002"]["verdict"] == "untestable"
+    classes = class_verdicts(found, CATALOGUE)
+    assert classes["tags"]["verdict"] == "passed"  # the untestable row neither helps nor hurts
+    deals = classes["deals"]
+    assert (deals["verdict"], deals["verified"], deals["testable"]) == (
+        "partially_verified",
+        1,
+        2,
+    )
+    assert deals["lacks"] == [f"1 not verified: {NO_ADAPTER}"]
 
 
 def test_a_test_naming_an_untestable_row_still_counts() -> None:
-    requirements = requirement_verdicts([record("TAG-002", "failed")], CATALOGUE)
-    assert requirements["TAG-002"]["verdict"] == "failed"
-    assert class_verdicts(requirements)["tags"]["verdict"] == "failed"
+    found = verdicts(record("failed", "TAG-002", failed=["TAG-002"]))
+    assert found["TAG-002"]["verdict"] == "failed"
+    assert class_verdicts(found, CATALOGUE)["tags"]["verdict"] == "failed"
+
+
+INFO = RunInfo(
+    suite_version="0.1.0",
+    git_hash=None,
+    target={"base_url": "http://127.0.0.1:9"},
+    seed=7,
+    profile="quick",
+    started="t0",
+    finished="t1",
+    certify=True,
+)
+
+
+def test_the_headline_never_says_more_than_was_verified() -> None:
+    records = [
+        record("passed", "HDR-003"),
+        record("passed", "TAG-001"),
+        record("not_applicable", "DEAL-001", cause=NO_ADAPTER),
+    ]
+    summary = build_summary(records, INFO, CATALOGUE)
+    # 2 of the 6 testable requirements passed: 33 %, rounded down, never up.
+    assert summary["headline"] == (
+        "NOTHING FAILED: 33 % of testable requirements verified (2 of 6)"
+    )
+    assert render_markdown(summary).splitlines()[0] == f"# {summary['headline']}"
+    failed = build_summary(
+        [*records, record("failed", "DEAL-002", failed=["DEAL-002"])], INFO, CATALOGUE
+    )
+    assert failed["headline"].startswith("NOT CONFORMANT: 1 requirement failed; 33 %")
+
+
+def test_the_certificate_claims_only_passed_classes_and_says_what_the_others_lack(
+    tmp_path: Any,
+) -> None:
+    records = [record("passed", "HDR-003"), record("passed", "TAG-001")]
+    records += [record("not_applicable", r, cause=NO_ADAPTER) for r in ("CAMP-001", "CAMP-002")]
+    summary = build_summary(records, INFO, CATALOGUE)
+    spec = tmp_path / "spec"
+    spec.mkdir()
+    certificate = write_certificate(tmp_path, summary, spec).read_text()
+    assert '"classes_passed": [\n    "core",\n    "tags"\n  ]' in certificate
+    assert f"2 not verified: {NO_ADAPTER}" in certificate
+    assert '"headline": "NOTHING FAILED: 33 % of testable requirements verified' in certificate
 
 
 def test_the_summary_says_how_long_the_run_waited_for_the_allowance() -> None:
@@ -58,7 +162,7 @@ def test_the_summary_says_how_long_the_run_waited_for_the_allowance() -> None:
         OutcomeRecord(
             "suites/t.py::b", Outcome.PASSED, ["TAG-001"], [], rate_wait={"seconds": 2, "429s": 2}
         ),
-        record("DEAL-001", "passed"),
+        record("passed", "DEAL-001"),
     ]
     info = RunInfo("0", None, {"base_url": "http://t"}, None, "quick", "s", "f")
     summary = build_summary(waited, info, CATALOGUE)

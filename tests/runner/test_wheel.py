@@ -54,5 +54,5 @@ def test_wheel_installs_and_runs_against_the_embedded_server(tmp_path: Path) -> 
 
     ran = _run([cli, "run", "--classes", "core", "--report-dir", "report"], elsewhere)
     assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-3000:]
-    assert "CONFORMANT" in ran.stdout
+    assert ran.stdout.startswith(("crm-conformance: CONFORMANT", "crm-conformance: NOTHING FAILED"))
     assert (elsewhere / "report" / "summary.md").is_file()

@@ -104,7 +104,7 @@ def adapter(pytestconfig: pytest.Config) -> "AdapterClient":
     if client is None:
         from crm_conformance.factories import NO_ADAPTER
 
-        pytest.skip(f"this test {NO_ADAPTER}")
+        pytest.skip(NO_ADAPTER)
     return client
 
 

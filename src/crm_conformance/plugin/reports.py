@@ -1,9 +1,10 @@
-"""Each test's reports: the harness's classification, observations, redaction.
+"""Each test's reports: the harness's classification, charged requirements, redaction.
 
 A failed call raising one of the harness's own exception types is classified
 (`outcomes.classify`): the outcome and its one-line cause go in `user_properties`, our
 failure type prints in its fixed format instead of a traceback, and a setup problem
-reads as an error, not a failure. No token value reaches a report (DESIGN.md
+reads as an error, not a failure. A failure is charged to the requirement whose check
+failed, not to every id the test names. No token value reaches a report (DESIGN.md
 principle 4).
 """
 
@@ -12,16 +13,17 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from crm_conformance.failure import ConformanceFailure
 from crm_conformance.outcomes import (
     PROP_CAUSE,
     PROP_CLASS,
+    PROP_FAILED,
     PROP_OBSERVATION,
     PROP_OUTCOME,
     PROP_RATE_WAIT,
     PROP_REQUIREMENT,
     Outcome,
     classify,
+    failed_requirements,
 )
 from crm_conformance.plugin.session import STATE, jsonable
 
@@ -52,23 +54,32 @@ def exchanges_of(item: pytest.Item) -> list[dict[str, Any]]:
     return [jsonable(item.config, exchange.as_dict()) for exchange in state.log.since(start)]
 
 
-def _unnamed_requirement(item: pytest.Item, exc: BaseException) -> list[tuple[str, Any]]:
-    """The requirement a universal check failed, when the test's markers do not name it.
+def _charged(item: pytest.Item, exc: BaseException) -> list[tuple[str, Any]]:
+    """The requirements a failure is charged to, as user_properties.
 
-    A test that calls `run_checks` checks the rules of every response besides its own;
-    when one of those fails, the failure belongs on that requirement's row of the report
-    (and counts as catching a fault on it), so its id and class join the test's.
+    A failure lands on the requirement whose check failed (`outcomes.failed_requirements`):
+    a test that calls `run_checks`, or a fuzz test running a dozen checks, fails only the
+    requirement of the check that broke, and its other ids are neither verified nor
+    broken by it. A requirement the test's markers do not name joins its ids and
+    classes, so the report shows it on that requirement's row. A failure that does not
+    say which requirement it breaks (a plain assert) is charged to every id the test names.
     """
     from crm_conformance.catalogue import load_catalogue
 
-    if not isinstance(exc, ConformanceFailure):
-        return []
-    named = {value for name, value in item.user_properties if name == PROP_REQUIREMENT}
-    if exc.req_id in named:
-        return []
-    found = [(PROP_REQUIREMENT, exc.req_id)]
-    cls = load_catalogue().class_of(exc.req_id)
-    return found if cls is None else [*found, (PROP_CLASS, cls)]
+    named = [str(value) for name, value in item.user_properties if name == PROP_REQUIREMENT]
+    charged = failed_requirements(exc) or named
+    properties: list[tuple[str, Any]] = [(PROP_FAILED, req_id) for req_id in charged]
+    catalogue = load_catalogue()
+    classes = {value for name, value in item.user_properties if name == PROP_CLASS}
+    for req_id in charged:
+        if req_id in named:
+            continue
+        properties.append((PROP_REQUIREMENT, req_id))
+        cls = catalogue.class_of(req_id)
+        if cls is not None and cls not in classes:
+            classes.add(cls)
+            properties.append((PROP_CLASS, cls))
+    return properties
 
 
 @pytest.hookimpl(wrapper=True)
@@ -102,20 +113,23 @@ def pytest_runtest_makereport(
             after_429 = sum(wait.after_429 for wait in waits)
             item.user_properties.append((PROP_RATE_WAIT, {"seconds": seconds, "429s": after_429}))
     report = yield
-    if call.excinfo is not None and report.failed:
-        classified = classify(call.excinfo.value)
+    if call.excinfo is not None and (report.failed or hasattr(report, "wasxfail")):
+        exc = call.excinfo.value
+        classified = classify(exc) if report.failed else None
+        properties: list[tuple[str, Any]] = []
         if classified is not None:
             report.longrepr = classified.cause
-            # On the item too: JUnit writes the teardown report's properties only.
-            properties = [
+            properties += [
                 (PROP_OUTCOME, str(classified.outcome)),
                 (PROP_CAUSE, classified.cause.splitlines()[0]),
             ]
-            properties += _unnamed_requirement(item, call.excinfo.value)
-            item.user_properties.extend(properties)
-            report.user_properties = [*report.user_properties, *properties]
             if classified.stops_run:
                 item.session.shouldstop = classified.cause
+        if call.when == "call" and (classified is None or classified.outcome == Outcome.FAILED):
+            properties += _charged(item, exc)
+        # On the item too: JUnit writes the teardown report's properties only.
+        item.user_properties.extend(properties)
+        report.user_properties = [*report.user_properties, *properties]
     if state is not None and state.redactor is not None:
         _redact_report(report, state.redactor)
     return report

@@ -81,18 +81,27 @@ def pytest_make_collect_report(
     return report
 
 
-def _opt_in_skip(options: Options, classes: list[str], opt_in: frozenset[str]) -> str | None:
-    """Why a test of an opt-in class does not run, or None when it does.
+def _unclaimed_opt_in(options: Options, catalogue: "Catalogue") -> frozenset[str]:
+    """Opt-in classes this run does not claim: none against the embedded reference server
+    (its allowance is nobody else's), else those `--classes` does not name."""
+    if not options.names_a_target:
+        return frozenset()
+    return catalogue.opt_in_classes - (options.classes or frozenset())
 
-    An opt-in class runs when `--classes` names it (or `all`), and against the embedded
-    reference server, whose allowance is nobody else's. Skipped, it reads as not
-    applicable, with the option that would run it.
+
+def _opt_in_skip(classes: list[str], unclaimed: frozenset[str]) -> str | None:
+    """Why a test of an unclaimed opt-in class does not run, or None when it runs.
+
+    A test is skipped (not applicable, with the option that would run it) only when the
+    opt-in rule is what it is about: every class it names beyond core is unclaimed
+    opt-in. An opt-in id never keeps a test of other classes from running; such a test
+    runs without crediting that id (`pytest_collection_modifyitems`).
     """
-    unclaimed = sorted(set(classes) & opt_in - (options.classes or frozenset()))
-    if not unclaimed or not options.names_a_target:
+    own = set(classes) - {"core"}
+    if not own or not own <= unclaimed:
         return None
     return (
-        f"opt-in class {unclaimed[0]} is not claimed: add it to --classes "
+        f"opt-in class {sorted(own)[0]} is not claimed: add it to --classes "
         f"(e.g. --classes all) to run it against this target"
     )
 
@@ -122,6 +131,12 @@ def pytest_collection_modifyitems(
         except CatalogueError as exc:
             raise pytest.UsageError(str(exc)) from None
         classes = catalogue.classes_of(ids)
+        unclaimed = _unclaimed_opt_in(options, catalogue)
+        skip = _opt_in_skip(classes, unclaimed)
+        if skip is None:
+            # A running test claims none of an unclaimed opt-in class's ids.
+            ids = [i for i in ids if catalogue.class_of(i) not in unclaimed]
+            classes = [cls for cls in classes if cls not in unclaimed]
         item.user_properties.extend((PROP_REQUIREMENT, req_id) for req_id in ids)
         item.user_properties.extend((PROP_CLASS, cls) for cls in classes)
         considered += 1
@@ -129,9 +144,8 @@ def pytest_collection_modifyitems(
         own = set(classes) - {"core"}
         if options.classes is None or own <= options.classes:
             selected.append(item)
-            reason = _opt_in_skip(options, classes, catalogue.opt_in_classes)
-            if reason is not None:
-                item.add_marker(pytest.mark.skip(reason=reason))
+            if skip is not None:
+                item.add_marker(pytest.mark.skip(reason=skip))
             _waive(item, ids, options)
         else:
             deselected.append(item)

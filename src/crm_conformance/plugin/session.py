@@ -32,8 +32,10 @@ if TYPE_CHECKING:
 BREAKER_THRESHOLD = 8
 """Consecutive 5xx or connection errors after which a run stops."""
 
-EXIT_UNREACHABLE = 3
-"""pytest's exit status when the probe finds the target unreachable."""
+EXIT_UNREACHABLE = 69
+"""pytest's exit status when the probe finds the target unreachable or not answering like
+the API: EX_UNAVAILABLE of sysexits.h, outside pytest's own 0-5, so the runner never
+mistakes pytest's internal error (3) for it."""
 
 _PACING_DIR = "crm_pacing_dir"
 """Key of the run's pacing directory (`pacing.FileLedger`) in each worker's workerinput."""
@@ -132,7 +134,12 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 def probe(target: "Target") -> str | None:
-    """None when base_url answers like a JSON API; else the one message to print."""
+    """None when base_url answers with JSON; else the one message to print.
+
+    A JSON body under the wrong Content-Type is reachable and non-conforming: the run goes
+    on and the universal checks fail the core requirement (HDR-004). Only an answer that
+    is not JSON at all (an HTML page, a proxy's error text) means base_url is not the API.
+    """
     import httpx
 
     url = target.base_url + "/v1/me"
@@ -146,11 +153,13 @@ def probe(target: "Target") -> str | None:
             f"target unreachable: GET {url} failed ({type(exc).__name__}: {exc or 'no detail'}). "
             "Check base_url (or --base-url) and that the server is running"
         )
-    media_type = response.headers.get("Content-Type", "").split(";")[0].strip()
-    if media_type != "application/json" and not media_type.endswith("+json"):
+    try:
+        response.json()
+    except ValueError:
+        media_type = response.headers.get("Content-Type", "").split(";")[0].strip()
         return (
             f"target does not answer like the API: GET {url} -> {response.status_code} "
-            f"with Content-Type {media_type or '(none)'!r}, not JSON. "
+            f"with Content-Type {media_type or '(none)'!r}, not a JSON body. "
             "Is base_url the API root (paths start with /v1)?"
         )
     return None

@@ -14,6 +14,8 @@ import pytest
 from crm_conformance.outcomes import (
     PROP_CAUSE,
     PROP_CLASS,
+    PROP_FAILED,
+    PROP_FUZZ,
     PROP_OBSERVATION,
     PROP_OUTCOME,
     PROP_RATE_WAIT,
@@ -99,6 +101,13 @@ def outcome_record(reports: list[pytest.TestReport], waived: Mapping[str, Waiver
             break
     if outcome == Outcome.FAILED and any(i in waived for i in ids) and "XPASS" in cause:
         cause = "waived requirement passed: remove its waiver (strict expected failure)"
+    attributed = [str(v) for v in _values(reports, PROP_FAILED)]
+    charged = (attributed or ids) if outcome in (Outcome.FAILED, Outcome.EXPECTED_FAILURE) else []
+    unwaived = [i for i in attributed if i not in waived]
+    if outcome == Outcome.EXPECTED_FAILURE and unwaived:
+        # Waived for one requirement, it broke another: a waiver never hides that.
+        outcome = Outcome.FAILED
+        cause = f"failed on {', '.join(unwaived)}, which no waiver covers: {cause}"
     return OutcomeRecord(
         nodeid=reports[0].nodeid,
         outcome=outcome,
@@ -107,6 +116,8 @@ def outcome_record(reports: list[pytest.TestReport], waived: Mapping[str, Waiver
         cause=cause,
         duration=round(sum(r.duration for r in reports), 4),
         observations=observations,
+        failed_requirements=charged,
+        seeds=[int(v["seed"]) for v in _values(reports, PROP_FUZZ) if isinstance(v, dict)],
         rate_wait=rate_waits[0] if rate_waits else {},
     )
 

@@ -1,9 +1,16 @@
-"""Allure labels and a history id that survives renamed files.
+"""Allure labels: one place per test in the report's tree, and a history id of its own.
 
-allure-pytest derives `historyId` from the test's module path, so renaming a suite
-file would cut every nightly trend. We label each result with an id built from its
-requirement ids and test function name, and after the run `stabilise_history`
-rewrites `historyId`/`testCaseId` from that label.
+The HTML report's tree groups by epic and feature, and Allure counts a test once per
+combination of the labels it carries, so each test gets one epic (the class of its
+first requirement id) and one feature (that id's section): a row's number is then a
+number of tests. All its ids become tags, searchable in the report.
+
+allure-pytest derives `historyId` from the module path and the pytest parameters, so
+renaming a suite file would cut every nightly trend, and schemathesis's fuzz tests,
+which have no pytest parameters, would share one id (skipped ones too: Allure then
+shows them as retries of one test). We label each result with an id built from its
+requirement ids and its name with the parameter id, and after the run
+`stabilise_history` rewrites `historyId`/`testCaseId` from that label.
 """
 
 import hashlib
@@ -17,23 +24,24 @@ HISTORY_LABEL = "crm_history_id"
 
 @dataclass(frozen=True)
 class Labels:
-    """Behaviour labels of one test: classes (epics), sections (features), history id."""
+    """Allure labels of one test: its class (epic), section (feature), tags, history id."""
 
-    epics: list[str]
-    features: list[str]
+    epic: str
+    feature: str
+    tags: list[str]
     history_id: str
 
 
 def labels_for(nodeid: str, req_ids: list[str]) -> Labels:
-    """Labels from the catalogue: the classes and sections of `req_ids`."""
+    """Labels from the catalogue: the class and section of the first id, every id a tag."""
     from crm_conformance.catalogue import load_catalogue
 
-    catalogue = load_catalogue()
-    epics = catalogue.classes_of(req_ids)
-    features = catalogue.sections_of(req_ids)
+    first = load_catalogue().get(req_ids[0])
+    epic = first.cls if first is not None else "unknown class"
+    feature = first.section if first is not None else "unknown section"
     test_name = nodeid.rpartition("::")[2]
     digest = hashlib.sha256(("|".join(sorted(req_ids)) + "|" + test_name).encode()).hexdigest()
-    return Labels(epics=epics, features=features or epics, history_id=digest[:32])
+    return Labels(epic=epic, feature=feature, tags=list(req_ids), history_id=digest[:32])
 
 
 def stabilise_history(results_dir: Path) -> int:

@@ -3,6 +3,8 @@
 A certificate lets a third party check a vendor's claim: which suite (version, git
 hash, digest of spec/ and of the document) said which classes passed against which
 target, when, with checksums of every report file so none can be edited afterwards.
+It claims only the classes whose every testable requirement passed, and says for every
+other class how much was verified and what it lacks.
 """
 
 import hashlib
@@ -46,13 +48,19 @@ def write_certificate(
         "spec_sha256": digest_tree(spec_dir) if spec_dir.is_dir() else None,
         "document_sha256": sha256_file(document) if document.is_file() else None,
         "target": summary["target"],
+        "headline": summary["headline"],
         "classes_passed": [
             cls for cls, entry in summary["classes"].items() if entry["verdict"] == "passed"
         ],
-        "classes": {cls: entry["verdict"] for cls, entry in summary["classes"].items()},
+        "classes_not_passed": {
+            cls: {key: entry[key] for key in ("verdict", "verified", "testable", "lacks")}
+            for cls, entry in summary["classes"].items()
+            if entry["verdict"] != "passed"
+        },
         "started": summary["started"],
         "finished": summary["finished"],
         "seed": summary["seed"],
+        "seeds": summary["seeds"],
         "profile": summary["profile"],
         "files_sha256": {
             name: sha256_file(run_dir / name) for name in files if (run_dir / name).is_file()

@@ -8,9 +8,10 @@ label Allure results and attach a failing test's exchanges (redacted by the harn
 
 import json
 import sys
-from collections.abc import Generator
+import time
+from collections.abc import Callable, Generator
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import pytest
 
@@ -29,26 +30,69 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 class Progress:
-    """How far the run is: tests done of the total, and how many are failing."""
+    """How far the run is: tests done of the total, and how many are failing.
 
-    def __init__(self, enabled: bool) -> None:
+    On a terminal, one line updated in place. Anywhere else (a CI log), a plain line at
+    every tenth of the run and at least every `INTERVAL` seconds, so a log stays
+    readable: a carriage return there would pile every update onto one line.
+    """
+
+    INTERVAL = 30.0
+
+    def __init__(
+        self,
+        *,
+        enabled: bool,
+        stream: TextIO,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.enabled = enabled
+        self.stream = stream
+        self.clock = clock
+        self.interactive = enabled and stream.isatty()
         self.total = 0
         self.done = 0
         self.failures = 0
+        self._shown_at = clock()
+        self._shown_tenth = 0
 
     def count(self, record: OutcomeRecord) -> None:
         self.done += 1
         if record.outcome in _FAILING:
             self.failures += 1
-        if self.enabled:
-            sys.stderr.write(f"\r{self.done}/{self.total} tests, {self.failures} failing   ")
-            sys.stderr.flush()
+        if not self.enabled:
+            return
+        line = f"{self.done}/{self.total or '?'} tests, {self.failures} failing"
+        if self.interactive:
+            self.stream.write(f"\r{line}   ")
+        elif self._due():
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+    def _due(self) -> bool:
+        """Whether a plain line is due: a new tenth of the run, the last test, or 30 s."""
+        tenth = 10 * self.done // self.total if self.total else 0
+        now = self.clock()
+        if (
+            tenth > self._shown_tenth
+            or self.done == self.total
+            or now - self._shown_at >= (self.INTERVAL)
+        ):
+            self._shown_tenth, self._shown_at = tenth, now
+            return True
+        return False
+
+    def finish(self) -> None:
+        """End the updating line, so what follows starts on a line of its own."""
+        if self.interactive and self.done:
+            self.stream.write("\n")
+            self.stream.flush()
 
 
 def pytest_configure(config: pytest.Config) -> None:
     is_worker = hasattr(config, "workerinput")
-    config.stash[_PROGRESS] = Progress(bool(config.getoption("crm_progress")) and not is_worker)
+    enabled = bool(config.getoption("crm_progress")) and not is_worker
+    config.stash[_PROGRESS] = Progress(enabled=enabled, stream=sys.stderr)
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -79,40 +123,29 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     progress = session.config.stash.get(_PROGRESS, None)
-    if progress is not None and progress.enabled and progress.done:
-        sys.stderr.write("\n")
+    if progress is not None:
+        progress.finish()
 
 
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
-    """Label the Allure result: class as epic, section as feature, ids as stories."""
-    if item.config.getoption("allure_report_dir", None):
-        _label_allure(item)
-    return (yield)
-
-
-def _item_ids(item: pytest.Item) -> list[str]:
-    return [str(a) for marker in item.iter_markers("req") for a in marker.args]
-
-
-def _label_allure(item: pytest.Item) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Label each test for Allure at collection, so skipped tests carry labels too."""
+    if not config.getoption("allure_report_dir", None):
+        return
     import allure as allure_module
 
     allure: Any = allure_module  # allure-pytest ships no type hints
 
     from crm_conformance.reporting.allure_labels import labels_for
 
-    ids = _item_ids(item)
-    if not ids:
-        return
-    labels = labels_for(item.nodeid, ids)
-    for epic in labels.epics:
-        allure.dynamic.epic(epic)
-    for feature in labels.features:
-        allure.dynamic.feature(feature)
-    for story in ids:
-        allure.dynamic.story(story)
-    allure.dynamic.label(HISTORY_LABEL, labels.history_id)
+    for item in items:
+        ids = [str(a) for marker in item.iter_markers("req") for a in marker.args]
+        if not ids:
+            continue
+        labels = labels_for(item.nodeid, ids)
+        item.add_marker(allure.epic(labels.epic))
+        item.add_marker(allure.feature(labels.feature))
+        item.add_marker(allure.tag(*labels.tags))
+        item.add_marker(allure.label(HISTORY_LABEL, labels.history_id))
 
 
 @pytest.hookimpl(wrapper=True)

@@ -1,9 +1,15 @@
 """`summary.json` and `summary.md`: the verdict of a run, for machines and for people.
 
-Both come from the outcome records alone plus the run's metadata. A requirement
-takes the worst outcome of its tests; a class is `passed` only when it has at least
-one executed test and every requirement in it passed (or is a waived expected
-failure); a class with nothing executed is "not verified", never "passed".
+Both come from the outcome records alone, the catalogue and the run's metadata, by the
+rules of DESIGN.md ("Conformance classes and outcomes"):
+
+- a requirement *passed* when a test asserting it ran and passed and none failed; it is
+  *not verified* when no test asserting it could run, with the reason (the adapter
+  feature, the target-file key, the unclaimed class) that would verify it;
+- a class *passed* only when every testable requirement in it passed; otherwise it is
+  *partially verified (k of n)*, *not verified*, or *failed*;
+- the headline never says more than was verified: "Nothing failed: 31 % of testable
+  requirements verified" is what a run that verified little says first.
 """
 
 import json
@@ -14,122 +20,214 @@ from pathlib import Path
 from typing import Any
 
 from crm_conformance.catalogue import Catalogue
-from crm_conformance.outcomes import OutcomeRecord
+from crm_conformance.outcomes import ClassVerdict, Outcome, OutcomeRecord, Verdict
 
-_EXECUTED = {"passed", "failed", "expected_failure", "error", "blocked"}
-
-VERDICTS = (
-    "failed",
-    "error",
-    "blocked",
-    "expected_failure",
-    "passed",
-    "not_applicable",
-    "untested",
+_PRECEDENCE = (
+    Verdict.FAILED,
+    Verdict.EXPECTED_FAILURE,
+    Verdict.PASSED,
+    Verdict.ERROR,
+    Verdict.BLOCKED,
+    Verdict.NOT_VERIFIED,
 )
-"""Per-requirement verdicts, worst first: a requirement takes the worst of its tests."""
+"""A requirement takes the first of these its tests gave: one failure fails it, one pass
+verifies it (DESIGN.md), and what could not run only speaks when nothing ran."""
 
-
-def worst(verdicts: Iterable[str]) -> str:
-    """The worst of `verdicts` by VERDICTS order; `untested` when there are none."""
-    ranked = [VERDICTS.index(v) for v in verdicts]
-    return VERDICTS[min(ranked)] if ranked else "untested"
+_FROM_OUTCOME = {
+    Outcome.PASSED: Verdict.PASSED,
+    Outcome.ERROR: Verdict.ERROR,
+    Outcome.BLOCKED: Verdict.BLOCKED,
+    Outcome.NOT_APPLICABLE: Verdict.NOT_VERIFIED,
+}
 
 
 @dataclass(frozen=True)
 class RunInfo:
-    """What the run was: versions, target (without secrets), seed, timestamps."""
+    """What the run was: versions, target (without secrets), seed, claimed classes, times."""
 
     suite_version: str
     git_hash: str | None
     target: dict[str, Any]
-    seed: str | None
+    seed: int | None
     profile: str
     started: str
     finished: str
     certify: bool = False
     waivers: list[dict[str, str]] = field(default_factory=list)
+    claimed: tuple[str, ...] | None = None
+    """The classes `--classes` claimed (core included); None claims every class."""
+
     interrupted: bool = False
     """Stopped by Ctrl-C: the summary covers only the tests that ran."""
 
 
-def requirement_verdicts(
-    records: Iterable[OutcomeRecord], catalogue: Catalogue
-) -> dict[str, dict[str, Any]]:
-    """Per requirement: verdict, class, title, causes; catalogue ids without tests: untested.
+def _contribution(record: OutcomeRecord, req_id: str) -> tuple[Verdict, str]:
+    """What `record` says about `req_id`, and why (a cause, or what would verify it)."""
+    if record.outcome in (Outcome.FAILED, Outcome.EXPECTED_FAILURE):
+        if req_id in record.failed_requirements:
+            verdict = Verdict(str(record.outcome))
+            return verdict, record.cause
+        broken = ", ".join(record.failed_requirements)
+        return Verdict.NOT_VERIFIED, f"its test stopped at a failure of {broken}"
+    return _FROM_OUTCOME[record.outcome], record.cause
 
-    A requirement the catalogue marks untestable (with its reason) and no test names reads
-    `untestable`: it neither fails a class nor keeps it from passing in full.
-    """
-    outcomes: dict[str, list[str]] = {}
-    causes: dict[str, list[str]] = {}
+
+def requirement_verdicts(
+    records: Iterable[OutcomeRecord],
+    catalogue: Catalogue,
+    claimed: Iterable[str] | None = None,
+) -> dict[str, dict[str, Any]]:
+    """Per catalogue requirement: verdict, class, title, section, tests, causes, reason."""
+    said: dict[str, list[tuple[Verdict, str, str]]] = {}
     for record in records:
         for req_id in record.requirements:
-            outcomes.setdefault(req_id, []).append(record.outcome)
-            if record.cause and record.outcome != "passed":
-                causes.setdefault(req_id, []).append(f"{record.nodeid}: {record.cause}")
+            verdict, cause = _contribution(record, req_id)
+            said.setdefault(req_id, []).append((verdict, cause, record.nodeid))
+    claimed_classes = set(catalogue.classes if claimed is None else claimed)
     result: dict[str, dict[str, Any]] = {}
-    for req_id in sorted(set(outcomes) | {r.id for r in catalogue}):
-        requirement = catalogue.get(req_id)
-        if requirement is None:
-            continue  # a test outside suites/ naming an id of no catalogue: no row to fill
-        result[req_id] = {
-            "verdict": worst(outcomes.get(req_id, []))
-            if req_id in outcomes or requirement.testable
-            else "untestable",
+    for requirement in sorted(catalogue, key=lambda r: r.id):
+        contributions = said.get(requirement.id, [])
+        if contributions:
+            verdict = min((v for v, _, _ in contributions), key=_PRECEDENCE.index)
+            causes = [f"{node}: {cause}" for v, cause, node in contributions if v == verdict]
+            reason = next((cause for v, cause, _ in contributions if v == verdict), "")
+        elif not requirement.testable:
+            verdict, causes, reason = Verdict.UNTESTABLE, [], requirement.untestable or ""
+        elif requirement.cls not in claimed_classes:
+            verdict, causes = Verdict.NOT_VERIFIED, []
+            reason = f"class {requirement.cls} not claimed: add it to --classes"
+        else:
+            verdict, causes, reason = Verdict.NOT_VERIFIED, [], "no test of this run asserts it"
+        result[requirement.id] = {
+            "verdict": str(verdict),
             "class": requirement.cls,
             "title": requirement.title,
             "section": requirement.section,
-            "tests": len(outcomes.get(req_id, [])),
-            "causes": causes.get(req_id, [])[:3]
-            or ([f"untestable: {requirement.untestable}"] if requirement.untestable else []),
+            "tests": len(contributions),
+            "causes": causes[:3] if verdict != Verdict.PASSED else [],
+            "reason": "" if verdict == Verdict.PASSED else reason,
         }
     return result
 
 
-def class_verdicts(requirements: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Per class: passed / failed / error / not_verified, with verdict counts."""
-    by_class: dict[str, Counter[str]] = {}
-    for entry in requirements.values():
-        by_class.setdefault(entry["class"], Counter())[entry["verdict"]] += 1
+def class_verdicts(
+    requirements: dict[str, dict[str, Any]], catalogue: Catalogue
+) -> dict[str, dict[str, Any]]:
+    """Per class: its verdict, k verified of n testable, and what it lacks."""
     result: dict[str, dict[str, Any]] = {}
-    for cls, counts in sorted(by_class.items()):
-        executed = sum(n for verdict, n in counts.items() if verdict in _EXECUTED)
-        if counts["failed"]:
-            verdict = "failed"
-        elif counts["error"] or counts["blocked"]:
-            verdict = "error"
-        elif executed == 0:
-            verdict = "not_verified"
-        elif counts["untested"]:
-            verdict = "partially_verified"
+    for cls in catalogue.classes:
+        entries = [entry for entry in requirements.values() if entry["class"] == cls]
+        counts = Counter(entry["verdict"] for entry in entries)
+        testable = len(entries) - counts[Verdict.UNTESTABLE]
+        verified = counts[Verdict.PASSED]
+        if counts[Verdict.FAILED]:
+            verdict = ClassVerdict.FAILED
+        elif testable == 0:
+            verdict = ClassVerdict.UNTESTABLE
+        elif verified == testable:
+            verdict = ClassVerdict.PASSED
+        elif verified == 0:
+            verdict = ClassVerdict.NOT_VERIFIED
         else:
-            verdict = "passed"
-        result[cls] = {"verdict": verdict, "counts": dict(counts)}
+            verdict = ClassVerdict.PARTIALLY_VERIFIED
+        lacking = Counter(
+            _lack(entry)
+            for entry in entries
+            if entry["verdict"] not in (Verdict.PASSED, Verdict.UNTESTABLE)
+        )
+        result[cls] = {
+            "verdict": str(verdict),
+            "verified": verified,
+            "testable": testable,
+            "counts": dict(sorted(counts.items())),
+            "lacks": [f"{n} {what}" for what, n in lacking.most_common()],
+        }
     return result
+
+
+def _lack(entry: dict[str, Any]) -> str:
+    """What keeps a requirement from passing: its verdict and, unless failed, the reason."""
+    if entry["verdict"] == Verdict.FAILED:
+        return "failed"
+    words = entry["verdict"].replace("_", " ")
+    return f"{words}: {entry['reason']}" if entry["reason"] else words
+
+
+def class_label(entry: dict[str, Any]) -> str:
+    """A class verdict in words: "passed", "partially verified (3 of 30)", ..."""
+    verdict = str(entry["verdict"])
+    words = verdict.replace("_", " ")
+    if verdict == ClassVerdict.PARTIALLY_VERIFIED:
+        return f"{words} ({entry['verified']} of {entry['testable']})"
+    return words
+
+
+def headline(summary: dict[str, Any]) -> str:
+    """The first line of a run's verdict: what failed, then how much was verified.
+
+    The percentage is rounded down, so it never says more than was verified.
+    """
+    verified, testable = summary["verified"]["requirements"], summary["verified"]["testable"]
+    scope = (
+        "testable requirements"
+        if set(summary["claimed"]) >= set(summary["classes"])
+        else f"testable requirements of the {len(summary['claimed'])} claimed classes"
+    )
+    share = (
+        f"{100 * verified // testable} % of {scope} verified ({verified} of {testable})"
+        if testable
+        else f"no {scope}"
+    )
+    verdicts = Counter(entry["verdict"] for entry in summary["requirements"].values())
+    tests = summary["tests"]
+    stuck = tests.get(Outcome.ERROR, 0) + tests.get(Outcome.BLOCKED, 0)
+    waived = verdicts[Verdict.EXPECTED_FAILURE]
+    share += f", {waived} waived" if waived else ""
+    if verdicts[Verdict.FAILED]:
+        failed = verdicts[Verdict.FAILED]
+        plural = "s" if failed != 1 else ""
+        return f"NOT CONFORMANT: {failed} requirement{plural} failed; {share}"
+    if stuck:
+        return (
+            f"NOTHING FAILED, BUT {stuck} TESTS COULD NOT RUN (setup errors, not target "
+            f"failures); {share}"
+        )
+    if testable and verified == testable:
+        return f"CONFORMANT: nothing failed; {share}"
+    if not tests:
+        return f"NO TEST RAN: {share}"
+    return f"NOTHING FAILED: {share}"
 
 
 def build_summary(
     records: list[OutcomeRecord], info: RunInfo, catalogue: Catalogue
 ) -> dict[str, Any]:
-    requirements = requirement_verdicts(records, catalogue)
+    claimed = info.claimed if info.claimed is not None else tuple(catalogue.classes)
+    requirements = requirement_verdicts(records, catalogue, claimed)
+    classes = class_verdicts(requirements, catalogue)
     observations = [
         {"test": record.nodeid, "key": obs.get("key"), "value": obs.get("value")}
         for record in records
         for obs in record.observations
     ]
-    return {
+    summary: dict[str, Any] = {
         "suite": {"name": "crm-conformance", "version": info.suite_version, "git": info.git_hash},
         "target": info.target,
         "seed": info.seed,
+        "seeds": sorted({seed for record in records for seed in record.seeds}),
         "profile": info.profile,
         "certify": info.certify,
+        "claimed": list(claimed),
         "started": info.started,
         "finished": info.finished,
         "waivers": info.waivers,
         "interrupted": info.interrupted,
-        "tests": dict(Counter(record.outcome for record in records)),
-        "classes": class_verdicts(requirements),
+        "tests": dict(Counter(str(record.outcome) for record in records)),
+        "verified": {
+            "requirements": sum(classes[c]["verified"] for c in claimed if c in classes),
+            "testable": sum(classes[c]["testable"] for c in claimed if c in classes),
+        },
+        "classes": classes,
         "requirements": requirements,
         "observations": _unique(observations),
         "rate_limit_wait": {
@@ -137,6 +235,8 @@ def build_summary(
             "429s": sum(r.rate_wait.get("429s", 0) for r in records),
         },
     }
+    summary["headline"] = headline(summary)
+    return summary
 
 
 def _unique(observations: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -150,19 +250,30 @@ def _unique(observations: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return kept
 
 
+def seed_text(summary: dict[str, Any]) -> str:
+    """The seeds that ran and how to replay them."""
+    seeds = sorted({*summary["seeds"], *([summary["seed"]] if summary["seed"] is not None else [])})
+    if not seeds:
+        return "no seed"
+    shown = ", ".join(str(seed) for seed in seeds)
+    word = "seed" if len(seeds) == 1 else "seeds"
+    return f"{word} {shown} (replay: crm-conformance run --seed {seeds[0]})"
+
+
 def render_markdown(summary: dict[str, Any]) -> str:
-    """summary.md: a statement a vendor can publish, then the tables behind it."""
+    """summary.md: the headline, a statement a vendor can publish, the tables behind it."""
     classes = summary["classes"]
-    passed = [cls for cls, entry in classes.items() if entry["verdict"] == "passed"]
-    failed = [cls for cls, entry in classes.items() if entry["verdict"] != "passed"]
+    passed = [cls for cls, entry in classes.items() if entry["verdict"] == ClassVerdict.PASSED]
+    unclaimed = [cls for cls in classes if cls not in summary["claimed"]]
+    others = [cls for cls in classes if cls not in passed and cls not in unclaimed]
     suite = summary["suite"]
     target = summary["target"].get("base_url", "?")
     lines = [
-        "# Conformance summary",
+        f"# {summary['headline']}",
         "",
         f"{target} was tested with crm-conformance {suite['version']}"
         + (f" (git {suite['git'][:12]})" if suite.get("git") else "")
-        + f", profile {summary['profile']}, seed {summary['seed'] or 'random'}, "
+        + f", profile {summary['profile']}, {seed_text(summary)}, "
         f"from {summary['started']} to {summary['finished']}.",
         "",
     ]
@@ -174,19 +285,17 @@ def render_markdown(summary: dict[str, Any]) -> str:
             "",
         ]
     if passed:
-        lines.append(
-            "It conforms to the Messaging and CRM service API for the classes: "
-            + ", ".join(passed)
-            + "."
-        )
+        lines.append("Every testable requirement passed in the classes: " + ", ".join(passed) + ".")
     else:
-        lines.append("It conforms to none of the conformance classes in this run.")
-    if failed:
+        lines.append("No class had every testable requirement verified and passed.")
+    if others:
         lines.append(
-            "Not claimed: "
-            + ", ".join(f"{cls} ({classes[cls]['verdict'].replace('_', ' ')})" for cls in failed)
+            "Not passed in full: "
+            + ", ".join(f"{cls} ({class_label(classes[cls])})" for cls in others)
             + "."
         )
+    if unclaimed:
+        lines.append("Not claimed by this run: " + ", ".join(unclaimed) + ".")
     if summary["waivers"]:
         lines.append(f"{len(summary['waivers'])} requirement(s) waived as expected failures.")
     waited = summary.get("rate_limit_wait", {})
@@ -194,17 +303,20 @@ def render_markdown(summary: dict[str, Any]) -> str:
         f"The run waited {waited.get('seconds', 0):g} s for the target's rate allowance "
         f"({waited.get('429s', 0)} 429s waited out)."
     )
-    lines += ["", "## Classes", "", "| Class | Verdict | Requirements |", "|---|---|---|"]
+    lines += ["", "## Classes", "", "| Class | Verdict | Verified | Lacks |", "|---|---|---|---|"]
     for cls, entry in classes.items():
-        counts = ", ".join(f"{n} {v}" for v, n in sorted(entry["counts"].items()))
-        lines.append(f"| {cls} | {entry['verdict'].replace('_', ' ')} | {counts} |")
-    lines += ["", "## Requirements", "", "| Id | Class | Verdict | Title | Cause |"]
+        lacks = "; ".join(entry["lacks"])
+        lines.append(
+            f"| {cls} | {class_label(entry)} | {entry['verified']} of {entry['testable']} "
+            f"| {_cell(lacks, 300)} |"
+        )
+    lines += ["", "## Requirements", "", "| Id | Class | Verdict | Title | Cause or reason |"]
     lines.append("|---|---|---|---|---|")
     for req_id, entry in summary["requirements"].items():
-        cause = entry["causes"][0] if entry["causes"] else ""
+        cause = entry["causes"][0] if entry["causes"] else entry["reason"]
         lines.append(
-            f"| {req_id} | {entry['class']} | {entry['verdict']} | {_cell(entry['title'])} "
-            f"| {_cell(cause)} |"
+            f"| {req_id} | {entry['class']} | {entry['verdict'].replace('_', ' ')} "
+            f"| {_cell(entry['title'])} | {_cell(cause)} |"
         )
     lines += ["", "## Observations", ""]
     if summary["observations"]:
@@ -217,9 +329,9 @@ def render_markdown(summary: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _cell(text: str) -> str:
+def _cell(text: str, width: int = 160) -> str:
     text = text.replace("|", "\\|").replace("\n", " ")
-    return text if len(text) <= 160 else text[:157] + "..."
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def write_summary(run_dir: Path, summary: dict[str, Any]) -> None:

@@ -1,0 +1,108 @@
+"""The outcome vocabulary: classification, charged requirements, the record stream."""
+
+from pathlib import Path
+
+import httpx
+import pytest
+
+from crm_conformance import (
+    AdapterError,
+    BudgetExhausted,
+    ConformanceFailure,
+    SetupFailed,
+    TargetUnreachable,
+)
+from crm_conformance.outcomes import (
+    Outcome,
+    OutcomeRecord,
+    append_record,
+    attribute_checks,
+    classify,
+    failed_requirements,
+    read_records,
+)
+
+
+def failure(req_id: str) -> ConformanceFailure:
+    return ConformanceFailure(req_id, expected="x", got="y")
+
+
+@pytest.mark.parametrize(
+    ("exc", "outcome", "stops"),
+    [
+        (failure("PAG-004"), Outcome.FAILED, False),
+        (SetupFailed("POST /v1/tags answered 404"), Outcome.BLOCKED, False),
+        (AdapterError("adapter POST /v1/records answered 500"), Outcome.ERROR, False),
+        (TargetUnreachable("circuit breaker open"), Outcome.ERROR, True),
+        (BudgetExhausted("request budget spent"), Outcome.ERROR, True),
+        (httpx.ReadTimeout("timed out"), Outcome.ERROR, False),
+    ],
+)
+def test_the_harness_classifies_its_own_exceptions(
+    exc: BaseException, outcome: Outcome, stops: bool
+) -> None:
+    classified = classify(exc)
+    assert classified is not None
+    assert (classified.outcome, classified.stops_run) == (outcome, stops)
+
+
+def test_anything_else_keeps_pytests_verdict() -> None:
+    assert classify(AssertionError("plain")) is None
+    assert classify(KeyError("x")) is None
+
+
+class CheckFailure(AssertionError):
+    """Stands in for a schemathesis Failure: a code and the checks that raise it."""
+
+    def __init__(self, code: str, checks: tuple[str, ...]) -> None:
+        super().__init__(code)
+        self.code = code
+        self.checks = checks
+
+
+class CustomFailure(AssertionError):
+    """Stands in for schemathesis's CustomFailure: our check's failure inside."""
+
+    def __init__(self, exception: BaseException) -> None:
+        super().__init__(str(exception))
+        self.exception = exception
+        self.checks = ()
+
+
+def test_a_failure_is_charged_to_the_requirement_whose_check_failed() -> None:
+    attribute_checks({"unsupported_method": ("ERR-013",), "ST109": ("HDR-004",)})
+    assert failed_requirements(failure("HDR-003")) == ["HDR-003"]
+    assert failed_requirements(CustomFailure(failure("ERR-005"))) == ["ERR-005"]
+    group = ExceptionGroup(
+        "two checks failed",
+        [
+            CustomFailure(failure("ERR-005")),
+            CheckFailure("ST204", ("unsupported_method",)),
+            CheckFailure("ST109", ("response_schema_conformance",)),
+        ],
+    )
+    assert failed_requirements(group) == ["ERR-005", "ERR-013", "HDR-004"]
+
+
+def test_a_failure_that_does_not_say_charges_nothing_in_particular() -> None:
+    assert failed_requirements(AssertionError("plain assert")) is None
+    unknown = CheckFailure("ST108", ("response_schema_conformance",))
+    assert failed_requirements(unknown) is None
+    assert failed_requirements(ExceptionGroup("g", [failure("ERR-005"), unknown])) is None
+
+
+def test_records_round_trip_through_the_stream(tmp_path: Path) -> None:
+    path = tmp_path / "outcomes.jsonl"
+    record = OutcomeRecord(
+        "suites/t.py::test_x",
+        Outcome.FAILED,
+        ["PAG-001", "HDR-003"],
+        ["pagination", "core"],
+        cause="HDR-003: expected X-Request-ID",
+        failed_requirements=["HDR-003"],
+        seeds=[42],
+    )
+    append_record(path, record)
+    append_record(path, record)
+    assert list(read_records(path)) == [record, record]
+    assert list(read_records(tmp_path / "absent.jsonl")) == []
