@@ -91,7 +91,11 @@ class ClassVerdict(enum.StrEnum):
     """What a run established about a conformance class."""
 
     PASSED = "passed"
-    """Every testable requirement of the class passed."""
+    """Every testable requirement of the class passed, and so did core's."""
+    CORE_NOT_PASSED = "core_not_passed"
+    """Every testable requirement of the class passed, but core did not pass in full
+    (a run of `--classes tags` runs only part of core): every class builds on core, so
+    the class is not passed either."""
     FAILED = "failed"
     """A requirement of the class failed."""
     PARTIALLY_VERIFIED = "partially_verified"

@@ -22,7 +22,10 @@ def requirement(req_id: str, cls: str, untestable: str | None = None) -> Require
 CATALOGUE = Catalogue(
     version=1,
     document="api-reference.md",
-    classes={n: ConformanceClass(n, n, "") for n in ("core", "tags", "deals", "campaigns")},
+    classes={
+        n: ConformanceClass(n, n, "", required=n == "core")
+        for n in ("core", "tags", "deals", "campaigns")
+    },
     requirements=(
         requirement("HDR-003", "core"),
         requirement("TAG-001", "tags"),
@@ -88,6 +91,7 @@ def test_blocked_and_error_are_neither_a_pass_nor_a_failure() -> None:
 
 def test_a_class_passes_only_when_every_testable_requirement_passed() -> None:
     found = verdicts(
+        record("passed", "HDR-003"),
         record("passed", "TAG-001"),
         record("passed", "DEAL-001"),
         record("not_applicable", "DEAL-002", cause=NO_ADAPTER),
@@ -102,6 +106,35 @@ def test_a_class_passes_only_when_every_testable_requirement_passed() -> None:
         2,
     )
     assert deals["lacks"] == [f"1 not verified: {NO_ADAPTER}"]
+
+
+def test_no_class_passes_while_core_is_not_passed_in_full() -> None:
+    """`--classes tags` runs only part of core: tags' own requirements passing is not a
+    pass of tags, since every class builds on core."""
+    found = verdicts(
+        record("passed", "TAG-001"),
+        record("not_applicable", "HDR-003", cause=NO_ADAPTER),
+        claimed=("core", "tags"),
+    )
+    classes = class_verdicts(found, CATALOGUE)
+    assert classes["core"]["verdict"] == "not_verified"
+    tags = classes["tags"]
+    assert (tags["verdict"], tags["verified"], tags["testable"]) == ("core_not_passed", 1, 1)
+    assert tags["lacks"] == ["core not passed in full: not verified"]
+    summary = build_summary(
+        [record("passed", "TAG-001"), record("not_applicable", "HDR-003", cause=NO_ADAPTER)],
+        RunInfo(
+            "0", None, {"base_url": "http://t"}, 1, "quick", "s", "f", claimed=("core", "tags")
+        ),
+        CATALOGUE,
+    )
+    markdown = render_markdown(summary)
+    assert "No class had every testable requirement verified and passed." in markdown
+    assert "tags (its own requirements passed, core did not pass in full)" in markdown
+    passed = class_verdicts(
+        verdicts(record("passed", "TAG-001"), record("passed", "HDR-003")), CATALOGUE
+    )
+    assert (passed["core"]["verdict"], passed["tags"]["verdict"]) == ("passed", "passed")
 
 
 def test_a_test_naming_an_untestable_row_still_counts() -> None:
