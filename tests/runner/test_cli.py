@@ -340,6 +340,17 @@ def test_stderr_off_a_terminal_has_plain_progress_lines_no_longer_than_600(
     assert {3, 6, 9, 12, 14, 17, 20, 23, 26, 28} <= set(shown), stderr
 
 
+def test_an_error_line_on_stderr_off_a_terminal_is_cut_at_600_characters(tmp_path: Path) -> None:
+    """A target file's unknown key is quoted in the error; a long one stays one short line."""
+    target = tmp_path / "target.toml"
+    target.write_text('base_url = "http://127.0.0.1:9"\n' + "k" * 900 + " = 1\n")
+    result = invoke("run", "--target", str(target))
+    assert result.exit_code == 2
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith("Error: target file ") and lines[0].endswith("kkk...")
+    assert max(len(line) for line in lines) == 600
+
+
 def test_the_readme_documents_every_exit_code_of_run() -> None:
     from crm_conformance import runner
 
