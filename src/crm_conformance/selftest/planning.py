@@ -82,7 +82,8 @@ def combinations(names: Sequence[str], catalogue: Mapping[str, Variant]) -> list
     Variants of groups (largest groups first) are placed each in the first combination
     it fits, opening another when none does (two groups of two make two combinations,
     each holding one of each group); then every variant joins every combination it is
-    compatible with, so the largest legal servers are tested. An `alone` variant has a job of its own.
+    compatible with, so the largest legal servers are tested. An `alone` variant has a
+    job of its own.
     """
     alone = [name for name in names if _solo(catalogue[name])]
     together = [name for name in names if not _solo(catalogue[name])]
