@@ -88,9 +88,12 @@ def combinations(names: Sequence[str], catalogue: Mapping[str, Variant]) -> list
     groups = Counter(catalogue[name].group for name in together if catalogue[name].group)
     together.sort(key=lambda name: (-groups.get(catalogue[name].group, 0), name))
     built: list[list[str]] = []
-    for name in together:
-        if not any(_fits(name, c, catalogue) for c in built):
+    for name in together:  # each joins the first it fits (later joiners cannot shut it out)
+        home = next((c for c in built if _fits(name, c, catalogue)), None)
+        if home is None:
             built.append([name])
+        else:
+            home.append(name)
     for name in together:
         for combination in built:
             if name not in combination and _fits(name, combination, catalogue):
