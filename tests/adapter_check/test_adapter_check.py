@@ -77,7 +77,8 @@ def test_a_deletion_feed_the_target_file_cannot_query_is_a_note_not_a_broken_ada
     with running_server() as served:
         path = target_file(served, tmp_path)
         text = path.read_text(encoding="utf-8")
-        path.write_text(text + '\n[conventions.deleted_records_values]\ncontacts = "nope"\n')
+        assert 'contacts = "contacts"' in text, "the served file names the feed's values"
+        path.write_text(text.replace('contacts = "contacts"', 'contacts = "nope"', 1))
         result = invoke("adapter-check", "--target", str(path))
     assert result.exit_code == 0, result.output
     assert (

@@ -6,7 +6,7 @@ faults) is killed by a test naming one of its ids, every control (a fault of the
 setup only) survives, and every legal variant passes every suite, the fuzz suites
 included, combined with the others or alone. It spends about three minutes of CPU (a few
 minutes on two cores), so it is slow (CRM_SLOW_TESTS=1, as `.ci/run` sets it). The
-catalogue's floor (80 faults, 12 variants) is held here too, so shrinking it is a
+catalogue's floor (100 faults, 60 variants) is held here too, so shrinking it is a
 visible change.
 """
 
@@ -18,8 +18,8 @@ from crm_conformance.selftest import MATRIX_MARKDOWN, SelftestRequest, run_selft
 
 pytestmark = pytest.mark.slow
 
-MIN_FAULTS = 80
-MIN_VARIANTS = 12
+MIN_FAULTS = 100
+MIN_VARIANTS = 60  # issue 11 asks for at least 40 legal variants
 
 
 def test_every_fault_is_killed_and_every_variant_passes(tmp_path: Path) -> None:

@@ -79,16 +79,18 @@ class Job:
 def combinations(names: Sequence[str], catalogue: Mapping[str, Variant]) -> list[tuple[str, ...]]:
     """The variants of `names` arranged in combined jobs, each variant in at least one.
 
-    Variants of groups (largest groups first) open as many combinations as they need;
-    then every variant joins every combination it is compatible with, so the largest
-    legal servers are tested. An `alone` variant has a job of its own.
+    Variants of groups (largest groups first) are placed each in the first combination
+    it fits, opening another when none does (two groups of two make two combinations,
+    each holding one of each group); then every variant joins every combination it is
+    compatible with, so the largest legal servers are tested. An `alone` variant has a
+    job of its own.
     """
     alone = [name for name in names if _solo(catalogue[name])]
     together = [name for name in names if not _solo(catalogue[name])]
     groups = Counter(catalogue[name].group for name in together if catalogue[name].group)
     together.sort(key=lambda name: (-groups.get(catalogue[name].group, 0), name))
     built: list[list[str]] = []
-    for name in together:  # each joins the first it fits (later joiners cannot shut it out)
+    for name in together:  # each in the first combination it fits, else in a new one
         home = next((c for c in built if _fits(name, c, catalogue)), None)
         if home is None:
             built.append([name])
