@@ -29,6 +29,12 @@ _FAULTS = (
         "the user list renders every member's name as null",
     ),
     Fault(
+        "campaign_pause_needs_messages_write",
+        ("SCOPE-017",),
+        "pausing a campaign needs messages:write besides campaigns:write (a campaign sends "
+        "messages), where the document attaches messages:write to nothing",
+    ),
+    Fault(
         "user_role_dropped",
         ("USR-003",),
         "the user list leaves out every member's role",
