@@ -7,7 +7,8 @@ the harness client (`api`): the run's token, budget, redaction and exchange log 
 Points the document leaves open are settled in the fuzz layer's overlay
 (`crm_conformance.fuzz`), never by dropping a failure here. Outside the embedded
 reference server no undeclared method is sent and no write may reach a record the run
-did not create (`fuzz.sends_to`). The seed is printed; `--hypothesis-seed=N` replays it.
+did not create (`fuzz.sends_to`); an operation whose every case was held back is skipped
+as not applicable, never passed. The seed is printed; `--hypothesis-seed=N` replays it.
 The profile (`crm_conformance.profiles`) sets the cases per operation; `deep` runs each
 operation in rounds until its share of `--fuzz-minutes` is spent.
 """
@@ -44,6 +45,11 @@ def _profile(request: pytest.FixtureRequest, api: ApiClient) -> Iterator[None]:
         )
     fuzz.distinguish_in_allure(request.node)
     before = api.log.mark()
+    request.node.obj = fuzz.skipped_unless_sent(
+        request.node.obj,
+        sent=lambda: api.log.mark() - before,
+        label=getattr(request.node, "operation_label", request.node.name),
+    )
     yield
     sent = api.log.mark() - before
     ran = {"rounds": rounds[0]} if rounds else {}

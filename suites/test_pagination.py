@@ -9,6 +9,7 @@ to this test's own, so other tests' data never moves the rows under a walk.
 import itertools
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -319,28 +320,60 @@ def test_paging_neither_repeats_nor_skips_while_records_change(
     )
 
 
+@dataclass(frozen=True)
+class DirectoryRecord:
+    """What the document shows of one directory list's rows."""
+
+    kind: str
+    """Its `object`."""
+    prefix: str
+    id_req: str
+    """The id prefix and that rule's id."""
+    strings: tuple[str, ...]
+    """Fields every row carries as a string: a value every such record has."""
+    maybe_strings: tuple[str, ...]
+    """Fields a record may lack a value for: a string where present, else null or absent."""
+    stamps: tuple[str, ...]
+    """Date-time fields every row carries (their format is the universal timestamp
+    check's)."""
+
+
 DIRECTORY_RECORDS = {
-    "/v1/users": ("user", "usr_", "IDN-008", ("name", "email", "role", "status")),
-    "/v1/audiences": ("audience", "aud_", "IDN-017", ("name", "status")),
+    "/v1/users": DirectoryRecord(
+        "user", "usr_", "IDN-008", ("role", "status"), ("name", "email"), ("created_at",)
+    ),
+    "/v1/audiences": DirectoryRecord(
+        "audience", "aud_", "IDN-017", ("name", "status"), (), ("created_at", "updated_at")
+    ),
 }
-"""Per directory list: its `object`, its id prefix with that rule's id, and its string
-fields (its date-time fields are the universal timestamp check's)."""
 
 
 @pytest.mark.req("USR-003", "AUD-003", "IDN-002", "IDN-003", "IDN-008", "IDN-017")
 @pytest.mark.parametrize("path", DIRECTORY_LISTS)
 def test_directory_rows_carry_their_documented_fields(api: ApiClient, path: str) -> None:
-    """`id` and `object` on every row (the id's prefix is a universal check); the other
-    fields are typed where present, since the document lists them without saying that
-    a null one is sent rather than left out."""
-    kind, prefix, id_req, strings = DIRECTORY_RECORDS[path]
-    req_id = "USR-003" if kind == "user" else "AUD-003"
+    """`id` and `object` on every row (the id's prefix is a universal check), and the
+    fields every such record has a value for: a member's role and status (the document
+    gives their example values `admin` and `active`) and the time they joined (users
+    list "in the order they joined"); an audience's name ("named contact lists") and
+    status ("`status` (string)") and its times. A member's name and e-mail are typed
+    where present: a person may have neither yet, and a null field may be left out."""
+    record = DIRECTORY_RECORDS[path]
+    req_id = "USR-003" if record.kind == "user" else "AUD-003"
     response = api.get(path, params={"limit": LIMIT})
     for row in expect_status(response, req_id, 200)["data"]:
         expect_present(response, "IDN-002", row, ("id", "object"))
-        expect_value(response, "IDN-002", f"{kind} object", row["object"], kind)
-        expect_identifier(response, id_req, row, "id", prefix)
-        for field in strings:
+        expect_value(response, "IDN-002", f"{record.kind} object", row["object"], record.kind)
+        expect_identifier(response, record.id_req, row, "id", record.prefix)
+        expect_present(response, req_id, row, (*record.strings, *record.stamps))
+        for field in record.strings:
+            expect_true(
+                response,
+                req_id,
+                isinstance(row[field], str),
+                expected=f"{record.kind} {field} a string",
+                got=f"{field}: {row[field]!r}",
+            )
+        for field in record.maybe_strings:
             expect_type_or_null(response, req_id, row, field, str, "a string")
 
 

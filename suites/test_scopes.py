@@ -294,6 +294,18 @@ def test_the_write_scope_allows_the_write(
     expect_success(op.send(api.with_token(token), request), op.reqs[0])
 
 
+@pytest.mark.req("SCOPE-017")
+@pytest.mark.parametrize("op", READS + WRITES, ids=lambda op: op.name)  # no op.reqs: not asserted
+def test_messages_write_is_needed_by_no_operation(
+    api: ApiClient, adapter: AdapterClient, setup: Setup, op: Operation
+) -> None:
+    """`messages:write` "is defined and attached to nothing": a token holding every
+    scope the document names but it may do each operation whose scope is shown."""
+    request = op.request(setup)
+    token = _token(adapter, [scope for scope in DOCUMENT_SCOPES if scope != "messages:write"])
+    expect_success(op.send(api.with_token(token), request), "SCOPE-017")
+
+
 @pytest.mark.req("SCOPE-026", "SCOPE-001", "SCOPE-005", "SCOPE-009", "SCOPE-012", "SCOPE-014")
 def test_me_lists_the_scopes_of_the_token(
     api: ApiClient,

@@ -20,6 +20,7 @@ KILLS = [
     ("test_scopes.py", "capabilities_ignore_policy", "capabilities"),
     ("test_scopes.py", "capabilities_report_wrong_entity", "capabilities"),
     ("test_scopes.py", "me_lists_all_scopes", "me_lists"),
+    ("test_scopes.py", "campaign_pause_needs_messages_write", "messages_write and pause"),
     ("test_scopes.py", "scope_param_names_resource", "every_scope_but and deals"),
     ("test_oauth.py", "private_visible_to_oauth", "person"),
     ("test_tenancy.py", "not_found_names_workspace", "like_a_missing_one"),

@@ -33,6 +33,8 @@ def test_passes_against_the_reference_server() -> None:
         ("test_pagination.py", "users_newest_first", "order_they_joined", {"USR-001"}),
         ("test_pagination.py", "audiences_oldest_first", "audiences_are_listed", {"AUD-001"}),
         ("test_pagination.py", "user_name_dropped", "new_member", {"USR-003"}),
+        ("test_pagination.py", "user_role_dropped", "documented_fields", {"USR-003"}),
+        ("test_pagination.py", "audience_status_null", "documented_fields", {"AUD-003"}),
         (
             "test_query_parameters.py",
             "updated_since_exclusive",

@@ -2,7 +2,6 @@
 
 import time
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
 from pathlib import Path
 
 # httpx maps httpcore's exceptions by class, and pytester drops modules first imported inside
@@ -18,14 +17,6 @@ from crm_conformance.outcomes import read_records
 from crm_conformance.plugin import session
 
 pytest_plugins = ["pytester"]
-
-
-@pytest.fixture
-def base_url(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    monkeypatch.setenv("CRM_TOKEN_FULL", TOKEN)
-    monkeypatch.delenv("CRM_TOKEN_OTHER", raising=False)
-    with serve() as url:
-        yield url
 
 
 def suite(pytester: pytest.Pytester, source: str, name: str = "test_area") -> None:

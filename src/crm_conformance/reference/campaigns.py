@@ -82,7 +82,12 @@ def get_campaign(call: Call) -> Reply:
     return Reply(200, call.narrow(render(record), fields))
 
 
-@routes.post("/v1/campaigns/{campaign_id}/pause", scopes=WRITE, entity="campaigns")
+@routes.post(
+    "/v1/campaigns/{campaign_id}/pause",
+    scopes=WRITE,
+    entity="campaigns",
+    variant_scopes=(("campaign_pause_needs_messages_write", (*WRITE, "messages:write")),),
+)
 def pause_campaign(call: Call) -> Reply:
     """Running → paused: no further messages; conversations already started carry on."""
     BodyFields(call.json(), allowed=()).check()

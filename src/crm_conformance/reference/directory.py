@@ -5,6 +5,7 @@ read them. Users list in the order they joined and audiences newest first, both 
 one fixed order (a `sort` answers 400 `unsupported_sort`).
 """
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -102,13 +103,20 @@ def _list(call: Call, kind: str, spec: ListSpec, render: Any) -> Reply:
     return call.list_reply(spec, rows, params, {}, render)
 
 
+def _listed_user(call: Call) -> Callable[[Record], dict[str, Any]]:
+    """How the user list renders a member (its faults drop a field's value or key)."""
+    if call.settings.has_fault("user_name_dropped"):
+        return lambda row: {**render_user(row), "name": None}
+    if call.settings.has_fault("user_role_dropped"):
+        return lambda row: {k: v for k, v in render_user(row).items() if k != "role"}
+    return render_user
+
+
 @routes.get("/v1/users", variant_scopes=(("directory_needs_contacts_read", ("contacts:read",)),))
 def list_users(call: Call) -> Reply:
-    if call.settings.has_fault("user_name_dropped"):
-        return _list(call, "user", USERS, lambda row: {**render_user(row), "name": None})
     newest_first = call.settings.has_fault("users_newest_first")
     spec = replace(USERS, default_sort=("-created_at",)) if newest_first else USERS
-    return _list(call, "user", spec, render_user)
+    return _list(call, "user", spec, _listed_user(call))
 
 
 @routes.get("/v1/users/{user_id}")
@@ -128,6 +136,8 @@ def get_user(call: Call) -> Reply:
 def list_audiences(call: Call) -> Reply:
     oldest_first = call.settings.has_fault("audiences_oldest_first")
     spec = replace(AUDIENCES, default_sort=("created_at",)) if oldest_first else AUDIENCES
+    if call.settings.has_fault("audience_status_null"):
+        return _list(call, "audience", spec, lambda row: {**render_audience(row), "status": None})
     return _list(call, "audience", spec, render_audience)
 
 

@@ -29,6 +29,22 @@ _FAULTS = (
         "the user list renders every member's name as null",
     ),
     Fault(
+        "campaign_pause_needs_messages_write",
+        ("SCOPE-017",),
+        "pausing a campaign needs messages:write besides campaigns:write (a campaign sends "
+        "messages), where the document attaches messages:write to nothing",
+    ),
+    Fault(
+        "user_role_dropped",
+        ("USR-003",),
+        "the user list leaves out every member's role",
+    ),
+    Fault(
+        "audience_status_null",
+        ("AUD-003",),
+        "the audience list renders every audience's status as null",
+    ),
+    Fault(
         "upsert_changes_phone",
         ("CON-044",),
         "an upsert matched by external_id writes the phone it was sent over the contact's",

@@ -260,12 +260,13 @@ class RouteSpec:
     """Not mounted when one of these variants (or faults) is on: it offers the operation
     elsewhere (or not at all)."""
     variant_scopes: tuple[tuple[str, tuple[str, ...]], ...] = ()
-    """(variant, scopes): the scopes the route needs instead when that variant is on."""
+    """(variant or fault, scopes): the scopes the route needs instead when that variant
+    or fault is on."""
 
     def needed_scopes(self, settings: ServerSettings) -> tuple[str, ...]:
         """The scopes the route checks on a server with `settings`."""
-        for variant, scopes in self.variant_scopes:
-            if settings.has_variant(variant):
+        for name, scopes in self.variant_scopes:
+            if name in settings.variants | settings.faults:
                 return scopes
         return self.scopes
 
@@ -299,7 +300,7 @@ class RouteTable:
         name) makes writes refuse with local_write_denied when the workspace mirrors it;
         `variant` mounts the route only when that variant is on, `replaced_by` only when
         none of those variants or faults is on; `precheck` runs before the scope and
-        policy checks; `variant_scopes` names the scopes a variant needs instead."""
+        policy checks; `variant_scopes` names the scopes a variant (or fault) needs instead."""
 
         def declare(handler: Handler) -> Handler:
             if entity is not None and entity not in policy.ENTITIES:

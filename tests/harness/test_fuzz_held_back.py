@@ -1,0 +1,68 @@
+"""The fuzz suite on someone else's server: an operation whose every generated case the
+guard (`fuzz.sends_to`) held back checked nothing, so it is not applicable, never
+passed. The real suite module runs by pytester against a tiny fake target."""
+
+import shutil
+
+# Imported here so pytester's in-process runs do not re-import them (see test_plugin.py).
+import httpcore  # noqa: F401
+import pytest
+import yaml  # noqa: F401
+
+from crm_conformance import fuzz
+from crm_conformance.outcomes import Outcome, read_records
+from crm_conformance.paths import SUITES_DIR
+
+pytest_plugins = ["pytester"]
+
+HOLD_EVERYTHING_BACK = """
+import pytest
+from crm_conformance import fuzz
+
+@pytest.fixture(autouse=True)
+def _hold_back(monkeypatch):
+    monkeypatch.setattr(fuzz, "sends_to", lambda case, *, embedded: False)
+"""
+
+
+def test_an_operation_whose_every_case_was_held_back_is_not_applicable(
+    pytester: pytest.Pytester, base_url: str
+) -> None:
+    (pytester.path / "suites").mkdir()
+    shutil.copy(SUITES_DIR / "test_fuzz.py", pytester.path / "suites" / "test_fuzz.py")
+    (pytester.path / "suites" / "conftest.py").write_text(HOLD_EVERYTHING_BACK)
+    result = pytester.runpytest(
+        "suites",
+        "-p",
+        "no:cacheprovider",
+        "-rA",
+        "--base-url",
+        base_url,
+        "-k",
+        "users",
+        "--crm-outcomes",
+        "out.jsonl",
+    )
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("skipped", 0) >= 1 and "passed" not in outcomes, result.stdout.str()
+    result.stdout.fnmatch_lines(["*was held back on this target*nothing was sent*"])
+    records = read_records(pytester.path / "out.jsonl")
+    assert records and all(r.outcome is Outcome.NOT_APPLICABLE for r in records)
+    assert all("fuzz.sends_to" in r.cause for r in records)
+
+
+def test_a_held_back_test_keeps_its_hypothesis_identity_and_runs_when_a_case_was_sent() -> None:
+    ran: list[dict[str, str]] = []
+
+    def built(**fixtures: str) -> None:
+        ran.append(fixtures)
+
+    built.is_hypothesis_test = True  # type: ignore[attr-defined]
+    sent = [0]
+    wrapped = fuzz.skipped_unless_sent(built, sent=lambda: sent[0], label="GET /v1/users")
+    assert wrapped.is_hypothesis_test  # type: ignore[attr-defined]
+    with pytest.raises(pytest.skip.Exception, match="GET /v1/users was held back"):
+        wrapped(api="client")
+    sent[0] = 3
+    wrapped(api="client")  # a case reached the target: its verdict stands
+    assert ran == [{"api": "client"}] * 2
