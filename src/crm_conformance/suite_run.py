@@ -66,11 +66,20 @@ class SuiteRun:
 
     @property
     def failed_requirements(self) -> frozenset[str]:
-        """Ids named by the tests that failed (target failures, not setup errors)."""
-        return frozenset(req for r in self.with_outcome(FAILED) for req in r.requirements)
+        """Ids the failed tests were charged with (target failures, not setup errors).
+
+        A failure lands on the requirement whose check failed (the record's
+        `failed_requirements`), as the run's report shows it: a test naming several ids
+        kills a fault only when the fault's own requirement is the one it found broken.
+        """
+        return frozenset(
+            req
+            for r in self.with_outcome(FAILED)
+            for req in (r.failed_requirements or r.requirements)
+        )
 
     def kills(self, reqs: Iterable[str]) -> bool:
-        """Whether a failed test names one of `reqs`: the fault was caught where it lives.
+        """Whether a failed test was charged with one of `reqs`: caught where it lives.
 
         A blocked or errored test names its ids too, but it never judged the target.
         """
