@@ -210,6 +210,12 @@ class OutcomeRecord:
     """Seconds the test waited for its tokens' rate allowance and the 429s it waited out
     (`{"seconds": s, "429s": n}`); empty when it never waited."""
 
+    @property
+    def charged(self) -> frozenset[str]:
+        """The ids a failure of this test counts against: `failed_requirements`, or every
+        id it names when the failure did not say which rule it broke."""
+        return frozenset(self.failed_requirements or self.requirements)
+
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
 

@@ -41,6 +41,9 @@ class TestResult:
     requirements: frozenset[str]
     message: str = ""
     duration: float = 0.0
+    charged: frozenset[str] = frozenset()
+    """For a failed test, the ids its failure was charged to (the record's
+    `failed_requirements`, as the run's report charges it); empty otherwise."""
 
     @property
     def selector(self) -> str:
@@ -72,11 +75,7 @@ class SuiteRun:
         `failed_requirements`), as the run's report shows it: a test naming several ids
         kills a fault only when the fault's own requirement is the one it found broken.
         """
-        return frozenset(
-            req
-            for r in self.with_outcome(FAILED)
-            for req in (r.failed_requirements or r.requirements)
-        )
+        return frozenset(req for r in self.with_outcome(FAILED) for req in r.charged)
 
     def kills(self, reqs: Iterable[str]) -> bool:
         """Whether a failed test was charged with one of `reqs`: caught where it lives.
@@ -93,6 +92,7 @@ def run_suite(
     variants: Iterable[str] = (),
     keyword: str | None = None,
     first_failure: bool = False,
+    first_failure_of: Iterable[str] = (),
     extra_args: Sequence[str] = (),
     timeout: float = 600,
     through: Callable[[str], AbstractContextManager[str]] | None = None,
@@ -101,7 +101,8 @@ def run_suite(
     """Run `modules` (names under `suites/`, e.g. `test_tags.py`) against a fresh server.
 
     `first_failure` ends the run at the first test the harness judges failed (a
-    blocked or errored test does not end it). `through(base_url)` may wrap the server's
+    blocked or errored test does not end it); with `first_failure_of`, at the first
+    failure charged to one of those ids. `through(base_url)` may wrap the server's
     API in a proxy (a validating proxy, a wire-level fault) and yield the URL the suite
     should use instead. `fork` runs pytest in a fork of this process rather than a fresh
     interpreter, when that is safe (`pytest_child`): for a process that imported the
@@ -136,12 +137,22 @@ def run_suite(
             "--assert=plain",
             *(["-k", keyword] if keyword else []),
             *(["-p", "crm_conformance.first_failure"] if first_failure else []),
+            *(
+                [f"--crm-first-failure-of={','.join(sorted(first_failure_of))}"]
+                if first_failure and first_failure_of
+                else []
+            ),
             *extra_args,
         ]
         exit_code, output = child.run(args, cwd=workdir, timeout=timeout)
         results = tuple(
             TestResult(
-                r.nodeid, r.outcome.value, frozenset(r.requirements), r.cause[:500], r.duration
+                r.nodeid,
+                r.outcome.value,
+                frozenset(r.requirements),
+                r.cause[:500],
+                r.duration,
+                r.charged if r.outcome == Outcome.FAILED else frozenset(),
             )
             for r in read_records(outcomes)
         )

@@ -23,7 +23,7 @@ from crm_conformance.selftest import (
     selftest,
     write_report,
 )
-from crm_conformance.selftest.judging import confirmed
+from crm_conformance.selftest.judging import confirmed, judge_fault
 from crm_conformance.selftest.matrix import Matrix, Row
 from crm_conformance.selftest.planning import Job, SuiteCall, SuiteTest, combinations, plan
 from crm_conformance.suite_run import SuiteRun
@@ -70,7 +70,10 @@ def fake_caller(
         results = []
         for test in _selected(job.selectors):
             outcome = rule(job, test)
-            results.append(Outcome(test.nodeid, outcome, test.requirements, f"{outcome} here"))
+            charged = test.requirements if outcome == "failed" else frozenset()
+            results.append(
+                Outcome(test.nodeid, outcome, test.requirements, f"{outcome} here", 0.0, charged)
+            )
             if job.first_failure and outcome == "failed":
                 break
         red = any(r.outcome != "passed" for r in results)
@@ -252,6 +255,22 @@ def test_a_blocked_test_does_not_stop_a_faults_run_before_the_killer() -> None:
         return "blocked" if test.selector == "test_a.py::test_one" else "failed"
 
     assert rows_of(matrix_of(rule, faults))["both"].verdict == "killed"
+
+
+def test_a_failure_charged_to_another_requirement_is_not_the_faults_kill() -> None:
+    """A test naming AUTH-004 and ERR-005 that failed on ERR-005's rule did not find an
+    AUTH-004 fault: the report charges it to ERR-005, and so does the kill matrix."""
+    job = Job("fault", "auth", SuiteCall(("test_a.py",), first_failure=True), reqs=("AUTH-004",))
+    both = frozenset({"AUTH-004", "ERR-005"})
+
+    def run(charged: frozenset[str]) -> SuiteRun:
+        return SuiteRun(
+            1, (Outcome("suites/test_a.py::test_one", "failed", both, "", 0.0, charged),), ""
+        )
+
+    assert judge_fault(job, run(frozenset({"ERR-005"}))).verdict == "survived"
+    killed = judge_fault(job, run(both))
+    assert (killed.verdict, killed.by[0]["requirements"]) == ("killed", ["AUTH-004"])
 
 
 def test_a_control_must_survive_and_is_counted_apart() -> None:

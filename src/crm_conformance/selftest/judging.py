@@ -1,7 +1,8 @@
 """From suite runs to rows: kills, false failures, and the variant that caused one.
 
-Only a *failed* test kills a fault, and only when it names one of the fault's ids; a
-blocked or errored test never judged the target. A clean or combined run must be all
+Only a *failed* test kills a fault, and only when its failure is charged to one of the
+fault's ids (`OutcomeRecord.charged`, as the run's report charges it); a blocked or
+errored test never judged the target. A clean or combined run must be all
 green: each red test is run once more first (a loaded machine can fail a test once;
 a real false failure repeats). When a combination of variants is red, `prove` pins the
 red tests to the variants that make them red: the tests that fail on the clean server
@@ -36,8 +37,9 @@ def perform(job: Job, caller: Caller) -> list[Row]:
 
 
 def judge_fault(job: Job, run: SuiteRun) -> Row:
-    """Killed when a failed test names one of the fault's ids; a control must survive."""
-    killers = [r for r in run.with_outcome(FAILED) if r.requirements & set(job.reqs)]
+    """Killed when a failed test's failure is charged to one of the fault's ids (as the
+    run's report charges it); a control must survive."""
+    killers = [r for r in run.with_outcome(FAILED) if r.charged & set(job.reqs)]
     return Row(
         kind="control" if job.control else "fault",
         name=job.name,
@@ -45,7 +47,7 @@ def judge_fault(job: Job, run: SuiteRun) -> Row:
         ok=not killers if job.control else bool(killers),
         requirements=job.reqs,
         tests_run=_ran(run),
-        by=[_entry(r.nodeid, r.requirements & set(job.reqs), r.message) for r in killers],
+        by=[_entry(r.nodeid, r.charged & set(job.reqs), r.message) for r in killers],
         note="" if killers else _why_survived(run, control=job.control),
     )
 

@@ -52,6 +52,8 @@ class SuiteCall:
     """Faults of the loopback proxy put in front of the server (`wire_faults.py`)."""
     variants: tuple[str, ...] = ()
     first_failure: bool = False
+    first_failure_of: tuple[str, ...] = ()
+    """With `first_failure`: only a failure charged to one of these ids ends the run."""
 
     def on(self, selectors: Sequence[str], variants: Sequence[str]) -> "SuiteCall":
         """The same call on other tests and variants (narrowing a red run)."""
@@ -162,7 +164,7 @@ def plan(
             unreached.append((name, reqs))
             continue
         on = {"wire_faults" if name in wire else "faults": (name,)}
-        call = SuiteCall(selectors, first_failure=True, **on)
+        call = SuiteCall(selectors, first_failure=True, first_failure_of=tuple(reqs), **on)
         jobs.append(Job("fault", name, call, reqs=reqs, control=name in controls, cost=len(chosen)))
     arranged = combinations(variants, catalogue)
     combined = [members for members in arranged if len(members) > 1]

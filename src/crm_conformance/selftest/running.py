@@ -37,6 +37,7 @@ def call_suite(call: SuiteCall) -> SuiteRun:
         faults=call.faults,
         variants=call.variants,
         first_failure=call.first_failure,
+        first_failure_of=call.first_failure_of,
         through=through,
         fork=True,
     )
