@@ -39,20 +39,29 @@ def run_interruptible(
     env: Mapping[str, str],
     stdout: IO[Any] | int | None = None,
 ) -> Finished:
-    """Run `command` to its end, passing each SIGINT on to its process group."""
-    process = subprocess.Popen(
-        list(command), cwd=cwd, env=dict(env), stdout=stdout, start_new_session=True
-    )
+    """Run `command` to its end, passing each SIGINT on to its process group.
+
+    The handler is in place before the child starts: a caught signal is reset to its
+    default in an exec'd child, so the child hears SIGINT even when this process was
+    started with it ignored (a background job of a non-interactive shell), where an
+    inherited "ignore" would let the child run to its end under a report saying
+    "interrupted".
+    """
+    process: subprocess.Popen[bytes] | None = None
     interrupted = False
 
     def forward(signum: int, frame: FrameType | None) -> None:
         nonlocal interrupted
         interrupted = True
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGINT)
+        if process is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGINT)
 
     previous = signal.signal(signal.SIGINT, forward)
     try:
+        process = subprocess.Popen(
+            list(command), cwd=cwd, env=dict(env), stdout=stdout, start_new_session=True
+        )
         returncode = process.wait()
     finally:
         signal.signal(signal.SIGINT, previous)
