@@ -419,6 +419,12 @@ def _walk_resources(value: Any) -> Iterator[dict[str, Any]]:
             yield from _walk_resources(item)
 
 
+def _first_five(problems: list[str]) -> str:
+    """The first five problems, and how many more (a failure line stays readable)."""
+    more = f"; {len(problems) - 5} more" if problems[5:] else ""
+    return "; ".join(problems[:5]) + more
+
+
 def _id_problem(where: str, value: Any, prefixes: tuple[str, ...]) -> str | None:
     if isinstance(value, str):
         for prefix in prefixes:
@@ -460,7 +466,7 @@ def identifier_formats(response: httpx.Response) -> None:
             "IDN-001",
             response,
             expected="identifiers of the form <prefix>_<32 lowercase hex> with their kind's prefix",
-            got="; ".join(problems[:5]) + (f"; {len(problems) - 5} more" if problems[5:] else ""),
+            got=_first_five(problems),
         )
 
 
@@ -607,7 +613,7 @@ def timestamps(response: httpx.Response) -> None:
             "IDN-003",
             response,
             expected="ISO 8601 date-time strings in every date-time field",
-            got="; ".join(problems[:5]) + (f"; {len(problems) - 5} more" if problems[5:] else ""),
+            got=_first_five(problems),
         )
 
 

@@ -67,22 +67,19 @@ class SuiteRun:
     def with_outcome(self, *outcomes: str) -> tuple[TestResult, ...]:
         return tuple(r for r in self.results if r.outcome in outcomes)
 
-    @property
-    def failed_requirements(self) -> frozenset[str]:
-        """Ids the failed tests were charged with (target failures, not setup errors).
-
-        A failure lands on the requirement whose check failed (the record's
-        `failed_requirements`), as the run's report shows it: a test naming several ids
-        kills a fault only when the fault's own requirement is the one it found broken.
-        """
-        return frozenset(req for r in self.with_outcome(FAILED) for req in r.charged)
+    def killers(self, reqs: Iterable[str]) -> tuple[TestResult, ...]:
+        """The failed tests whose failure was charged to one of `reqs` (the record's
+        `failed_requirements`, as the run's report charges it): a test naming several ids
+        kills a fault only when the fault's own requirement is the one it found broken."""
+        wanted = set(reqs)
+        return tuple(r for r in self.with_outcome(FAILED) if r.charged & wanted)
 
     def kills(self, reqs: Iterable[str]) -> bool:
         """Whether a failed test was charged with one of `reqs`: caught where it lives.
 
         A blocked or errored test names its ids too, but it never judged the target.
         """
-        return bool(self.failed_requirements & set(reqs))
+        return bool(self.killers(reqs))
 
 
 def run_suite(

@@ -39,7 +39,7 @@ def perform(job: Job, caller: Caller) -> list[Row]:
 def judge_fault(job: Job, run: SuiteRun) -> Row:
     """Killed when a failed test's failure is charged to one of the fault's ids (as the
     run's report charges it); a control must survive."""
-    killers = [r for r in run.with_outcome(FAILED) if r.charged & set(job.reqs)]
+    killers = run.killers(job.reqs)
     return Row(
         kind="control" if job.control else "fault",
         name=job.name,
