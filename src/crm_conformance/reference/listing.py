@@ -13,6 +13,7 @@ from typing import Any
 from crm_conformance.reference import cursors
 from crm_conformance.reference.api_errors import ApiError, Problem, bad_query, validation_failed
 from crm_conformance.reference.clock import parse_instant, stamp
+from crm_conformance.reference.reply import compact
 from crm_conformance.reference.settings import ServerSettings
 from crm_conformance.reference.storage import Record
 
@@ -302,6 +303,15 @@ def collection(page: Page, data: list[dict[str, Any]]) -> dict[str, Any]:
         "meta": {"has_more": page.has_more, "limit": page.limit},
         "links": {"next": page.next_cursor},
     }
+
+
+def encoded_collection(page: Page, rows: Sequence[str]) -> str:
+    """`collection` as `reply.compact` encodes it, from rows each already encoded so:
+    the same text, with the rows' texts put in place of encoding them again."""
+    envelope = compact(collection(page, []))
+    head = '{"data":['  # `collection` puts data first
+    assert envelope.startswith(head)
+    return head + ",".join(rows) + envelope[len(head) :]
 
 
 def project(rendered: dict[str, Any], fields: Sequence[str] | None) -> dict[str, Any]:
