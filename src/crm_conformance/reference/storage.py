@@ -102,6 +102,8 @@ class Store:
         self._moves = 0
         """Rollbacks, and the transactions that found another connection's commits."""
         self._data_version: int | None = None
+        self._shared = path != ":memory:"
+        """Whether other connections may open the same database (a file)."""
         self._decoded: dict[str, Record] = {}
         self._memo: dict[Hashable, Any] = {}
         self._memo_generation = self.generation()
@@ -122,10 +124,11 @@ class Store:
                 return
             self._depth = 1
             self._connection.execute("BEGIN IMMEDIATE")
-            version = self._connection.execute("PRAGMA data_version").fetchone()[0]
-            if version != self._data_version:  # another connection wrote since the last
-                self._data_version = version
-                self._moves += 1
+            if self._shared:
+                version = self._connection.execute("PRAGMA data_version").fetchone()[0]
+                if version != self._data_version:  # another connection wrote meanwhile
+                    self._data_version = version
+                    self._moves += 1
             try:
                 yield Transaction(self._connection, self)
             except BaseException:
@@ -147,16 +150,26 @@ class Store:
 
     def memo(self, key: Hashable, compute: Callable[[], _T]) -> _T:
         """See `Transaction.memo`; called with the lock held."""
-        generation = self.generation()
-        if generation != self._memo_generation or len(self._memo) >= CACHE_SIZE:
-            self._memo.clear()
-            self._memo_generation = generation
+        generation = self._current()
         if key in self._memo:
             return cast(_T, self._memo[key])
         value = compute()
         if self.generation() == generation:  # a compute() that wrote keeps nothing
             self._memo[key] = value
         return value
+
+    def kept(self, key: Hashable) -> Any:
+        """What `memo` keeps for `key` now, None when nothing; called with the lock held."""
+        self._current()
+        return self._memo.get(key)
+
+    def _current(self) -> tuple[int, int]:
+        """The generation, after dropping what was kept in an earlier one."""
+        generation = self.generation()
+        if generation != self._memo_generation or len(self._memo) >= CACHE_SIZE:
+            self._memo.clear()
+            self._memo_generation = generation
+        return generation
 
     def decoded(self, text: str) -> Record:
         """The record stored as `text`, decoded once for every read of that same text."""
@@ -186,6 +199,10 @@ class Transaction:
         change the value. Any write or rollback, in this transaction or another, drops
         what was kept."""
         return self._store.memo(key, compute)
+
+    def kept(self, key: Hashable) -> Any:
+        """What `memo` keeps for `key` now (None when nothing), without computing it."""
+        return self._store.kept(key)
 
     def _read(self, sql: str, parameters: tuple[Any, ...]) -> sqlite3.Cursor:
         return self._connection.execute(sql, parameters)
