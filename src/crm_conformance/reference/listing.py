@@ -305,13 +305,13 @@ def collection(page: Page, data: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def encoded_collection(page: Page, rows: Sequence[str]) -> str:
-    """`collection` as `reply.compact` encodes it, from rows each already encoded so:
-    the same text, with the rows' texts put in place of encoding them again."""
+def encoded_collection(page: Page, data: str) -> str:
+    """`collection` as `reply.compact` encodes it, given `data`, its rows so encoded (a
+    JSON array): the same text, the rows put in place instead of encoded again."""
     envelope = compact(collection(page, []))
-    head = '{"data":['  # `collection` puts data first
-    assert envelope.startswith(head)
-    return head + ",".join(rows) + envelope[len(head) :]
+    empty = '{"data":[]'  # `collection` puts data first
+    assert envelope.startswith(empty)
+    return '{"data":' + data + envelope[len(empty) :]
 
 
 def project(rendered: dict[str, Any], fields: Sequence[str] | None) -> dict[str, Any]:

@@ -40,7 +40,6 @@ from crm_conformance.reference.listing import (
     LIST_PARAMETERS,
     ListParams,
     ListSpec,
-    Page,
     collection,
     encoded_collection,
     paginate,
@@ -162,11 +161,11 @@ class Call:
     ) -> Reply:
         """A page of `rows` (already filtered and visible) as a collection answer.
 
-        With `kept_in` (the transaction the rows were read in), each row is rendered and
-        encoded once while the database stands (`Transaction.memo`), so `render(row)`
-        must depend on nothing but the database, the stored row and `params.expand`,
-        and render every list of `spec` alike (a list of 50 contacts cost 3 ms of CPU,
-        most of it rendering and encoding the same rows again)."""
+        With `kept_in` (the transaction the rows were read in), the page's rows are
+        rendered and encoded once while the database stands (`Transaction.memo`), so
+        `render(row)` must depend on nothing but the database, the stored row and
+        `params.expand`, and render every list of `spec` alike (a page of 50 contacts
+        cost 3 ms of CPU, most of it rendering and encoding the same rows again)."""
         page = paginate(
             spec,
             rows,
@@ -177,10 +176,14 @@ class Call:
         self.narrowed = params.fields is not None
         fields_drops_id = params.fields is not None and self.settings.has_fault("fields_drops_id")
         omits_visibility = self.settings.has_fault("lists_omit_default_visibility")
-        reshaped = fields_drops_id or omits_visibility
-        if kept_in is not None and not reshaped and self._seen_before(kept_in, spec, page, params):
-            encoded = [self._encoded_row(kept_in, spec, row, params, render) for row in page.rows]
-            return Reply(200, EncodedJson(encoded_collection(page, encoded)))
+        if kept_in is not None and not fields_drops_id and not omits_visibility:
+            ids = tuple(row["id"] for row in page.rows)
+            key = ("list rows", spec.name, self.workspace, ids, params.expand, params.fields)
+            rows = kept_in.memo(
+                key,
+                lambda: compact([self._project(render(row), params.fields) for row in page.rows]),
+            )
+            return Reply(200, EncodedJson(encoded_collection(page, rows)))
         data = [self._project(render(row), params.fields) for row in page.rows]
         if fields_drops_id:
             # "id was not asked for": the list projection forgets id is always returned
@@ -193,35 +196,6 @@ class Call:
                 if item.get("visibility") == "company":
                     del item["visibility"]
         return Reply(200, collection(page, data))
-
-    def _encoded_row(
-        self,
-        tx: Transaction,
-        spec: ListSpec,
-        row: Record,
-        params: ListParams,
-        render: Callable[[Record], dict[str, Any]],
-    ) -> str:
-        """A row of a list as the page's JSON holds it, kept while the database stands."""
-        key = self._row_key(spec, row, params)
-        return tx.memo(key, lambda: compact(self._project(render(row), params.fields)))
-
-    def _seen_before(self, tx: Transaction, spec: ListSpec, page: Page, params: ListParams) -> bool:
-        """Whether this page was read before while the database stood (its first row is
-        kept, or marked). Encoded row by row, a page costs more than encoded at once,
-        so a page read once after each write (the suites' usual pattern) is encoded at
-        once and only marked; a page read again is kept row by row."""
-        if not page.rows:
-            return True
-        first = self._row_key(spec, page.rows[0], params)
-        marker = ("seen", first)
-        if tx.kept(first) is not None or tx.kept(marker) is not None:
-            return True
-        tx.memo(marker, lambda: True)
-        return False
-
-    def _row_key(self, spec: ListSpec, row: Record, params: ListParams) -> tuple[Any, ...]:
-        return ("list row", spec.name, self.workspace, row["id"], params.expand, params.fields)
 
     def list_params(self, spec: ListSpec, *, filters: Iterable[str] = ()) -> ListParams:
         """The common list parameters of the query; other names than `filters` are refused."""

@@ -150,26 +150,16 @@ class Store:
 
     def memo(self, key: Hashable, compute: Callable[[], _T]) -> _T:
         """See `Transaction.memo`; called with the lock held."""
-        generation = self._current()
+        generation = self.generation()
+        if generation != self._memo_generation or len(self._memo) >= CACHE_SIZE:
+            self._memo.clear()
+            self._memo_generation = generation
         if key in self._memo:
             return cast(_T, self._memo[key])
         value = compute()
         if self.generation() == generation:  # a compute() that wrote keeps nothing
             self._memo[key] = value
         return value
-
-    def kept(self, key: Hashable) -> Any:
-        """What `memo` keeps for `key` now, None when nothing; called with the lock held."""
-        self._current()
-        return self._memo.get(key)
-
-    def _current(self) -> tuple[int, int]:
-        """The generation, after dropping what was kept in an earlier one."""
-        generation = self.generation()
-        if generation != self._memo_generation or len(self._memo) >= CACHE_SIZE:
-            self._memo.clear()
-            self._memo_generation = generation
-        return generation
 
     def decoded(self, text: str) -> Record:
         """The record stored as `text`, decoded once for every read of that same text."""
@@ -194,15 +184,11 @@ class Transaction:
 
     def memo(self, key: Hashable, compute: Callable[[], _T]) -> _T:
         """`compute()` once while the database does not change, for values derived from
-        it alone (the custom-field definitions each of 50 rows renders; a rendered row).
+        it alone (the custom-field definitions each of 50 rows renders; a page's rows encoded).
         `key` names everything else the value depends on. Read only: callers never
         change the value. Any write or rollback, in this transaction or another, drops
         what was kept."""
         return self._store.memo(key, compute)
-
-    def kept(self, key: Hashable) -> Any:
-        """What `memo` keeps for `key` now (None when nothing), without computing it."""
-        return self._store.kept(key)
 
     def _read(self, sql: str, parameters: tuple[Any, ...]) -> sqlite3.Cursor:
         return self._connection.execute(sql, parameters)
