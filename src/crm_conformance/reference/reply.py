@@ -16,8 +16,8 @@ class Reply:
 
 @dataclass(frozen=True)
 class EncodedJson:
-    """A body already encoded as `compact` would encode it: a list answer assembled from
-    rows encoded once and kept (`routing.Call.list_reply`). Where a variant or fault
+    """A body already encoded as `compact` would encode it: a list answer assembled around
+    its rows encoded once and kept (`routing.Call.list_reply`). Where a variant or fault
     reshapes bodies, it is decoded again first, so what it answers never changes."""
 
     text: str
@@ -27,8 +27,7 @@ class EncodedJson:
 
 
 _COMPACT = json.JSONEncoder(separators=(",", ":"))
-"""What `json.dumps(body, separators=(",", ":"))` builds on every call, built once: a
-list encodes each of its rows apart."""
+"""What `json.dumps(body, separators=(",", ":"))` builds on every call, built once."""
 
 
 def compact(body: Any) -> str:
