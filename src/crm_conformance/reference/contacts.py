@@ -462,23 +462,23 @@ def list_contacts(call: Call) -> Reply:
         params = replace(params, sort=(("created_at", False),))
     filters = _filters(call)
     since = {name: parse_since(name, call.single(name)) for name in SINCE_FILTERS}
+    bounds = {name: value for name, value in since.items() if value is not None}
     with call.transaction() as tx:
-        rows = [
-            row
-            for row in tx.all(call.workspace, "contact")
-            if call.sees(row)
-            and all(_one_of(call, row.get(name), values) for name, values in filters.items())
-            and all(
-                value is None or _at_or_after(call, row, name, value)
-                for name, value in since.items()
-            )
-        ]
+        rows = [row for row in tx.view(call.workspace, "contact") if call.sees(row)]
+        if filters or bounds:
+            rows = [
+                row
+                for row in rows
+                if all(_one_of(call, row.get(name), values) for name, values in filters.items())
+                and all(_at_or_after(call, row, name, value) for name, value in bounds.items())
+            ]
         return call.list_reply(
             SPEC,
             rows,
             params,
             {"filters": filters, "since": since},
             lambda r: render(tx, call.workspace, r, params.expand),
+            kept_in=tx,
         )
 
 

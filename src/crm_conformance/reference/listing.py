@@ -13,6 +13,7 @@ from typing import Any
 from crm_conformance.reference import cursors
 from crm_conformance.reference.api_errors import ApiError, Problem, bad_query, validation_failed
 from crm_conformance.reference.clock import parse_instant, stamp
+from crm_conformance.reference.reply import compact
 from crm_conformance.reference.settings import ServerSettings
 from crm_conformance.reference.storage import Record
 
@@ -302,6 +303,15 @@ def collection(page: Page, data: list[dict[str, Any]]) -> dict[str, Any]:
         "meta": {"has_more": page.has_more, "limit": page.limit},
         "links": {"next": page.next_cursor},
     }
+
+
+def encoded_collection(page: Page, data: str) -> str:
+    """`collection` as `reply.compact` encodes it, given `data`, its rows so encoded (a
+    JSON array): the same text, the rows put in place instead of encoded again."""
+    envelope = compact(collection(page, []))
+    empty = '{"data":[]'  # `collection` puts data first
+    assert envelope.startswith(empty)
+    return '{"data":' + data + envelope[len(empty) :]
 
 
 def project(rendered: dict[str, Any], fields: Sequence[str] | None) -> dict[str, Any]:

@@ -9,6 +9,16 @@ Records of every kind share one table: (workspace, kind, id, created_at, updated
 data as JSON) plus `seq`, a sequence number bumped on every insert, update and delete,
 so a change feed can be read in commit order. Deletions are kept in their own table
 for the deletion feed. `settings` holds per-workspace values (policy, seeded ids).
+
+Why two caches (issue 14: a page of 50 contacts cost 3 ms of server CPU, most of it
+decoding, rendering and encoding the same rows again on every request):
+- decoded rows, keyed by their stored JSON text: the same text always decodes to the
+  same record, so no write can make an entry wrong (`Transaction.view`);
+- `Transaction.memo`, values derived from the database alone, kept while the
+  database's generation stands: SQLite's count of rows ever inserted, updated or
+  deleted on this connection, and of the rollbacks and of the commits of other
+  connections to the same file (`PRAGMA data_version`). Every write moves it, so
+  nothing kept outlives the state it was computed from.
 """
 
 import json
@@ -23,6 +33,8 @@ from crm_conformance.reference.identifiers import new_id
 
 Record = dict[str, Any]
 _T = TypeVar("_T")
+CACHE_SIZE = 5_000
+"""Entries each cache holds at most; a full cache starts over (rows and pages are small)."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS records (
@@ -87,6 +99,14 @@ class Store:
         self._connection = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self._lock = threading.RLock()
         self._depth = 0
+        self._moves = 0
+        """Rollbacks, and the transactions that found another connection's commits."""
+        self._data_version: int | None = None
+        self._shared = path != ":memory:"
+        """Whether other connections may open the same database (a file)."""
+        self._decoded: dict[str, Record] = {}
+        self._memo: dict[Hashable, Any] = {}
+        self._memo_generation = self.generation()
         if path != ":memory:":
             self._connection.execute("PRAGMA journal_mode=WAL")
         self._connection.executescript(_SCHEMA)
@@ -98,16 +118,22 @@ class Store:
             if self._depth:
                 self._depth += 1
                 try:
-                    yield Transaction(self._connection)
+                    yield Transaction(self._connection, self)
                 finally:
                     self._depth -= 1
                 return
             self._depth = 1
             self._connection.execute("BEGIN IMMEDIATE")
+            if self._shared:
+                version = self._connection.execute("PRAGMA data_version").fetchone()[0]
+                if version != self._data_version:  # another connection wrote meanwhile
+                    self._data_version = version
+                    self._moves += 1
             try:
-                yield Transaction(self._connection)
+                yield Transaction(self._connection, self)
             except BaseException:
                 self._connection.execute("ROLLBACK")
+                self._moves += 1  # what was kept during it may hold undone writes
                 raise
             else:
                 self._connection.execute("COMMIT")
@@ -118,26 +144,51 @@ class Store:
         with self._lock:
             self._connection.close()
 
+    def generation(self) -> tuple[int, int]:
+        """Moves on every write and every rollback (see the module)."""
+        return self._connection.total_changes, self._moves
+
+    def memo(self, key: Hashable, compute: Callable[[], _T]) -> _T:
+        """See `Transaction.memo`; called with the lock held."""
+        generation = self.generation()
+        if generation != self._memo_generation or len(self._memo) >= CACHE_SIZE:
+            self._memo.clear()
+            self._memo_generation = generation
+        if key in self._memo:
+            return cast(_T, self._memo[key])
+        value = compute()
+        if self.generation() == generation:  # a compute() that wrote keeps nothing
+            self._memo[key] = value
+        return value
+
+    def decoded(self, text: str) -> Record:
+        """The record stored as `text`, decoded once for every read of that same text."""
+        record = self._decoded.get(text)
+        if record is None:
+            if len(self._decoded) >= CACHE_SIZE:
+                self._decoded.clear()
+            record = self._decoded[text] = json.loads(text)
+        return record
+
 
 class Transaction:
     """Record operations inside one transaction of a `Store`."""
 
-    def __init__(self, connection: sqlite3.Connection) -> None:
+    def __init__(self, connection: sqlite3.Connection, store: Store) -> None:
         self._connection = connection
-        self._memo: dict[Hashable, Any] = {}
+        self._store = store
 
     def execute(self, sql: str, parameters: tuple[Any, ...] = ()) -> sqlite3.Cursor:
         """Raw SQL, for modules that own a table of their own (tokens, idempotency)."""
-        self._memo.clear()  # it may write
         return self._connection.execute(sql, parameters)
 
     def memo(self, key: Hashable, compute: Callable[[], _T]) -> _T:
-        """`compute()` once per transaction, for values every row of a page needs alike
-        (a contact list renders the same custom-field definitions for each of 50 rows).
-        Read only: callers never change the value. Any write drops what was kept."""
-        if key not in self._memo:
-            self._memo[key] = compute()
-        return cast(_T, self._memo[key])
+        """`compute()` once while the database does not change, for values derived from
+        it alone (the custom-field definitions each of 50 rows renders; a page's rows encoded).
+        `key` names everything else the value depends on. Read only: callers never
+        change the value. Any write or rollback, in this transaction or another, drops
+        what was kept."""
+        return self._store.memo(key, compute)
 
     def _read(self, sql: str, parameters: tuple[Any, ...]) -> sqlite3.Cursor:
         return self._connection.execute(sql, parameters)
@@ -223,11 +274,20 @@ class Transaction:
 
     def all(self, workspace: str, kind: str) -> list[Record]:
         """Every record of `kind` in `workspace`, oldest first."""
+        return [json.loads(text) for text in self._all_texts(workspace, kind)]
+
+    def view(self, workspace: str, kind: str) -> list[Record]:
+        """`all`, for reading only: the records are shared with every other read of the
+        same stored text (decoded once, see the module), so callers never change them."""
+        decoded = self._store.decoded
+        return [decoded(text) for text in self._all_texts(workspace, kind)]
+
+    def _all_texts(self, workspace: str, kind: str) -> list[str]:
         rows = self._read(
             "SELECT data FROM records WHERE workspace = ? AND kind = ? ORDER BY created_at, id",
             (workspace, kind),
         )
-        return [json.loads(row[0]) for row in rows]
+        return [row[0] for row in rows]
 
     def find(self, workspace: str, kind: str, **equals: Any) -> list[Record]:
         """Records of `kind` whose top-level fields equal the given values."""
