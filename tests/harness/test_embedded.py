@@ -63,3 +63,23 @@ def test_each_xdist_worker_serves_its_own_embedded_server(pytester: pytest.Pytes
     root = ET.parse(pytester.path / "out.xml").getroot()
     served = {p.get("value") for p in root.iter("property") if p.get("name") == "served_by"}
     assert len(served) == 2
+
+
+BOOTING = """
+from crm_conformance.plugin.session import STATE
+
+def pytest_collection_finish(session):
+    print("booting during collection:", session.config.stash[STATE].booting is not None)
+"""
+
+
+def test_the_server_boots_while_the_suites_are_collected(pytester: pytest.Pytester) -> None:
+    """Started as collection begins (not at the first test), and the tests use it."""
+    (pytester.path / "suites").mkdir()
+    (pytester.path / "suites" / "test_area.py").write_text(SEEN)
+    (pytester.path / "conftest.py").write_text(BOOTING)
+    result = pytester.runpytest_subprocess("suites", "-p", "no:cacheprovider", "-s")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*booting during collection: True*"])
+    listed = pytester.runpytest_subprocess("suites", "-p", "no:cacheprovider", "-s", "--co")
+    listed.stdout.fnmatch_lines(["*booting during collection: False*"])
