@@ -1,5 +1,8 @@
 """Figures of issue 14, each measured side by side in one run: printed, never asserted.
 
+The machine first: what a second CPU-bound Python process gains on it (`parallelism.py`),
+the bound on what `-n 2` can gain over `-n 0`.
+
 Quick run, `-n 0` beside `-n 2`: `crm-conformance run -n N --seed S` against the embedded
 reference server, the two taking turns (`--runs` times each), with where the seconds go:
 per pytest process (the controller and each xdist worker) when it was imported,
@@ -24,7 +27,7 @@ embedded reference server, per profile (requests: the harness client's count, fr
 JUnit property `fuzz`; schemathesis's own auth probes are not in it).
 
     .venv/bin/python benchmarks/bench.py [--runs 1] [--requests 400] [--clients 4]
-        [--rounds 5] [--full-keyword EXPR | --no-full] [--skip quick,plain,server,fuzz]
+        [--rounds 5] [--full-keyword EXPR | --no-full] [--skip machine,quick,plain,server,fuzz]
 
 Every loop is bounded by --requests; each run by --fuzz-timeout seconds.
 """
@@ -46,6 +49,8 @@ from pathlib import Path
 
 import httpx
 from fuzz_suites import fuzz_run
+from parallelism import WORKLOADS
+from parallelism import measure as measure_parallelism
 from quick_run import describe, quick_run
 from versus_plain import failures, layer_run, load, plain_run
 
@@ -239,9 +244,10 @@ MEASURED: tuple[tuple[str, Send], ...] = (
 )
 
 
-SECTIONS = ("quick", "plain", "server", "fuzz")
-"""What `--skip` may leave out: the -n 0/-n 2 runs, plain st beside the fuzz layer, the
-reference server beside the trivial endpoint, the fuzz suites alone."""
+SECTIONS = ("machine", "quick", "plain", "server", "fuzz")
+"""What `--skip` may leave out: the machine's gain from a second process, the -n 0/-n 2
+runs, plain st beside the fuzz layer, the reference server beside the trivial endpoint,
+the fuzz suites alone."""
 
 
 def quick_runs(runs: int, *, seed: int, timeout: float) -> None:
@@ -315,6 +321,9 @@ def main() -> None:
         raise SystemExit(f"--skip={args.skip!r}: known sections are {', '.join(SECTIONS)}")
 
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {load()}")
+    if "machine" not in skip:
+        for workload in WORKLOADS:
+            print(measure_parallelism(workload, rounds=3).line(), flush=True)
     if "quick" not in skip:
         quick_runs(args.runs, seed=args.seed, timeout=args.fuzz_timeout)
     if "plain" not in skip:

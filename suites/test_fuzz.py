@@ -21,7 +21,7 @@ import pytest
 from crm_conformance import ApiClient, Target, fuzz
 
 SEED = fuzz.run_seed()
-schema = fuzz.load(seed=SEED)
+schema = fuzz.load(seed=SEED, coverage_when_run=True)
 CHECKS = fuzz.harness_checks()
 
 
@@ -33,10 +33,12 @@ def _announce_seed(request: pytest.FixtureRequest) -> None:
 
 @pytest.fixture(autouse=True)
 def _profile(request: pytest.FixtureRequest, api: ApiClient) -> Iterator[None]:
-    """Apply the run's profile to this operation's test (the deep profile runs it in
-    rounds for its share of `--fuzz-minutes`); record seed, profile, rounds and how many
+    """Give this operation's test its coverage cases (built when it runs, so an xdist
+    worker builds only its own tests'), apply the run's profile (the deep profile runs it
+    in rounds for its share of `--fuzz-minutes`); record seed, profile, rounds and how many
     requests the harness client sent (JUnit property `fuzz`)."""
     profile = fuzz.profile_of(request.config)
+    fuzz.add_coverage_cases(request.node, schema)
     fuzz.use_examples(request.node.obj, profile.examples)
     rounds: list[int] = []
     if profile.timed:

@@ -114,6 +114,7 @@ def test_another_token_of_the_workspace_is_not_refused(
 
 
 @pytest.mark.req("RATE-003", "HDR-008")
+@pytest.mark.waits
 def test_the_allowance_refills_once_reset_seconds_have_passed(
     api: ApiClient, factory: RecordFactory
 ) -> None:

@@ -296,9 +296,13 @@ def settings(*, seed: int | None = None) -> dict[str, Any]:
     return config
 
 
-def load(*, seed: int | None = None) -> Any:
+def load(*, seed: int | None = None, coverage_when_run: bool = False) -> Any:
     """spec/openapi.yaml with the overlays applied (the file itself is unchanged), the
-    run's `settings`, and the operations of `declare_open_methods` excluded."""
+    run's `settings`, and the operations of `declare_open_methods` excluded.
+
+    `coverage_when_run`: the tests parametrized by this schema get the coverage phase's
+    cases when they run (`add_coverage_cases`), not when they are collected.
+    """
     import yaml
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: 8x faster when present
@@ -307,7 +311,56 @@ def load(*, seed: int | None = None) -> Any:
     absent_may_be_null(raw)
     declare_open_methods(raw)
     config = schemathesis.Config.from_dict(settings(seed=seed))
-    return schemathesis.openapi.from_dict(raw, config=config).exclude(func=is_not_shown)
+    schema = schemathesis.openapi.from_dict(raw, config=config).exclude(func=is_not_shown)
+    if coverage_when_run:
+        schema.config.phases.coverage.enabled = False
+    return schema
+
+
+def add_coverage_cases(item: Any, schema: Any) -> None:
+    """Give the built test of `item` (a `schema.parametrize()` test) the coverage phase's
+    cases, as schemathesis gives them when it builds the test with that phase on.
+
+    Why when the test runs: schemathesis builds every operation's coverage cases while
+    it collects, in every process that collects, and they are most of a collection's
+    CPU (about 1.5 s of 3). Under xdist each worker collected all 22 operations' cases to
+    run its half of them; now each builds only the cases of the tests it runs. The cases
+    are the same (tests/fuzz/test_fuzz_layer.py compares them with schemathesis's own),
+    and they go in the same place: explicit examples, attached last, so Hypothesis runs
+    them first. Schemathesis has no public call for this; these are the calls its test
+    builder makes (`schemathesis.generation.hypothesis.builder.create_test`), pinned by
+    that comparison.
+    """
+    from schemathesis.auths import AuthStorageMark
+    from schemathesis.generation import overrides
+    from schemathesis.generation.feedback import FeedbackSources
+    from schemathesis.generation.hypothesis.builder import ApiOperationMark, add_coverage
+    from schemathesis.hooks import HookDispatcherMark
+    from schemathesis.python._constants.orchestrator import make_constants_value_source
+
+    test = item.obj
+    if getattr(test, _COVERAGE_ADDED, False):
+        return
+    operation = ApiOperationMark.get(test)
+    assert operation is not None, "a test schemathesis built carries its operation"
+    config = schema.config
+    generation = config.generation_for(operation=operation, phase="coverage")
+    add_coverage(
+        test,
+        operation,
+        generation.modes,
+        AuthStorageMark.get(item.test_function),
+        overrides.with_config_headers(config, operation=operation),
+        # the schema's constants steer generation; schemathesis caches them on the schema
+        feedback=FeedbackSources(constants_value_source=make_constants_value_source(schema)),
+        generation_config=generation,
+        hooks=HookDispatcherMark.get(item.test_function),
+    )
+    setattr(test, _COVERAGE_ADDED, True)
+
+
+_COVERAGE_ADDED = "_crm_coverage_added"
+"""Set on a built test once `add_coverage_cases` gave it its cases (never twice)."""
 
 
 def profile_of(config: Any) -> Profile:

@@ -397,3 +397,54 @@ def test_schemathesis_checks_are_attributed_by_names_schemathesis_uses() -> None
     assert set(fuzz.SCHEMATHESIS_CHECKS) <= _failure_kinds(Failure)
     catalogue = load_catalogue()
     assert all(r in catalogue for ids in fuzz.SCHEMATHESIS_CHECKS.values() for r in ids)
+
+
+def _coverage_cases(test: Any) -> list[tuple[Any, ...]]:
+    """The explicit cases of a built test, as comparable values."""
+    return [
+        (
+            *(case.method, case.path, case.path_parameters, case.query, case.headers),
+            *(case.cookies, repr(case.body), case.media_type),
+            repr(case.meta.phase) if case.meta else None,
+        )
+        for case in (example.kwargs["case"] for example in test.hypothesis_explicit_examples)
+    ]
+
+
+def test_coverage_cases_built_when_a_test_runs_are_schemathesis_own() -> None:
+    """`add_coverage_cases` rebuilds what schemathesis's test builder attaches at
+    collection, case for case and in order, for every operation of the spec; it calls
+    schemathesis's internals, and this pins them."""
+    from types import SimpleNamespace
+
+    from schemathesis.generation.feedback import FeedbackSources
+    from schemathesis.pytest._test_builder import build_operation_test
+
+    def test_operation(case: Any) -> None:
+        """Stands for the suite's test."""
+
+    def built(schema: Any, operation: Any) -> Any:
+        return build_operation_test(
+            config=schema.config,
+            operation=operation,
+            test_func=test_operation,
+            given_kwargs={},
+            feedback=FeedbackSources(),
+        )
+
+    eager, deferred = fuzz.load(seed=7), fuzz.load(seed=7, coverage_when_run=True)
+    compared = 0
+    for at_collection, when_run in zip(
+        eager.get_all_operations(), deferred.get_all_operations(), strict=True
+    ):
+        expected = built(eager, at_collection.ok())
+        test = built(deferred, when_run.ok())
+        assert len(getattr(test, "hypothesis_explicit_examples", ())) < len(
+            expected.hypothesis_explicit_examples
+        )
+        item = SimpleNamespace(obj=test, test_function=test_operation)
+        fuzz.add_coverage_cases(item, deferred)
+        fuzz.add_coverage_cases(item, deferred)  # a second call adds nothing
+        assert _coverage_cases(test) == _coverage_cases(expected), at_collection.ok().label
+        compared += len(expected.hypothesis_explicit_examples)
+    assert compared > 500

@@ -372,6 +372,43 @@ def test_an_unmarked_suite_test_fails_collection_under_xdist(pytester: pytest.Py
     result.stdout.fnmatch_lines(["*no @pytest.mark.req(...)*"])
 
 
+WAITING_LAST = """
+import pytest
+
+@pytest.mark.req("HDR-001")
+def test_first():
+    pass
+
+@pytest.mark.req("HDR-001")
+def test_second():
+    pass
+
+@pytest.mark.req("HDR-001")
+@pytest.mark.waits
+def test_sleeps_out_a_window():
+    pass
+"""
+
+
+def _ran(result: pytest.RunResult) -> list[str]:
+    return [line.split("::")[-1].split()[0] for line in result.outlines if "PASSED" in line]
+
+
+def test_under_xdist_a_test_that_waits_runs_first(pytester: pytest.Pytester) -> None:
+    """Its worker sleeps while the others work, instead of alone at the end of the run;
+    without xdist the order is the modules'."""
+    suite(pytester, WAITING_LAST)
+    under_xdist = run(pytester, "-n", "1", "-v")
+    assert under_xdist.ret == 0
+    assert _ran(under_xdist)[0] == "test_sleeps_out_a_window"
+    alone = run(pytester, "-p", "no:xdist", "-v")
+    assert [n for n in _ran(alone) if n.startswith("test_")][:3] == [
+        "test_first",
+        "test_second",
+        "test_sleeps_out_a_window",
+    ]
+
+
 DEFAULT_TARGET = """
 import pytest
 

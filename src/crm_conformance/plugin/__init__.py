@@ -14,4 +14,5 @@ pytest_plugins = [
     "crm_conformance.plugin.reports",  # classification and redaction of each test's reports
     "crm_conformance.plugin.stream",  # the outcome records (outcomes.jsonl)
     "crm_conformance.plugin.sharding",  # --shard K/N: this machine's part of the tests
+    "crm_conformance.plugin.ordering",  # under xdist, tests that wait go first
 ]
