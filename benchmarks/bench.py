@@ -15,8 +15,11 @@ Fuzz layer beside plain schemathesis, on the clean reference server: requests pe
 of `st run` and of the fuzz layer (`versus_plain.py` does the same fault by fault).
 
 Reference server throughput: a page of 50 contacts (`GET /v1/contacts?limit=50`, after
-seeding 50) and a create (`POST /v1/contacts`, every body new), sent sequentially by one
-client and then by N concurrent clients. Each is measured right after the same requests
+seeding 50) read again with the database unchanged (what the reference's kept pages
+serve), the same page read right after a write (a PATCH renaming a contact of the page:
+what a suite's run mostly does, the kept page dropped), and a create (`POST
+/v1/contacts`, every body new), sent sequentially by one client and then by N
+concurrent clients. Each is measured right after the same requests
 and clients against a trivial endpoint of the same framework (`trivial_server.py`:
 one Starlette route, no auth, no database, served like the reference server), and
 printed beside it with the ratio: the machine and other work running on it move both
@@ -122,7 +125,8 @@ def percentile(ordered: list[float], q: int) -> float:
 
 @dataclass(frozen=True)
 class Throughput:
-    """`requests` answered in `seconds` (wall), each one's latency, the statuses seen."""
+    """`requests` answered in `seconds` (wall, or the timed requests' alone: `measure`),
+    each one's latency, the statuses seen."""
 
     requests: int
     seconds: float
@@ -155,7 +159,7 @@ class Throughput:
         ms = sorted(latency * 1000 for latency in self.latencies)
         cpu = self.cpu_per_request
         return (
-            f"{label:<40} {self.rate:7.0f} req/s   "
+            f"{label:<70} {self.rate:7.0f} req/s   "
             f"p50 {percentile(ms, 50):6.1f} ms   p99 {percentile(ms, 99):6.1f} ms   "
             + (f"server CPU {cpu:5.2f} ms/request   " if cpu is not None else "")
             + f"statuses {sorted(self.statuses)}"
@@ -170,18 +174,31 @@ def split(total: int, parts: int) -> list[int]:
     return [total // parts + (1 if i < total % parts else 0) for i in range(parts)]
 
 
-def measure(served: Served, send: Send, *, requests: int, clients: int) -> Throughput:
-    """`requests` calls of `send`, split across `clients` threads, each its own client."""
+def measure(
+    served: Served, send: Send, *, requests: int, clients: int, before: Send | None = None
+) -> Throughput:
+    """`requests` calls of `send`, split across `clients` threads, each its own client.
 
-    def worker(count: int) -> tuple[list[float], set[int]]:
-        latencies, statuses = [], set()
+    With `before`, each client calls it, untimed, before every `send`: only the sends
+    count. Their seconds are the wall time less the `before` calls' (summed per client,
+    so the clients' own overhead stays in, as without `before`), and the server's CPU
+    is that of the whole loop less that of as many `before` calls alone, sent right
+    after by as many clients: what the sends cost the server, each right after a
+    `before`."""
+
+    def worker(count: int) -> tuple[list[float], set[int], float]:
+        latencies, statuses, untimed = [], set(), 0.0
         with served.client() as client:
             for _ in range(count):
+                if before is not None:
+                    started = time.perf_counter()
+                    before(client).raise_for_status()
+                    untimed += time.perf_counter() - started
                 started = time.perf_counter()
                 response = send(client)
                 latencies.append(time.perf_counter() - started)
                 statuses.add(response.status_code)
-        return latencies, statuses
+        return latencies, statuses, untimed
 
     cpu_before = served.cpu_seconds()
     started = time.perf_counter()
@@ -190,8 +207,12 @@ def measure(served: Served, send: Send, *, requests: int, clients: int) -> Throu
     elapsed = time.perf_counter() - started
     cpu_after = served.cpu_seconds()
     cpu = None if cpu_before is None or cpu_after is None else cpu_after - cpu_before
-    latencies = [latency for found, _ in results for latency in found]
-    statuses = {status for _, found in results for status in found}
+    latencies = [latency for found, _, _ in results for latency in found]
+    statuses = {status for _, found, _ in results for status in found}
+    if before is not None:
+        elapsed -= sum(untimed for _, _, untimed in results) / clients
+        alone = measure(served, before, requests=requests, clients=clients).server_cpu
+        cpu = None if cpu is None or alone is None else cpu - alone
     return Throughput(requests, elapsed, latencies, statuses, cpu)
 
 
@@ -200,17 +221,29 @@ def trivial(client: httpx.Client) -> httpx.Response:
 
 
 def beside_trivial(
-    endpoint: Served, send: Send, baseline: Served, *, requests: int, clients: int, rounds: int
+    endpoint: Served,
+    send: Send,
+    baseline: Served,
+    *,
+    requests: int,
+    clients: int,
+    rounds: int,
+    before: Send | None = None,
 ) -> tuple[Throughput, Throughput]:
     """`send` against `endpoint` and the trivial endpoint, `requests` each, taking turns.
 
     The requests go in `rounds` slices, trivial then endpoint: other work on the machine
     comes and goes within seconds, and taking turns spreads it over both figures alike.
+    With `before` (untimed, before each `send`: `measure`), each trivial request follows
+    an untimed trivial request too, so both sides pay the same client pattern.
     """
+    trivial_before = None if before is None else trivial
     measured, trivials = [], []
     for share in split(requests, rounds):
-        trivials.append(measure(baseline, trivial, requests=share, clients=clients))
-        measured.append(measure(endpoint, send, requests=share, clients=clients))
+        trivials.append(
+            measure(baseline, trivial, requests=share, clients=clients, before=trivial_before)
+        )
+        measured.append(measure(endpoint, send, requests=share, clients=clients, before=before))
     return Throughput.combined(measured), Throughput.combined(trivials)
 
 
@@ -228,20 +261,41 @@ def create_contact(client: httpx.Client) -> httpx.Response:
     return client.post("/v1/contacts", json=body)
 
 
-def seed_contacts(served: Served) -> None:
-    """Create `PAGE` contacts, so that the list measured answers a full page; check it does."""
+def rename_contact(contact_id: str) -> Send:
+    """A write that drops the reference's kept pages: a PATCH giving the contact a new
+    last name (an update moves SQLite's count of changed rows, which `Transaction.memo`
+    keeps a page under). The list's default order is by `created_at`, which no update
+    changes, so the page read after it holds the same 50 contacts."""
+
+    def send(client: httpx.Client) -> httpx.Response:
+        return client.patch(
+            f"/v1/contacts/{contact_id}", json={"last_name": f"Renamed {next(_serial)}"}
+        )
+
+    return send
+
+
+def seed_contacts(served: Served) -> list[str]:
+    """Create `PAGE` contacts, so that the list measured answers a full page; check it
+    does. Returns the page's contact ids."""
     with served.client() as client:
         for _ in range(PAGE):
             create_contact(client).raise_for_status()
         rows = list_contacts(client).raise_for_status().json()["data"]
     if len(rows) != PAGE:
         raise SystemExit(f"GET /v1/contacts?limit={PAGE} answered {len(rows)} rows, not {PAGE}")
+    return [row["id"] for row in rows]
 
 
-MEASURED: tuple[tuple[str, Send], ...] = (
-    (f"GET /v1/contacts?limit={PAGE}", list_contacts),
-    ("POST /v1/contacts", create_contact),
-)
+def measured(page_ids: list[str]) -> list[tuple[str, Send, Send | None]]:
+    """What `server_throughput` measures: a label, the request timed, the untimed request
+    sent before each (None: none)."""
+    page = f"GET /v1/contacts?limit={PAGE}"
+    return [
+        (f"{page}, database unchanged (kept page)", list_contacts, None),
+        (f"{page}, after a PATCH", list_contacts, rename_contact(page_ids[PAGE // 2])),
+        ("POST /v1/contacts", create_contact, None),
+    ]
 
 
 SECTIONS = ("machine", "quick", "plain", "server", "fuzz")
@@ -280,20 +334,27 @@ def versus_plain_st(*, seed: int, timeout: float) -> None:
 
 
 def server_throughput(*, requests: int, clients: int, rounds: int) -> None:
-    """The reference server's list and create beside the trivial endpoint."""
+    """The reference server's list (unchanged, then after a write) and create beside the
+    trivial endpoint."""
     with (
         tempfile.TemporaryDirectory(prefix="crm-bench-") as scratch,
         serve_reference() as reference,
         serve_trivial(Path(scratch)) as baseline,
     ):
-        seed_contacts(reference)
-        for label, send in MEASURED:
+        for label, send, before in measured(seed_contacts(reference)):
             for concurrent in (1, clients):
                 result, base = beside_trivial(
-                    reference, send, baseline, requests=requests, clients=concurrent, rounds=rounds
+                    reference,
+                    send,
+                    baseline,
+                    requests=requests,
+                    clients=concurrent,
+                    rounds=rounds,
+                    before=before,
                 )
                 print(result.line(f"{label}, {concurrent} client(s)"))
-                print(base.line(f"  trivial GET /, {concurrent} client(s)"))
+                after = " after an untimed GET /" if before else ""
+                print(base.line(f"  trivial GET /{after}, {concurrent} client(s)"))
                 cpu = (
                     f", server CPU per request {base.cpu_per_request / result.cpu_per_request:.3f}"
                     if result.cpu_per_request and base.cpu_per_request

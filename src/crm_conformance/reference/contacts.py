@@ -56,9 +56,9 @@ routes = RouteTable()
 
 def display_name(record: Record) -> str | None:
     """`name`: first and last name joined by a space; null when both are empty."""
-    parts = [record.get("first_name"), record.get("last_name")]
-    joined = " ".join(part.strip() for part in parts if part and part.strip())
-    return joined or None
+    first = (record.get("first_name") or "").strip()
+    last = (record.get("last_name") or "").strip()
+    return f"{first} {last}" if first and last else first or last or None
 
 
 SPEC = ListSpec(

@@ -54,7 +54,9 @@ def render(tag: Record) -> dict[str, Any]:
 
 def render_many(tx: Transaction, workspace: str, ids: list[str] | None) -> list[dict[str, Any]]:
     """The Tag objects of `ids`, skipping any deleted since they were applied."""
-    tags = (tx.get(workspace, "tag", tag_id) for tag_id in ids or ())
+    if not ids:  # most rows of a page: no generator to build
+        return []
+    tags = (tx.get(workspace, "tag", tag_id) for tag_id in ids)
     return [render(tag) for tag in tags if tag is not None]
 
 
