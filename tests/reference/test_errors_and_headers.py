@@ -5,7 +5,7 @@ import re
 import pytest
 from starlette.testclient import TestClient
 
-from crm_conformance.reference.api_errors import ERROR_TYPES
+from crm_conformance.adapter_kit import ERROR_TYPES
 from crm_conformance.reference.rate_limits import SlidingLog
 
 ENVELOPE_KEYS = {"type", "code", "message", "param", "detail", "documentation_url", "request_id"}

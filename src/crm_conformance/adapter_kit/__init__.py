@@ -38,6 +38,7 @@ from crm_conformance.adapter_kit._features import (
     UsersFeature,
 )
 from crm_conformance.adapter_kit._types import (
+    ERROR_TYPES,
     CampaignRequest,
     ConversationRequest,
     Definition,
@@ -56,9 +57,11 @@ from crm_conformance.adapter_kit._types import (
     TokenRequest,
     UserRequest,
     Workspace,
+    error_envelope,
 )
 
 __all__ = [
+    "ERROR_TYPES",
     "FEATURES",
     "CampaignRequest",
     "CampaignsFeature",
@@ -90,6 +93,7 @@ __all__ = [
     "UsersFeature",
     "Workspace",
     "adapter_app",
+    "error_envelope",
     "load_contract",
     "schema_problems",
 ]

@@ -31,20 +31,9 @@ from crm_conformance.adapter_kit._contract import (
     schema_problems,
 )
 from crm_conformance.adapter_kit._features import FEATURES, implemented
-from crm_conformance.adapter_kit._types import Problem, Refusal
+from crm_conformance.adapter_kit._types import Problem, Refusal, error_envelope
 
 log = logging.getLogger("crm_conformance.adapter_kit")
-
-ERROR_TYPES = {
-    400: "invalid_request_error",
-    401: "authentication_error",
-    403: "permission_error",
-    404: "not_found_error",
-    409: "conflict_error",
-    422: "invalid_request_error",
-    429: "rate_limit_error",
-}
-"""Status -> error `type`, as the public API maps them; anything else is `api_error`."""
 
 
 @dataclass(frozen=True)
@@ -310,21 +299,12 @@ def _json(
 
 def _error(refusal: Refusal, request_id: str, headers: Mapping[str, str] | None = None) -> Response:
     """The `{error: {...}}` envelope of the public API, `request_id` equal to the header."""
-    detail = None
-    if refusal.detail is not None:
-        detail = [
-            {"field": item.field, "message": item.message, "code": item.code}
-            for item in refusal.detail
-        ]
-    body = {
-        "error": {
-            "type": ERROR_TYPES.get(refusal.status, "api_error"),
-            "code": refusal.code,
-            "message": refusal.message,
-            "param": refusal.param,
-            "detail": detail,
-            "documentation_url": None,
-            "request_id": request_id,
-        }
-    }
+    body = error_envelope(
+        refusal.status,
+        refusal.code,
+        refusal.message,
+        param=refusal.param,
+        detail=refusal.detail,
+        request_id=request_id,
+    )
     return _json(refusal.status, body, request_id, headers)

@@ -204,6 +204,48 @@ class Problem:
     code: str | None = None
 
 
+ERROR_TYPES: Mapping[int, str] = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    405: "api_error",
+    409: "conflict_error",
+    413: "invalid_request_error",
+    422: "invalid_request_error",
+    429: "rate_limit_error",
+}
+"""Status -> the error's `type`, as the public API maps them; anything else (5xx) is
+`api_error`. One table, so a code is never sent under the wrong type."""
+
+
+def error_envelope(
+    status: int,
+    code: str,
+    message: str,
+    *,
+    param: str | None = None,
+    detail: Sequence[Problem] | None = None,
+    request_id: str | None,
+) -> dict[str, Any]:
+    """The `{error: {...}}` body of every non-2xx answer, the public API's and the
+    adapter's alike (the reference server renders its errors with it too); `request_id`
+    equals the X-Request-ID header."""
+    return {
+        "error": {
+            "type": ERROR_TYPES.get(status, "api_error"),
+            "code": code,
+            "message": message,
+            "param": param,
+            "detail": None
+            if detail is None
+            else [{"field": p.field, "message": p.message, "code": p.code} for p in detail],
+            "documentation_url": None,
+            "request_id": request_id,
+        }
+    }
+
+
 class Refusal(Exception):
     """Raised by an adapter method (or the kit) to answer an error in the API's envelope.
 

@@ -1,38 +1,14 @@
 """API errors: the `{error: {...}}` envelope every non-2xx answer carries.
 
 Handlers raise `ApiError`; the routing layer and the middleware turn it into the
-envelope with the request's id. The type follows from the status, in one table, so a
-code can never be sent under the wrong type.
+envelope with the request's id. The envelope and its status → type table are the
+adapter kit's (`error_envelope`), so the public API and the adapter answer errors alike.
 """
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
-ERROR_TYPES = {
-    400: "invalid_request_error",
-    401: "authentication_error",
-    403: "permission_error",
-    404: "not_found_error",
-    405: "api_error",
-    409: "conflict_error",
-    413: "invalid_request_error",
-    422: "invalid_request_error",
-    429: "rate_limit_error",
-}
-"""Status → error type; anything else (5xx) is `api_error`."""
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One item of `error.detail`: which field (dotted path), what is wrong, a code."""
-
-    field: str
-    message: str
-    code: str | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"field": self.field, "message": self.message, "code": self.code}
+from crm_conformance.adapter_kit import Problem, error_envelope
 
 
 class ApiError(Exception):
@@ -56,25 +32,16 @@ class ApiError(Exception):
         self.detail = list(detail) if detail is not None else None
         self.headers = dict(headers or {})
 
-    @property
-    def type(self) -> str:
-        return ERROR_TYPES.get(self.status, "api_error")
-
     def body(self, request_id: str | None) -> dict[str, Any]:
         """The envelope, with `request_id` equal to the X-Request-ID header."""
-        return {
-            "error": {
-                "type": self.type,
-                "code": self.code,
-                "message": self.message,
-                "param": self.param,
-                "detail": [item.as_dict() for item in self.detail]
-                if self.detail is not None
-                else None,
-                "documentation_url": None,
-                "request_id": request_id,
-            }
-        }
+        return error_envelope(
+            self.status,
+            self.code,
+            self.message,
+            param=self.param,
+            detail=self.detail,
+            request_id=request_id,
+        )
 
 
 def validation_failed(problems: Sequence[Problem], *, status: int = 422) -> ApiError:
