@@ -5,15 +5,17 @@ parent's `subprocess.run` kills the child within a quarter second, so nothing is
 written, and click prints "Aborted!" with exit 1, the code of a failed requirement.
 Here the child runs in a process group of its own; a SIGINT to the parent is passed
 on to that group once per signal (xdist's workers are in it), and the parent waits for
-the child's own shutdown: pytest stops after the running test and writes its reports.
-The caller learns that it was interrupted and says so (exit 130, a summary marked
-interrupted). A second Ctrl-C is passed on too, so pytest's own abort still works.
+the child's own shutdown: pytest stops after the running test and writes its reports
+(`reporting.graceful_stop`). The caller learns that it was interrupted and says so
+(exit 130, a summary marked interrupted). A second Ctrl-C is passed on too, so pytest's
+own abort still works.
 """
 
 import contextlib
 import os
 import signal
 import subprocess
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +40,7 @@ def run_interruptible(
     cwd: Path,
     env: Mapping[str, str],
     stdout: IO[Any] | int | None = None,
+    notice: str = "",
 ) -> Finished:
     """Run `command` to its end, passing each SIGINT on to its process group.
 
@@ -45,13 +48,17 @@ def run_interruptible(
     default in an exec'd child, so the child hears SIGINT even when this process was
     started with it ignored (a background job of a non-interactive shell), where an
     inherited "ignore" would let the child run to its end under a report saying
-    "interrupted".
+    "interrupted". `notice`, when given, is printed to stderr at the first Ctrl-C: what
+    the child does with it, and that a second one stops it at once.
     """
     process: subprocess.Popen[bytes] | None = None
     interrupted = False
 
     def forward(signum: int, frame: FrameType | None) -> None:
         nonlocal interrupted
+        if notice and not interrupted:
+            sys.stderr.write(f"\n{notice}\n")
+            sys.stderr.flush()
         interrupted = True
         if process is not None:
             with contextlib.suppress(ProcessLookupError):

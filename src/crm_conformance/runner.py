@@ -172,6 +172,7 @@ def pytest_command(
 ) -> list[str]:
     """The child's command line: the suites, the harness options and the run's plugin."""
     command = [sys.executable, "-m", "pytest", "-p", "crm_conformance.reporting.run_plugin"]
+    command += ["-p", "crm_conformance.reporting.graceful_stop"]
     # No .pytest_cache inside an installed wheel's folder.
     command += ["--rootdir", str(_root_of(request)), "-p", "no:cacheprovider"]
     # No assertion rewriting: the suites fail through ConformanceFailure, and where no
@@ -297,6 +298,10 @@ def _tail(text: str, lines: int) -> str:
     return "\n".join(text.strip().splitlines()[-lines:])
 
 
+STOPPING = "crm-conformance: stopping after the running tests (Ctrl-C again stops at once)"
+"""Said at the first Ctrl-C of a run: the child finishes its running tests first."""
+
+
 def run(request: RunRequest, *, echo: Callable[[str], None] = print) -> RunResult:
     """Run the suites against the target and write the report folder.
 
@@ -319,7 +324,9 @@ def run(request: RunRequest, *, echo: Callable[[str], None] = print) -> RunResul
     command = pytest_command(request, report_dir, run_id, seed=seed)
     log_path = report_dir / "pytest.log"
     with log_path.open("w", encoding="utf-8") as log:
-        done = run_interruptible(command, cwd=_root_of(request), env=_child_env(), stdout=log)
+        done = run_interruptible(
+            command, cwd=_root_of(request), env=_child_env(), stdout=log, notice=STOPPING
+        )
     output = log_path.read_text(encoding="utf-8")
     records = list(read_records(report_dir / OUTCOMES_FILE))
     code, message = exit_code(done.returncode, records, output, log_path)

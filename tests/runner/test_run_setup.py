@@ -115,11 +115,34 @@ main(sys.argv[2:])
 """
 
 
+HOOKWRAPPER_TEARDOWN = """
+import time
+from pathlib import Path
+
+import pytest
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_logfinish(nodeid, location):
+    yield
+    marker = Path({marker!r})
+    if not marker.exists():
+        marker.write_text(nodeid)
+        time.sleep(2)  # the test's Ctrl-C lands here, as it did in allure-pytest's teardown
+"""
+
+
 @pytest.mark.parametrize("workers", ["0", "2"])
 def test_ctrl_c_stops_the_run_and_says_how_to_sweep(
     suites: Path, target_file: Path, tmp_path: Path, workers: str
 ) -> None:
+    """The Ctrl-C lands inside an old-style hookwrapper's teardown, where allure-pytest
+    writes each result: pytest's own KeyboardInterrupt there put pluggy's warning over
+    the report (`reporting.graceful_stop`)."""
     (suites / "test_fake.py").write_text(textwrap.dedent(SLOW_SUITE), encoding="utf-8")
+    marker = tmp_path / "in-teardown"
+    conftest = HOOKWRAPPER_TEARDOWN.format(marker=str(marker))
+    (suites / "conftest.py").write_text(conftest, encoding="utf-8")
     report = tmp_path / "report"
     command = [sys.executable, "-c", CLI, str(suites), "run", "--target", str(target_file)]
     run = subprocess.Popen(
@@ -129,9 +152,8 @@ def test_ctrl_c_stops_the_run_and_says_how_to_sweep(
         text=True,
         start_new_session=True,  # a terminal's Ctrl-C goes to its whole foreground group
     )
-    outcomes = report / "outcomes.jsonl"
     for _ in range(1200):  # bounded: about two minutes for the first test to finish
-        if outcomes.is_file() and outcomes.read_text(encoding="utf-8").strip():
+        if marker.is_file():
             break
         assert run.poll() is None, run.communicate()
         time.sleep(0.1)
@@ -147,3 +169,4 @@ def test_ctrl_c_stops_the_run_and_says_how_to_sweep(
     assert "**Interrupted**" in (report / "summary.md").read_text(encoding="utf-8")
     log = (report / "pytest.log").read_text(encoding="utf-8")
     assert "PluggyTeardownRaisedWarning" not in err + log
+    assert "stopping after the running tests" in err
