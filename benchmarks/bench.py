@@ -10,6 +10,9 @@ configured, done collecting and done testing, and inside its tests the time in s
 call and teardown, in HTTP round trips, in sleeps, waiting for the embedded server and
 loading the fuzz layer's schema (`run_breakdown.py`, a pytest plugin loaded with `-p`).
 Printed with the load average, since the machine's other work moves the absolute figures.
+The same for the full profile (`--scale-runs` times each, section `scaling`): 100 cases
+per fuzz operation and 100 stateful scenarios, where the tests' work, not the start and
+end of the processes, makes most of the run.
 
 Fuzz layer beside plain schemathesis, on the clean reference server: requests per second
 of `st run` and of the fuzz layer (`versus_plain.py` does the same fault by fault).
@@ -29,8 +32,9 @@ requests sent by `suites/test_fuzz.py` and `suites/test_fuzz_stateful.py` agains
 embedded reference server, per profile (requests: the harness client's count, from the
 JUnit property `fuzz`; schemathesis's own auth probes are not in it).
 
-    .venv/bin/python benchmarks/bench.py [--runs 1] [--requests 400] [--clients 4]
-        [--rounds 5] [--full-keyword EXPR | --no-full] [--skip machine,quick,plain,server,fuzz]
+    .venv/bin/python benchmarks/bench.py [--runs 1] [--scale-runs 1] [--requests 400]
+        [--clients 4] [--rounds 5] [--full-keyword EXPR | --no-full]
+        [--skip machine,quick,scaling,plain,server,fuzz]
 
 Every loop is bounded by --requests; each run by --fuzz-timeout seconds.
 """
@@ -298,24 +302,24 @@ def measured(page_ids: list[str]) -> list[tuple[str, Send, Send | None]]:
     ]
 
 
-SECTIONS = ("machine", "quick", "plain", "server", "fuzz")
+SECTIONS = ("machine", "quick", "scaling", "plain", "server", "fuzz")
 """What `--skip` may leave out: the machine's gain from a second process, the -n 0/-n 2
-runs, plain st beside the fuzz layer, the reference server beside the trivial endpoint,
-the fuzz suites alone."""
+runs of the quick profile and of the full one, plain st beside the fuzz layer, the
+reference server beside the trivial endpoint, the fuzz suites alone."""
 
 
-def quick_runs(runs: int, *, seed: int, timeout: float) -> None:
+def quick_runs(runs: int, *, seed: int, timeout: float, profile: str = "quick") -> None:
     """`-n 0` and `-n 2` taking turns, each broken down; then the ratio of their medians."""
     seconds: dict[int, list[float]] = {0: [], 2: []}
     for _ in range(runs):
         for workers in (0, 2):
-            print(f"load average {load()} before -n {workers}", flush=True)
-            run = quick_run(workers, seed=seed, timeout=timeout)
+            print(f"load average {load()} before {profile} -n {workers}", flush=True)
+            run = quick_run(workers, seed=seed, timeout=timeout, profile=profile)
             seconds[workers].append(run.seconds)
             print("\n".join(describe(run)), flush=True)
     median = {workers: statistics.median(values) for workers, values in seconds.items()}
     print(
-        f"quick profile, median of {runs}: -n 0 {median[0]:.1f} s, -n 2 {median[2]:.1f} s, "
+        f"{profile} profile, median of {runs}: -n 0 {median[0]:.1f} s, -n 2 {median[2]:.1f} s, "
         f"ratio -n 2 / -n 0 {median[2] / median[0]:.2f} (load average now {load()})"
     )
 
@@ -371,6 +375,9 @@ def main() -> None:
     parser.add_argument(
         "--rounds", type=int, default=5, help="turns taken with the trivial endpoint"
     )
+    parser.add_argument(
+        "--scale-runs", type=int, default=1, help="full-profile runs of each -n, in turns"
+    )
     parser.add_argument("--seed", type=int, default=42, help="seed of the runs")
     parser.add_argument("--full-keyword", help="-k expression bounding the full-profile run")
     parser.add_argument("--no-full", action="store_true", help="skip the full-profile run")
@@ -387,6 +394,8 @@ def main() -> None:
             print(measure_parallelism(workload, rounds=3).line(), flush=True)
     if "quick" not in skip:
         quick_runs(args.runs, seed=args.seed, timeout=args.fuzz_timeout)
+    if "scaling" not in skip:
+        quick_runs(args.scale_runs, seed=args.seed, timeout=args.fuzz_timeout, profile="full")
     if "plain" not in skip:
         versus_plain_st(seed=args.seed, timeout=args.fuzz_timeout)
     if "server" not in skip:

@@ -36,8 +36,8 @@ class QuickRun:
         return self.ended - self.started
 
 
-def quick_run(workers: int, *, seed: int, timeout: float) -> QuickRun:
-    """Run the quick profile with `workers` xdist workers (0: none) and read its figures."""
+def quick_run(workers: int, *, seed: int, timeout: float, profile: str = "quick") -> QuickRun:
+    """Run `profile` with `workers` xdist workers (0: none) and read its figures."""
     with tempfile.TemporaryDirectory(prefix="crm-bench-run-") as scratch:
         figures = Path(scratch) / "figures"
         figures.mkdir()
@@ -52,6 +52,8 @@ def quick_run(workers: int, *, seed: int, timeout: float) -> QuickRun:
             str(workers),
             "--seed",
             str(seed),
+            "--profile",
+            profile,
             "--report-dir",
             str(Path(scratch) / "report"),
             "--",

@@ -61,6 +61,7 @@ def _profile(request: pytest.FixtureRequest, api: ApiClient) -> Iterator[None]:
 
 
 @pytest.mark.req(*fuzz.requirement_ids(), "ERR-013")
+@pytest.mark.generated("examples")
 @schema.parametrize()  # type: ignore[untyped-decorator]  # schemathesis ships no type hints
 def test_operation(case: Any, api: ApiClient, target: Target) -> None:
     if not fuzz.sends_to(case, embedded=fuzz.is_embedded(target)):

@@ -53,6 +53,7 @@ def workflow(api: ApiClient, *, embedded: bool) -> type[Any]:
 
 
 @pytest.mark.req(*fuzz.requirement_ids())
+@pytest.mark.generated("steps")
 def test_linked_operations(api: ApiClient, target: Target, request: pytest.FixtureRequest) -> None:
     profile = fuzz.profile_of(request.config)
     fuzz.announce(request.config, seed=SEED, label="stateful fuzz")

@@ -409,6 +409,39 @@ def test_under_xdist_a_test_that_waits_runs_first(pytester: pytest.Pytester) -> 
     ]
 
 
+LONG_LAST = """
+import pytest
+
+@pytest.mark.req("HDR-001")
+@pytest.mark.parametrize("n", range(6))
+def test_short(n):
+    pass
+
+@pytest.mark.req("HDR-001")
+@pytest.mark.generated("steps")
+def test_stateful_run():
+    pass
+
+@pytest.mark.req("HDR-001")
+@pytest.mark.generated("examples")
+def test_fuzz_operation():
+    pass
+"""
+
+
+def test_under_xdist_each_worker_starts_with_a_long_test(pytester: pytest.Pytester) -> None:
+    """In the full profile the two long tests, last in the module, are dealt one to each
+    worker's block, so neither starts last while the other worker idles."""
+    suite(pytester, LONG_LAST)
+    result = run(pytester, "-n", "2", "--dist", "worksteal", "--profile", "full", "-v")
+    assert result.ret == 0
+    first: dict[str, str] = {}
+    for line in result.outlines:
+        if line.startswith("[gw") and "PASSED" in line:
+            first.setdefault(line.split("]")[0], line.split("::")[-1].strip())
+    assert sorted(first.values()) == ["test_fuzz_operation", "test_stateful_run"]
+
+
 DEFAULT_TARGET = """
 import pytest
 

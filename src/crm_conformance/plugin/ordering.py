@@ -1,25 +1,106 @@
-"""The order tests run in under xdist: a test that waits goes first.
+"""The order tests run in under xdist: the long ones are dealt out first.
 
-A test that sleeps out a rate-limit window (`@pytest.mark.waits`) holds its worker
-without using a CPU. xdist's worksteal hands each worker a contiguous block of the
-collection; at the front of it, the waiting test sleeps while the other workers work,
-and its worker takes a share of the rest after. Left where the modules put it, it slept
-alone at the end of the run (issue 14: 5 s of a quick run's 23). Every worker sorts its
-collection the same way (xdist runs only identical ones); without xdist nothing moves.
+xdist's worksteal gives each of N workers a contiguous block of the collection (the
+first `len // N` tests to the first worker, and so on), and a worker that runs out
+steals the back half of the pending tests of the worker with most. Stealing balances
+short tests, never a long one: a stateful run of 15 s, or a rate-limit window slept
+out, that starts near the end leaves the other workers idle (issue 14: in the full
+profile one worker finished 1.7 s before the other, its last test a fuzz operation).
+
+So every worker sorts its collection the same way (xdist runs only identical ones):
+the long tests go to the fronts of the blocks, longest first, each to the block with
+the least estimated work so far (LPT, longest processing time first), and the others
+follow in collection order. Modules stay together, and the backs of the blocks, which
+stealing moves, hold short tests. `crm-conformance run` asks xdist for worksteal; under
+another `--dist` the order is harmless, and without xdist nothing moves.
+
+What makes a test long is marked on it, and its weight is an estimate in generated
+cases, from the run's profile: `@pytest.mark.waits` (it sleeps out a rate-limit
+window), `@pytest.mark.generated("examples")` (a fuzz operation: the profile's
+examples and its coverage cases) and `@pytest.mark.generated("steps")` (a stateful
+run: scenarios times steps). Only tests of `LONG_CASES` or more are dealt: the quick
+profile's generated tests are short, and stay where they are. The weights only order
+tests; a wrong estimate makes a run slower, never different.
 """
+
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 import pytest
 
-from crm_conformance.plugin.session import is_worker
+from crm_conformance import profiles
+from crm_conformance.plugin.session import is_worker, state_of
+
+T = TypeVar("T")
+
+COVERAGE_CASES = 34
+"""A fuzz operation's coverage cases, about: 748 over the spec's 22 operations."""
+
+WAIT_CASES = 250
+"""A rate-limit window slept out (about 5 s), in the cases a stateful run sends in as
+long (about 50 a second against the embedded server)."""
+
+LONG_CASES = 100
+"""Below this a test is short enough for stealing to balance (a quick profile's fuzz
+operation, 39 cases, takes 0.3 s). Dealing such tests out would only make every worker
+pay the fuzz layer's first use (measured: the quick run 0.2-0.5 s slower under -n 2)."""
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
-        "markers", "waits: the test sleeps out a wait (a rate-limit window); first under xdist"
+        "markers", "waits: the test sleeps out a wait (a rate-limit window); dealt first"
     )
+    config.addinivalue_line(
+        "markers",
+        "generated(per): the test sends what the profile generates, per 'examples' (a fuzz "
+        "operation) or 'steps' (a stateful run); dealt first under xdist",
+    )
+
+
+def weight(item: pytest.Item, profile: profiles.Profile) -> int:
+    """The estimated work of `item` in generated cases; 0 for a test that is not long."""
+    if item.get_closest_marker("waits") is not None:
+        return WAIT_CASES
+    marker = item.get_closest_marker("generated")
+    if marker is None:
+        return 0
+    per = marker.args[0] if marker.args else marker.kwargs.get("per")
+    if per == "examples":
+        return profile.examples + COVERAGE_CASES
+    if per == "steps":
+        return profile.scenarios * profile.steps
+    raise pytest.UsageError(f"{item.nodeid}: generated({per!r}): per is 'examples' or 'steps'")
+
+
+def dealt(items: Sequence[T], workers: int, weigh: Callable[[T], int]) -> list[T]:
+    """`items` in blocks as worksteal splits them among `workers`, the long ones (weight
+    `LONG_CASES` or more) dealt longest first to the fronts of the blocks, the others
+    after them in their order."""
+    sizes = []
+    remaining = len(items)
+    for index in range(workers):  # worksteal's first split: pending // nodes left
+        sizes.append(remaining // (workers - index))
+        remaining -= sizes[-1]
+    fronts: list[list[T]] = [[] for _ in sizes]
+    loads = [0] * len(sizes)
+    long = sorted((item for item in items if weigh(item) >= LONG_CASES), key=weigh, reverse=True)
+    for item in long:  # sorted() is stable: equal weights keep their collection order
+        open_blocks = [k for k in range(len(sizes)) if len(fronts[k]) < sizes[k]]
+        block = min(open_blocks, key=lambda k: (loads[k], k))
+        fronts[block].append(item)
+        loads[block] += weigh(item)
+    rest = iter([item for item in items if weigh(item) < LONG_CASES])
+    ordered: list[T] = []
+    for front, size in zip(fronts, sizes, strict=True):
+        ordered += front
+        ordered += [next(rest) for _ in range(size - len(front))]
+    return ordered
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if is_worker(config):
-        items.sort(key=lambda item: item.get_closest_marker("waits") is None)  # stable
+    if not is_worker(config):
+        return
+    profile = profiles.profile(state_of(config).options.profile)
+    weights = {item.nodeid: weight(item, profile) for item in items}
+    items[:] = dealt(items, state_of(config).worker_count, lambda item: weights[item.nodeid])
