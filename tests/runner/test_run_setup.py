@@ -170,3 +170,48 @@ def test_ctrl_c_stops_the_run_and_says_how_to_sweep(
     log = (report / "pytest.log").read_text(encoding="utf-8")
     assert "PluggyTeardownRaisedWarning" not in err + log
     assert "stopping after the running tests" in err
+
+
+ONE_LONG_TEST = """
+import time
+from pathlib import Path
+
+import pytest
+
+
+@pytest.mark.req("HDR-001")
+def test_waits_out_a_long_retry_after(api):
+    Path({marker!r}).write_text("running")
+    time.sleep(120)
+"""
+
+
+def test_a_second_ctrl_c_stops_a_test_that_is_still_running(
+    suites: Path, target_file: Path, tmp_path: Path
+) -> None:
+    """The first Ctrl-C waits for the running test; a test sleeping out a long wait is
+    stopped by the second, and the run still ends as interrupted (exit 130)."""
+    marker = tmp_path / "running"
+    test = ONE_LONG_TEST.format(marker=str(marker))
+    (suites / "test_fake.py").write_text(test, encoding="utf-8")
+    command = [sys.executable, "-c", CLI, str(suites), "run", "--target", str(target_file)]
+    run = subprocess.Popen(
+        [*command, "--report-dir", str(tmp_path / "report")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    for _ in range(1200):  # bounded: about two minutes for the test to start
+        if marker.is_file():
+            break
+        assert run.poll() is None, run.communicate()
+        time.sleep(0.1)
+    os.killpg(run.pid, signal.SIGINT)
+    with pytest.raises(subprocess.TimeoutExpired):
+        run.wait(timeout=1.5)  # the first Ctrl-C lets the running test go on
+    os.killpg(run.pid, signal.SIGINT)
+    out, err = run.communicate(timeout=60)
+    assert run.returncode == 130, out + err
+    assert "crm-conformance: INTERRUPTED" in out
+    assert "Ctrl-C again stops at once" in err
