@@ -115,6 +115,26 @@ main(sys.argv[2:])
 """
 
 
+def run_until(marker: Path, suites: Path, target_file: Path, *args: str) -> subprocess.Popen[str]:
+    """Start `crm-conformance run` in a session of its own (a terminal's Ctrl-C goes to its
+    whole foreground group) and return once a test has written `marker`."""
+    command = [sys.executable, "-c", CLI, str(suites), "run", "--target", str(target_file)]
+    run = subprocess.Popen(
+        [*command, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    for _ in range(1200):  # bounded: about two minutes for the first test to get there
+        if marker.is_file():
+            return run
+        assert run.poll() is None, run.communicate()
+        time.sleep(0.1)
+    run.kill()
+    raise AssertionError(f"no test wrote {marker} in two minutes: {run.communicate()}")
+
+
 HOOKWRAPPER_TEARDOWN = """
 import time
 from pathlib import Path
@@ -144,19 +164,7 @@ def test_ctrl_c_stops_the_run_and_says_how_to_sweep(
     conftest = HOOKWRAPPER_TEARDOWN.format(marker=str(marker))
     (suites / "conftest.py").write_text(conftest, encoding="utf-8")
     report = tmp_path / "report"
-    command = [sys.executable, "-c", CLI, str(suites), "run", "--target", str(target_file)]
-    run = subprocess.Popen(
-        [*command, "-n", workers, "--report-dir", str(report)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,  # a terminal's Ctrl-C goes to its whole foreground group
-    )
-    for _ in range(1200):  # bounded: about two minutes for the first test to finish
-        if marker.is_file():
-            break
-        assert run.poll() is None, run.communicate()
-        time.sleep(0.1)
+    run = run_until(marker, suites, target_file, "-n", workers, "--report-dir", str(report))
     os.killpg(run.pid, signal.SIGINT)
     out, err = run.communicate(timeout=120)
     assert run.returncode == 130, out + err
@@ -194,19 +202,7 @@ def test_a_second_ctrl_c_stops_a_test_that_is_still_running(
     marker = tmp_path / "running"
     test = ONE_LONG_TEST.format(marker=str(marker))
     (suites / "test_fake.py").write_text(test, encoding="utf-8")
-    command = [sys.executable, "-c", CLI, str(suites), "run", "--target", str(target_file)]
-    run = subprocess.Popen(
-        [*command, "--report-dir", str(tmp_path / "report")],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-    for _ in range(1200):  # bounded: about two minutes for the test to start
-        if marker.is_file():
-            break
-        assert run.poll() is None, run.communicate()
-        time.sleep(0.1)
+    run = run_until(marker, suites, target_file, "--report-dir", str(tmp_path / "report"))
     os.killpg(run.pid, signal.SIGINT)
     with pytest.raises(subprocess.TimeoutExpired):
         run.wait(timeout=1.5)  # the first Ctrl-C lets the running test go on

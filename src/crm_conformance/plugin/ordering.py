@@ -81,15 +81,16 @@ def dealt(items: Sequence[T], workers: int, weigh: Callable[[T], int]) -> list[T
     for index in range(workers):  # worksteal's first split: pending // nodes left
         sizes.append(remaining // (workers - index))
         remaining -= sizes[-1]
+    weighed = [(weigh(item), item) for item in items]
+    long = sorted((pair for pair in weighed if pair[0] >= LONG_CASES), key=lambda pair: -pair[0])
+    rest = iter([item for cases, item in weighed if cases < LONG_CASES])
     fronts: list[list[T]] = [[] for _ in sizes]
     loads = [0] * len(sizes)
-    long = sorted((item for item in items if weigh(item) >= LONG_CASES), key=weigh, reverse=True)
-    for item in long:  # sorted() is stable: equal weights keep their collection order
+    for cases, item in long:  # sorted() is stable: equal weights keep collection order
         open_blocks = [k for k in range(len(sizes)) if len(fronts[k]) < sizes[k]]
         block = min(open_blocks, key=lambda k: (loads[k], k))
         fronts[block].append(item)
-        loads[block] += weigh(item)
-    rest = iter([item for item in items if weigh(item) < LONG_CASES])
+        loads[block] += cases
     ordered: list[T] = []
     for front, size in zip(fronts, sizes, strict=True):
         ordered += front
@@ -101,6 +102,6 @@ def dealt(items: Sequence[T], workers: int, weigh: Callable[[T], int]) -> list[T
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if not is_worker(config):
         return
-    profile = profiles.profile(state_of(config).options.profile)
-    weights = {item.nodeid: weight(item, profile) for item in items}
-    items[:] = dealt(items, state_of(config).worker_count, lambda item: weights[item.nodeid])
+    state = state_of(config)
+    profile = profiles.profile(state.options.profile)
+    items[:] = dealt(items, state.worker_count, lambda item: weight(item, profile))
