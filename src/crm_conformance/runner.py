@@ -171,7 +171,9 @@ def pytest_command(
     listing: Path | None = None,
 ) -> list[str]:
     """The child's command line: the suites, the harness options and the run's plugin."""
-    command = [sys.executable, "-m", "pytest", "-p", "crm_conformance.reporting.run_plugin"]
+    # pytest that ends without the interpreter's teardown, as do its xdist workers (fast_exit).
+    command = [sys.executable, "-m", "crm_conformance.fast_exit", "-p", "crm_conformance.fast_exit"]
+    command += ["-p", "crm_conformance.reporting.run_plugin"]
     command += ["-p", "crm_conformance.reporting.graceful_stop"]
     # No .pytest_cache inside an installed wheel's folder.
     command += ["--rootdir", str(_root_of(request)), "-p", "no:cacheprovider"]
