@@ -58,7 +58,7 @@ import httpx
 from fuzz_suites import fuzz_run
 from parallelism import WORKLOADS
 from parallelism import measure as measure_parallelism
-from quick_run import describe, quick_run
+from quick_run import describe, quick_run, two_worker_floor
 from versus_plain import failures, layer_run, load, plain_run
 
 from crm_conformance.embedded import EmbeddedServer
@@ -311,17 +311,27 @@ reference server beside the trivial endpoint, the fuzz suites alone."""
 def quick_runs(runs: int, *, seed: int, timeout: float, profile: str = "quick") -> None:
     """`-n 0` and `-n 2` taking turns, each broken down; then the ratio of their medians."""
     seconds: dict[int, list[float]] = {0: [], 2: []}
+    floors: list[float] = []
     for _ in range(runs):
         for workers in (0, 2):
             print(f"load average {load()} before {profile} -n {workers}", flush=True)
             run = quick_run(workers, seed=seed, timeout=timeout, profile=profile)
             seconds[workers].append(run.seconds)
             print("\n".join(describe(run)), flush=True)
+            floor = two_worker_floor(run)
+            if floor is not None:
+                floors.append(floor / run.seconds)
     median = {workers: statistics.median(values) for workers, values in seconds.items()}
     print(
         f"{profile} profile, median of {runs}: -n 0 {median[0]:.1f} s, -n 2 {median[2]:.1f} s, "
         f"ratio -n 2 / -n 0 {median[2] / median[0]:.2f} (load average now {load()})"
     )
+    if floors:
+        print(
+            f"{profile} profile: -n 2 with workers that cost nothing to start, splitting the "
+            f"tests of -n 0 evenly, would give a ratio of {statistics.median(floors):.2f} "
+            "(-n 0's wall time before its first test and after its last, plus half its tests)"
+        )
 
 
 def versus_plain_st(*, seed: int, timeout: float) -> None:

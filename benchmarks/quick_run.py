@@ -76,6 +76,18 @@ def quick_run(workers: int, *, seed: int, timeout: float, profile: str = "quick"
     return QuickRun(workers, started, ended, verdict, processes)
 
 
+def two_worker_floor(run: QuickRun) -> float | None:
+    """The wall time `-n 2` would take if its workers cost nothing to start and split the
+    tests of this `-n 0` run evenly: the part before the first test and after the last,
+    which no worker shares, plus half of the tests' span (sleeps included, as a worker
+    sleeping in one test could run others meanwhile, so this is not a strict floor)."""
+    main = next((p for p in run.processes if p["process"] == "main"), None)
+    if run.workers != 0 or main is None or "first_test" not in main:
+        return None
+    tests = float(main["last_test"] - main["first_test"])
+    return run.seconds - tests + tests / 2
+
+
 def describe(run: QuickRun) -> list[str]:
     """Lines saying where the seconds of `run` went (+t: seconds since the run started)."""
     lines = [f"-n {run.workers}: {run.seconds:.1f} s wall, {run.verdict}"]
