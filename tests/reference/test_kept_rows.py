@@ -1,6 +1,8 @@
 """The server's caches change no answer: a list assembled around its rows encoded once
 reads as the whole page encoded at once, and every write (or rollback, or another
-connection's commit) drops what was kept (`storage.Store.memo`, `Transaction.view`)."""
+connection's commit) drops what was kept (`storage.Store.memo`, `Transaction.view`);
+a row's value is kept through writes of other rows of its kind only
+(`Transaction.row_memo`)."""
 
 import json
 from pathlib import Path
@@ -118,3 +120,73 @@ def test_view_decodes_a_stored_text_once() -> None:
         assert tx.view(WORKSPACE, "contact")[0]["first_name"] == "Twice"
         assert tx.all(WORKSPACE, "contact")[0] is not tx.all(WORKSPACE, "contact")[0]
     assert json.loads(json.dumps(first[0])) == record  # the shared record was not changed
+
+
+def _row_values(store: Store) -> tuple[list[str], list[str]]:
+    """Each contact's row value, and the names of the rows computed to answer."""
+    computed: list[str] = []
+    with store.transaction() as tx:
+
+        def value(row: dict[str, Any]) -> str:
+            computed.append(row["first_name"])
+            return f"{row['first_name']} ({len(tx.all(WORKSPACE, 'tag'))} tags)"
+
+        values = [
+            tx.row_memo(row, "contact", "key", lambda row=row: value(row))
+            for row in tx.view(WORKSPACE, "contact")
+        ]
+    return values, computed
+
+
+def test_a_row_is_computed_again_only_when_it_or_another_kind_was_written() -> None:
+    store = Store()
+    with store.transaction() as tx:
+        ann = tx.insert(WORKSPACE, "contact", {"first_name": "Ann"})
+        tx.insert(WORKSPACE, "contact", {"first_name": "Bob"})
+    assert _row_values(store) == (["Ann (0 tags)", "Bob (0 tags)"], ["Ann", "Bob"])
+    assert _row_values(store) == (["Ann (0 tags)", "Bob (0 tags)"], [])
+    with store.transaction() as tx:
+        tx.update(WORKSPACE, "contact", {**ann, "first_name": "Anna"})
+    assert _row_values(store) == (["Anna (0 tags)", "Bob (0 tags)"], ["Anna"])
+    with store.transaction() as tx:
+        tx.insert(WORKSPACE, "tag", {"name": "vip"})
+    assert _row_values(store) == (["Anna (1 tags)", "Bob (1 tags)"], ["Anna", "Bob"])
+
+
+@pytest.mark.parametrize("write", ["raw SQL", "setting", "rollback"])
+def test_a_write_of_unknown_kind_or_a_rollback_drops_every_row(write: str) -> None:
+    store = Store()
+    with store.transaction() as tx:
+        tx.insert(WORKSPACE, "contact", {"first_name": "Ann"})
+    assert _row_values(store)[1] == ["Ann"]
+    if write == "rollback":
+        with pytest.raises(RuntimeError), store.transaction() as tx:
+            raise RuntimeError("rolled back")
+    else:
+        with store.transaction() as tx:
+            if write == "raw SQL":
+                tx.execute("UPDATE sequence SET value = value + 1 WHERE only = 1")
+            else:
+                tx.set_setting(WORKSPACE, "policy", {"any": True})
+    assert _row_values(store)[1] == ["Ann"]
+
+
+def test_a_record_not_shared_by_view_is_never_kept() -> None:
+    store = Store()
+    with store.transaction() as tx:
+        tx.insert(WORKSPACE, "contact", {"first_name": "Ann"})
+        fresh = tx.all(WORKSPACE, "contact")[0]
+        calls = [tx.row_memo(fresh, "contact", "key", lambda: object()) for _ in range(2)]
+    assert calls[0] is not calls[1]
+
+
+def test_an_owner_renamed_changes_the_next_list(app: ReferenceApp, api: TestClient) -> None:
+    with app.store.transaction() as tx:
+        owner = tx.view(WORKSPACE, "user")[0]
+    api.post("/v1/contacts", json={"first_name": "Owned", "owner_id": owner["id"]})
+    first = api.get("/v1/contacts").json()["data"][0]
+    assert first["owner"]["id"] == owner["id"]
+    with app.store.transaction() as tx:
+        tx.update(WORKSPACE, "user", {**owner, "name": "Renamed Owner"})
+    again = api.get("/v1/contacts").json()["data"][0]
+    assert again["owner"]["name"] == "Renamed Owner"

@@ -15,9 +15,11 @@ import pytest
 CONFTEST = """
 import atexit, os, pytest
 
+MARK = os.path.join(os.environ["MARKS"], "teardown-" + str(os.getpid()))
+
 class _Torndown:
     # Bound now: by teardown time the module's globals and the builtins may be gone.
-    def __del__(self, _open=open, _path=os.path.join(os.environ["MARKS"], "teardown-" + str(os.getpid()))):
+    def __del__(self, _open=open, _path=MARK):
         _open(_path, "w").close()
 
 KEPT = _Torndown()

@@ -478,7 +478,7 @@ def list_contacts(call: Call) -> Reply:
             params,
             {"filters": filters, "since": since},
             lambda r: render(tx, call.workspace, r, params.expand),
-            kept_in=tx,
+            kept_in=(tx, "contact"),
         )
 
 

@@ -19,6 +19,14 @@ decoding, rendering and encoding the same rows again on every request):
   deleted on this connection, and of the rollbacks and of the commits of other
   connections to the same file (`PRAGMA data_version`). Every write moves it, so
   nothing kept outlives the state it was computed from.
+
+And a third, for a page read right after a write (a suite's run mostly writes and
+reads in turn, and each write dropped the whole kept page: 50 rows rendered and encoded
+again because one changed): `Transaction.row_memo`, a value derived from one stored
+row and from records of other kinds, keyed by the row's stored text and kept while no
+record of another kind is written. Writes are counted per kind by `insert`, `update`
+and `delete`; any other write (raw SQL through `execute`, a setting) and every
+rollback or other connection's commit drops every row's value as well.
 """
 
 import json
@@ -105,8 +113,17 @@ class Store:
         self._shared = path != ":memory:"
         """Whether other connections may open the same database (a file)."""
         self._decoded: dict[str, Record] = {}
+        self._texts: dict[int, str] = {}
+        """The stored text of each record in `_decoded`, by the record's id() (unique
+        while `_decoded` keeps the record alive; both are cleared together)."""
         self._memo: dict[Hashable, Any] = {}
         self._memo_generation = self.generation()
+        self._writes: dict[str, int] = {}
+        """Records written (inserted, updated, deleted) per kind, ever."""
+        self._all_writes = 0
+        self._other_writes = 0
+        """Writes not counted per kind: raw SQL through `execute`, settings."""
+        self._rows: dict[Hashable, tuple[tuple[int, int, int], Any]] = {}
         if path != ":memory:":
             self._connection.execute("PRAGMA journal_mode=WAL")
         self._connection.executescript(_SCHEMA)
@@ -167,8 +184,36 @@ class Store:
         if record is None:
             if len(self._decoded) >= CACHE_SIZE:
                 self._decoded.clear()
+                self._texts.clear()
             record = self._decoded[text] = json.loads(text)
+            self._texts[id(record)] = text
         return record
+
+    def wrote(self, kind: str | None) -> None:
+        """Count a write of a record of `kind`; None: a write of anything else."""
+        if kind is None:
+            self._other_writes += 1
+        else:
+            self._writes[kind] = self._writes.get(kind, 0) + 1
+            self._all_writes += 1
+
+    def row_memo(self, row: Record, kind: str, key: Hashable, compute: Callable[[], _T]) -> _T:
+        """See `Transaction.row_memo`; called with the lock held."""
+        text = self._texts.get(id(row))
+        if text is None or self._decoded.get(text) is not row:  # not a shared record
+            return compute()
+        others = (self._moves, self._other_writes, self._all_writes - self._writes.get(kind, 0))
+        full_key = (key, kind, text)
+        kept = self._rows.get(full_key)
+        if kept is not None and kept[0] == others:
+            return cast(_T, kept[1])
+        before = self.generation()
+        value = compute()
+        if self.generation() == before:  # a compute() that wrote keeps nothing
+            if len(self._rows) >= CACHE_SIZE:
+                self._rows.clear()
+            self._rows[full_key] = (others, value)
+        return value
 
 
 class Transaction:
@@ -179,7 +224,16 @@ class Transaction:
         self._store = store
 
     def execute(self, sql: str, parameters: tuple[Any, ...] = ()) -> sqlite3.Cursor:
-        """Raw SQL, for modules that own a table of their own (tokens, idempotency)."""
+        """Raw SQL, for modules that own a table of their own (tokens, idempotency).
+        Anything but a SELECT counts as a write of unknown kind (see `row_memo`)."""
+        if not sql.lstrip().upper().startswith("SELECT"):
+            self._store.wrote(None)
+        return self._connection.execute(sql, parameters)
+
+    def _write(
+        self, kind: str | None, sql: str, parameters: tuple[Any, ...] = ()
+    ) -> sqlite3.Cursor:
+        self._store.wrote(kind)
         return self._connection.execute(sql, parameters)
 
     def memo(self, key: Hashable, compute: Callable[[], _T]) -> _T:
@@ -190,12 +244,20 @@ class Transaction:
         what was kept."""
         return self._store.memo(key, compute)
 
+    def row_memo(self, row: Record, kind: str, key: Hashable, compute: Callable[[], _T]) -> _T:
+        """`compute()` once for `row`, a record of `kind` from `view`, while neither its
+        stored text changes nor any record of another kind is written: for values
+        derived from the row and from records of other kinds only, never from another
+        record of `kind` (a contact rendered with its tags, owner and custom fields).
+        `key` names everything else the value depends on. Read only, as `memo`."""
+        return self._store.row_memo(row, kind, key, compute)
+
     def _read(self, sql: str, parameters: tuple[Any, ...]) -> sqlite3.Cursor:
         return self._connection.execute(sql, parameters)
 
     def next_seq(self) -> int:
         """The next value of the change sequence."""
-        self.execute("UPDATE sequence SET value = value + 1 WHERE only = 1")
+        self._connection.execute("UPDATE sequence SET value = value + 1 WHERE only = 1")
         return int(self._read("SELECT value FROM sequence WHERE only = 1", ()).fetchone()[0])
 
     # --- records ---------------------------------------------------------------------
@@ -218,7 +280,8 @@ class Transaction:
             "created_at": created,
             "updated_at": updated_at or created,
         }
-        self.execute(
+        self._write(
+            kind,
             "INSERT INTO records (id, workspace, kind, created_at, updated_at, seq, data)"
             " VALUES (?, ?, ?, ?, ?, ?, ?)",
             (
@@ -237,7 +300,8 @@ class Transaction:
         """Store the new state of an existing record; `touch` sets `updated_at` to now."""
         if touch:
             record = {**record, "updated_at": now_stamp()}
-        self.execute(
+        self._write(
+            kind,
             "UPDATE records SET updated_at = ?, seq = ?, data = ?"
             " WHERE id = ? AND workspace = ? AND kind = ?",
             (
@@ -253,12 +317,14 @@ class Transaction:
 
     def delete(self, workspace: str, kind: str, id: str) -> bool:
         """Delete a record and note it in the deletion feed; False when there was none."""
-        cursor = self.execute(
-            "DELETE FROM records WHERE id = ? AND workspace = ? AND kind = ?", (id, workspace, kind)
+        cursor = self._write(
+            kind,
+            "DELETE FROM records WHERE id = ? AND workspace = ? AND kind = ?",
+            (id, workspace, kind),
         )
         if cursor.rowcount == 0:
             return False
-        self.execute(
+        self._connection.execute(
             "INSERT INTO deletions (id, workspace, kind, deleted_at, seq) VALUES (?, ?, ?, ?, ?)",
             (id, workspace, kind, now_stamp(), self.next_seq()),
         )
@@ -317,7 +383,8 @@ class Transaction:
         return json.loads(row[0]) if row else None
 
     def set_setting(self, workspace: str, key: str, value: Any) -> None:
-        self.execute(
+        self._write(
+            None,
             "INSERT INTO settings (workspace, key, value) VALUES (?, ?, ?)"
             " ON CONFLICT (workspace, key) DO UPDATE SET value = excluded.value",
             (workspace, key, json.dumps(value)),
