@@ -76,7 +76,14 @@ def main() -> None:
     help="only these conformance classes, e.g. deals,tags (core always); "
     "'all' adds the opt-in rate-limits class against your target",
 )
-@click.option("-n", "workers", type=int, default=0, show_default=True, help="xdist workers")
+@click.option(
+    "-n",
+    "workers",
+    type=int,
+    default=0,
+    show_default=True,
+    help="processes running tests at once (forks of one that collected them)",
+)
 @click.option("--seed", type=int, help="hypothesis seed, for a reproducible run")
 @click.option(
     "--profile",

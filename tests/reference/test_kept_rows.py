@@ -4,6 +4,7 @@ connection's commit) drops what was kept (`storage.Store.memo`, `Transaction.vie
 a row's value is kept through writes of other rows of its kind only
 (`Transaction.row_memo`)."""
 
+import functools
 import json
 from pathlib import Path
 from typing import Any
@@ -132,7 +133,7 @@ def _row_values(store: Store) -> tuple[list[str], list[str]]:
             return f"{row['first_name']} ({len(tx.all(WORKSPACE, 'tag'))} tags)"
 
         values = [
-            tx.row_memo(row, "contact", "key", lambda row=row: value(row))
+            tx.row_memo(row, "contact", "key", functools.partial(value, row))
             for row in tx.view(WORKSPACE, "contact")
         ]
     return values, computed

@@ -15,4 +15,5 @@ pytest_plugins = [
     "crm_conformance.plugin.stream",  # the outcome records (outcomes.jsonl)
     "crm_conformance.plugin.sharding",  # --shard K/N: this machine's part of the tests
     "crm_conformance.plugin.ordering",  # under xdist, tests that wait go first
+    "crm_conformance.plugin.forks",  # --crm-forks N: the tests in N forks after collection
 ]

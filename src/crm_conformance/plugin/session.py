@@ -64,6 +64,8 @@ class RunState:
     """The test running now: the adapter features it requires are noted on it."""
     booting: "EmbeddedServer | None" = None
     """The embedded server started as collection began (`pytest_collection`), if it was."""
+    booting_all: "list[EmbeddedServer]" = field(default_factory=list)
+    """With `--crm-forks N`, the N servers started as collection began, one per child."""
 
     @property
     def run_prefix(self) -> str:
@@ -222,9 +224,14 @@ def pytest_collection(session: pytest.Session) -> None:
     if controller or config.option.collectonly:
         return
     from crm_conformance.paths import in_suites
+    from crm_conformance.plugin.forks import forks
 
     if any(in_suites(Path(str(arg).split("::")[0])) for arg in config.args):
-        state.booting = _spawn(state)
+        children = forks(config)
+        if children:  # each forked child tests a server of its own
+            state.booting_all = [_spawn(state) for _ in range(children)]
+        else:
+            state.booting = _spawn(state)
 
 
 @pytest.hookimpl(optionalhook=True)

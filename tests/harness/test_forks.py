@@ -1,0 +1,172 @@
+"""`--crm-forks N` (plugin.forks): the tests run in forks of the process that collected
+them, each once, reported by the parent as by one process; a child that dies fails what
+it held; -x stops the children; long tests are claimed first.
+
+Each project runs in a subprocess (`runpytest_subprocess`): a fork of this test process,
+which may have other threads, is what the plugin must never make.
+"""
+
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from crm_conformance.plugin.forks import queue_order
+
+pytest_plugins = ["pytester"]
+
+CONFTEST = """
+import os
+import pytest
+
+def _note(what):
+    with open(os.environ["FORK_NOTES"], "a") as notes:
+        notes.write(f"{os.getpid()} {what}\\n")
+
+@pytest.fixture(scope="module")
+def module_resource(request):
+    _note(f"setup {request.module.__name__}")
+    yield
+    _note(f"teardown {request.module.__name__}")
+
+@pytest.fixture(autouse=True)
+def ran(request, module_resource):
+    _note(f"ran {request.node.name}")
+"""
+
+FIRST = """
+import time
+import pytest
+
+@pytest.mark.parametrize("n", range(6))
+def test_passes(n):
+    for _ in range(10):  # printing while the other child prints
+        print(f"output of passes {n}")
+        time.sleep(0.01)
+
+def test_fails():
+    for _ in range(10):
+        print("output of the failing test")
+        time.sleep(0.01)
+    assert False, "this one fails"
+
+def test_skips():
+    pytest.skip("not this time")
+"""
+
+SECOND = """
+import time
+import pytest
+
+@pytest.mark.parametrize("n", range(6))
+def test_more(n):
+    for _ in range(10):
+        print(f"output of passes {n}")
+        time.sleep(0.01)
+
+@pytest.mark.xfail(reason="known")
+def test_expected_failure():
+    assert False
+"""
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Path:
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_first=FIRST, test_second=SECOND)
+    notes = pytester.path / "notes.txt"
+    monkeypatch.setenv("FORK_NOTES", str(notes))
+    return notes
+
+
+def _notes(path: Path) -> list[tuple[int, str]]:
+    return [
+        (int(pid), what)
+        for pid, what in (line.split(" ", 1) for line in path.read_text().splitlines())
+    ]
+
+
+def test_every_test_runs_once_in_a_child_and_the_parent_reports_them(
+    pytester: pytest.Pytester, project: Path
+) -> None:
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-p", "no:xdist", "--crm-forks", "2", "--junitxml=out.xml"
+    )
+    result.assert_outcomes(passed=12, failed=1, skipped=1, xfailed=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["*AssertionError: this one fails*"])
+    # Only the parent writes the progress: one mark per test.
+    progress = [re.match(r"test_\w+\.py ([.sFx]+) +\[", line) for line in result.outlines]
+    assert sum(len(match.group(1)) for match in progress if match) == 15
+    notes = _notes(project)
+    ran = [what for _, what in notes if what.startswith("ran ")]
+    assert sorted(ran) == sorted(set(ran)) and len(ran) == 15
+    pids = {pid for pid, what in notes if what.startswith("ran ")}
+    assert len(pids) == 2  # both children ran tests (each test sleeps, so neither takes all)
+    for pid in pids:  # each child set up each module's fixture at most once, and tore it down
+        setups = sorted(
+            what.split()[1] for p, what in notes if p == pid and what.startswith("setup")
+        )
+        downs = sorted(
+            what.split()[1] for p, what in notes if p == pid and what.startswith("teardown")
+        )
+        assert setups == downs and len(setups) == len(set(setups))
+    cases = {
+        case.get("name"): case for case in ET.parse(pytester.path / "out.xml").iter("testcase")
+    }
+    assert len(cases) == 15
+    assert cases["test_skips"].find("skipped") is not None
+    assert cases["test_fails"].find("failure") is not None
+    # Each child captures into files of its own: the failure shows its test's output only.
+    shown = result.stdout.str()
+    assert "output of the failing test" in shown and "output of passes" not in shown
+
+
+def test_a_child_that_dies_fails_the_test_it_ran_and_the_one_it_held(
+    pytester: pytest.Pytester, project: Path
+) -> None:
+    pytester.makepyfile(
+        test_third="""
+import os
+
+def test_dies():
+    os._exit(7)
+"""
+    )
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-p", "no:xdist", "--crm-forks", "2", "-rf"
+    )
+    result.stdout.fnmatch_lines(["*test_dies*forked worker gw* died (exit 7) in this test*"])
+    outcomes = result.parseoutcomes()
+    held = outcomes.get("failed", 0) - 2  # test_fails, test_dies, and what the child held
+    assert held in (0, 1)
+    if held:
+        result.stdout.fnmatch_lines(["*not run: forked worker gw* died (exit 7) before it*"])
+    assert outcomes["failed"] + outcomes.get("passed", 0) + 2 == 16  # + skipped, xfailed
+
+
+def test_a_first_failure_with_x_stops_the_children(
+    pytester: pytest.Pytester, project: Path
+) -> None:
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-p", "no:xdist", "--crm-forks", "2", "-x"
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    outcomes = result.parseoutcomes()
+    assert outcomes["failed"] == 1
+    assert sum(outcomes.values()) < 15  # the queue was emptied: not every test ran
+
+
+class _Item:
+    def __init__(self, marker: str | None) -> None:
+        self.marker = marker
+
+    def get_closest_marker(self, name: str) -> object | None:
+        return object() if name == self.marker else None
+
+
+def test_long_tests_are_claimed_first_then_the_collection_order() -> None:
+    items = [_Item(None), _Item("waits"), _Item(None), _Item("waits")]
+    profile = __import__("crm_conformance.profiles", fromlist=["profile"]).profile("quick")
+    assert queue_order(items, profile) == [1, 3, 0, 2]  # type: ignore[arg-type]
