@@ -1,8 +1,9 @@
 """Where the seconds of a conformance run go: a pytest plugin for `bench.py`, never shipped.
 
 Loaded with `-p run_breakdown` (benchmarks/ on PYTHONPATH) in every pytest process of a
-run (the controller and each xdist worker); each one writes one JSON file into the
-folder named by CRM_BENCH_BREAKDOWN_DIR when it ends: when it was imported, configured,
+run (the one that collects and each forked worker of `-n N`, or an xdist controller and
+its workers); each one writes one JSON file into the folder named by
+CRM_BENCH_BREAKDOWN_DIR when it ends: when it was imported, configured,
 collected and finished (epoch seconds, comparable across processes), the setup, call
 and teardown time of its tests by module, and the time spent in what a run waits on:
 HTTP round trips (count and seconds, by phase), sleeps, the embedded server's start and
@@ -122,7 +123,7 @@ def pytest_runtest_teardown(item: pytest.Item) -> Generator[None, None, None]:
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    if hasattr(report, "node"):  # the controller's copy of a worker's report
+    if hasattr(report, "node") or hasattr(report, "crm_worker"):  # a worker's, passed on
         return
     module = FIGURES["tests"][report.nodeid.split("::")[0]]
     module[report.when] += report.duration
@@ -133,9 +134,25 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     FIGURES["session_finish"] = time.time()
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_crm_fork_finished(config: pytest.Config, worker: str) -> None:
+    """A child of `-n N` (`plugin.forks`) ends without unconfigure: its figures now.
+    Its start and collection were its parent's (a fork starts at its first test)."""
+    FIGURES["process"] = worker
+    FIGURES["imported"] = FIGURES["configured"] = FIGURES.get("first_test", time.time())
+    FIGURES.pop("collection_start", None)
+    FIGURES.pop("collection_end", None)
+    FIGURES["session_finish"] = time.time()
+    _write_figures()
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config: pytest.Config) -> None:
     """After the harness's own unconfigure (which stops the embedded server)."""
+    _write_figures()
+
+
+def _write_figures() -> None:
     folder = os.environ.get("CRM_BENCH_BREAKDOWN_DIR")
     if not folder:
         return

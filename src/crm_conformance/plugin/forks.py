@@ -211,6 +211,7 @@ def _handle(config: pytest.Config, child: _Child, message: dict[str, Any]) -> No
         config.hook.pytest_runtest_logstart(nodeid=message["nodeid"], location=location)
     elif kind == "report":
         report = config.hook.pytest_report_from_serializable(config=config, data=message["data"])
+        report.crm_worker = child.name  # which child ran it (xdist's `node` is its controller)
         config.hook.pytest_runtest_logreport(report=report)
     elif kind == "logfinish":
         location = tuple(message["location"])
@@ -330,6 +331,7 @@ def _child(session: pytest.Session, number: int, count: int, claims: int, writer
                         runner.pytest_sessionfinish(session)
                 break
             current = following
+        config.hook.pytest_crm_fork_finished(config=config, worker=f"gw{number}")
         sender.send({"kind": "done"})
     except BaseException:  # a crash or a second Ctrl-C: the parent fails its test
         code = 1
