@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from crm_conformance import profiles
 from crm_conformance.plugin.forks import queue_order
 
 pytest_plugins = ["pytester"]
@@ -159,14 +160,14 @@ def test_a_first_failure_with_x_stops_the_children(
 
 
 class _Item:
-    def __init__(self, marker: str | None) -> None:
+    def __init__(self, marker: str | None, *args: str) -> None:
         self.marker = marker
+        self.args = args
 
-    def get_closest_marker(self, name: str) -> object | None:
-        return object() if name == self.marker else None
+    def get_closest_marker(self, name: str) -> pytest.Mark | None:
+        return getattr(pytest.mark, name)(*self.args).mark if name == self.marker else None
 
 
-def test_long_tests_are_claimed_first_then_the_collection_order() -> None:
-    items = [_Item(None), _Item("waits"), _Item(None), _Item("waits")]
-    profile = __import__("crm_conformance.profiles", fromlist=["profile"]).profile("quick")
-    assert queue_order(items, profile) == [1, 3, 0, 2]  # type: ignore[arg-type]
+def test_weighed_tests_are_claimed_first_heaviest_first_then_the_collection_order() -> None:
+    items = [_Item(None), _Item("generated", "examples"), _Item(None), _Item("waits")]
+    assert queue_order(items, profiles.profile("quick")) == [3, 1, 0, 2]  # type: ignore[arg-type]
