@@ -8,7 +8,9 @@ child, so workers never queue behind one another's server.
 Why started early: `spawn` returns at once and `target` waits for the child's first
 line, so the server boots while pytest collects the suites.
 Why stdin: the child serves until its standard input closes, which happens when the
-test process stops it or dies in any way, so no server outlives its run. It then ends
+test process stops it or dies in any way, so no server outlives its run; and it ignores
+Ctrl-C, which the run's whole process group receives while the run lets its running
+tests finish against it. It then ends
 at once (`os._exit`): its database is in memory and belongs to the run, so a graceful
 shutdown and the interpreter's teardown would save nothing, and each test process
 waited 0.25 s for them at its end (issue 14).
@@ -17,6 +19,7 @@ waited 0.25 s for them at its end (issue 14).
 import json
 import os
 import selectors
+import signal
 import subprocess
 import sys
 import tempfile
@@ -119,6 +122,10 @@ def serve_until_stdin_closes() -> None:
     when stdin reaches its end (at once: nothing of it outlives the run)."""
     import importlib
 
+    # Ctrl-C reaches every process of the run's group, this one too; the run lets its
+    # running tests finish against this server, so it must not stop before they do (it
+    # did, and the test running failed against a conforming server).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     # By name: the harness does not type-check against the reference server.
     reference = importlib.import_module("crm_conformance.reference")
     with reference.running_server(reference.ServerSettings()) as served:

@@ -1,8 +1,11 @@
 """The embedded reference server in a child process: serves, says why it did not, stops."""
 
+import os
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 import xml.etree.ElementTree as ET
 
 import httpx
@@ -27,6 +30,20 @@ def test_the_server_process_serves_until_stopped() -> None:
         server.stop()
     with pytest.raises(httpx.ConnectError):
         httpx.get(f"{target.base_url}/v1/me")
+
+
+def test_the_server_process_serves_on_through_ctrl_c() -> None:
+    """Ctrl-C reaches the run's whole process group; the run's running tests finish
+    against this server, so it serves until its stdin closes."""
+    server = EmbeddedServer.spawn()
+    try:
+        target = server.target()
+        os.kill(server.pid, signal.SIGINT)
+        time.sleep(0.5)  # time enough for a KeyboardInterrupt to stop it
+        headers = {"Authorization": f"Bearer {target.tokens['full']}"}
+        assert httpx.get(f"{target.base_url}/v1/me", headers=headers).status_code == 200
+    finally:
+        server.stop()
 
 
 def test_a_server_process_that_dies_at_start_says_why() -> None:
