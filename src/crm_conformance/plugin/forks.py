@@ -32,6 +32,7 @@ no child claimed, with the reason, so the verdict never counts them as passed.
 
 import contextlib
 import functools
+import gc
 import os
 import pickle
 import selectors
@@ -113,6 +114,7 @@ def pytest_runtestloop(session: pytest.Session) -> bool | None:
     claims, queue = os.pipe()
     sys.stdout.flush()
     sys.stderr.flush()
+    gc.freeze()  # what the parent holds: no child's collector walks it, or copies it by touching
     children: list[_Child] = []
     try:
         for number in range(count):
