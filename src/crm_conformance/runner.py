@@ -172,8 +172,8 @@ def pytest_command(
     listing: Path | None = None,
 ) -> list[str]:
     """The child's command line: the suites, the harness options and the run's plugin."""
-    # pytest that ends without the interpreter's teardown, as do its xdist workers (fast_exit).
-    command = [sys.executable, "-m", "crm_conformance.fast_exit", "-p", "crm_conformance.fast_exit"]
+    # pytest that ends without the interpreter's teardown (fast_exit).
+    command = [sys.executable, "-m", "crm_conformance.fast_exit"]
     command += ["-p", "crm_conformance.reporting.run_plugin"]
     command += ["-p", "crm_conformance.reporting.graceful_stop"]
     # No .pytest_cache inside an installed wheel's folder.

@@ -1,4 +1,4 @@
-"""A run's pytest processes end without the interpreter's teardown, and lose nothing.
+"""A run's pytest process ends without the interpreter's teardown, and lose nothing.
 
 Each project here is a pytest project in a temporary folder. Its conftest keeps an
 object whose finaliser writes a file during the interpreter's teardown, which a fast
@@ -28,8 +28,7 @@ def _said_at_exit(who):
     open(os.path.join(os.environ["MARKS"], "atexit-" + who), "w").close()
 
 def pytest_configure(config):
-    workerinput = getattr(config, "workerinput", None)
-    atexit.register(_said_at_exit, workerinput["workerid"] if workerinput else "main")
+    atexit.register(_said_at_exit, "main")
 """
 
 TESTS = """
@@ -58,13 +57,13 @@ def _project(tmp_path: Path) -> Path:
 
 
 def _run(project: Path, *args: str) -> tuple[int, str]:
-    """`python -m crm_conformance.fast_exit` with the plugin, as the runner starts it; its
-    output goes to a file, as the runner's goes to pytest.log (block-buffered)."""
+    """`python -m crm_conformance.fast_exit`, as the runner starts it; its output goes to
+    a file, as the runner's goes to pytest.log (block-buffered)."""
     output = project / "output.txt"
-    command = [sys.executable, "-m", "crm_conformance.fast_exit", "-p", "crm_conformance.fast_exit"]
+    command = [sys.executable, "-m", "crm_conformance.fast_exit"]
     with output.open("w") as out:
         done = subprocess.run(
-            [*command, "-p", "no:cacheprovider", "-q", *args],
+            [*command, "-p", "no:cacheprovider", "-p", "no:xdist", "-q", *args],
             cwd=project,
             stdout=out,
             stderr=subprocess.STDOUT,
@@ -86,7 +85,7 @@ def test_the_process_keeps_pytests_exit_code_and_every_line_of_output(
     tmp_path: Path, args: list[str], code: int, last: str
 ) -> None:
     project = _project(tmp_path)
-    returned, output = _run(project, "-p", "no:xdist", *args)
+    returned, output = _run(project, *args)
     assert returned == code, output
     assert last in output.strip().splitlines()[-1]
     marks = {path.name for path in (project / "marks").iterdir()}
@@ -95,18 +94,6 @@ def test_the_process_keeps_pytests_exit_code_and_every_line_of_output(
 
 
 def test_a_usage_error_keeps_its_exit_code(tmp_path: Path) -> None:
-    returned, output = _run(_project(tmp_path), "-p", "no:xdist", "--no-such-option")
+    returned, output = _run(_project(tmp_path), "--no-such-option")
     assert returned == 4
     assert "usage: pytest" in output
-
-
-def test_each_finished_xdist_worker_ends_at_once_after_its_atexit_handlers(tmp_path: Path) -> None:
-    project = _project(tmp_path)
-    returned, output = _run(project, "-n", "2")
-    assert returned == 0, output
-    assert "5 passed" in output.strip().splitlines()[-1]
-    assert "node down" not in output and "Not properly terminated" not in output
-    marks = {path.name for path in (project / "marks").iterdir()}
-    # Handlers registered after the plugin ran in each worker; the teardown did not.
-    assert {"atexit-gw0", "atexit-gw1"} <= marks
-    assert not any(mark.startswith("teardown-") for mark in marks), marks
