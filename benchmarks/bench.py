@@ -6,7 +6,7 @@ process gains on it (`parallelism.py`), the bound on what `-n 2` can gain over `
 
 Quick run, `-n 0` beside `-n 2`: `crm-conformance run -n N --seed S` against the embedded
 reference server, the two taking turns (`--runs` times each), with where the seconds go:
-per pytest process (the controller and each xdist worker) when it was imported,
+per pytest process (the one that collects and each forked worker) when it was imported,
 configured, done collecting and done testing, and inside its tests the time in setup,
 call and teardown, in HTTP round trips, in sleeps, waiting for the embedded server and
 loading the fuzz layer's schema (`run_breakdown.py`, a pytest plugin loaded with `-p`).

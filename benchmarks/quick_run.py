@@ -37,7 +37,7 @@ class QuickRun:
 
 
 def quick_run(workers: int, *, seed: int, timeout: float, profile: str = "quick") -> QuickRun:
-    """Run `profile` with `workers` xdist workers (0: none) and read its figures."""
+    """Run `profile` with `workers` forked workers (0: none) and read its figures."""
     with tempfile.TemporaryDirectory(prefix="crm-bench-run-") as scratch:
         figures = Path(scratch) / "figures"
         figures.mkdir()

@@ -90,7 +90,9 @@ def main() -> None:
     parser.add_argument("--shards", type=int, default=2)
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("-n", dest="workers", type=int, default=0, help="xdist workers per run")
+    parser.add_argument(
+        "-n", dest="workers", type=int, default=0, help="forked workers per run (run -n)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="crm-bench-shards-") as folder:
         scratch = Path(folder)

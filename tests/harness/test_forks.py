@@ -159,6 +159,35 @@ def test_a_first_failure_with_x_stops_the_children(
     assert sum(outcomes.values()) < 15  # the queue was emptied: not every test ran
 
 
+def test_the_warnings_of_a_childs_tests_reach_the_parents_summary(
+    pytester: pytest.Pytester, project: Path
+) -> None:
+    pytester.makepyfile(
+        test_third="""
+import warnings
+
+def test_warns():
+    warnings.warn(DeprecationWarning("an old way"))
+
+def test_warns_its_own():
+    class Local(Warning):  # a category no other process can import
+        pass
+    warnings.warn(Local("a local kind"))
+"""
+    )
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-p", "no:xdist", "--crm-forks", "2"
+    )
+    assert result.parseoutcomes()["warnings"] == 2
+    result.stdout.fnmatch_lines_random(
+        [
+            "*test_third.py::test_warns",
+            "*test_third.py:4: DeprecationWarning: an old way",
+            "*test_third.py:9: UserWarning: Local: a local kind",
+        ]
+    )
+
+
 class _Item:
     def __init__(self, marker: str | None, *args: str) -> None:
         self.marker = marker

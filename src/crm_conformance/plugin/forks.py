@@ -14,8 +14,9 @@ children. Each child claims the next index from the pipe when it starts its next
 of them, and runs them with the test it will run next, as pytest's own loop does, so
 that fixtures are torn down when their scope ends. Each child sends every report
 (`pytest_report_to_serializable`, pickled: JSON would turn a skip's tuple into a list)
-on a pipe of its own, and the parent passes them to its own plugins, which alone write:
-the terminal, JUnit, the outcome stream.
+on a pipe of its own, with the warnings its tests raised, and the parent passes them to
+its own plugins, which alone write: the terminal (its warnings summary too), JUnit, the
+outcome stream.
 So a child unregisters those, and takes fresh capture files (the parent's are shared).
 
 Each child has a worker name (`gw0`...), which names the records it creates, and its
@@ -41,6 +42,7 @@ import signal
 import struct
 import sys
 import tempfile
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -225,6 +227,8 @@ def _handle(config: pytest.Config, child: _Child, message: dict[str, Any]) -> No
         child.running = None
         with contextlib.suppress(ValueError):
             child.claimed.remove(message["nodeid"])
+    elif kind == "warning":
+        config.hook.pytest_warning_recorded.call_historic(kwargs=_warning_from(message))
     elif kind == "done":
         child.done = True
 
@@ -269,8 +273,49 @@ def _drain(claims: int) -> list[int]:
     return left
 
 
+def _warning_message(
+    recorded: warnings.WarningMessage, when: str, nodeid: str, location: Any
+) -> dict[str, Any]:
+    """A warning a child's test raised, as a message: its text and category (a class
+    pickles as its import path; one that cannot be imported again is sent as its name on
+    a UserWarning)."""
+    category: type[Warning] = recorded.category
+    text = str(recorded.message)
+    try:
+        pickle.dumps(category)
+    except (pickle.PicklingError, AttributeError, TypeError):
+        text, category = f"{category.__name__}: {text}", UserWarning
+    return {
+        "kind": "warning",
+        "text": text,
+        "category": category,
+        "filename": recorded.filename,
+        "lineno": recorded.lineno,
+        "when": when,
+        "nodeid": nodeid,
+        "location": list(location) if location is not None else None,
+    }
+
+
+def _warning_from(message: dict[str, Any]) -> dict[str, Any]:
+    """The arguments of `pytest_warning_recorded` for a child's warning."""
+    category, text = message["category"], message["text"]
+    try:
+        raised = category(text)
+    except Exception:  # a category whose constructor wants more than a text
+        category, raised = UserWarning, UserWarning(f"{category.__name__}: {text}")
+    recorded = warnings.WarningMessage(raised, category, message["filename"], message["lineno"])
+    location = message["location"]
+    return {
+        "warning_message": recorded,
+        "when": message["when"],
+        "nodeid": message["nodeid"],
+        "location": tuple(location) if location is not None else None,
+    }
+
+
 class _Sender:
-    """A child's plugin: every report and log mark, as a message to the parent."""
+    """A child's plugin: every report, log mark and warning, as a message to the parent."""
 
     def __init__(self, config: pytest.Config, writer: int) -> None:
         self.config = config
@@ -291,6 +336,11 @@ class _Sender:
 
     def pytest_runtest_logfinish(self, nodeid: str, location: Any) -> None:
         self.send({"kind": "logfinish", "nodeid": nodeid, "location": list(location)})
+
+    def pytest_warning_recorded(
+        self, warning_message: warnings.WarningMessage, when: str, nodeid: str, location: Any
+    ) -> None:
+        self.send(_warning_message(warning_message, when, nodeid, location))
 
 
 _PARENTS_WRITERS = ("terminalreporter", "crm-conformance-outcomes")
