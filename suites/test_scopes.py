@@ -12,7 +12,9 @@ the target's query for fields (`fields_query`), so the only thing wrong with it 
 token.
 
 Policy tests mirror an entity in the second workspace (`tokens.other_workspace`), so
-the rest of a parallel run, which works in the first, is not refused meanwhile.
+the rest of a parallel run, which works in the first, is not refused meanwhile; and
+every test that uses the second workspace holds it alone while it runs (the
+`other_api` fixture, `crm_conformance.run_lock`).
 """
 
 from collections.abc import Callable, Iterator

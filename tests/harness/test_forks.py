@@ -6,11 +6,13 @@ Each project runs in a subprocess (`runpytest_subprocess`): a fork of this test 
 which may have other threads, is what the plugin must never make.
 """
 
+import itertools
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from fake_target import OTHER_TOKEN
 
 from crm_conformance import profiles
 from crm_conformance.plugin.forks import queue_order
@@ -186,6 +188,45 @@ def test_warns_its_own():
             "*test_third.py:9: UserWarning: Local: a local kind",
         ]
     )
+
+
+SECOND_WORKSPACE = """
+import os
+import time
+import pytest
+
+@pytest.mark.req("TEN-001")
+@pytest.mark.parametrize("n", range(4))
+def test_in_the_second_workspace(other_api, n):
+    began = time.monotonic()  # one clock for every process of the machine
+    time.sleep(0.3)
+    with open(os.environ["FORK_NOTES"], "a") as notes:
+        notes.write(f"{os.getpid()} {began} {time.monotonic()}\\n")
+"""
+
+
+def test_tests_of_the_second_workspace_never_overlap_on_one_target(
+    pytester: pytest.Pytester, base_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Against one given target, a test using the second workspace runs while no other
+    such test does (`run_lock`): the policy tests mirror its entities."""
+    notes = pytester.path / "notes.txt"
+    monkeypatch.setenv("FORK_NOTES", str(notes))
+    monkeypatch.setenv("CRM_TOKEN_OTHER", OTHER_TOKEN)
+    (pytester.path / "suites").mkdir()
+    (pytester.path / "suites" / "test_tenancy_like.py").write_text(SECOND_WORKSPACE)
+    result = pytester.runpytest_subprocess(
+        "suites", "-p", "no:cacheprovider", "-p", "no:xdist", "--crm-forks", "2",
+        "--base-url", base_url,
+    )  # fmt: skip
+    result.assert_outcomes(passed=4)
+    spans = sorted(
+        (float(began), float(ended), int(pid))
+        for pid, began, ended in (line.split() for line in notes.read_text().splitlines())
+    )
+    assert len({pid for _, _, pid in spans}) == 2  # both children ran some
+    for (_, ended, _), (began, _, _) in itertools.pairwise(spans):
+        assert began >= ended
 
 
 class _Item:

@@ -6,11 +6,12 @@ test with a reason naming what to add to the target file; it never fails it.
 """
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from crm_conformance import run_lock
 from crm_conformance.outcomes import PROP_ADAPTER_FEATURE, PROP_OBSERVATION
 from crm_conformance.plugin.session import RunState, ensure_target, jsonable, state_of
 
@@ -56,7 +57,7 @@ def api(pytestconfig: pytest.Config, target: "Target") -> "ApiClient":
 
 
 @pytest.fixture(scope="session")
-def other_api(pytestconfig: pytest.Config, target: "Target") -> "ApiClient":
+def other_workspace_client(pytestconfig: pytest.Config, target: "Target") -> "ApiClient":
     """ApiClient for tokens.other_workspace; skipped when the target has none."""
     token = target.token("other_workspace")
     if token is None:
@@ -65,6 +66,17 @@ def other_api(pytestconfig: pytest.Config, target: "Target") -> "ApiClient":
             "full-scope token of another workspace) to the target file"
         )
     return _client(state_of(pytestconfig), token)
+
+
+@pytest.fixture
+def other_api(
+    pytestconfig: pytest.Config, other_workspace_client: "ApiClient"
+) -> "Iterator[ApiClient]":
+    """ApiClient for tokens.other_workspace, with the second workspace held by this test
+    alone among the run's processes while it runs (`run_lock`: the policy tests mirror
+    its entities)."""
+    with run_lock.held(state_of(pytestconfig).pacing_dir, "other-workspace"):
+        yield other_workspace_client
 
 
 def _adapter_or_none(config: pytest.Config) -> "AdapterClient | None":
