@@ -83,6 +83,13 @@ def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Path:
     return notes
 
 
+def _forked(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    """The project run by pytest in a subprocess, its tests in 2 forks."""
+    return pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-p", "no:xdist", "--crm-forks", "2", *args
+    )
+
+
 def _notes(path: Path) -> list[tuple[int, str]]:
     return [
         (int(pid), what)
@@ -93,9 +100,7 @@ def _notes(path: Path) -> list[tuple[int, str]]:
 def test_every_test_runs_once_in_a_child_and_the_parent_reports_them(
     pytester: pytest.Pytester, project: Path
 ) -> None:
-    result = pytester.runpytest_subprocess(
-        "-p", "no:cacheprovider", "-p", "no:xdist", "--crm-forks", "2", "--junitxml=out.xml"
-    )
+    result = _forked(pytester, "--junitxml=out.xml")
     result.assert_outcomes(passed=12, failed=1, skipped=1, xfailed=1)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["*AssertionError: this one fails*"])
@@ -137,9 +142,7 @@ def test_dies():
     os._exit(7)
 """
     )
-    result = pytester.runpytest_subprocess(
-        "-p", "no:cacheprovider", "-p", "no:xdist", "--crm-forks", "2", "-rf"
-    )
+    result = _forked(pytester, "-rf")
     result.stdout.fnmatch_lines(["*test_dies*forked worker gw* died (exit 7) in this test*"])
     outcomes = result.parseoutcomes()
     held = outcomes.get("failed", 0) - 2  # test_fails, test_dies, and what the child held
@@ -162,9 +165,7 @@ def test_slow(n):
     time.sleep(0.25)
 """
     )
-    result = pytester.runpytest_subprocess(
-        "-p", "no:cacheprovider", "-p", "no:xdist", "--crm-forks", "2", "-x"
-    )
+    result = _forked(pytester, "-x")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     outcomes = result.parseoutcomes()
     assert outcomes["failed"] == 1
@@ -190,9 +191,7 @@ def test_warns_its_own():
     warnings.warn(Local("a local kind"))
 """
     )
-    result = pytester.runpytest_subprocess(
-        "-p", "no:cacheprovider", "-p", "no:xdist", "--crm-forks", "2"
-    )
+    result = _forked(pytester)
     assert result.parseoutcomes()["warnings"] == 2
     result.stdout.fnmatch_lines_random(
         [
@@ -228,10 +227,7 @@ def test_tests_of_the_second_workspace_never_overlap_on_one_target(
     monkeypatch.setenv("CRM_TOKEN_OTHER", OTHER_TOKEN)
     (pytester.path / "suites").mkdir()
     (pytester.path / "suites" / "test_tenancy_like.py").write_text(SECOND_WORKSPACE)
-    result = pytester.runpytest_subprocess(
-        "suites", "-p", "no:cacheprovider", "-p", "no:xdist", "--crm-forks", "2",
-        "--base-url", base_url,
-    )  # fmt: skip
+    result = _forked(pytester, "suites", "--base-url", base_url)
     result.assert_outcomes(passed=4)
     spans = sorted(
         (float(began), float(ended), int(pid))

@@ -32,16 +32,13 @@ no child claimed, with the reason, so the verdict never counts them as passed.
 """
 
 import contextlib
-import functools
 import gc
 import os
 import pickle
 import selectors
-import shutil
 import signal
 import struct
 import sys
-import tempfile
 import warnings
 from dataclasses import dataclass, field
 from typing import Any
@@ -50,7 +47,7 @@ import pytest
 
 from crm_conformance import profiles
 from crm_conformance.plugin.ordering import weight
-from crm_conformance.plugin.session import is_worker, state_of
+from crm_conformance.plugin.session import is_worker, shared_pacing_dir, state_of
 
 _INDEX = struct.Struct("!I")
 _PIPE_BUF = 512
@@ -109,9 +106,8 @@ def pytest_runtestloop(session: pytest.Session) -> bool | None:
     if session.testsfailed and not session.config.option.continue_on_collection_errors:
         return None  # pytest's own loop stops the session on collection errors
     state = state_of(session.config)
-    if state.target is not None and state.pacing_dir is None:
-        state.pacing_dir = tempfile.mkdtemp(prefix="crm-conformance-pacing-")
-        state.closers.append(functools.partial(shutil.rmtree, state.pacing_dir, True))
+    if state.target is not None:  # one target for every child: its allowances shared
+        shared_pacing_dir(state)
     order = queue_order(session.items, profiles.profile(state.options.profile))
     claims, queue = os.pipe()
     sys.stdout.flush()
@@ -187,7 +183,7 @@ def _gather(
     if session.shouldfail or session.shouldstop:
         return
     left = [session.items[i] for i in _drain(claims)]
-    left += [session.items[i] for i in _unwritten(indices)]
+    left += [session.items[i] for i in _indices(indices)]
     for item in left:  # every child died: no one claimed these
         _fail(config, item, "not run: every forked worker ended before it")
 
@@ -205,8 +201,9 @@ def _frames(child: _Child) -> list[dict[str, Any]]:
     return messages
 
 
-def _unwritten(indices: bytes) -> list[int]:
-    return [index for (index,) in _INDEX.iter_unpack(indices)]
+def _indices(data: bytes) -> list[int]:
+    """The test indices `data` holds (4 bytes each, as the queue carries them)."""
+    return [index for (index,) in _INDEX.iter_unpack(data)]
 
 
 def _handle(config: pytest.Config, child: _Child, message: dict[str, Any]) -> None:
@@ -269,7 +266,7 @@ def _drain(claims: int) -> list[int]:
     left: list[int] = []
     with contextlib.suppress(BlockingIOError):
         while chunk := os.read(claims, _INDEX.size * 256):
-            left += [index for (index,) in _INDEX.iter_unpack(chunk)]
+            left += _indices(chunk)
     return left
 
 

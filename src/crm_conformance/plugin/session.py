@@ -238,11 +238,17 @@ def pytest_collection(session: pytest.Session) -> None:
 def pytest_configure_node(node: Any) -> None:
     """xdist controller: share one pacing directory with every worker (their tokens'
     allowances are the run's). Each worker starts its own embedded server if it needs one."""
-    state = state_of(node.config)
-    if state.pacing_dir is None:  # one per run: the workers share their tokens' allowances
+    node.workerinput[_PACING_DIR] = shared_pacing_dir(state_of(node.config))
+
+
+def shared_pacing_dir(state: RunState) -> str:
+    """The run's pacing directory, made on first use and removed at unconfigure: one per
+    run, where the processes testing one target share its tokens' allowances (xdist's
+    workers, or the forked ones of `plugin.forks`) and the second workspace's lock."""
+    if state.pacing_dir is None:
         state.pacing_dir = tempfile.mkdtemp(prefix="crm-conformance-pacing-")
         state.closers.append(functools.partial(shutil.rmtree, state.pacing_dir, True))
-    node.workerinput[_PACING_DIR] = state.pacing_dir
+    return state.pacing_dir
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
