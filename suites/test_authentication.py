@@ -1,23 +1,35 @@
 """Authentication: which tokens the API accepts and how it refuses the others.
 
 The document's rules (Authentication 1-3, 9) are about the `Authorization` header
-only, so every case here is one request to a read every full-scope token may make
-(`GET /v1/contacts`) with a different header; the answer must be 401
-`unauthorized` with the error envelope, or 2xx for the token as issued.
+only. The forms of a token are tried on one read every full-scope token may make
+(`GET /v1/contacts`). The refusals of Authentication 9 ("Missing, unknown, revoked or
+expired token answers 401 `unauthorized`; an expired OAuth token answers 401
+`token_expired`") hold on every endpoint ("All need `Authorization: Bearer
+<ACCESS_TOKEN>`"), so they are a matrix: each kind of bad token on a read and a write
+of each resource group `spec/openapi.yaml` has operations for
+(`crm_conformance.operations`: one acceptable call per group and side, made once per
+module and sent with each token, since every answer is a refusal that changes nothing).
 """
 
+import base64
 import re
+import secrets
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import httpx
 import pytest
 
 from crm_conformance import (
+    AdapterClient,
     ApiClient,
     ConformanceFailure,
     RecordFactory,
     Target,
+    document,
+    expect_error,
     expect_true,
+    operations,
     run_checks,
 )
 
@@ -61,8 +73,108 @@ def test_the_token_as_issued_is_accepted(api: ApiClient) -> None:
 
 @pytest.mark.req("AUTH-002", "AUTH-003", "AUTH-017")
 def test_a_missing_token_is_unauthorized(api: ApiClient) -> None:
-    """ "All need `Authorization: Bearer <ACCESS_TOKEN>`": a read without it is refused."""
+    """ "All need `Authorization: Bearer <ACCESS_TOKEN>`": a read without it is refused
+    (this needs no adapter; the matrix below tries every group)."""
     _expect_unauthorized("AUTH-003", api.get(READ, token=None))
+
+
+@dataclass(frozen=True)
+class BadToken:
+    """A kind of token Authentication 9 refuses, and how."""
+
+    name: str
+    kind: str | None
+    """`workspace` or `oauth` for a token the adapter issues in `state`; None otherwise."""
+    state: str | None
+    req: str
+    code: str
+
+
+BAD_TOKENS = (
+    BadToken("missing", None, None, "AUTH-003", "unauthorized"),
+    BadToken("unknown", None, None, "AUTH-004", "unauthorized"),
+    BadToken("revoked workspace", "workspace", "revoked", "AUTH-005", "unauthorized"),
+    BadToken("revoked oauth", "oauth", "revoked", "AUTH-005", "unauthorized"),
+    BadToken("expired workspace", "workspace", "expired", "AUTH-006", "unauthorized"),
+    BadToken("expired oauth", "oauth", "expired", "OAUTH-006", "token_expired"),
+)
+SIDES = (("read", True), ("write", False))
+GUARDED = tuple(
+    (side, operation)
+    for side, reads in SIDES
+    for operation in operations.pick(document.operations(), reads=reads)
+)
+"""Per resource group of the description, its read and its write (where it has one)."""
+
+
+def _unknown_token() -> str:
+    """A well-formed workspace token no server issued: fresh random segments."""
+
+    def segment(size: int) -> str:
+        return base64.urlsafe_b64encode(secrets.token_bytes(size)).decode().rstrip("=")
+
+    return f"sk_test_{segment(12)}.{segment(32)}"
+
+
+class Refusals:
+    """The bad tokens and the calls of one module, each made once on first use."""
+
+    def __init__(self, adapter: AdapterClient) -> None:
+        self.adapter = adapter
+        self._tokens: dict[str, str | None] = {}
+        self._calls: dict[str, operations.Call] = {}
+
+    def token(self, bad: BadToken) -> str | None:
+        if bad.name not in self._tokens:
+            if bad.kind is None:
+                value = None if bad.name == "missing" else _unknown_token()
+            else:
+                value = self.adapter.create_token(kind=bad.kind, state=bad.state).token
+            self._tokens[bad.name] = value
+        return self._tokens[bad.name]
+
+    def call(
+        self, operation: document.DescribedOperation, maker: operations.Maker
+    ) -> operations.Call:
+        if operation.operation_id not in self._calls:
+            self._calls[operation.operation_id] = operations.call_of(operation, maker)
+        return self._calls[operation.operation_id]
+
+
+@pytest.fixture(scope="module")
+def refusals(adapter: AdapterClient) -> Refusals:
+    return Refusals(adapter)
+
+
+def _matrix() -> list[object]:
+    return [
+        pytest.param(
+            operation,
+            bad,
+            id=f"{operation.group} {side} ({operation.operation_id}) {bad.name}",
+            marks=pytest.mark.req(bad.req, "AUTH-002"),
+        )
+        for side, operation in GUARDED
+        for bad in BAD_TOKENS
+    ]
+
+
+@pytest.mark.req("AUTH-017")
+@pytest.mark.parametrize(("operation", "bad"), _matrix())
+def test_a_bad_token_is_refused_on_every_group(
+    api: ApiClient,
+    refusals: Refusals,
+    unique: Callable[[str], str],
+    convention: Callable[[str], str],
+    operation: document.DescribedOperation,
+    bad: BadToken,
+) -> None:
+    """401 with the code Authentication 9 gives the token's kind, on a call that is
+    otherwise acceptable (a write with a body the target accepts)."""
+    maker = operations.Maker(refusals.adapter, unique, convention, pytest.skip)
+    call = refusals.call(operation, maker)
+    response = call.send(api, token=refusals.token(bad))
+    expect_error(response, bad.req, status=401, code=bad.code)
 
 
 ALTERED: dict[str, Callable[[str], str]] = {

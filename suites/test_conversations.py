@@ -66,7 +66,8 @@ def close(api: ApiClient, conversation_id: str, body: Any = ABSENT) -> httpx.Res
 
 
 def closed(response: httpx.Response, req_id: str, conversation_id: str) -> dict[str, Any]:
-    """The Conversation of a successful close: 200, the same id, status `closed`."""
+    """The Conversation of a successful close: 200, the same id, status `closed` (a
+    status outside the enum fails its own rule first)."""
     body = expect_status(response, req_id, 200)
     expect_true(
         response,
@@ -75,8 +76,9 @@ def closed(response: httpx.Response, req_id: str, conversation_id: str) -> dict[
         expected="the Conversation as a JSON object",
         got=repr(body)[:200],
     )
-    expect_value(response, req_id, "object", body.get("object"), "conversation")
+    expect_value(response, "CONV-002", "object", body.get("object"), "conversation")
     expect_value(response, req_id, "id", body.get("id"), conversation_id)
+    expect_enum(response, "CONV-003", body, "status", STATES)
     expect_value(response, "CONV-024", "status", body.get("status"), "closed")
     return cast(dict[str, Any], body)
 
@@ -112,8 +114,13 @@ def conversations(factory: RecordFactory) -> RecordFactory:
 def test_close_answers_200_with_the_closed_conversation(
     api: ApiClient, conversations: RecordFactory, status: str
 ) -> None:
+    """A refused close fails "closes a waiting or active conversation" (this test's point
+    is each open state); an accepted one that is not 200 with the Conversation fails the
+    answer's rule."""
     conversation = conversations.conversation(status=status)
-    closed(close(api, conversation["id"]), "CONV-015", conversation["id"])
+    response = close(api, conversation["id"])
+    expect_status(response, "CONV-024", *range(200, 300))
+    closed(response, "CONV-015", conversation["id"])
 
 
 @pytest.mark.req(

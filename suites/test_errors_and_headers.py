@@ -156,19 +156,42 @@ def test_a_malformed_path_id_answers_400_validation_failed(api: ApiClient) -> No
     expect_error(response, "ERR-011", status=400, code="validation_failed")
 
 
+TWO_INVALID_FIELDS = {
+    "limit": document.page_limit() + 1,
+    "filter": {"conditions": [], "join": "xor"},
+}
+"""A search body with two invalid fields: `limit` out of 1 to 200, and the nested
+`filter.join`, which is `and` or `or`."""
+
+
+def _names(field: object, path: str) -> bool:
+    """Whether a detail item's `field` names `path` as a dotted path (a prefix such as
+    `body.` before it is read as naming it too, as for `param`)."""
+    return field == path or (isinstance(field, str) and field.endswith(f".{path}"))
+
+
 @pytest.mark.req("ERR-010", "ERR-007", "SRCH-008")
-def test_an_invalid_body_field_answers_422_with_a_detail_item(api: ApiClient) -> None:
-    """A body field out of range is a field problem (422), not a query problem (400),
-    and `detail` lists it by its dotted path."""
-    response = api.post("/v1/contacts/search", json={"limit": document.page_limit() + 1})
+def test_invalid_body_fields_answer_422_with_a_detail_item_each(api: ApiClient) -> None:
+    """Body fields out of range are field problems (422), not query problems (400);
+    `detail` "lists each", and names each by its dotted path, so the nested one is
+    `filter.join`. Other items (an empty group refused too, say) may be listed besides."""
+    response = api.post("/v1/contacts/search", json=TWO_INVALID_FIELDS)
     error = expect_error(response, "ERR-010", status=422, code="validation_failed")
     detail = error.get("detail") or []
     fields = [item.get("field") for item in detail if isinstance(item, dict)]
     expect_true(
         response,
         "ERR-010",
-        any(field == "limit" or str(field).endswith(".limit") for field in fields),
-        expected="error.detail with an item whose field is 'limit'",
+        any(_names(field, "limit") for field in fields)
+        and any("join" in str(field) for field in fields),
+        expected="error.detail with an item for each invalid field, limit and filter.join",
+        got=f"detail fields {fields}",
+    )
+    expect_true(
+        response,
+        "ERR-007",
+        any(_names(field, "filter.join") for field in fields),
+        expected="the nested field named by its dotted path 'filter.join'",
         got=f"detail fields {fields}",
     )
 
@@ -177,6 +200,23 @@ def test_an_invalid_body_field_answers_422_with_a_detail_item(api: ApiClient) ->
 def test_a_body_that_is_not_json_answers_400_bad_request(api: ApiClient) -> None:
     response = PROVOKED["400 for a body that is not JSON"](api)
     expect_error(response, "ERR-009", status=400, code="bad_request")
+
+
+DOCUMENTED_LISTS = {"/v1/contacts": "CON-001", "/v1/users": "USR-002", "/v1/audiences": "AUD-002"}
+"""The reads the document shows as collections, each with the requirement that places it
+at that path (so the point runs only where its class is claimed)."""
+
+
+@pytest.mark.req("VER-001", "IDN-001", "IDN-002")
+@pytest.mark.parametrize(
+    "path", [pytest.param(p, marks=pytest.mark.req(r)) for p, r in DOCUMENTED_LISTS.items()]
+)
+def test_each_documented_list_is_served_under_v1(api: ApiClient, path: str) -> None:
+    """ "The version is in the path prefix `/v1`": each documented list answers its page
+    at its `/v1` path, not only at a path of another version or none. The universal
+    checks hold its rows to the identifier format (IDN-001) and their resource's
+    `object` (IDN-002)."""
+    expect_status(api.get(path, params={"limit": 1}), "VER-001", 200)
 
 
 @pytest.mark.req("HDR-001", "HDR-003", "HDR-004", "HDR-010")

@@ -13,8 +13,11 @@ embedded reference server. Requests here go out with `retry_429=False`: the harn
 client's own pacing and 429 handling would otherwise wait the refusal away.
 """
 
+import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import httpx
 import pytest
@@ -38,7 +41,11 @@ LONGEST_WAIT = 30
 """Most seconds a test waits for a window to reset; a longer Reset is recorded, not waited."""
 READ = "/v1/users"
 """A cheap read every full-scope token may make."""
-LIMIT, RESET = "X-RateLimit-Limit", "X-RateLimit-Reset"
+LIMIT, REMAINING, RESET = "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"
+COUNTDOWN = {"limit": 5, "window_seconds": 20}
+"""What the countdown test asks for: a window much longer than the pause it makes."""
+PAUSE = 2.0
+"""Seconds between the countdown test's two requests."""
 
 
 @dataclass(frozen=True)
@@ -47,6 +54,13 @@ class Throttled:
 
     client: ApiClient
     refusal: httpx.Response
+    allowance: int
+    """The first answer's X-RateLimit-Limit."""
+    answered: int
+    """Requests answered 200 before the refusal."""
+    in_one_window: bool
+    """Whether every request was sent and answered within the first answer's Reset less a
+    second (HDR-007's reading of "one window", whatever its shape): no refill between."""
 
 
 def _read(client: ApiClient) -> httpx.Response:
@@ -56,19 +70,22 @@ def _read(client: ApiClient) -> httpx.Response:
 def _throttle(api: ApiClient, factory: RecordFactory) -> Throttled:
     """Spend a fresh small-allowance token until it is refused (at most BUDGET requests)."""
     client = api.with_token(factory.token(rate_limit=ALLOWANCE).token)
+    started = time.monotonic()
     first = _read(client)
     expect_status(first, "AUTH-001", 200)
-    allowance = int(first.headers[LIMIT].strip())
+    allowance = _header(first, LIMIT)
+    reset = _header(first, RESET)
     if allowance >= BUDGET:
         pytest.skip(
             f"the adapter's token has an allowance of {allowance} ({LIMIT}), more than the "
             f"{BUDGET} requests this test may spend: the adapter's POST /v1/tokens should "
             f"honour rate_limit {ALLOWANCE}"
         )
-    for _ in range(BUDGET):
+    for answered in range(1, BUDGET + 1):
         response = _read(client)
         if response.status_code != 200:
-            return Throttled(client, response)
+            in_one_window = time.monotonic() - started < reset - 1
+            return Throttled(client, response, allowance, answered, in_one_window)
     raise ConformanceFailure(
         "RATE-002",
         expected=f"a 429 within {BUDGET} requests on a token whose {LIMIT} is {allowance}",
@@ -77,13 +94,24 @@ def _throttle(api: ApiClient, factory: RecordFactory) -> Throttled:
     )
 
 
-@pytest.mark.req("RATE-002", "HDR-002")
+@pytest.mark.req("RATE-002", "HDR-002", "HDR-006")
 def test_a_token_over_its_allowance_gets_429_with_retry_after(
     api: ApiClient, factory: RecordFactory
 ) -> None:
     """The universal checks on the refusal hold the integer `Retry-After` (HDR-002),
-    the envelope, the type for a 429 and the rate-limit headers."""
-    refusal = _throttle(api, factory).refusal
+    the envelope, the type for a 429 and the rate-limit headers. `X-RateLimit-Limit`
+    is "requests allowed in the current window": when every request fell in one window,
+    exactly that many were answered before the refusal."""
+    throttled = _throttle(api, factory)
+    refusal = throttled.refusal
+    if throttled.in_one_window:
+        expect_true(
+            refusal,
+            "HDR-006",
+            throttled.answered == throttled.allowance,
+            expected=f"{LIMIT} = {throttled.allowance} requests answered in one window, then a 429",
+            got=f"{throttled.answered} answered before the 429",
+        )
     expect_error(refusal, "RATE-002", status=429, code="rate_limit_exceeded")
     expect_true(
         refusal,
@@ -137,4 +165,73 @@ def test_the_allowance_refills_once_reset_seconds_have_passed(
         response.status_code == 200,
         expected=f"200 once the {RESET} of {reset} s has passed",
         got=f"{response.status_code} {response.text[:200]}",
+    )
+
+
+def _header(response: httpx.Response, name: str) -> int:
+    """An integer rate-limit header (HDR-001's checks have already held it is one)."""
+    run_checks(response)
+    return int(response.headers[name].strip())
+
+
+@pytest.mark.req("HDR-008", "HDR-001")
+@pytest.mark.waits
+def test_reset_counts_down_the_seconds_left_in_the_window(
+    api: ApiClient, factory: RecordFactory, observe: Callable[[str, Any], None]
+) -> None:
+    """`X-RateLimit-Reset` is "seconds until the window resets and the allowance
+    refills", on a fresh token's window (`COUNTDOWN`), read twice about `PAUSE` seconds
+    apart. The time between the answers is bounded by when each request was sent and
+    answered (a slow or paced request widens the bounds; the test asserts nothing about
+    its own duration), and each Reset may be a second off by rounding.
+
+    - The second Reset is never larger than the first (the first request began the
+      window), when the window refilled in between (Remaining did not go down) too.
+    - In one window (Remaining went down) it is smaller by the time that passed, or,
+      where each request restarts the wait for the whole allowance (a sliding window,
+      whose Reset direction is not shown: HDR-007's decision), a whole window again.
+    - Where the adapter gave the allowance asked for (`X-RateLimit-Limit` says so), no
+      Reset exceeds its window: seconds until it resets, not an instant."""
+    client = api.with_token(factory.token(rate_limit=COUNTDOWN).token)
+    sent_first = time.monotonic()
+    first = _read(client)
+    answered_first = time.monotonic()
+    expect_status(first, "HDR-008", 200)
+    time.sleep(PAUSE)
+    sent_second = time.monotonic()
+    second = _read(client)
+    answered_second = time.monotonic()
+    expect_status(second, "HDR-008", 200)
+    resets = _header(first, RESET), _header(second, RESET)
+    observe("X-RateLimit-Reset, twice", resets)
+    window = COUNTDOWN["window_seconds"]
+    honoured = _header(first, LIMIT) == COUNTDOWN["limit"]
+    expect_true(
+        second,
+        "HDR-008",
+        not honoured or max(resets) <= window + 1,
+        expected=f"{RESET} at most the {window} s window asked for (±1 s), a number of seconds",
+        got=f"{RESET}: {resets[0]}, then {resets[1]}",
+    )
+    expect_true(
+        second,
+        "HDR-008",
+        resets[1] <= resets[0] + 1,
+        expected=f"{RESET} {PAUSE:g} s later at most the first answer's {resets[0]} (±1 s)",
+        got=f"{RESET}: {resets[0]}, then {resets[1]}",
+    )
+    if _header(second, REMAINING) >= _header(first, REMAINING):
+        return  # refilled in between: the second is a fresh window's
+    least = math.floor(sent_second - answered_first)
+    most = math.ceil(answered_second - sent_first)
+    counted_down = resets[0] - most - 1 <= resets[1] <= resets[0] - least + 1
+    restarted = honoured and resets[1] >= window - 1
+    expect_true(
+        second,
+        "HDR-008",
+        counted_down or restarted,
+        expected=f"{RESET} down by the {least} to {most} s between the answers in one window "
+        f"(±1 s): {resets[0] - most - 1} to {resets[0] - least + 1}"
+        + (f", or a whole {window} s window again" if honoured else ""),
+        got=f"{RESET}: {resets[0]}, then {resets[1]}",
     )

@@ -191,14 +191,34 @@ def test_nested_groups_combine_and_with_or(searched: Searched) -> None:
     )
 
 
+@pytest.mark.req("SRCH-004", "SRCH-005")
+def test_equals_matches_the_whole_value(searched: Searched) -> None:
+    """A flat group of one `equals` condition finds the contact of that email, and an
+    email one character short of it (a prefix, contained in it) finds nothing of ours."""
+    contact = searched.make()
+    _conditions_usable(searched, contact)
+    for value, wanted, req_id in (
+        (contact["email"], [contact["id"]], "SRCH-004"),
+        (contact["email"][:-1], [], "SRCH-005"),
+    ):
+        body = {"filter": {"join": "and", "conditions": [_equals("email", value)]}}
+        got = [one for one in searched.ids(req_id, body) if one in ids_of(searched.made)]
+        expect_value(None, req_id, f"our matches of email equals {value!r}", got, wanted)
+
+
 @pytest.mark.req("SRCH-009", "SRCH-007", "PAG-005")
 def test_search_pages_through_every_match_in_the_sort_order(searched: Searched) -> None:
+    """Every match over pages of 2 (SRCH-009), in the order `sort` asked for (SRCH-007);
+    then `-` for descending, in one page."""
     base = datetime.now(UTC).replace(microsecond=0) - timedelta(hours=1)
     for minutes in (4, 1, 5, 3, 2):
         searched.make(updated_at=base + timedelta(minutes=minutes))
-    expected = sorted(searched.made, key=lambda c: instant(c["updated_at"]))
+    expected = ids_of(sorted(searched.made, key=lambda c: instant(c["updated_at"])))
     got = searched.ids("SRCH-009", {"q": searched.token, "sort": "updated_at"}, limit=2)
-    expect_value(None, "SRCH-009", "ids over pages of 2, sort=updated_at", got, ids_of(expected))
+    expect_value(None, "SRCH-009", "ids over pages of 2", sorted(got), sorted(expected))
+    expect_value(None, "SRCH-007", "ids over pages of 2, sort=updated_at", got, expected)
+    descending = searched.ids("SRCH-007", {"q": searched.token, "sort": "-updated_at"})
+    expect_value(None, "SRCH-007", "ids, sort=-updated_at", descending, expected[::-1])
 
 
 @pytest.mark.req("SRCH-002", "QRY-010", "QRY-011", "QRY-005")

@@ -48,13 +48,13 @@ class Stamped:
         self.unique = unique
         self.start = datetime.now(UTC).replace(microsecond=0) - timedelta(hours=1)
 
-    def contact(self, updated_at: datetime) -> dict[str, Any]:
-        at = stamp(updated_at)
+    def contact(self, updated_at: datetime, created_at: datetime | None = None) -> dict[str, Any]:
+        """A contact last changed at `updated_at`, created then too unless `created_at`."""
         return self.adapter.create_record(
             kind="contact",
             fields={"first_name": self.unique("sync"), "last_name": "Conformance"},
-            created_at=at,
-            updated_at=at,
+            created_at=stamp(created_at or updated_at),
+            updated_at=stamp(updated_at),
         )
 
 
@@ -75,6 +75,7 @@ def test_updated_since_finds_changes_at_or_after_the_instant_in_updated_at_order
 ) -> None:
     edge = stamped.contact(stamped.start)
     before = stamped.contact(stamped.start - timedelta(seconds=1))
+    stamped.contact(stamped.start + timedelta(seconds=1))  # a second row to order
     query = {"updated_since": stamp(stamped.start), "sort": "updated_at"}
     response = first_page(api, "/v1/contacts", query)
     records = _changed_since(api, stamped.start, "SYNC-001")
@@ -124,6 +125,28 @@ def test_a_change_at_the_edge_of_the_previous_run_is_not_lost(
         not lost,
         expected="the next run (previous start minus five minutes) lists both late changes",
         got=f"not listed: {', '.join(lost)}",
+    )
+
+
+@pytest.mark.req("SYNC-005", "SYNC-001")
+def test_a_change_to_an_older_record_is_found_by_updated_since(
+    api: ApiClient, stamped: Stamped
+) -> None:
+    """ "Changes to records are read by listing each resource with the `updated_since`
+    filter": a contact created a day before the instant and changed a second after it
+    is a change, listed whatever its creation time."""
+    changed = stamped.contact(
+        stamped.start + timedelta(seconds=1), stamped.start - timedelta(days=1)
+    )
+    query = {"updated_since": stamp(stamped.start), "sort": "updated_at"}
+    response = first_page(api, "/v1/contacts", query)
+    ids = {record.get("id") for record in _changed_since(api, stamped.start, "SYNC-005")}
+    expect_true(
+        response,
+        "SYNC-005",
+        changed["id"] in ids,
+        expected=f"{changed['id']}, created before updated_since and changed after it, listed",
+        got="not listed",
     )
 
 

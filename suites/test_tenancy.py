@@ -1,15 +1,40 @@
 """Tenancy: the bearer token picks the workspace, and other workspaces do not show.
 
 "The workspace is implied by the bearer token. No tenant or workspace header exists."
-"A 404 does not distinguish a missing record from one in another workspace." So the
-id of a record in the second workspace (`tokens.other_workspace`, made through the
-adapter) must answer the first workspace's token exactly as a well-formed id that
-names nothing: same status, type, code, param, detail and body keys, and no wording
-about another workspace. Comparing with a missing id, not with a fixed expectation,
-accepts whatever the target answers for a missing record.
+"A 404 does not distinguish a missing record from one in another workspace." And
+`record_not_found` is a "contact, organization or deal id in the body missing or
+invisible to the token; `param` names the field".
+
+Two matrices, both computed from `spec/openapi.yaml` at collection, so an operation or
+an input added to the description is a new point of each:
+
+- **Every identifier input** (`document.id_inputs()`: path, query and JSON body; the
+  contact list's id filters, named by the target's `contact_filters.*`; the ids a
+  convention body holds; the path id and each id field of the update and retrieve of
+  every resource the target's `updates.*` and `retrieve.*` name; the success event
+  paths with `{event_id}`) sent naming a record of the second workspace answers
+  exactly as a well-formed id that names nothing: same status, type, code, param,
+  detail and body keys, and no wording about another workspace. Comparing with a
+  missing id, not with a fixed expectation, accepts whatever the target answers for a
+  missing record; only a contact, organization or deal id in a body the document
+  shows is pinned (404 `record_not_found` naming the field), as the error table states.
+- **Every read** (each list, the contact list's filters, search by free text and by a
+  condition, the deletion feed of each resource the target names) shows nothing of a
+  record the second workspace made to match it. The second workspace's own token must
+  see that record with the same read, or the read proves nothing and is skipped.
+  `GET /v1/me`, `/v1/capabilities` and `/v1/fields` list no record a workspace makes
+  (scopes, policy, field definitions of the same seeded names), so they are left out.
+
+The second workspace's records, and this one's that make the rest of a request valid,
+are made once per module through the adapter (`tokens.other_workspace` is held while
+they are made and read: `other_api`); a conforming target refuses every write that
+names another workspace's record, so none of them changes (the deletion-feed tests make
+and delete their own).
 """
 
+import hashlib
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 import httpx
@@ -17,17 +42,22 @@ import pytest
 
 from crm_conformance import (
     AdapterClient,
+    AdapterError,
     ApiClient,
     absent_id,
     conventions,
+    document,
     error_of,
     expect_error,
     expect_pages,
+    expect_status,
     expect_success,
     expect_true,
-    first_page,
-    instant,
+    ids_of,
+    phone_number,
+    stamp,
     strings_in,
+    with_cursor,
 )
 
 TENANT_HEADERS = {
@@ -37,28 +67,218 @@ TENANT_HEADERS = {
 }
 """Headers a client might try; the document says none exists, so they change nothing."""
 
+BODY_RECORD_KINDS = ("con", "org", "deal")
+"""`record_not_found`: "contact, organization or deal id in the body missing or invisible
+to the token; `param` names the field" (their prefixes, from the identifier table)."""
+
+CONVENTION_CALLS: dict[str, tuple[str, str | None]] = {
+    "handoffConversation": ("conversation_moves.handoff_path", "conversation_moves.handoff_body"),
+    "assignConversation": ("conversation_moves.assign_path", "conversation_moves.assign_body"),
+    "resumeConversation": ("conversation_moves.resume_path", "conversation_moves.resume_body"),
+    "resumeCampaign": ("campaigns.resume_path", None),
+}
+"""The path and body conventions of each operation the document only names."""
+
+CONVENTION_BODY_IDS = {"assignConversation": ("assignee_id",)}
+"""The ids a convention body holds (`conventions.KEYS`: "the assign body holds
+`{assignee_id}`"); their kind is that of the field of the same name in the description."""
+
+UPDATE_CHANGES = {
+    "contact": {"job_title": "Tenancy check"},
+    "organization": {"website": "https://example.com/tenancy"},
+    "deal": {"title": "Tenancy check"},
+    "activity": {"description": "Tenancy check"},
+}
+"""The change an update sends when the point is its path id: a plain field of the
+resource, from its table in the document."""
+
+EVENT_PATHS = {"reverse_path": "POST", "retrieve_path": "GET"}
+"""The success event paths with `{event_id}` the target's conventions name, and the
+method each is sent with (a reversal with an empty body, as the success-event tests
+send it)."""
+
+EVENT = "event"
+"""The kind of a success event's id, whose format is not shown (no identifier prefix)."""
+
+Q_FIELDS = ("name", "email", "phone")
+"""Search `q`: "free text across name, email and phone"."""
+
+FEED_KINDS = {
+    "contacts": "contact",
+    "organizations": "organization",
+    "deals": "deal",
+    "activities": "activity",
+}
+"""The adapter's record kind of each resource the deletion feed names."""
+
+SEARCH = "/v1/contacts/search"
+CONTACTS = "/v1/contacts"
+MAX_PAGES = 20
+
+
+# --- the second workspace's records and this one's -------------------------------------
+
+
+class Records:
+    """Records of one workspace by identifier prefix, each made once per module on first
+    use (the same id serves every point that needs a record of that kind)."""
+
+    def __init__(self, workspace: str) -> None:
+        self.workspace: Any = workspace
+        self.ids: dict[str, str] = {}
+        self.contact: dict[str, Any] = {}
+        self.adapter: AdapterClient
+        self.unique: Callable[[str], str]
+        self.client: ApiClient
+        self.convention: conventions.Lookup
+
+    def bind(
+        self,
+        adapter: AdapterClient,
+        unique: Callable[[str], str],
+        client: ApiClient,
+        convention: conventions.Lookup,
+    ) -> "Records":
+        """This workspace's records, made with this test's adapter, names and token
+        (a success event is recorded through the API, with the target's conventions)."""
+        self.adapter, self.unique, self.client, self.convention = (
+            adapter,
+            unique,
+            client,
+            convention,
+        )
+        return self
+
+    def id_of(self, prefix: str) -> str:
+        """The id of this workspace's record of kind `prefix` (`con`, `usr`, `stg`, ...)."""
+        if prefix not in self.ids:
+            self.ids[prefix] = self._make(prefix)
+        return self.ids[prefix]
+
+    def the_contact(self) -> dict[str, Any]:
+        """The contact, with every field a read can match set (and its owner and
+        organization), as the adapter rendered it."""
+        self.id_of("con")
+        return self.contact
+
+    def record(self, kind: str, **fields: Any) -> dict[str, Any]:
+        """A new record of `kind` (contact, organization, deal, activity)."""
+        return self.adapter.create_record(kind=kind, fields=fields, workspace=self.workspace)
+
+    def _make(self, prefix: str) -> str:
+        fixtures = self.adapter.fixtures(workspace=self.workspace)
+        pipeline = fixtures.pipelines[0] if fixtures.pipelines else None
+        made: dict[str, Callable[[], Any]] = {
+            "usr": lambda: fixtures.users[0] if fixtures.users else None,
+            "pipe": lambda: pipeline.id if pipeline else None,
+            "stg": lambda: pipeline.stages[0].id if pipeline and pipeline.stages else None,
+            "lrsn": lambda: fixtures.lost_reasons[0] if fixtures.lost_reasons else None,
+            "org": lambda: self.record("organization", name=self.unique("tenancy"))["id"],
+            "con": self._make_contact,
+            "deal": lambda: self.record(
+                "deal", title=self.unique("tenancy"), contact_id=self.id_of("con")
+            )["id"],
+            "act": lambda: self.record(
+                "activity",
+                title=self.unique("tenancy"),
+                due_at=stamp(),
+                record_id=self.id_of("con"),
+            )["id"],
+            "conv": lambda: self.adapter.create_conversation(
+                status="active",
+                handler="user",
+                contact_id=self.id_of("con"),
+                workspace=self.workspace,
+            )["id"],
+            EVENT: self._record_event,
+            "camp": lambda: self.adapter.create_campaign(
+                status="running", name=self.unique("tenancy"), workspace=self.workspace
+            )["id"],
+        }
+        found = made[prefix]() if prefix in made else None
+        if not isinstance(found, str):
+            pytest.skip(f"no {prefix}_ record of the {self.workspace} workspace to name")
+        return found
+
+    def _record_event(self) -> str | None:
+        """A success event of a new type that forbids a value (its fields are not shown:
+        None when the answer carries no string id)."""
+        code = "sev_" + hashlib.sha256(self.unique("tenancy").encode()).hexdigest()[:16]
+        self.adapter.create_success_event_type(
+            code=code, value="forbidden", workspace=self.workspace
+        )
+        key = "success_events.create"
+        body = conventions.body(self.convention, f"{key}_body", code=code, value=conventions.OMIT)
+        answer = self.client.post(conventions.path(self.convention, f"{key}_path"), json=body)
+        made = answer.json() if answer.is_success else None
+        return made.get("id") if isinstance(made, dict) else None
+
+    def _make_contact(self) -> str:
+        token = "cc" + hashlib.sha256(self.unique("tenancy").encode()).hexdigest()[:16]
+        self.contact = self.record(
+            "contact",
+            first_name="Tenancy",
+            last_name=token,
+            email=f"{token}@example.com",
+            phone=phone_number(),
+            external_id=self.unique("tenancy"),
+            status="won",
+            score="hot",
+            owner_id=self.id_of("usr"),
+            organization_id=self.id_of("org"),
+        )
+        return str(self.contact["id"])
+
+
+@pytest.fixture(scope="module")
+def workspaces() -> dict[str, Records]:
+    """The records of both workspaces, kept for the module."""
+    return {name: Records(name) for name in ("primary", "secondary")}
+
 
 @pytest.fixture
 def elsewhere(
-    other_api: ApiClient, adapter: AdapterClient, unique: Callable[[str], str]
-) -> dict[str, Any]:
-    """A contact of the second workspace."""
-    return adapter.create_record(
-        kind="contact",
-        fields={"first_name": unique("tenant"), "last_name": "Conformance"},
-        workspace="secondary",
-    )
+    other_api: ApiClient,
+    adapter: AdapterClient,
+    unique: Callable[[str], str],
+    convention: conventions.Lookup,
+    workspaces: dict[str, Records],
+) -> Records:
+    """The second workspace's records (held by this test while it runs: `other_api`)."""
+    return workspaces["secondary"].bind(adapter, unique, other_api, convention)
 
 
-def expect_same_as_missing(req_id: str, elsewhere: httpx.Response, missing: httpx.Response) -> None:
-    """`elsewhere` answers as `missing` does, and says nothing of another workspace."""
+@pytest.fixture
+def here(
+    api: ApiClient,
+    adapter: AdapterClient,
+    unique: Callable[[str], str],
+    convention: conventions.Lookup,
+    workspaces: dict[str, Records],
+) -> Records:
+    """The token's own workspace's records, that make the rest of a request valid."""
+    return workspaces["primary"].bind(adapter, unique, api, convention)
+
+
+def expect_same_as_missing(
+    req_id: str,
+    elsewhere: httpx.Response,
+    missing: httpx.Response,
+    sent: tuple[str, str] = ("", ""),
+) -> None:
+    """`elsewhere` answers as `missing` does, and says nothing of another workspace.
+    `sent` are the two ids (another workspace's, a missing one): a `detail` message may
+    quote the id it was sent, so each is read as the same placeholder."""
     seen, wanted = error_of(elsewhere), error_of(missing)
+    details = [
+        _masked(error.get("detail"), id) for error, id in ((seen, sent[0]), (wanted, sent[1]))
+    ]
     for what, got, expected in (
         ("status", elsewhere.status_code, missing.status_code),
-        ("body keys", sorted(elsewhere.json()), sorted(missing.json())),
+        ("body keys", sorted(_json_keys(elsewhere)), sorted(_json_keys(missing))),
         ("error keys", sorted(seen), sorted(wanted)),
         *((f"error.{key}", seen.get(key), wanted.get(key)) for key in ("type", "code", "param")),
-        ("error.detail", seen.get("detail"), wanted.get("detail")),
+        ("error.detail", *details),
     ):
         expect_true(
             elsewhere,
@@ -77,59 +297,531 @@ def expect_same_as_missing(req_id: str, elsewhere: httpx.Response, missing: http
     )
 
 
-@pytest.mark.req("TEN-003", "TEN-001")
-def test_another_workspaces_record_answers_like_a_missing_one(
-    api: ApiClient, elsewhere: dict[str, Any], observe: Callable[[str, Any], None]
+def _masked(value: Any, sent: str) -> Any:
+    """`value` (a JSON value) with the id `sent` in any string read as `<id>`."""
+    if isinstance(value, str):
+        return value.replace(sent, "<id>") if sent else value
+    if isinstance(value, list):
+        return [_masked(item, sent) for item in value]
+    if isinstance(value, dict):
+        return {key: _masked(item, sent) for key, item in value.items()}
+    return value
+
+
+def _json_keys(response: httpx.Response) -> list[str]:
+    try:
+        body = response.json() if response.content else None
+    except ValueError:
+        return []
+    return sorted(body) if isinstance(body, dict) else []
+
+
+# --- every identifier input ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Point:
+    """One identifier input of one operation, naming a record of kind `prefix`."""
+
+    input: document.IdInput
+    prefix: str
+    convention: str | None = None
+    """The target's convention naming the input, where the document does not."""
+
+    def __str__(self) -> str:
+        kind = f"-{self.prefix}" if len(self.input.prefixes) > 1 else ""
+        return f"{self.input.operation_id}-{self.input.where}-{self.input.name}{kind}"
+
+
+def _inputs() -> list[tuple[document.IdInput, str | None]]:
+    """The description's id inputs, the contact list's id filters (named by the
+    target's `contact_filters.*`, "the table names follow the contact fields") and the
+    ids of convention bodies."""
+    described = {op.operation_id: op for op in document.operations()}
+    found: list[tuple[document.IdInput, str | None]] = [(i, None) for i in document.id_inputs()]
+    contact = document.schema("Contact")["properties"]
+    listing = described["listContacts"]
+    for key in conventions.KEYS:
+        table, _, name = key.key.partition(".")
+        prefixes = document.identifier_prefixes(contact.get(name))
+        if table == "contact_filters" and prefixes:
+            found.append(
+                (
+                    document.IdInput(
+                        listing.operation_id, "GET", listing.path, "query", name, prefixes, True
+                    ),
+                    key.key,
+                )
+            )
+        if table in ("updates", "retrieve") and name.endswith("_path"):
+            found += _record_inputs(table, name.removesuffix("_path"))
+        if table == "success_events" and name in EVENT_PATHS:
+            action = name.removesuffix("_path")
+            event = document.IdInput(
+                f"{action}SuccessEvent",
+                EVENT_PATHS[name],
+                key.key,
+                "path",
+                "event_id",
+                (EVENT,),
+                False,
+            )
+            found.append((event, key.key))
+    for operation_id, names in CONVENTION_BODY_IDS.items():
+        op = described[operation_id]
+        for name in names:
+            prefixes = document.field_prefixes(name)
+            found.append(
+                (
+                    document.IdInput(
+                        operation_id, op.method, op.path, "body", name, prefixes, False
+                    ),
+                    None,
+                )
+            )
+    return found
+
+
+def _record_inputs(table: str, resource: str) -> list[tuple[document.IdInput, str | None]]:
+    """The ids of a resource's update (`updates.<resource>_*`: its path id and each id
+    field of the record) or retrieve (`retrieve.<resource>_path`: its path id), whose
+    paths and bodies the target's conventions give ("not shown")."""
+    fields = document.schema(resource.capitalize())["properties"]
+    action = "update" if table == "updates" else "retrieve"
+    operation_id = f"{action}{resource.capitalize()}"
+    key = f"{table}.{resource}"
+    path_id = document.IdInput(
+        operation_id,
+        "",
+        key,
+        "path",
+        f"{resource}_id",
+        document.identifier_prefixes(fields["id"]),
+        False,
+    )
+    found: list[tuple[document.IdInput, str | None]] = [(path_id, key)]
+    for name, node in fields.items() if action == "update" else ():
+        prefixes = document.identifier_prefixes(node)
+        if prefixes and name != "id":
+            found.append(
+                (document.IdInput(operation_id, "", key, "body", name, prefixes, False), key)
+            )
+    return found
+
+
+POINTS = [Point(i, prefix, key) for i, key in _inputs() for prefix in i.prefixes]
+WRITE_POINTS = [p for p in POINTS if p.input.where != "query"]
+FILTER_POINTS = [p for p in POINTS if p.input.where == "query"]
+
+
+def _value(node: Any, here: Records) -> Any:
+    """A valid value of a body member the rest of a request needs (this workspace's
+    record for an identifier)."""
+    prefixes = document.identifier_prefixes(node)
+    if prefixes:
+        return here.id_of(prefixes[0])
+    node = document.resolved(node)
+    if node.get("format") == "date-time":
+        return stamp()
+    if "enum" in node:
+        return next(v for v in node["enum"] if v is not None)
+    kinds = node.get("type")
+    kind = kinds if isinstance(kinds, str) else next(k for k in kinds if k != "null")
+    if kind in ("integer", "number"):
+        return node.get("minimum", 1)
+    if kind == "boolean":
+        return False
+    return here.unique("tenancy")
+
+
+def _body(point: Point, here: Records, value: str) -> dict[str, Any]:
+    """The smallest valid body of the operation holding `value` at the point's input:
+    its required members, the `anyOf` alternative naming the input (else the first),
+    and the members an `if`/`then` needs for the input (a deal's `status: lost` for
+    `lost_reason_id`)."""
+    schema = document.request_schema(point.input.method, point.input.path) or {}
+    properties = schema.get("properties", {})
+    names = list(schema.get("required", ()))
+    alternatives = [list(alt.get("required", ())) for alt in schema.get("anyOf", ())]
+    if alternatives:
+        names += next((alt for alt in alternatives if point.input.name in alt), alternatives[0])
+    body = {name: _value(properties[name], here) for name in names if name != point.input.name}
+    if point.input.name in schema.get("then", {}).get("required", ()):
+        condition = schema.get("if", {}).get("properties", {})
+        body.update({name: rule["const"] for name, rule in condition.items() if "const" in rule})
+    return {**body, point.input.name: value}
+
+
+def _sender(
+    point: Point, here: Records, convention: conventions.Lookup
+) -> Callable[[ApiClient, str], httpx.Response]:
+    """How to send the point's operation with a given id at its input, the rest of the
+    request valid for this workspace."""
+    if point.convention and point.convention.startswith(("updates.", "retrieve.")):
+        return _record_sender(point, here, convention)
+    if point.input.name == "event_id":
+        return lambda client, value: client.request(
+            point.input.method,
+            conventions.path(convention, point.input.path, event_id=value),
+            json={} if point.input.method == "POST" else None,
+        )
+    spec = point.input
+    path_kinds = {
+        i.name: i.prefixes[0]
+        for i in document.id_inputs()
+        if i.operation_id == spec.operation_id and i.where == "path"
+    }
+    shown = spec.shape_shown and spec.operation_id not in CONVENTION_CALLS
+
+    def send(client: ApiClient, value: str) -> httpx.Response:
+        ids = {name: here.id_of(prefix) for name, prefix in path_kinds.items()}
+        if spec.where == "path":
+            ids[spec.name] = value
+        if shown:
+            path = spec.path.format(**ids)
+            if spec.where == "body" or document.body_required(spec.method, spec.path):
+                return client.request(spec.method, path, json=_body(point, here, value))
+            return client.request(spec.method, path)
+        path_key, body_key = CONVENTION_CALLS[spec.operation_id]
+        path = conventions.path(convention, path_key, **ids)
+        if body_key is None:
+            return client.request(spec.method, path)
+        values: dict[str, Any] = dict(ids)
+        for name in conventions.placeholders(convention(body_key)) - set(ids):
+            prefixes = document.field_prefixes(name)
+            values[name] = value if name == spec.name else here.id_of(prefixes[0])
+        return client.request(
+            spec.method, path, json=conventions.body(convention, body_key, **values)
+        )
+
+    return send
+
+
+def _record_sender(
+    point: Point, here: Records, convention: conventions.Lookup
+) -> Callable[[ApiClient, str], httpx.Response]:
+    """The update or retrieve of this workspace's record (the one at `value` for a path
+    point), an update changing the point's field to `value` (or, for a path point, a
+    field every record of the resource has)."""
+    assert point.convention is not None
+    table, _, resource = point.convention.partition(".")
+    own = document.identifier_prefixes(document.schema(resource.capitalize())["properties"]["id"])
+
+    def send(client: ApiClient, value: str) -> httpx.Response:
+        on_path = point.input.where == "path"
+        record_id = value if on_path else here.id_of(own[0])
+        if table == "retrieve":
+            path = conventions.path(
+                convention, f"{point.convention}_path", **{point.input.name: record_id}
+            )
+            return client.get(path)
+        changes = UPDATE_CHANGES.get(resource, {}) if on_path else {point.input.name: value}
+        call = conventions.update(convention, resource, record_id, changes)
+        return client.request(call.method, call.path, json=call.body)
+
+    return send
+
+
+def _missing_like(foreign_id: str, prefix: str) -> str:
+    """A well-formed id naming nothing, of the kind `prefix`; for a success event, whose
+    id format is not shown, one of the foreign id's prefix when it has the identifier
+    table's form (skipped otherwise: no id of that form is sure to name nothing)."""
+    if prefix != EVENT:
+        return absent_id(prefix)
+    kind, _, tail = foreign_id.rpartition("_")
+    if not kind or len(tail) != 32 or any(c not in "0123456789abcdef" for c in tail):
+        pytest.skip(
+            f"a success event's id format is not shown, and {foreign_id!r} is not prefix_<32 hex>"
+        )
+    return absent_id(kind)
+
+
+@pytest.mark.req("TEN-003", "TEN-004")
+@pytest.mark.parametrize("point", WRITE_POINTS, ids=str)
+def test_an_id_of_another_workspace_answers_as_a_missing_one(
+    point: Point,
+    api: ApiClient,
+    elsewhere: Records,
+    here: Records,
+    convention: conventions.Lookup,
 ) -> None:
-    missing = api.get(f"/v1/contacts/{absent_id('con')}")
-    expect_error(missing, "TEN-003", status=404, code=("not_found", "contact_not_found"))
-    observe("retrieve of a missing contact id", {"status": 404, "code": error_of(missing)["code"]})
-    expect_same_as_missing("TEN-003", api.get(f"/v1/contacts/{elsewhere['id']}"), missing)
+    send = _sender(point, here, convention)
+    foreign_id = elsewhere.id_of(point.prefix)
+    missing_id = _missing_like(foreign_id, point.prefix)
+    foreign = send(api, foreign_id)
+    if (
+        point.input.shape_shown
+        and point.input.where == "body"
+        and point.prefix in BODY_RECORD_KINDS
+    ):
+        expect_error(
+            foreign, "TEN-004", status=404, code="record_not_found", param=point.input.name
+        )
+    missing = send(api, missing_id)
+    expect_same_as_missing("TEN-003", foreign, missing, (foreign_id, missing_id))
 
 
-@pytest.mark.req("TEN-004", "TEN-003")
-def test_another_workspaces_record_in_a_body_is_record_not_found(
-    api: ApiClient, elsewhere: dict[str, Any]
+@pytest.mark.req("TEN-001")
+@pytest.mark.parametrize("point", FILTER_POINTS, ids=str)
+def test_a_filter_on_another_workspaces_id_answers_as_one_on_a_missing_id(
+    point: Point, api: ApiClient, elsewhere: Records, convention: conventions.Lookup
 ) -> None:
-    def create_on(record_id: str) -> httpx.Response:
-        body = {"title": "Tenancy check", "due_at": elsewhere["created_at"], "record_id": record_id}
-        return api.post("/v1/activities", json=body)
+    """The second workspace's contact has this id set; a filter naming it lists what a
+    filter on an id that names nothing lists (or is refused as that one is)."""
+    elsewhere.the_contact()
+    name = convention(point.convention) if point.convention else point.input.name
+    foreign_id, missing_id = elsewhere.id_of(point.prefix), absent_id(point.prefix)
+    refused = api.get(point.input.path, params={name: missing_id})
+    if refused.status_code != 200:
+        answer = api.get(point.input.path, params={name: foreign_id})
+        expect_same_as_missing("TEN-001", answer, refused, (foreign_id, missing_id))
+        return
 
-    response = create_on(elsewhere["id"])
-    expect_error(response, "TEN-004", status=404, code="record_not_found", param="record_id")
-    expect_same_as_missing("TEN-003", response, create_on(absent_id("con")))
+    def rows(value: str) -> list[str]:
+        return ids_of(expect_pages(api, point.input.path, "TEN-001", {name: value}))
+
+    foreign, missing = rows(foreign_id), rows(missing_id)
+    expect_true(
+        None,
+        "TEN-001",
+        sorted(foreign) == sorted(missing),
+        expected=f"{point.input.path}?{name}=<the second workspace's {point.prefix}_ id> listing "
+        f"what a {name} naming nothing lists: {sorted(missing)}",
+        got=f"{sorted(foreign)}",
+    )
 
 
-@pytest.mark.req("TEN-002", "TEN-001")
-def test_a_workspace_header_changes_nothing(api: ApiClient, elsewhere: dict[str, Any]) -> None:
-    plain = api.get(f"/v1/contacts/{elsewhere['id']}")
-    with_headers = api.get(f"/v1/contacts/{elsewhere['id']}", headers=TENANT_HEADERS)
-    expect_same_as_missing("TEN-002", with_headers, plain)
+# --- every read ----------------------------------------------------------------------
 
 
-def expect_listed_only_to_its_workspace(
-    record_id: str, path: str, query: Mapping[str, str], second: ApiClient, first: ApiClient
+@dataclass(frozen=True)
+class Read:
+    """A read and the string (an id, a code) of the second workspace's record it
+    would show that workspace's token."""
+
+    method: str
+    path: str
+    query: Mapping[str, str]
+    body: Mapping[str, Any] | None
+    marker: str
+    pages: bool = True
+    refusable: str = ""
+    """Why the target may refuse the read (400 or 422): it is skipped then."""
+
+
+ReadOf = Callable[[Records, conventions.Lookup], Read]
+
+
+def _contact_list(
+    filter_of: Callable[[conventions.Lookup, dict[str, Any]], dict[str, str]],
+) -> ReadOf:
+    """The contact list with a filter matching the second workspace's contact, ANDed
+    with `updated_since` at its last change (so the answer stays a page or two)."""
+
+    def read(elsewhere: Records, convention: conventions.Lookup) -> Read:
+        contact = elsewhere.the_contact()
+        query = {"updated_since": contact["updated_at"], "sort": "updated_at"}
+        return Read(
+            "GET", CONTACTS, {**query, **filter_of(convention, contact)}, None, contact["id"]
+        )
+
+    return read
+
+
+def _filter(field: str) -> ReadOf:
+    return _contact_list(lambda c, contact: {c(f"contact_filters.{field}"): str(contact[field])})
+
+
+def _search(body_of: Callable[[dict[str, Any]], dict[str, Any]], refusable: str = "") -> ReadOf:
+    def read(elsewhere: Records, _: conventions.Lookup) -> Read:
+        contact = elsewhere.the_contact()
+        return Read("POST", SEARCH, {}, body_of(contact), contact["id"], refusable=refusable)
+
+    return read
+
+
+def _user(elsewhere: Records, _: conventions.Lookup) -> Read:
+    return Read("GET", "/v1/users", {}, None, elsewhere.id_of("usr"))
+
+
+def _pipeline(elsewhere: Records, _: conventions.Lookup) -> Read:
+    return Read("GET", "/v1/pipelines", {}, None, elsewhere.id_of("pipe"), pages=False)
+
+
+def _audience(elsewhere: Records, _: conventions.Lookup) -> Read:
+    """Audiences are not made through the adapter: the marker is left empty, for the
+    first audience the second workspace's token lists."""
+    return Read("GET", "/v1/audiences", {}, None, "")
+
+
+def _event_type(elsewhere: Records, _: conventions.Lookup) -> Read:
+    code = elsewhere.unique("tenancy").replace("-", "_")
+    elsewhere.adapter.create_success_event_type(
+        code=code, value="forbidden", workspace=elsewhere.workspace
+    )
+    return Read("GET", "/v1/success-event-types", {}, None, code, pages=False)
+
+
+def _deleted(resource: str) -> ReadOf:
+    """A record of `resource` the second workspace made and deleted, in the feed."""
+
+    def read(elsewhere: Records, convention: conventions.Lookup) -> Read:
+        fields: dict[str, Any] = {
+            "contact": {"first_name": elsewhere.unique("tenancy")},
+            "organization": {"name": elsewhere.unique("tenancy")},
+            "deal": {"title": elsewhere.unique("tenancy"), "contact_id": elsewhere.id_of("con")},
+            "activity": {
+                "title": elsewhere.unique("tenancy"),
+                "due_at": stamp(),
+                "record_id": elsewhere.id_of("con"),
+            },
+        }
+        kind = FEED_KINDS.get(resource)
+        if kind is None:
+            pytest.skip(f"the adapter makes no record of {resource} to delete")
+        made = elsewhere.record(kind, **fields[kind])
+        elsewhere.adapter.delete_record(made["id"])
+        query = conventions.deletion_feed(convention, resource)
+        return Read("GET", "/v1/deleted-records", query, None, made["id"])
+
+    return read
+
+
+def _reads() -> dict[str, ReadOf]:
+    """Every read point: the contact list under each filter the target names and each
+    date-time query the description gives it, search by `q` on each field it covers and
+    by a condition, every other list, and the deletion feed of each resource."""
+    reads: dict[str, ReadOf] = {}
+    contact = document.schema("Contact")["properties"]
+    for key in conventions.KEYS:
+        table, _, name = key.key.partition(".")
+        if table == "contact_filters" and not document.identifier_prefixes(contact.get(name)):
+            reads[f"listContacts-{name}"] = _filter(name)
+        if table == "deleted_records_values":
+            reads[f"listDeletedRecords-{name}"] = _deleted(name)
+    reads["listContacts-created_since"] = _contact_list(
+        lambda c, contact: {c("created_since_param"): contact["created_at"]}
+    )
+    reads["listContacts-updated_since"] = _contact_list(lambda c, contact: {})
+    for field in Q_FIELDS:
+        reads[f"searchContacts-q-{field}"] = _search(_q(field))
+    reads["searchContacts-filter-email"] = _search(
+        lambda c: {"filter": {"join": "and", "conditions": [_equals("email", c["email"])]}},
+        "field names usable in conditions are not shown, and the target refuses `email`",
+    )
+    reads["listUsers"] = _user
+    reads["listAudiences"] = _audience
+    reads["listPipelines"] = _pipeline
+    reads["listSuccessEventTypes"] = _event_type
+    return reads
+
+
+def _q(field: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """The search body whose free text matches the contact by `field` (its last name is
+    a search token of letters and digits, which any tokenizer keeps whole)."""
+    return lambda contact: {"q": str(contact["last_name" if field == "name" else field])}
+
+
+def _equals(field: str, value: Any) -> dict[str, Any]:
+    return {"field": field, "operator": "equals", "value": value}
+
+
+READS = _reads()
+
+
+def _seen(client: ApiClient, read: Read) -> tuple[set[str], httpx.Response]:
+    """Every string of the read's answers to `client`, page after page (bounded, at the
+    largest `limit`; the cursor in the query, or in the body of a search), and the
+    first answer."""
+    limit = {"limit": str(document.page_limit())} if read.pages else {}
+
+    def fetch(cursor: str | None) -> httpx.Response:
+        if read.body is None:
+            return client.get(read.path, params=dict(with_cursor({**read.query, **limit}, cursor)))
+        body = with_cursor({**read.body, "limit": document.page_limit()}, cursor)
+        return client.request(read.method, read.path, json=dict(body))
+
+    seen: set[str] = set()
+    first = response = fetch(None)
+    if read.refusable and first.status_code in (400, 422):
+        pytest.skip(read.refusable)
+    for _ in range(MAX_PAGES):
+        page = expect_status(response, "TEN-001", 200)
+        if not read.pages:
+            return strings_in(page), first
+        seen |= strings_in(page.get("data"))
+        cursor = (page.get("links") or {}).get("next")
+        if not isinstance(cursor, str) or not page.get("meta", {}).get("has_more", True):
+            break
+        response = fetch(cursor)
+    return seen, first
+
+
+@pytest.mark.req("TEN-001")
+@pytest.mark.parametrize("name", list(READS))
+def test_a_read_shows_nothing_of_another_workspace(
+    name: str,
+    api: ApiClient,
+    other_api: ApiClient,
+    elsewhere: Records,
+    convention: conventions.Lookup,
 ) -> None:
-    """`record_id`, of the second workspace, is in `path`'s answer to that workspace's
-    token and not in the first's (each read through every page, bounded)."""
-    for client, should_list, whose in ((second, True, "second"), (first, False, "first")):
-        listed = record_id in strings_in(expect_pages(client, path, "TEN-001", query))
-        expect_true(
-            first_page(client, path, query),
-            "TEN-001",
-            listed is should_list,
-            expected=f"{record_id} of the second workspace in {path} to its own token only",
-            got=f"in the answer to the {whose} workspace's token: {listed}",
+    read = READS[name](elsewhere, convention)
+    if not read.marker:
+        theirs = ids_of(expect_pages(other_api, read.path, "TEN-001", read.query, max_pages=1))
+        if not theirs:
+            pytest.skip(f"the second workspace's {read.path} lists nothing to look for")
+        read = replace(read, marker=theirs[0])
+    ours, answer = _seen(api, read)
+    expect_true(
+        answer,
+        "TEN-001",
+        read.marker not in ours,
+        expected=f"nothing of the second workspace's {read.marker} in {read.method} {read.path}",
+        got="it is in the answer to the first workspace's token",
+    )
+    if read.marker not in _seen(other_api, read)[0]:
+        pytest.skip(
+            f"the second workspace's own token does not find {read.marker} with this read, "
+            "so it proves nothing here"
         )
 
 
 @pytest.mark.req("TEN-001")
-def test_a_list_shows_only_the_tokens_workspace(
-    api: ApiClient, other_api: ApiClient, elsewhere: dict[str, Any]
+def test_a_contact_linked_to_another_workspaces_organization_never_shows_it(
+    api: ApiClient, elsewhere: Records, here: Records
 ) -> None:
-    since = instant(elsewhere["updated_at"]).isoformat()
-    query = {"updated_since": since, "sort": "updated_at"}
-    expect_listed_only_to_its_workspace(elsewhere["id"], "/v1/contacts", query, other_api, api)
+    """A contact made with the second workspace's organization_id (the adapter makes
+    contacts: their create body is not shown) is refused, as `record_not_found` says (an
+    adapter's 4xx: the target refused the foreign id, which is this rule kept); if it is
+    made all the same, `expand=organization` must not show that organization."""
+    organization = elsewhere.id_of("org")
+    try:
+        made = here.record(
+            "contact", first_name=here.unique("tenancy"), organization_id=organization
+        )
+    except AdapterError as refused:
+        if refused.status is not None and 400 <= refused.status < 500:
+            return
+        raise
+    response = api.get(f"{CONTACTS}/{made['id']}", params={"expand": "organization"})
+    shown = expect_success(response, "TEN-001").get("organization")
+    expect_true(
+        response,
+        "TEN-001",
+        not (isinstance(shown, dict) and shown.get("id") == organization),
+        expected=f"no organization {organization} of the second workspace expanded",
+        got=f"organization = {shown!r}",
+    )
+
+
+# --- headers and external ids --------------------------------------------------------
+
+
+@pytest.mark.req("TEN-002", "TEN-001")
+def test_a_workspace_header_changes_nothing(api: ApiClient, elsewhere: Records) -> None:
+    path = f"{CONTACTS}/{elsewhere.id_of('con')}"
+    expect_same_as_missing("TEN-002", api.get(path, headers=TENANT_HEADERS), api.get(path))
 
 
 @pytest.mark.req("TEN-005")
@@ -152,18 +844,3 @@ def test_two_workspaces_may_share_an_external_id(
             "external_id": shared,
         }
         expect_success(client.post("/v1/deals", json=body), "TEN-005")
-
-
-@pytest.mark.req("TEN-001", "SYNC-004")
-def test_the_deletion_feed_shows_only_the_tokens_workspace(
-    api: ApiClient,
-    other_api: ApiClient,
-    adapter: AdapterClient,
-    elsewhere: dict[str, Any],
-    convention: Callable[[str], str],
-) -> None:
-    query = conventions.deletion_feed(convention, "contacts")
-    adapter.delete_record(elsewhere["id"])
-    expect_listed_only_to_its_workspace(
-        elsewhere["id"], "/v1/deleted-records", query, other_api, api
-    )

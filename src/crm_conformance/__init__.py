@@ -28,7 +28,7 @@ from crm_conformance._errors import (
 from crm_conformance.failure import ConformanceFailure
 
 if TYPE_CHECKING:
-    from crm_conformance import conventions, document, fuzz
+    from crm_conformance import conventions, document, fuzz, operations
     from crm_conformance.adapter_client import AdapterClient, Fixtures, IssuedToken, Workspace
     from crm_conformance.capabilities import Capabilities, discover
     from crm_conformance.checks import is_timestamp, run_checks
@@ -173,6 +173,7 @@ __all__ = [
     "instant",
     "is_timestamp",
     "matches",
+    "operations",
     "phone_number",
     "refill_window",
     "run_checks",

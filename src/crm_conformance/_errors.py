@@ -32,6 +32,12 @@ class TargetUnreachable(ConformanceError):
 class AdapterError(ConformanceError):
     """Raised when the provisioning adapter fails or answers outside its contract."""
 
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        """The adapter's HTTP status when it answered with an error; None otherwise. A
+        4xx is a refusal of what was asked (a test may expect one), not a broken adapter."""
+
 
 class FeatureMissing(ConformanceError):
     """Raised by `AdapterClient.require` when the adapter does not offer a feature."""

@@ -340,7 +340,8 @@ class AdapterClient:
         if not 200 <= response.status_code < 300:
             raise AdapterError(
                 f"{where} answered {response.status_code}: "
-                f"{self.redactor.text(_short(response.text))}"
+                f"{self.redactor.text(_short(response.text))}",
+                status=response.status_code,
             )
         try:
             body = response.json()

@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal, cast
@@ -82,6 +82,11 @@ class Catalogue:
     document: str
     classes: Mapping[str, ConformanceClass]
     requirements: tuple[Requirement, ...]
+    negative_demands: Mapping[str, tuple[str, ...]] = field(
+        default_factory=lambda: MappingProxyType({})
+    )
+    """Each place spec/openapi.yaml constrains in a request (`request_constraints`) and
+    the requirements whose sentences demand that a server refuse a value breaking it."""
 
     @functools.cached_property
     def _by_id(self) -> Mapping[str, Requirement]:
@@ -260,6 +265,13 @@ def _check_rules(path: Path, data: dict[str, Any], text: str, document: str) -> 
         elif requirement.needs == "opt-in" and not declared.opt_in:
             problems.append(f"{rid} needs: opt-in, but class {requirement.cls!r} is not opt_in")
         requirements.append(requirement)
+    demands = {place: tuple(ids) for place, ids in data.get("negative_demands", {}).items()}
+    problems += [
+        f"negative_demands {place!r}: {rid} is not a requirement of this catalogue"
+        for place, ids in demands.items()
+        for rid in ids
+        if rid not in seen
+    ]
     if problems:
         raise CatalogueError(_report(path, problems))
     return Catalogue(
@@ -267,6 +279,7 @@ def _check_rules(path: Path, data: dict[str, Any], text: str, document: str) -> 
         document=data["document"],
         classes=MappingProxyType(classes),
         requirements=tuple(requirements),
+        negative_demands=MappingProxyType(demands),
     )
 
 

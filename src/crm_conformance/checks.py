@@ -470,6 +470,65 @@ def identifier_formats(response: httpx.Response) -> None:
         )
 
 
+OWNER_FIELDS: dict[str, tuple[str, ...]] = {
+    "contact": ("owner",),
+    "organization": ("owner",),
+    "deal": ("owner",),
+    "activity": ("assignee", "created_by"),
+    "conversation": ("handler",),
+}
+"""The fields each resource types Owner (or Owner or null), by the resource's `object`."""
+
+OWNER_KINDS: dict[str, tuple[str, ...]] = {"user": ("usr_",), "agent": ("agt_",)}
+"""Owner `kind` -> the prefix of its `id` ("`usr_...` for a teammate, `agt_...` for an agent")."""
+
+
+def _owner_problems(where: str, owner: Any) -> list[tuple[str, str]]:
+    """(requirement, problem) for each way `owner` is not an Owner `{id, kind, name, object}`."""
+    if not isinstance(owner, dict):
+        return [("IDN-021", f"{where} = {_short(owner)} (not an Owner object)")]
+    problems = []
+    if owner.get("object") != "owner":
+        problems.append(("IDN-021", f"{where}.object = {_short(owner.get('object'))}"))
+    kind = owner.get("kind")
+    if kind not in OWNER_KINDS:
+        problems.append(("IDN-019", f"{where}.kind = {_short(kind)} (not user or agent)"))
+    prefixes = OWNER_KINDS.get(str(kind), ("usr_", "agt_"))
+    id_problem = _id_problem(f"{where}.id", owner.get("id"), prefixes)
+    if id_problem:
+        problems.append(("IDN-018", id_problem))
+    if owner.get("name") is not None and not isinstance(owner["name"], str):
+        problems.append(("IDN-020", f"{where}.name = {_short(owner['name'])} (not a string)"))
+    return problems
+
+
+@check("IDN-021", "IDN-019", "IDN-018", "IDN-020")
+def owners(response: httpx.Response) -> None:
+    """The Owner table: every field a resource types Owner (`OWNER_FIELDS`) holds, where
+    present and not null, `object: owner`, a `kind` of `user` or `agent`, an `id` of that
+    kind's prefix, and a `name` that is a string or null (absent is read as null).
+
+    Checked in every 2xx body, wherever the resource is embedded; the failure names the
+    requirement of the first problem found.
+    """
+    if not 200 <= response.status_code < 300:
+        return
+    problems = [
+        problem
+        for resource in _walk_resources(_json(response))
+        for field in OWNER_FIELDS.get(resource["object"], ())
+        if resource.get(field) is not None
+        for problem in _owner_problems(f"{resource['object']}.{field}", resource[field])
+    ]
+    if problems:
+        raise _fail(
+            problems[0][0],
+            response,
+            expected="Owner objects {id: usr_/agt_ id, kind: user or agent, name, object: owner}",
+            got=_first_five([text for _, text in problems]),
+        )
+
+
 ALWAYS_PRESENT: dict[str, tuple[str, tuple[str, ...]]] = {
     "contact": ("CON-003", ("id", "object", "status", "visibility", "created_at", "updated_at")),
     "deal": (
@@ -619,15 +678,15 @@ def timestamps(response: httpx.Response) -> None:
 
 # --- collections -------------------------------------------------------------------
 
-_COLLECTIONS = frozenset(
-    {
-        ("GET", "/v1/contacts"),
-        ("POST", "/v1/contacts/search"),
-        ("GET", "/v1/users"),
-        ("GET", "/v1/audiences"),
-    }
-)
-"""Operations the document says answer a collection ("Response: collection of ...")."""
+COLLECTION_OBJECTS: dict[tuple[str, str], str] = {
+    ("GET", "/v1/contacts"): "contact",
+    ("POST", "/v1/contacts/search"): "contact",
+    ("GET", "/v1/users"): "user",
+    ("GET", "/v1/audiences"): "audience",
+}
+"""Operations the document says answer a collection ("Response: collection of ..."), and
+the `object` of the resource they list."""
+_COLLECTIONS = frozenset(COLLECTION_OBJECTS)
 
 
 def _collection(response: httpx.Response) -> tuple[bool, Any]:
@@ -676,6 +735,32 @@ def collection_envelope(response: httpx.Response) -> None:
             response,
             expected="a collection {data: [...], meta: {has_more, limit}, links: {next}}",
             got="; ".join(problems),
+        )
+
+
+@check("IDN-002")
+def collection_row_objects(response: httpx.Response) -> None:
+    """ "Every resource carries a constant `object` discriminator": each row of a
+    documented list (a "collection of Contact", of User, of Audience) carries its
+    resource's `object`, also when `fields` narrows it ("`object` and `id` always
+    included")."""
+    if not 200 <= response.status_code < 300:
+        return
+    kind = COLLECTION_OBJECTS.get((response.request.method, _api_path(response.request)))
+    body = _json(response)
+    if kind is None or not isinstance(body, dict) or not isinstance(body.get("data"), list):
+        return  # shape problems are collection_envelope's
+    wrong = [
+        f"data[{index}].object = {_short(row.get('object') if isinstance(row, dict) else row)}"
+        for index, row in enumerate(body["data"])
+        if not (isinstance(row, dict) and row.get("object") == kind)
+    ]
+    if wrong:
+        raise _fail(
+            "IDN-002",
+            response,
+            expected=f"every row of the list with object {kind!r}",
+            got=_first_five(wrong),
         )
 
 

@@ -39,6 +39,13 @@ class Key:
     holds: str
 
 
+UPDATED = ("contact", "organization", "deal", "activity")
+"""The resources whose update operation the target file may name ("Update ... operations
+of other resources: not shown")."""
+
+RETRIEVED = ("organization", "deal", "activity")
+"""The resources whose retrieve the target file may name (the contact's is shown)."""
+
 KEYS: tuple[Key, ...] = (
     Key("tag_catalogue_field", "the body field of POST /v1/tags that picks the catalogue"),
     Key("created_since_param", 'the query name of the contact list\'s "created since" filter'),
@@ -65,9 +72,29 @@ KEYS: tuple[Key, ...] = (
     Key("success_events.create_path", "the path recording a success event"),
     Key("success_events.create_body", "its JSON body, with {code} and {value}"),
     Key("success_events.reverse_path", "the path reversing an event, with {event_id}"),
+    Key("success_events.retrieve_path", "the event's own path (its retrieve), with {event_id}"),
+    *(
+        Key(f"updates.{resource}_{part}", f"the {holds} of the {resource} update")
+        for resource in UPDATED
+        for part, holds in (
+            ("method", "HTTP method (PATCH, PUT or POST)"),
+            ("path", f"path, with {{{resource}_id}},"),
+            ("body", "JSON body, with {changes} standing for the changed fields,"),
+        )
+    ),
+    *(
+        Key(
+            f"retrieve.{resource}_path", f"the path retrieving a {resource}, with {{{resource}_id}}"
+        )
+        for resource in RETRIEVED
+    ),
 )
-"""Every convention the suites read. Paths hold `{conversation_id}`, `{campaign_id}` or
-`{event_id}`; the assign body holds `{assignee_id}`."""
+"""Every convention the suites read. Paths hold `{conversation_id}`, `{campaign_id}`,
+`{event_id}` or a record's id (`{contact_id}`, ...); the assign body holds
+`{assignee_id}`, an update body `{changes}`."""
+
+UPDATE_METHODS = ("PATCH", "PUT", "POST")
+"""The methods an update convention may name."""
 
 _PLACEHOLDER = re.compile(r"^\{([a-z_]+)\}$")
 
@@ -96,6 +123,38 @@ def deletion_feed(convention: Lookup, resource: str) -> dict[str, str]:
     `contacts`, `deals`, ...); both the parameter and its value are the target's."""
     name = convention("deleted_records_entity_param")
     return {name: convention(f"deleted_records_values.{resource}")}
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One request a convention describes: its method, filled path and filled body."""
+
+    method: str
+    path: str
+    body: Any
+
+
+def update(
+    convention: Lookup, resource: str, record_id: str, changes: Mapping[str, Any]
+) -> Operation:
+    """The target's update of `resource` (one of `UPDATED`) `record_id` with `changes`
+    (documented field names and values): `updates.<resource>_method`, `_path` with
+    `{<resource>_id}` and `_body`, whose `"{changes}"` placeholder stands for the changed
+    fields, so a server wrapping them (`{"data": "{changes}"}`) says so."""
+    key = f"updates.{resource}"
+    method = convention(f"{key}_method").upper()
+    if method not in UPDATE_METHODS:
+        raise ConventionError(
+            f"conventions {key}_method = {method!r}: one of {', '.join(UPDATE_METHODS)}"
+        )
+    text = convention(f"{key}_body")
+    if "changes" not in placeholders(text):
+        raise ConventionError(
+            f'conventions {key}_body = {text!r}: JSON holding "{{changes}}" where the '
+            "changed fields go (the body is only them: '\"{changes}\"')"
+        )
+    filled = fill_path(convention(f"{key}_path"), f"{key}_path", **{f"{resource}_id": record_id})
+    return Operation(method, filled, fill_body(text, f"{key}_body", changes=dict(changes)))
 
 
 def fill_path(template: str, key: str, **ids: str) -> str:

@@ -29,6 +29,7 @@ def test_passes_against_the_reference_server() -> None:
         (RATES, "retry_after_missing_on_429", "retry_after", {"HDR-002"}),
         (RATES, "rate_limit_per_workspace", "another_token", {"RATE-001"}),
         (RATES, "rate_limit_never_refills", "refills", {"RATE-003"}),
+        (RATES, "rate_reset_epoch", "counts_down", {"HDR-008"}),
     ],
 )
 def test_fails_under_the_fault(module: str, fault: str, keyword: str, reqs: set[str]) -> None:

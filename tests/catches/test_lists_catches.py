@@ -4,7 +4,13 @@ import pytest
 
 from crm_conformance.suite_run import run_suite
 
-SUITES = ["test_pagination.py", "test_query_parameters.py", "test_search.py"]
+SUITES = [
+    "test_pagination.py",
+    "test_query_parameters.py",
+    "test_query_validation.py",
+    "test_sort_order.py",
+    "test_search.py",
+]
 
 
 def test_passes_against_the_reference_server() -> None:
@@ -28,7 +34,14 @@ def test_passes_against_the_reference_server() -> None:
         ("test_query_parameters.py", "filter_values_anded", "ors_its_values", {"CON-034"}),
         ("test_query_parameters.py", "fields_ignored", "only_the_named", {"QRY-010"}),
         ("test_query_parameters.py", "fields_drops_id", "only_the_named", {"QRY-011"}),
-        ("test_query_parameters.py", "unknown_sort_key_ignored", "unknown_sort_key", {"QRY-003"}),
+        ("test_query_validation.py", "unknown_sort_key_ignored", "sort and unknown", {"QRY-003"}),
+        (
+            "test_query_validation.py",
+            "status_filter_unvalidated",
+            "status and unknown",
+            {"ERR-011"},
+        ),
+        ("test_sort_order.py", "sort_without_tie_breaker", "status", {"QRY-002"}),
         ("test_pagination.py", "meta_limit_reports_default", "limit_bounds_are", {"PAG-003"}),
         ("test_pagination.py", "users_newest_first", "order_they_joined", {"USR-001"}),
         ("test_pagination.py", "audiences_oldest_first", "audiences_are_listed", {"AUD-001"}),

@@ -60,7 +60,12 @@ def stats(campaign_id: str) -> httpx.Response:
     return response(200, {"object": "campaign_stats", "campaign_id": campaign_id}, path="/v1/x")
 
 
+AGENT = {"id": hexid("agt_"), "kind": "agent", "name": None, "object": "owner"}
+CONVERSATION = {"object": "conversation", "id": hexid("conv_"), "handler": AGENT}
+
 GOOD = [
+    response(200, CONVERSATION, method="POST", path="/v1/conversations/x/close"),
+    response(200, {"object": "activity", "id": hexid("act_"), "created_by": None}, path="/v1/x"),
     response(200, collection()),
     response(200, collection(limit=5), params={"limit": "5"}),
     response(200, {**collection(has_more=True), "links": {"next": "abc"}}),
@@ -232,6 +237,22 @@ BAD = {
         200, {"contact": {"object": "contact", "id": "con_1"}}, path="/v1/x"
     ),
     "identifier_formats_stats": stats("camp_1"),
+    "collection_row_objects": mutate(
+        response(200, collection()), lambda b: b["data"][0].update(object="lead")
+    ),
+    "collection_row_objects_users": response(
+        200, {**collection(), "data": [{"id": hexid("usr_"), "object": "member"}]}, path="/v1/users"
+    ),
+    "owners": mutate(
+        response(200, collection()), lambda b: b["data"][0]["owner"].update(object="user")
+    ),
+    "owners_kind": mutate(
+        response(200, collection()), lambda b: b["data"][0]["owner"].update(kind="teammate")
+    ),
+    "owners_name": mutate(
+        response(200, collection()), lambda b: b["data"][0]["owner"].update(name={"first": "A"})
+    ),
+    "owners_handler": response(200, {**CONVERSATION, "handler": {**AGENT, "kind": "user"}}),
     "collection_envelope": mutate(response(200, collection()), lambda b: b.pop("links")),
     "collection_envelope_undocumented": response(
         200, {**collection(), "links": {"next": 5}}, path="/v1/x"

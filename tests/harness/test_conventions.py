@@ -75,3 +75,19 @@ def test_a_query_is_read_as_pairs() -> None:
         ("resource", "contact"),
         ("resource", "deal"),
     ]
+
+
+def test_an_update_fills_method_path_and_the_changed_fields_where_changes_stands() -> None:
+    table = {
+        "updates.deal_method": "put",
+        "updates.deal_path": "/v1/deals/{deal_id}",
+        "updates.deal_body": '{"data": "{changes}"}',
+    }
+    operation = conventions.update(table.__getitem__, "deal", "deal_1", {"title": "T"})
+    assert operation == conventions.Operation("PUT", "/v1/deals/deal_1", {"data": {"title": "T"}})
+    plain = {**table, "updates.deal_body": '"{changes}"'}
+    assert conventions.update(plain.__getitem__, "deal", "d", {"a": None}).body == {"a": None}
+    with pytest.raises(ConventionError, match="deal_method"):
+        conventions.update({**table, "updates.deal_method": "GET"}.__getitem__, "deal", "d", {})
+    with pytest.raises(ConventionError, match="changes"):
+        conventions.update({**table, "updates.deal_body": "{}"}.__getitem__, "deal", "d", {})

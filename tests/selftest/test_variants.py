@@ -209,7 +209,18 @@ OBSERVATIONS: dict[str, Callable[[TestClient], Any]] = {
     ),
     "rates_rounded": _rate_of_one_in_three,
     "stage_checked_first": lambda c: _deal_in(c, pipeline_id=f"pipe_{'0' * 32}").status_code,
+    "stage_of_other_pipeline_not_found": lambda c: (
+        _deal_in(
+            c, stage_id=c.get("/v1/pipelines").json()["data"][1]["stages"][0]["id"]
+        ).status_code
+    ),
     "mirrored_refused_as_grant": _mirrored_oauth_write,
+    "search_ignores_idempotency_key": lambda c: (
+        c.post("/v1/contacts/search", json={}, headers={"Idempotency-Key": "k" * 256}).status_code
+    ),
+    "every_contact_field_sortable": lambda c: (
+        c.get("/v1/contacts", params={"sort": "job_title"}).status_code
+    ),
     "unknown_path_400": lambda c: c.get("/v1/no-such-resource").status_code,
     "tag_color_null_default": lambda c: c.post(
         "/v1/tags", json={"name": "grey", "kind": "contact"}

@@ -129,6 +129,10 @@ def run_prefix(pytestconfig: pytest.Config) -> str:
 @pytest.fixture
 def unique(pytestconfig: pytest.Config, run_prefix: str) -> Callable[[str], str]:
     """`unique("label")`: a string unique within the run, starting with the run prefix."""
+    return _unique_maker(pytestconfig, run_prefix)
+
+
+def _unique_maker(pytestconfig: pytest.Config, run_prefix: str) -> Callable[[str], str]:
     counter = state_of(pytestconfig).counter
 
     def make(label: str) -> str:
@@ -152,6 +156,23 @@ def factory(
         adapter=_adapter_or_none(pytestconfig),
         target=target,
         unique=unique,
+        skip=pytest.skip,
+    )
+
+
+@pytest.fixture(scope="module")
+def module_factory(
+    pytestconfig: pytest.Config, api: "ApiClient", target: "Target", run_prefix: str
+) -> "RecordFactory":
+    """A `RecordFactory` shared by one module's tests (in each process running them): for
+    the records a matrix reads and never changes, made once instead of per point."""
+    from crm_conformance.factories import RecordFactory
+
+    return RecordFactory(
+        api=api,
+        adapter=_adapter_or_none(pytestconfig),
+        target=target,
+        unique=_unique_maker(pytestconfig, run_prefix),
         skip=pytest.skip,
     )
 

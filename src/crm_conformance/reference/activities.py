@@ -9,6 +9,7 @@ they are made by the agent (here, the adapter), never through this API.
 """
 
 from dataclasses import replace
+from datetime import datetime
 from typing import Any
 
 from crm_conformance.reference import owners
@@ -71,6 +72,9 @@ def linked_record(call: Call, tx: Transaction, record_id: str) -> str:
     record_not_found (param record_id) when it is missing or invisible."""
     kind = kind_of(record_id, RECORD_KINDS)
     record = tx.get(call.workspace, kind, record_id) if kind else None
+    hidden = record is not None and not call.sees(record)
+    if hidden and call.settings.has_fault("invisible_body_id_forbidden"):
+        raise ApiError(403, "forbidden", "This token may not use this record.")
     if kind is None or record is None or not call.sees(record):
         raise ApiError(
             404,
@@ -81,7 +85,12 @@ def linked_record(call: Call, tx: Transaction, record_id: str) -> str:
     return kind
 
 
-@routes.post("/v1/activities", scopes=("activities:write",), entity="activities")
+@routes.post(
+    "/v1/activities",
+    scopes=("activities:write",),
+    entity="activities",
+    variant_scopes=(("activity_create_guarded_by_contacts_write", ("contacts:write",)),),
+)
 def create_activity(call: Call) -> Reply:
     fields = BodyFields(
         call.json(),
@@ -89,27 +98,43 @@ def create_activity(call: Call) -> Reply:
     )
     off_by_one = call.settings.has_fault("activity_title_limit_off_by_one")
     limit = MAX_TITLE + 1 if off_by_one else MAX_TITLE
-    title = fields.string("title", required=True, min_length=1, max_length=limit)
+    shortest = 0 if call.settings.has_fault("activity_empty_title_accepted") else 1
+    title = fields.string("title", required=True, min_length=shortest, max_length=limit)
     due_at = fields.instant("due_at", required=True)
-    record_id = fields.identifier("record_id", RECORD_KINDS, required=True)
+    if due_at and due_at < call.now() and call.settings.has_fault("activity_due_at_must_be_future"):
+        fields.problem("due_at", "must be in the future", "past")
+    optional = call.settings.has_fault("activity_record_id_optional")
+    if call.settings.has_fault("activity_record_kind_by_prefix"):
+        record_id = fields.string("record_id", required=True, pattern=r"[a-z]+_[0-9a-f]{32}")
+    else:
+        record_id = fields.identifier("record_id", RECORD_KINDS, required=not optional)
     description = fields.string("description", nullable=False, max_length=MAX_DESCRIPTION)
-    status = fields.string("status", nullable=False, choices=BODY_STATUSES)
+    if call.settings.has_fault("activity_description_dropped"):
+        description = None
+    statuses = STATUSES if call.settings.has_fault("activity_create_takes_any_status") else None
+    status = fields.string("status", nullable=False, choices=statuses or BODY_STATUSES)
     creatable = TYPES if call.settings.has_fault("resume_conversation_creatable") else BODY_TYPES
+    if call.settings.has_fault("activity_follow_up_type_refused"):
+        creatable = tuple(t for t in creatable if t != "follow_up")
     kind = fields.string("type", nullable=False, choices=creatable)
     with call.transaction() as tx:
         if call.settings.has_fault("activity_assignee_unchecked"):
             assignee_id = fields.identifier("assignee_id", "user")
         else:
             assignee_id = owners.user_field(tx, call.workspace, fields, "assignee_id")
+        if assignee_id and call.settings.has_fault("activity_assignee_must_be_member"):
+            assignee = tx.get(call.workspace, "user", assignee_id)
+            if assignee and assignee.get("role") != "member":
+                fields.problem("assignee_id", "only members can be assigned activities")
         fields.check()
-        assert record_id is not None
-        record_kind = linked_record(call, tx, record_id)
+        record_kind = _linked_on_create(call, tx, record_id)
+        null_default = call.settings.has_fault("activity_description_default_null")
         record = tx.insert(
             call.workspace,
             "activity",
             {
                 "title": title,
-                "description": description or "",
+                "description": description or (None if null_default else ""),
                 "type": kind or _default_type(call),
                 "status": status or _default_status(call, due_at),
                 "due_at": due_at,
@@ -120,11 +145,47 @@ def create_activity(call: Call) -> Reply:
                 "status_reason": None,
             },
         )
-        return call.created(render(tx, call.workspace, record))
+        return call.created(_created_rendering(call, render(tx, call.workspace, record)))
+
+
+_KIND_BY_PREFIX = {"con": "contact", "org": "organization", "deal": "deal"}
+"""The fault `activity_record_kind_by_prefix`: the record kind looked up by prefix."""
+
+
+def _linked_on_create(call: Call, tx: Transaction, record_id: str | None) -> str | None:
+    """The kind of the record an activity is created on (none under the fault
+    `activity_record_id_optional`)."""
+    if record_id is None:
+        return None
+    kind = kind_of(record_id, RECORD_KINDS)
+    if call.settings.has_fault("activity_record_kind_by_prefix"):
+        kind = _KIND_BY_PREFIX[record_id.partition("_")[0]]  # KeyError on another prefix
+    if kind == "deal" and call.settings.has_fault("activity_on_deal_refused"):
+        raise ApiError(404, "record_not_found", "No contact or organization.", param="record_id")
+    missing = kind is not None and tx.get(call.workspace, kind, record_id) is None
+    if missing and call.settings.has_fault("activity_record_not_found_names_kind"):
+        raise ApiError(404, "record_not_found", f"No such {kind}.", param=f"{kind}_id")
+    return linked_record(call, tx, record_id)
+
+
+def _created_rendering(call: Call, rendered: dict[str, Any]) -> dict[str, Any]:
+    """The create answer: the faults of its serializer, each where one field is rendered."""
+    if call.settings.has_fault("activity_created_by_api_string") and not rendered["created_by"]:
+        rendered["created_by"] = "api"
+    if call.settings.has_fault("activity_id_task_prefix"):
+        rendered["id"] = "task_" + rendered["id"].partition("_")[2]
+    if call.settings.has_fault("activity_object_task"):
+        rendered["object"] = "task"
+    if call.settings.has_fault("activity_timestamps_epoch"):
+        stamp = datetime.fromisoformat(rendered["updated_at"])
+        rendered["updated_at"] = int(stamp.timestamp())
+    return rendered
 
 
 def _default_type(call: Call) -> str:
     """`task`, or under `activity_defaults_follow_up` a `follow_up`."""
+    if call.settings.has_fault("activity_default_type_todo"):
+        return "todo"
     return "follow_up" if call.settings.has_variant("activity_defaults_follow_up") else "task"
 
 
@@ -132,6 +193,8 @@ def _default_status(call: Call, due_at: str | None) -> str:
     """`open`, or under `activity_defaults_follow_up` `completed` for a past `due_at` (an
     activity logged after it happened)."""
     logged = due_at is not None and due_at < call.now()
+    if call.settings.has_fault("activity_default_status_pending"):
+        return "pending"
     return (
         "completed"
         if logged and call.settings.has_variant("activity_defaults_follow_up")
@@ -214,7 +277,7 @@ def update_activity(call: Call) -> Reply:
     with call.transaction() as tx:
         current = _visible(call, tx, activity_id)
         if current["type"] == AGENT_TYPE:
-            _check_agent_change(fields)
+            _check_agent_change(call, fields)
         changes: dict[str, Any] = {}
         if fields.has("title"):
             changes["title"] = fields.string(
@@ -239,9 +302,15 @@ def update_activity(call: Call) -> Reply:
         return Reply(200, render(tx, call.workspace, record))
 
 
-def _check_agent_change(fields: BodyFields) -> None:
+def _check_agent_change(call: Call, fields: BodyFields) -> None:
+    """Only a move to completed or canceled (the faults: any change without a status
+    passes; or nothing passes, completing neither)."""
     status = fields.body.get("status")
     others = set(fields.body) - {"status", "status_reason"}
+    if call.settings.has_fault("resume_activity_editable") and "status" not in fields.body:
+        return
+    if call.settings.has_fault("resume_activity_not_completable"):
+        others = set(fields.body)
     if others or status not in ("completed", "canceled"):
         raise ApiError(
             422,

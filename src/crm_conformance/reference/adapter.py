@@ -53,7 +53,7 @@ from crm_conformance.reference.scopes import ALL_SCOPES
 from crm_conformance.reference.seed import WORKSPACES
 from crm_conformance.reference.settings import ServerSettings
 from crm_conformance.reference.storage import Record, Store, Transaction
-from crm_conformance.reference.tokens import issue_token, revoke_token
+from crm_conformance.reference.tokens import issue_token, issued_form, revoke_token
 
 DELETABLE = ("contact", "organization", "deal", "activity", "tag", "campaign", "user")
 """Kinds `DELETE /v1/records/{record_id}` deletes, by id prefix."""
@@ -186,7 +186,7 @@ class ReferenceAdapter:
             )
         return IssuedToken(
             id=issued.id,
-            token=issued.token,
+            token=issued_form(issued.token, self.backend.settings.faults),
             kind=issued.kind,
             scopes=issued.scopes,
             user_id=user_id,

@@ -14,7 +14,7 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Mount
 
 from crm_conformance.adapter_kit import adapter_app
@@ -113,6 +113,8 @@ def create_app(settings: ServerSettings | None = None) -> ReferenceApp:
             )
         elif exc.status_code in (404, 405) and settings.has_variant("unknown_path_400"):
             error = ApiError(400, "bad_request", f"{request.url.path} is not a path of this API.")
+        elif exc.status_code == 404 and settings.has_fault("unknown_path_framework_body"):
+            return JSONResponse({"detail": "Not Found"}, 404)  # the framework's own answer
         elif exc.status_code in (404, 405):
             error = ApiError(404, "not_found", f"No route {request.url.path}.")
         else:

@@ -11,6 +11,7 @@ admin to resume a campaign, since resuming sends messages (403
 `window_end` needs a timezone offset too (see `stats.parse_window`).
 """
 
+from collections import Counter
 from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -91,15 +92,30 @@ def get_campaign(call: Call) -> Reply:
 def pause_campaign(call: Call) -> Reply:
     """Running → paused: no further messages; conversations already started carry on."""
     BodyFields(call.json(), allowed=()).check()
+    fault = call.settings.has_fault
     with call.transaction() as tx:
+        campaign_id = call.path_id("campaign_id", "campaign")
+        if fault("pause_unknown_campaign_conflict") and not tx.get(
+            call.workspace, "campaign", campaign_id
+        ):
+            raise ApiError(409, "campaign_not_running", "Only running campaigns pause.")
         record = _campaign(call, tx)
-        repeat = record["status"] == "paused" and call.settings.has_fault(
-            "pause_paused_campaign_ok"
-        )
+        repeat = record["status"] == "paused" and fault("pause_paused_campaign_ok")
         if record["status"] != "running" and not repeat:
             raise ApiError(409, "campaign_not_running", "Only running campaigns pause.")
-        record = tx.update(call.workspace, "campaign", {**record, "status": "paused"})
-    return Reply(202 if call.settings.has_variant("pause_answers_202") else 200, render(record))
+        paused = {**record, "status": "paused"}
+        if fault("pause_not_stored"):
+            record = {**paused, "updated_at": stamp(now())}
+        else:
+            record = tx.update(call.workspace, "campaign", paused)
+    body = render(record)
+    if fault("pause_answer_without_updated_at"):
+        del body["updated_at"]
+    if fault("paused_rendered_as_stopped"):
+        body["status"] = "stopped"
+    if fault("pause_answers_status_only"):
+        body = {"status": body["status"]}
+    return Reply(202 if call.settings.has_variant("pause_answers_202") else 200, body)
 
 
 @routes.post(
@@ -134,7 +150,11 @@ def resume_campaign(call: Call) -> Reply:
     return Reply(200, render(record))
 
 
-@routes.get("/v1/campaigns/{campaign_id}/stats", scopes=("campaigns:read",))
+@routes.get(
+    "/v1/campaigns/{campaign_id}/stats",
+    scopes=("campaigns:read",),
+    variant_scopes=(("campaign_stats_need_analytics_read", ("analytics:read",)),),
+)
 def campaign_stats(call: Call) -> Reply:
     """Counts over `[window_start, window_end)`; the default is the 30 days ending now."""
     call.allow_query(("window_start", "window_end"))
@@ -142,16 +162,34 @@ def campaign_stats(call: Call) -> Reply:
     if start and call.settings.has_fault("naive_window_start_as_utc"):
         naive = parse_instant(start) is None and parse_instant(start, require_offset=False)
         start = start + "+00:00" if naive else start
+    end = call.single("window_end")
+    if end and parse_instant(end) is None and call.settings.has_fault("window_end_unvalidated"):
+        end = None  # an unreadable end falls back to the default, now
     try:
-        window = stats.parse_window(start, call.single("window_end"), now=now())
+        window = stats.parse_window(start, end, now=now())
     except stats.WindowError as refused:
-        if refused.code == "invalid_window":
+        bound = parse_instant(start) if start and end else None
+        empty = bound is not None and end is not None and bound == parse_instant(end)
+        if empty and bound is not None and call.settings.has_fault("empty_window_allowed"):
+            window = stats.Window(bound, bound)
+        elif refused.code == "invalid_window":
             raise ApiError(400, refused.code, refused.message, param=refused.param) from None
-        raise bad_query(refused.param or "window", refused.message, "datetime") from None
+        else:
+            raise bad_query(refused.param or "window", refused.message, "datetime") from None
+    if not start and call.settings.has_fault("default_window_four_weeks"):
+        window = replace(window, start=window.end - timedelta(weeks=4))
     with call.transaction() as tx:
-        record = _campaign(call, tx)
-        rows = tx.find(call.workspace, "participant", campaign_id=record["id"])
-    return Reply(200, _stats_body(call, record["id"], [participant(r) for r in rows], window))
+        if call.settings.has_fault("campaign_stats_any_workspace"):
+            # the analytics store is keyed by the campaign id alone
+            campaign_id = call.path_id("campaign_id", "campaign")
+            place = next((w for w in tx.workspaces() if tx.get(w, "campaign", campaign_id)), None)
+            if place is None:
+                raise not_found("campaign")
+            rows = tx.find(place, "participant", campaign_id=campaign_id)
+        else:
+            campaign_id = _campaign(call, tx)["id"]
+            rows = tx.find(call.workspace, "participant", campaign_id=campaign_id)
+    return Reply(200, _stats_body(call, campaign_id, [participant(r) for r in rows], window))
 
 
 def participant(row: Record) -> stats.Participant:
@@ -188,6 +226,26 @@ def _stats_body(
     if fault("window_start_exclusive"):
         counted = replace(counted, start=window.start + timedelta(microseconds=1))
     body = replace(stats.compute(participants, counted), window=window).render(campaign_id, stamp)
+    if fault("stats_object_named_stats"):
+        body["object"] = "stats"
+    if fault("stats_campaign_id_dropped"):
+        body["campaign_id"] = None
+    if fault("stats_window_as_dates"):
+        body["window_start"] = window.start.date().isoformat()
+        body["window_end"] = window.end.date().isoformat()
+    if fault("contacted_counts_failed_sends"):
+        body["contacted"] += sum(
+            1 for p in participants if p.not_contacted_reason and window.holds(p.last_status_change)
+        )
+    if fault("converted_counts_conversions_in_window"):
+        body["converted"] = len(
+            {p.contact_id for p in participants if window.holds(p.converted_at)}
+        )
+    if fault("not_contacted_ignores_window"):
+        every = Counter(p.not_contacted_reason for p in participants if p.not_contacted_reason)
+        body["not_contacted"] = [
+            {"reason": reason, "count": every[reason]} for reason in stats.NOT_CONTACTED_REASONS
+        ]
     if fault("enrolled_windowed"):
         body["enrolled"] = sum(1 for p in participants if window.holds(p.enrolled_at))
     if fault("reply_rate_as_percentage") and body["reply_rate"] is not None:
@@ -210,4 +268,9 @@ def _stats_body(
         for rate in ("reply_rate", "conversion_rate"):
             if body[rate] is not None:
                 body[rate] = round(body[rate], 4)
+    if fault("not_contacted_as_mapping"):
+        body["not_contacted"] = {item["reason"]: item["count"] for item in body["not_contacted"]}
+    if fault("counts_as_floats"):
+        for count in ("contacted", "replied", "replied_automated", "converted", "enrolled"):
+            body[count] = float(body[count])
     return body

@@ -9,16 +9,18 @@ dotted path of the offending part, so a misspelt filter never returns everything
 
 import operator as operators
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from crm_conformance.reference import contacts, field_definitions
-from crm_conformance.reference.api_errors import Problem, validation_failed
+from crm_conformance.reference.api_errors import ApiError, Problem, validation_failed
 from crm_conformance.reference.clock import parse_instant, stamp
 from crm_conformance.reference.listing import parse_params
 from crm_conformance.reference.reply import Reply
 from crm_conformance.reference.request_body import BodyFields
 from crm_conformance.reference.routing import Call, RouteTable
-from crm_conformance.reference.storage import Record
+from crm_conformance.reference.settings import ServerSettings
+from crm_conformance.reference.storage import Record, Transaction
 
 routes = RouteTable()
 
@@ -61,7 +63,13 @@ def _fold(value: Any) -> Any:
 
 
 def _compile(
-    node: Any, path: str, depth: int, custom: set[str], problems: list[Problem], count: list[int]
+    node: Any,
+    path: str,
+    depth: int,
+    custom: set[str],
+    problems: list[Problem],
+    count: list[int],
+    settings: ServerSettings,
 ) -> Matcher:
     """A matcher for one condition or group; problems are gathered, not raised."""
     count[0] += 1
@@ -69,7 +77,9 @@ def _compile(
         problems.append(Problem(path, "must be a condition or a group object", "type"))
         return lambda _: False
     if "conditions" in node or "join" in node:
-        return _group(node, path, depth, custom, problems, count)
+        if depth > 1 and settings.has_fault("search_nested_group_ignored"):
+            return lambda _: True
+        return _group(node, path, depth, custom, problems, count, settings)
     fields = BodyFields(node, allowed=("field", "operator", "value"), path=path)
     name = fields.string("field", required=True)
     operator = fields.string("operator", required=True, choices=OPERATORS)
@@ -87,6 +97,8 @@ def _compile(
     problems.extend(fields.problems)
     if getter is None or operator is None or fields.problems:
         return lambda _: False
+    if operator == "equals" and settings.has_fault("search_equals_as_contains"):
+        operator = "contains"
     return _condition(getter, name in INSTANT_FIELDS, operator, value, f"{path}.value", problems)
 
 
@@ -97,9 +109,12 @@ def _group(
     custom: set[str],
     problems: list[Problem],
     count: list[int],
+    settings: ServerSettings,
 ) -> Matcher:
     fields = BodyFields(node, allowed=("conditions", "join"), path=path)
     join = fields.string("join", nullable=False, choices=("and", "or")) or "and"
+    if settings.has_fault("search_or_join_as_and") and join != "OR":
+        join = "and"
     conditions = node.get("conditions")
     problems.extend(fields.problems)
     if depth > MAX_DEPTH:
@@ -109,7 +124,7 @@ def _group(
         problems.append(Problem(f"{path}.conditions", "must be an array", "type"))
         return lambda _: False
     matchers = [
-        _compile(item, f"{path}.conditions.{index}", depth + 1, custom, problems, count)
+        _compile(item, f"{path}.conditions.{index}", depth + 1, custom, problems, count, settings)
         for index, item in enumerate(conditions)
     ]
     if count[0] > MAX_CONDITIONS:
@@ -185,7 +200,7 @@ def _any(value: Any, test: Callable[[Any], bool]) -> bool:
     return test(_fold(value))
 
 
-def _free_text(q: str) -> Matcher:
+def _free_text(q: str, settings: ServerSettings) -> Matcher:
     """`q`: case-insensitive text in the name or email, or digits within the phone."""
     text = q.strip().casefold()
     digits = "".join(ch for ch in q if ch.isdigit())
@@ -195,6 +210,8 @@ def _free_text(q: str) -> Matcher:
             if value and text in value.casefold():
                 return True
         phone = record.get("phone") or ""
+        if settings.has_fault("search_q_skips_phone"):
+            return False
         return len(digits) >= 3 and digits in phone
 
     return matches
@@ -239,9 +256,21 @@ def search_contacts(call: Call) -> Reply:
         allowed = (*BODY_KEYS, *body)
     fields = BodyFields(body, allowed=allowed)
     q = fields.string("q", max_length=500)
-    fields.check()
-    params = parse_params(contacts.SPEC, fields.body, settings=call.settings, in_body=True)
-    problems: list[Problem] = []
+    problems: list[Problem] = list(fields.problems)  # "`detail` lists each": all at once
+    read = fields.body
+    if call.settings.has_fault("search_sort_ignored") and isinstance(read, dict):
+        read = {key: value for key, value in read.items() if key != "sort"}
+    if call.settings.has_fault("search_cursor_ignored") and isinstance(read, dict):
+        read = {key: value for key, value in read.items() if key != "cursor"}
+    try:
+        params = parse_params(contacts.SPEC, read, settings=call.settings, in_body=True)
+    except ApiError as error:
+        if error.code != "validation_failed" or not error.detail:
+            raise
+        problems += error.detail
+        params = parse_params(contacts.SPEC, {}, settings=call.settings, in_body=True)
+    if call.settings.has_fault("search_ignores_expand"):
+        params = replace(params, expand=())
     with call.transaction() as tx:
         custom = {d["key"] for d in field_definitions.definitions(tx, call.workspace, "contact")}
         matcher: Matcher = lambda _: True  # noqa: E731
@@ -251,19 +280,31 @@ def search_contacts(call: Call) -> Reply:
         if found is not None and call.settings.has_variant("search_null_join_absent"):
             found = _without_null_joins(found)
         if found is not None:
-            matcher = _compile(found, "filter", 1, custom, problems, [0])
+            matcher = _compile(found, "filter", 1, custom, problems, [0], call.settings)
         if problems:
             raise validation_failed(problems)
-        text = _free_text(q) if q else None
+        text = _free_text(q, call.settings) if q else None
+        pool = tx.all(call.workspace, "contact")
+        if text is not None and call.settings.has_fault("search_q_all_workspaces"):
+            # free text served from one index shared by every workspace
+            pool = [row for each in tx.workspaces() for row in tx.all(each, "contact")]
         rows = [
-            row
-            for row in tx.all(call.workspace, "contact")
-            if call.sees(row) and matcher(row) and (text is None or text(row))
+            row for row in pool if call.sees(row) and matcher(row) and (text is None or text(row))
         ]
         return call.list_reply(
             contacts.SPEC,
             rows,
             params,
             {"search": {"filter": fields.body.get("filter"), "q": q}},
-            lambda r: contacts.render(tx, call.workspace, r, params.expand),
+            lambda r: _rendered(tx, call, r, params.expand),
         )
+
+
+def _rendered(
+    tx: Transaction, call: Call, record: Record, expand: tuple[str, ...]
+) -> dict[str, Any]:
+    """A contact found, rendered as the list renders it."""
+    rendered = contacts.render(tx, call.workspace, record, expand, call.settings)
+    if call.settings.has_fault("search_renders_without_custom_fields"):
+        del rendered["custom_fields"]
+    return rendered

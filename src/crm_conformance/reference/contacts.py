@@ -26,11 +26,13 @@ from crm_conformance.reference import (
     visibility,
 )
 from crm_conformance.reference.api_errors import ApiError, bad_query, not_found
+from crm_conformance.reference.clock import parse_instant
 from crm_conformance.reference.identifiers import is_id
 from crm_conformance.reference.listing import ListSpec, parse_since
 from crm_conformance.reference.reply import Reply
 from crm_conformance.reference.request_body import BodyFields
 from crm_conformance.reference.routing import Call, RouteTable
+from crm_conformance.reference.settings import ServerSettings
 from crm_conformance.reference.storage import Record, Transaction
 
 STATUSES = ("open", "on_hold", "won", "lost")
@@ -77,6 +79,21 @@ SPEC = ListSpec(
     default_sort=("-created_at",),
     expands=frozenset({"organization"}),
 )
+WIDE_SPEC = replace(
+    SPEC,
+    sort_keys={
+        **SPEC.sort_keys,
+        **{
+            name: (lambda r, name=name: r.get(name))
+            for name in (
+                *("id", "visibility", "phone", "address", "city", "state", "job_title"),
+                *("company_name", "organization_id", "owner_id", "lost_reason", "external_id"),
+            )
+        },
+    },
+)
+"""The contact list under the `every_contact_field_sortable` variant: every scalar field
+sorts (which keys sort is not shown)."""
 
 FILTERS = {
     "status": STATUSES,
@@ -89,43 +106,90 @@ FILTERS = {
 }
 """Repeatable list filters: enum values, an id kind, or None for free text."""
 SINCE_FILTERS = ("updated_since", "created_since")
+UNVALIDATED_FILTER_FAULTS = {
+    "status": "status_filter_unvalidated",
+    "organization_id": "organization_id_filter_unvalidated",
+}
+"""Faults under which a filter's values are not checked against its type."""
 
 
 def render(
-    tx: Transaction, workspace: str, record: Record, expand: Sequence[str] = ()
+    tx: Transaction,
+    workspace: str,
+    record: Record,
+    expand: Sequence[str] = (),
+    settings: ServerSettings | None = None,
 ) -> dict[str, Any]:
+    """The Contact; `settings` (the API's reads pass theirs) switch on its render faults."""
+    fault = settings.has_fault if settings is not None else lambda _: False
     rendered: dict[str, Any] = {
         "id": record["id"],
         "object": "contact",
-        "status": record["status"],
-        "visibility": record["visibility"],
+        "status": _rendered_status(record["status"], fault("contact_on_hold_hyphenated")),
+        "visibility": "everyone"
+        if record["visibility"] == "company" and fault("contact_visibility_company_as_everyone")
+        else record["visibility"],
         "created_at": record["created_at"],
         "updated_at": record["updated_at"],
         "first_name": record.get("first_name"),
-        "last_name": record.get("last_name"),
-        "name": display_name(record),
+        "last_name": None if fault("contact_last_name_dropped") else record.get("last_name"),
+        "name": record.get("first_name") or None
+        if fault("contact_name_first_name_only")
+        else display_name(record),
         "email": record.get("email"),
         "phone": record.get("phone"),
         "address": record.get("address"),
         "city": record.get("city"),
         "state": record.get("state"),
-        "job_title": record.get("job_title"),
+        "title" if fault("contact_job_title_as_title") else "job_title": record.get("job_title"),
         "company_name": record.get("company_name"),
         "organization_id": record.get("organization_id"),
         "owner_id": record.get("owner_id"),
-        "score": record.get("score"),
+        "score": _rendered_score(record.get("score"), fault("contact_score_title_cased")),
         "lost_reason": record.get("lost_reason") if record["status"] == "lost" else None,
-        "channels": record.get("channels") or [],
+        "channels": _rendered_channels(record, fault("channel_username_dropped")),
         "tags": tags.render_many(tx, workspace, record.get("tags")),
         "external_id": record.get("external_id"),
         "custom_fields": field_definitions.render_values(
             tx, workspace, "contact", record.get("custom_fields")
         ),
     }
-    owners.put_owner(rendered, tx, workspace, record.get("owner_id"))
-    if "organization" in expand:
-        organizations.put_embedded(rendered, tx, workspace, record.get("organization_id"))
+    if fault("contact_custom_fields_as_list"):
+        rendered["custom_fields"] = [
+            {"key": key, "value": value} for key, value in rendered["custom_fields"].items()
+        ]
+    if not (expand and fault("contact_owner_dropped_with_expand")):
+        owners.put_owner(rendered, tx, workspace, record.get("owner_id"))
+    if "organization" in expand or fault("organization_always_embedded"):
+        organizations.put_embedded(
+            rendered,
+            tx,
+            workspace,
+            record.get("organization_id"),
+            any_workspace=fault("contact_organization_any_workspace"),
+        )
+        embedded = rendered.get("organization")
+        if embedded is not None and fault("embedded_organization_short_form"):
+            rendered["organization"] = {k: embedded[k] for k in ("id", "object", "name")}
     return rendered
+
+
+def _rendered_status(status: str, hyphenated: bool) -> str:
+    """The fault `contact_on_hold_hyphenated` renders on_hold as `on-hold`."""
+    return status.replace("_", "-") if hyphenated else status
+
+
+def _rendered_score(score: str | None, title_cased: bool) -> str | None:
+    """The fault `contact_score_title_cased` renders the score as the UI shows it."""
+    return score.title() if score is not None and title_cased else score
+
+
+def _rendered_channels(record: Record, without_username: bool) -> list[dict[str, str]]:
+    """The fault `channel_username_dropped` leaves `username` out of each channel."""
+    channels: list[dict[str, str]] = record.get("channels") or []
+    if without_username:
+        return [{k: v for k, v in channel.items() if k != "username"} for channel in channels]
+    return channels
 
 
 # --- writes ------------------------------------------------------------------------------
@@ -143,6 +207,8 @@ def read_changes(
             changes[name] = fields.string(name, max_length=MAX_TEXT)
     if fields.has("email"):
         changes["email"] = fields.string("email", max_length=320, pattern=EMAIL)
+        if current is None and call.settings.has_fault("contact_email_dropped_on_create"):
+            del changes["email"]
     if fields.has("phone"):
         raw = fields.string("phone", max_length=40)
         changes["phone"] = phones.normalize(raw) if raw is not None else None
@@ -166,10 +232,14 @@ def read_changes(
             or (current or {}).get("visibility")
             or visibility.DEFAULT
         )
-    if fields.has("owner_id"):
+    if fields.has("owner_id") and not (
+        current is None and call.settings.has_fault("contact_owner_id_ignored")
+    ):
         changes["owner_id"] = owners.user_field(tx, call.workspace, fields, "owner_id")
     if fields.has("external_id"):
         changes["external_id"] = external_ids.read(fields)
+        if changes["external_id"] is None and call.settings.has_fault("external_id_null_ignored"):
+            del changes["external_id"]
     if fields.has("channels"):
         changes["channels"] = _channels(fields)
     if fields.has("tags"):
@@ -192,7 +262,9 @@ def read_changes(
     fields.check()
 
     resolution = None
-    if fields.has("organization_id"):
+    if fields.has("organization_id") and not call.settings.has_fault(
+        "contact_organization_id_ignored"
+    ):
         changes["organization_id"] = _existing_organization(
             call, tx, organization_id, "organization_id"
         )
@@ -216,12 +288,20 @@ def read_changes(
         and "company_name" in changes
     ):
         changes["organization_id"], _ = _organization_named(call, tx, merged["company_name"])
-    if merged["status"] != "lost":
+        if call.settings.has_fault("company_name_cleared_when_linked"):
+            changes["company_name"] = None
+    was = (
+        (current or {}) if call.settings.has_fault("lost_reason_cleared_by_old_status") else merged
+    )
+    if was.get("status") != "lost":
         changes["lost_reason"] = None
     if current is None and call.user_id is not None and "owner_id" not in changes:
         changes["owner_id"] = call.user_id
     own_id = current["id"] if current else None
-    external_ids.ensure_unique(tx, call.workspace, "contact", changes.get("external_id"), own_id)
+    if current is None or not call.settings.has_fault("contact_update_external_id_unchecked"):
+        external_ids.ensure_unique(
+            tx, call.workspace, "contact", changes.get("external_id"), own_id
+        )
     if changes.get("phone"):
         _ensure_phone_free(tx, call.workspace, changes["phone"], own_id)
     return changes, resolution
@@ -258,7 +338,12 @@ def _existing_organization(
 ) -> str | None:
     if organization_id is None:
         return None
-    record = tx.get(call.workspace, "organization", organization_id)
+    record = organizations.by_id(
+        tx,
+        call.workspace,
+        organization_id,
+        any_workspace=call.settings.has_fault("contact_organization_any_workspace"),
+    )
     if record is None or not call.sees(record):
         raise ApiError(404, "record_not_found", "No such organization.", param=param)
     return organization_id
@@ -307,6 +392,8 @@ def visible_contact(call: Call, tx: Transaction, contact_id: str) -> Record:
         if call.settings.has_fault("not_found_names_workspace"):
             raise ApiError(404, "contact_not_found", "This contact belongs to another workspace.")
     if record is None or not call.sees(record):
+        if call.settings.has_fault("missing_contact_resource_missing"):
+            raise not_found("contact", "resource_missing")  # the code another API uses
         raise not_found("contact", "contact_not_found")
     return record
 
@@ -443,13 +530,27 @@ def _visible_one(call: Call, tx: Transaction, **equals: Any) -> Record | None:
 # --- reads ---------------------------------------------------------------------------------
 
 
-@routes.get("/v1/contacts/{contact_id}", scopes=("contacts:read",))
+@routes.get(
+    "/v1/contacts/{contact_id}",
+    scopes=("contacts:read",),
+    variant_scopes=(
+        ("contact_retrieve_needs_organizations_read", ("contacts:read", "organizations:read")),
+    ),
+)
 def get_contact(call: Call) -> Reply:
-    contact_id = call.path_id("contact_id", "contact")
+    if call.settings.has_fault("contact_path_id_unchecked"):
+        contact_id = call.path_params["contact_id"]
+    else:
+        contact_id = call.path_id("contact_id", "contact")
     expand, fields = call.retrieve_params(SPEC)
+    if call.settings.has_fault("contact_retrieve_ignores_fields"):
+        fields = None
     with call.transaction() as tx:
         record = visible_contact(call, tx, contact_id)
-        return Reply(200, call.narrow(render(tx, call.workspace, record, expand), fields))
+        rendered = render(tx, call.workspace, record, expand, call.settings)
+        if call.settings.has_fault("contact_retrieve_wrapped_in_data"):
+            rendered = {"data": rendered}
+        return Reply(200, call.narrow(rendered, fields))
 
 
 @routes.get("/v1/contacts", scopes=("contacts:read",))
@@ -457,29 +558,70 @@ def list_contacts(call: Call) -> Reply:
     """Newest first by default; repeated filters OR, different filters AND."""
     if call.settings.has_variant("bracket_filter_names"):
         call.query = _bracketed(call.query)  # in place: rendering reads this call's state
-    params = call.list_params(SPEC, filters=(*FILTERS, *SINCE_FILTERS))
+    if call.settings.has_fault("contact_owner_expand_accepted"):
+        call.query = _without_owner_expand(call.query)
+    spec = WIDE_SPEC if call.settings.has_variant("every_contact_field_sortable") else SPEC
+    params = call.list_params(spec, filters=(*FILTERS, *SINCE_FILTERS))
     if call.settings.has_fault("contacts_oldest_first") and call.single("sort") is None:
         params = replace(params, sort=(("created_at", False),))
+    if call.settings.has_fault("list_expand_ignored"):
+        params = replace(params, expand=())  # validated, but only retrieve embeds
+    if call.settings.has_fault("updated_at_sort_descending") and params.sort[:1] == (
+        ("updated_at", False),
+    ):
+        params = replace(params, sort=(("updated_at", True), *params.sort[1:]))  # "latest first"
     filters = _filters(call)
-    since = {name: parse_since(name, call.single(name)) for name in SINCE_FILTERS}
+    since = {name: parse_since(name, _naive_as_utc(call, name)) for name in SINCE_FILTERS}
     bounds = {name: value for name, value in since.items() if value is not None}
     with call.transaction() as tx:
-        rows = [row for row in tx.view(call.workspace, "contact") if call.sees(row)]
+        places = [call.workspace]
+        if "email" in filters and call.settings.has_fault("email_filter_all_workspaces"):
+            places = tx.workspaces()  # the e-mail index is one for every workspace
+        rows = [row for place in places for row in tx.view(place, "contact") if call.sees(row)]
         if filters or bounds:
+            join = any if call.settings.has_fault("different_filters_ored") else all
             rows = [
                 row
                 for row in rows
-                if all(_one_of(call, row.get(name), values) for name, values in filters.items())
-                and all(_at_or_after(call, row, name, value) for name, value in bounds.items())
+                if join(
+                    [
+                        *(_one_of(call, row.get(name), values) for name, values in filters.items()),
+                        *(_at_or_after(call, row, name, value) for name, value in bounds.items()),
+                    ]
+                )
             ]
+        object_name = "lead" if call.settings.has_fault("contact_list_object_lead") else "contact"
         return call.list_reply(
-            SPEC,
+            spec,
             rows,
             params,
             {"filters": filters, "since": since},
-            lambda r: render(tx, call.workspace, r, params.expand),
+            lambda r: {
+                **render(tx, call.workspace, r, params.expand, call.settings),
+                "object": object_name,
+                **_organization_id_unjoined(call, params.expand),
+            },
             kept_in=(tx, "contact"),
         )
+
+
+def _organization_id_unjoined(call: Call, expand: Sequence[str]) -> dict[str, Any]:
+    """The `list_organization_id_needs_expand` fault: the list reads organization_id from
+    the organization it joins only for an expand, so without one it is null."""
+    if "organization" in expand or not call.settings.has_fault("list_organization_id_needs_expand"):
+        return {}
+    return {"organization_id": None}
+
+
+def _without_owner_expand(query: QueryParams) -> QueryParams:
+    """The fault `contact_owner_expand_accepted`: `owner` left out of `expand` (the owner
+    is rendered anyway), so naming it is no error."""
+    items = []
+    for name, value in query.multi_items():
+        if name == "expand":
+            value = ",".join(part for part in value.split(",") if part.strip() != "owner")
+        items.append((name, value))
+    return QueryParams(items)
 
 
 BRACKETED = {f"filter[{name}]": name for name in FILTERS} | {"created_after": "created_since"}
@@ -505,10 +647,26 @@ def _one_of(call: Call, value: Any, values: list[str]) -> bool:
     return value in values
 
 
+def _naive_as_utc(call: Call, name: str) -> str | None:
+    """The raw `*_since` value; under its fault an `updated_since` without an offset is
+    read as UTC instead of refused."""
+    raw = call.single(name)
+    if name != "updated_since" or raw is None or parse_instant(raw) is not None:
+        return raw
+    if call.settings.has_fault("naive_updated_since_as_utc"):
+        instant = parse_instant(raw, require_offset=False)
+        return raw if instant is None else instant.isoformat()
+    return raw
+
+
 def _at_or_after(call: Call, row: Record, name: str, value: str) -> bool:
     """Whether the row's stamp of a `*_since` filter is at or after `value`."""
     stamp = row[name.replace("_since", "_at")]
+    if name == "updated_since" and call.settings.has_fault("updated_since_reads_created_at"):
+        stamp = row["created_at"]  # the index the filter was written against
     if name == "updated_since" and call.settings.has_fault("updated_since_exclusive"):
+        return bool(stamp > value)
+    if name == "created_since" and call.settings.has_fault("created_since_exclusive"):
         return bool(stamp > value)
     return bool(stamp >= value)
 
@@ -519,7 +677,10 @@ def _filters(call: Call) -> dict[str, list[str]]:
         values = call.query.getlist(name)
         if not values:
             continue
-        if len(values) > MAX_FILTER_VALUES:
+        cap = MAX_FILTER_VALUES
+        if call.settings.has_fault("filter_cap_off_by_one"):
+            cap -= 1
+        if len(values) > cap and not call.settings.has_fault("filter_cap_unchecked"):
             raise ApiError(
                 400,
                 "too_many_filter_values",
@@ -527,11 +688,28 @@ def _filters(call: Call) -> dict[str, list[str]]:
                 param=name,
             )
         for value in values:
+            if name in UNVALIDATED_FILTER_FAULTS and call.settings.has_fault(
+                UNVALIDATED_FILTER_FAULTS[name]
+            ):
+                continue  # compared as text: an invalid value matches nothing
             if isinstance(rule, tuple) and value not in rule:
                 raise bad_query(name, f"must be one of {', '.join(rule)}", "enum")
             if isinstance(rule, str) and not is_id(value, rule):
                 raise bad_query(name, f"must be a {rule} id", "pattern")
         if name == "phone":
             values = [phones.normalize(value) or value for value in values]
-        chosen[name] = sorted(set(values))
+        ignored = IGNORED_FILTER_FAULTS.get(name)
+        if ignored is None or not call.settings.has_fault(ignored):
+            chosen[name] = sorted(set(values))
     return chosen
+
+
+IGNORED_FILTER_FAULTS = {
+    "status": "status_filter_ignored",
+    "score": "score_filter_ignored",
+    "email": "email_filter_ignored",
+    "owner_id": "owner_filter_ignored",
+    "organization_id": "organization_filter_ignored",
+    "external_id": "external_id_filter_ignored",
+}
+"""Faults: a filter validated but never applied (left out of the chosen filters)."""

@@ -14,6 +14,13 @@ from crm_conformance.reference.tags import CATALOGUE_FIELD
 from crm_conformance.reference.variants import VARIANTS
 
 _MOVE = "/v1/conversations/{conversation_id}/"
+_UPDATED = {
+    "contact": "contacts",
+    "organization": "organizations",
+    "deal": "deals",
+    "activity": "activities",
+}
+"""Each resource this server updates (PATCH at its own path, the fields as the body)."""
 
 CONVENTIONS: dict[str, Any] = {
     "tag_catalogue_field": CATALOGUE_FIELD,
@@ -45,6 +52,20 @@ CONVENTIONS: dict[str, Any] = {
         "create_path": "/v1/success-events",
         "create_body": json.dumps({"code": "{code}", "value": "{value}"}),
         "reverse_path": "/v1/success-events/{event_id}/reverse",
+        "retrieve_path": "/v1/success-events/{event_id}",
+    },
+    "updates": {
+        f"{resource}_{part}": value
+        for resource, plural in _UPDATED.items()
+        for part, value in (
+            ("method", "PATCH"),
+            ("path", f"/v1/{plural}/{{{resource}_id}}"),
+            ("body", json.dumps("{changes}")),
+        )
+    },
+    "retrieve": {
+        f"{resource}_path": f"/v1/{_UPDATED[resource]}/{{{resource}_id}}"
+        for resource in ("organization", "deal", "activity")
     },
 }
 """The reference's choices: the defaults `examples/target.toml` documents."""

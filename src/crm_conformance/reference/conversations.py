@@ -17,10 +17,12 @@ token's person cannot act on a conversation whose contact they cannot see (403
 import json
 from collections.abc import Callable
 from dataclasses import replace
+from datetime import datetime
 from typing import Any
 
 from crm_conformance.reference import conversation_moves, owners
-from crm_conformance.reference.api_errors import ApiError, not_found
+from crm_conformance.reference.api_errors import ApiError, Problem, not_found, validation_failed
+from crm_conformance.reference.clock import now_stamp
 from crm_conformance.reference.conversation_moves import Handler, Holding, MoveRefused
 from crm_conformance.reference.identifiers import is_id
 from crm_conformance.reference.listing import ListSpec, parse_since
@@ -165,13 +167,28 @@ def get_conversation(call: Call) -> Reply:
 )
 def close_conversation(call: Call) -> Reply:
     """Close with an outcome: `won` marks the contact won, `spam` marks it spam."""
-    conversation_id = call.path_id("conversation_id", "conversation")
+    if call.settings.has_fault("close_path_id_unchecked"):
+        conversation_id = call.path_params["conversation_id"]
+    else:
+        conversation_id = call.path_id("conversation_id", "conversation")
     body = call.json()
     if isinstance(body, dict) and call.settings.has_fault("close_unknown_keys_ignored"):
         body = {key: body[key] for key in ("outcome", "won_reason") if key in body}
+    if (
+        body is None
+        and call.raw_body.strip()
+        and call.settings.has_fault("close_null_body_refused")
+    ):
+        raise validation_failed([Problem("body", "must be a JSON object", "type")])
     fields = BodyFields(body, allowed=("outcome", "won_reason"))
-    outcome = fields.string("outcome", choices=conversation_moves.OUTCOMES) or "resolved"
-    won_reason = fields.string("won_reason", choices=conversation_moves.WON_REASONS)
+    outcomes = conversation_moves.OUTCOMES
+    if call.settings.has_fault("spam_outcome_refused"):
+        outcomes = tuple(o for o in outcomes if o != "spam")
+    outcome = fields.string("outcome", choices=outcomes) or "resolved"
+    won_reasons = conversation_moves.WON_REASONS
+    if call.settings.has_fault("won_reason_list_outdated"):
+        won_reasons = tuple(r for r in won_reasons if r != "service_completed")
+    won_reason = fields.string("won_reason", choices=won_reasons)
     fields.check()
     if (
         won_reason is not None
@@ -185,21 +202,34 @@ def close_conversation(call: Call) -> Reply:
             param="won_reason",
         )
     with call.transaction() as tx:
+        unknown = tx.get(call.workspace, "conversation", conversation_id) is None
+        if unknown and call.settings.has_fault("unknown_conversation_has_no_contact"):
+            raise ApiError(409, "conversation_has_no_contact", "The conversation has no contact.")
         record = _actionable(call, tx, conversation_id)
         if record["status"] == "closed" and call.settings.has_fault(
             "closed_conversation_closes_again"
         ):
             return Reply(200, render(tx, call.workspace, record))
+        if record["status"] == "waiting" and call.settings.has_fault(
+            "waiting_conversation_not_closable"
+        ):
+            raise ApiError(409, "conflict", "A queued conversation must be assigned first.")
         contact = _contact(call, tx, record)
+        has_contact = contact is not None
+        if call.settings.has_fault("close_without_contact_allowed"):
+            has_contact = has_contact or record.get("contact_id") is None
+        if call.settings.has_fault("deleted_contact_not_checked"):
+            has_contact = has_contact or record.get("contact_id") is not None
         try:
             moved = conversation_moves.close(
-                holding(tx, call.workspace, record), has_contact=contact is not None
+                holding(tx, call.workspace, record), has_contact=has_contact
             )
         except MoveRefused as refused:
             raise _refusal(refused) from None
-        assert contact is not None
         marks_won = not call.settings.has_fault("close_won_not_marking_contact")
-        if outcome == "won" and marks_won and contact["status"] != "won":
+        if contact is None:
+            pass  # only under the faults above that close without an existing contact
+        elif outcome == "won" and marks_won and contact["status"] != "won":
             tx.update(call.workspace, "contact", {**contact, "status": "won"})
         elif outcome == "spam":
             on_hold = call.settings.has_variant("spam_close_puts_contact_on_hold")
@@ -214,8 +244,40 @@ def close_conversation(call: Call) -> Reply:
         }
         if call.settings.has_fault("handler_kept_after_close"):
             closed["handler_id"] = record.get("handler_id")
-        touch = not call.settings.has_fault("close_keeps_updated_at")
-        return _store(call, tx, closed, touch=touch)
+        if call.settings.has_fault("needs_human_false_once_closed"):
+            closed["needs_human"] = False
+        if call.settings.has_fault("close_detaches_contact"):
+            closed["contact_id"] = None
+        if call.settings.has_fault("close_not_stored"):
+            answer = Reply(200, render(tx, call.workspace, {**closed, "updated_at": now_stamp()}))
+        else:
+            touch = not call.settings.has_fault("close_keeps_updated_at")
+            answer = _store(call, tx, closed, touch=touch)
+        return _close_answer(call, answer, record, outcome)
+
+
+def _close_answer(call: Call, answer: Reply, before: Record, outcome: str) -> Reply:
+    """The close's answer (with the faults of how a closed conversation is rendered, when
+    on, at this one place); `before` is the conversation as it was before the close."""
+    fault = call.settings.has_fault
+    if fault("close_answers_204"):
+        return Reply(204)
+    body = dict(answer.body)
+    if fault("close_renders_chat_id"):
+        body["id"] = "chat_" + body["id"].removeprefix("conv_")
+    if fault("close_renders_object_thread"):
+        body["object"] = "thread"
+    if fault("closed_status_named_after_outcome"):
+        body["status"] = outcome
+    if fault("close_renders_channel_label") and body.get("channel"):
+        body["channel"] = str(body["channel"]).replace("_", " ").title()
+    if fault("close_renders_channel_id_unprefixed") and body.get("channel_id"):
+        body["channel_id"] = str(body["channel_id"]).removeprefix("chn_")
+    if fault("close_renders_queue_object"):
+        body["queue_name"] = {"name": before.get("queue_name")}
+    if fault("close_renders_last_message_at_epoch") and body.get("last_message_at"):
+        body["last_message_at"] = int(datetime.fromisoformat(body["last_message_at"]).timestamp())
+    return replace(answer, body=body)
 
 
 @routes.post(
@@ -230,8 +292,12 @@ def handoff_conversation(call: Call) -> Reply:
     BodyFields(call.json(), allowed=()).check()
     with call.transaction() as tx:
         record = _actionable(call, tx, conversation_id)
+        current = holding(tx, call.workspace, record)
+        if current.status != "closed" and call.settings.has_fault("handoff_holder_unchecked"):
+            moved = replace(current, status="waiting", handler=None, needs_human=True)
+            return _store(call, tx, held(record, moved))
         try:
-            moved = conversation_moves.handoff(holding(tx, call.workspace, record))
+            moved = conversation_moves.handoff(current)
         except MoveRefused as refused:
             raise _refusal(refused) from None
         return _store(call, tx, held(record, moved))
@@ -252,10 +318,11 @@ def assign_conversation(call: Call) -> Reply:
     assert assignee_id is not None
     with call.transaction() as tx:
         record = _actionable(call, tx, conversation_id)
+        current = holding(tx, call.workspace, record)
+        if current.with_ai and call.settings.has_fault("assign_takes_from_ai"):
+            current = replace(current, handler=None)  # the AI agent's hold is not checked
         try:
-            moved = conversation_moves.assign(
-                holding(tx, call.workspace, record), assignee_id=assignee_id
-            )
+            moved = conversation_moves.assign(current, assignee_id=assignee_id)
         except MoveRefused as refused:
             raise _refusal(refused) from None
         assignee = tx.get(call.workspace, "user", assignee_id)

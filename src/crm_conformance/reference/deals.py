@@ -8,6 +8,7 @@ deal needs `lost_reason_id` (`lost_justification` stays optional free text), and
 the body name the field in `param`.
 """
 
+from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
@@ -120,28 +121,45 @@ def read_changes(call: Call, tx: Transaction, body: Any, current: Record | None)
     creating = current is None
     fields = BodyFields(body, allowed=WRITABLE)
     changes: dict[str, Any] = {}
-    pipeline_id = fields.identifier("pipeline_id", "pipeline", required=creating)
-    stage_id = fields.identifier("stage_id", "stage", required=creating)
+    inferred = creating and call.settings.has_fault("deal_pipeline_id_inferred")
+    pipeline_id = fields.identifier("pipeline_id", "pipeline", required=creating and not inferred)
+    first_stage = creating and call.settings.has_fault("deal_stage_defaults_to_first")
+    stage_id = fields.identifier("stage_id", "stage", required=creating and not first_stage)
+    if creating and (inferred or first_stage):
+        pipeline_id, stage_id = _fill_placement(tx, call.workspace, pipeline_id, stage_id)
     if creating or fields.has("title"):
-        changes["title"] = fields.string("title", required=True, min_length=1, max_length=MAX_TITLE)
+        shortest = 0 if call.settings.has_fault("deal_empty_title_accepted") else 1
+        changes["title"] = fields.string(
+            "title", required=True, min_length=shortest, max_length=MAX_TITLE
+        )
     contact_id = fields.identifier("contact_id", "contact")
     organization_id = fields.identifier("organization_id", "organization")
     if fields.has("owner_id"):
         changes["owner_id"] = owners.user_field(tx, call.workspace, fields, "owner_id")
+        if creating and call.settings.has_fault("deal_owner_id_ignored"):
+            del changes["owner_id"]
     if fields.has("value"):
         value = fields.number("value", minimum=0)
         changes["value"] = _money(value) if value is not None else None
         if value is not None and call.settings.has_fault("value_as_number"):
             changes["value"] = float(value)
     if fields.has("probability"):
-        changes["probability"] = fields.integer("probability", minimum=0, maximum=100)
+        lowest = None if call.settings.has_fault("deal_probability_unbounded_below") else 0
+        highest = 101 if call.settings.has_fault("deal_probability_limit_off_by_one") else 100
+        changes["probability"] = fields.integer("probability", minimum=lowest, maximum=highest)
+        if changes["probability"] is not None and call.settings.has_fault(
+            "deal_probability_as_float"
+        ):
+            changes["probability"] = float(changes["probability"])
         if changes["probability"] is None and call.settings.has_fault("probability_not_inherited"):
             changes["probability"] = 0
     if fields.has("score"):
-        changes["score"] = fields.string("score", choices=SCORES)
+        unchecked = call.settings.has_fault("deal_score_unchecked")
+        changes["score"] = fields.string("score", choices=None if unchecked else SCORES)
     if creating or fields.has("status"):
+        unchecked = call.settings.has_fault("deal_status_unchecked")
         changes["status"] = (
-            fields.string("status", nullable=False, choices=STATUSES)
+            fields.string("status", nullable=False, choices=None if unchecked else STATUSES)
             or (current or {}).get("status")
             or "open"
         )
@@ -154,12 +172,21 @@ def read_changes(call: Call, tx: Transaction, body: Any, current: Record | None)
             changes["lost_justification"] = justification
     if fields.has("expected_close_date"):
         changes["expected_close_date"] = fields.instant("expected_close_date")
+        if changes["expected_close_date"] and call.settings.has_fault(
+            "expected_close_date_as_date"
+        ):
+            changes["expected_close_date"] = changes["expected_close_date"][:10]
     if fields.has("external_id"):
-        changes["external_id"] = external_ids.read(fields)
+        emptied = fields.body.get("external_id") == ""
+        if emptied and call.settings.has_fault("deal_empty_external_id_clears"):
+            changes["external_id"] = None
+        else:
+            changes["external_id"] = external_ids.read(fields)
     if creating or fields.has("visibility"):
         changes["visibility"] = (
             fields.string("visibility", nullable=False, choices=visibility.VISIBILITIES)
             or (current or {}).get("visibility")
+            or ("everyone" if call.settings.has_fault("deal_visibility_default_everyone") else None)
             or visibility.DEFAULT
         )
     if fields.has("tags"):
@@ -177,7 +204,13 @@ def read_changes(call: Call, tx: Transaction, body: Any, current: Record | None)
         merged["lost_reason_id"] = lost_reason_id
     if not fields.problems and not merged.get("contact_id") and not merged.get("organization_id"):
         fields.problem("contact_id", "give contact_id or organization_id (or both)", "missing")
-    if merged.get("status") == "lost" and not merged.get("lost_reason_id"):
+    if creating and not merged.get("contact_id") and call.settings.has_fault("deal_needs_contact"):
+        fields.problem("contact_id", "is required", "missing")
+    if (
+        merged.get("status") == "lost"
+        and not merged.get("lost_reason_id")
+        and not call.settings.has_fault("lost_deal_needs_no_reason")
+    ):
         fields.problem("lost_reason_id", "is required when the deal is lost", "missing")
     if (
         merged.get("status") == "lost"
@@ -192,7 +225,13 @@ def read_changes(call: Call, tx: Transaction, body: Any, current: Record | None)
         if fields.has(name):
             changes[name] = merged[name]
             if merged[name] is not None:
-                record = tx.get(call.workspace, kind, merged[name])
+                places = [call.workspace]
+                if kind == "contact" and call.settings.has_fault("deal_contact_any_workspace"):
+                    places = tx.workspaces()  # looked up by the id alone
+                record = next(
+                    (found for place in places if (found := tx.get(place, kind, merged[name]))),
+                    None,
+                )
                 if record is None or not call.sees(record):
                     param = (
                         None if call.settings.has_fault("record_not_found_without_param") else name
@@ -202,10 +241,37 @@ def read_changes(call: Call, tx: Transaction, body: Any, current: Record | None)
         changes["lost_reason_id"] = lost_reason_id
     if creating and call.user_id is not None and "owner_id" not in changes:
         changes["owner_id"] = call.user_id
-    external_ids.ensure_unique(
-        tx, call.workspace, "deal", changes.get("external_id"), current["id"] if current else None
-    )
+    if not creating and call.settings.has_fault("stage_changed_at_stamped_on_every_update"):
+        changes["stage_changed_at"] = call.now()
+    unchecked = not creating and call.settings.has_fault("deal_update_external_id_unchecked")
+    everywhere = call.settings.has_fault("deal_external_id_unique_across_workspaces")
+    if not call.settings.has_fault("deal_external_id_not_unique") and not unchecked:
+        for place in tx.workspaces() if everywhere else [call.workspace]:
+            external_ids.ensure_unique(
+                tx,
+                place,
+                "deal",
+                changes.get("external_id"),
+                current["id"] if current else None,
+            )
+    if call.settings.has_fault("external_id_unique_across_resources"):
+        for kind in ("contact", "organization"):
+            external_ids.ensure_unique(tx, call.workspace, kind, changes.get("external_id"))
     return changes
+
+
+def _fill_placement(
+    tx: Transaction, workspace: str, pipeline_id: str | None, stage_id: str | None
+) -> tuple[str | None, str | None]:
+    """The faults `deal_pipeline_id_inferred` and `deal_stage_defaults_to_first`: a missing
+    pipeline is the stage's, a missing stage the pipeline's first."""
+    if pipeline_id is None and stage_id is not None:
+        found = pipelines.stage_of(tx, workspace, stage_id)
+        pipeline_id = found[0]["id"] if found else None
+    if stage_id is None and pipeline_id is not None:
+        pipeline = tx.get(workspace, "pipeline", pipeline_id)
+        stage_id = pipeline["stages"][0]["id"] if pipeline and pipeline["stages"] else None
+    return pipeline_id, stage_id
 
 
 def _place(
@@ -222,25 +288,46 @@ def _place(
     pipeline_id = pipeline_id or (current or {}).get("pipeline_id")
     stage_id = stage_id or (current or {}).get("stage_id")
     assert pipeline_id is not None and stage_id is not None
-    found = pipelines.stage_of(tx, call.workspace, stage_id)
+    places = [call.workspace]
+    if call.settings.has_fault("stage_any_workspace"):
+        places = tx.workspaces()  # stage ids are unique everywhere, so looked up alone
+    found = next(
+        (hit for place in places if (hit := pipelines.stage_of(tx, place, stage_id))), None
+    )
     known = tx.get(call.workspace, "pipeline", pipeline_id) is not None
     if not known and found and call.settings.has_fault("unknown_pipeline_takes_the_stages"):
         pipeline_id, known = found[0]["id"], True
     if not known and not call.settings.has_variant("stage_checked_first"):
         raise ApiError(404, "pipeline_not_found", "No such pipeline.", param="pipeline_id")
     if found is None:
+        if call.settings.has_fault("unknown_stage_validation_failed"):
+            raise ApiError(422, "validation_failed", "stage_id is invalid.", param="stage_id")
         raise ApiError(404, "stage_not_found", "No such stage.", param="stage_id")
     if found[0]["id"] != pipeline_id and not call.settings.has_fault("stage_pipeline_unchecked"):
+        if call.settings.has_fault("stage_of_other_pipeline_validation_failed"):
+            raise ApiError(422, "validation_failed", "stage_id is invalid.", param="stage_id")
+        if current is None and call.settings.has_variant("stage_of_other_pipeline_not_found"):
+            raise ApiError(
+                404, "stage_not_found", "No such stage in the pipeline.", param="stage_id"
+            )
         raise ApiError(
             422,
             "stage_not_in_pipeline",
             f"Stage {stage_id} belongs to pipeline {found[0]['id']}, not {pipeline_id}.",
             param="stage_id",
         )
+    if current is None and call.settings.has_fault("deal_created_in_first_stage"):
+        pipeline = tx.get(call.workspace, "pipeline", pipeline_id)
+        stage_id = pipeline["stages"][0]["id"] if pipeline else stage_id
     changes["pipeline_id"] = pipeline_id
     changes["stage_id"] = stage_id
-    if current is None or current["stage_id"] != stage_id:
+    moved = current is None or current["stage_id"] != stage_id
+    if moved and (
+        current is None or not call.settings.has_fault("stage_change_keeps_stage_changed_at")
+    ):
         changes["stage_changed_at"] = call.now()
+        if call.settings.has_fault("stage_changed_at_epoch"):
+            changes["stage_changed_at"] = int(datetime.fromisoformat(call.now()).timestamp())
     final = found[1].get("default_probability") == 100
     if current is not None and final and call.settings.has_variant("deal_won_at_final_stage"):
         changes.setdefault("status", "won")
@@ -253,12 +340,38 @@ def _visible(call: Call, tx: Transaction, deal_id: str) -> Record:
     return record
 
 
-@routes.post("/v1/deals", scopes=("deals:write",), entity="deals")
+@routes.post(
+    "/v1/deals",
+    scopes=("deals:write",),
+    entity="deals",
+    variant_scopes=(("deal_create_guarded_by_contacts_write", ("contacts:write",)),),
+)
 def create_deal(call: Call) -> Reply:
     expand, fields = call.retrieve_params(SPEC)
+    if call.settings.has_fault("deal_organization_always_embedded"):
+        expand = (*expand, "organization")
     with call.transaction() as tx:
         record = tx.insert(call.workspace, "deal", read_changes(call, tx, call.json(), None))
-        return call.created(call.narrow(render(tx, call.workspace, record, expand), fields))
+        rendered = _created_rendering(call, render(tx, call.workspace, record, expand))
+        return call.created(call.narrow(rendered, fields))
+
+
+def _created_rendering(call: Call, rendered: dict[str, Any]) -> dict[str, Any]:
+    """The create answer: the faults of its serializer, each where one field is rendered."""
+    if call.settings.has_fault("deal_contact_id_unprefixed") and rendered.get("contact_id"):
+        rendered["contact_id"] = rendered["contact_id"].partition("_")[2]
+    if call.settings.has_fault("lost_reason_id_not_rendered"):
+        rendered["lost_reason_id"] = None
+    if call.settings.has_fault("lost_reason_name_null"):
+        rendered["lost_reason"] = None
+    if call.settings.has_fault("deal_owner_not_rendered"):
+        rendered.pop("owner", None)
+    if call.settings.has_fault("deal_custom_fields_as_pairs"):
+        pairs = (rendered.get("custom_fields") or {}).items()
+        rendered["custom_fields"] = [{"key": key, "value": value} for key, value in pairs]
+    if call.settings.has_fault("deal_tags_as_collection"):
+        rendered["tags"] = {"data": rendered.get("tags") or [], "has_more": False}
+    return rendered
 
 
 @routes.get("/v1/deals", scopes=("deals:read",))

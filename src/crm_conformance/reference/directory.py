@@ -10,7 +10,7 @@ from dataclasses import replace
 from typing import Any
 
 from crm_conformance.reference.api_errors import not_found
-from crm_conformance.reference.listing import ListSpec
+from crm_conformance.reference.listing import DEFAULT_LIMIT, ListSpec
 from crm_conformance.reference.reply import Reply
 from crm_conformance.reference.routing import Call, RouteTable
 from crm_conformance.reference.storage import Record
@@ -98,6 +98,10 @@ def render_lost_reason(row: Record) -> dict[str, Any]:
 
 def _list(call: Call, kind: str, spec: ListSpec, render: Any) -> Reply:
     params = call.list_params(spec)
+    if kind == "user" and call.settings.has_fault("users_cursor_ignored"):
+        params = replace(params, cursor=None)
+    if kind == "audience" and call.settings.has_fault("audiences_limit_ignored"):
+        params = replace(params, limit=DEFAULT_LIMIT)
     with call.transaction() as tx:
         rows = tx.all(call.workspace, kind)
     return call.list_reply(spec, rows, params, {}, render)
@@ -109,6 +113,8 @@ def _listed_user(call: Call) -> Callable[[Record], dict[str, Any]]:
         return lambda row: {**render_user(row), "name": None}
     if call.settings.has_fault("user_role_dropped"):
         return lambda row: {k: v for k, v in render_user(row).items() if k != "role"}
+    if call.settings.has_fault("user_list_object_member"):
+        return lambda row: {**render_user(row), "object": "member"}
     return render_user
 
 

@@ -7,7 +7,7 @@ appears in a record's `custom_fields`, null when unset. `GET /v1/fields` lists t
 import hashlib
 from typing import Any
 
-from crm_conformance.reference.api_errors import bad_query
+from crm_conformance.reference.api_errors import bad_query, not_found
 from crm_conformance.reference.listing import ListSpec
 from crm_conformance.reference.reply import Reply
 from crm_conformance.reference.request_body import BodyFields
@@ -84,10 +84,16 @@ def read_values(
     return merged
 
 
-@routes.get("/v1/fields", scopes=("fields:read",))
+@routes.get(
+    "/v1/fields",
+    scopes=("fields:read",),
+    variant_scopes=(("fields_guarded_by_contacts_read", ("contacts:read",)),),
+)
 def list_fields(call: Call) -> Reply:
     """Built-in fields first, then the workspace's custom fields, per resource; the
     optional `resource` (repeatable) keeps those of the resources named."""
+    if call.settings.has_fault("field_list_not_served"):
+        raise not_found("endpoint")
     params = call.list_params(SPEC, filters=("resource",))
     wanted = call.query.getlist("resource")
     if not wanted and call.settings.has_variant("fields_need_resource"):

@@ -11,6 +11,7 @@ the request and retry with the same key.
 import hashlib
 import json
 import time
+import uuid
 from collections.abc import Callable
 
 from crm_conformance.reference.api_errors import ApiError, bad_query
@@ -22,6 +23,11 @@ from crm_conformance.reference.storage import Store
 HEADER = "Idempotency-Key"
 MAX_KEY_LENGTH = 255
 WINDOW_SECONDS = 24 * 60 * 60
+PROCESSING_SECONDS = 0.005
+"""How long a keyed write holds its key as processing before it acts. The reference's
+writes take well under a millisecond, so without it a concurrent duplicate would all but
+never meet a first request still processing, and no test could see the 409
+`idempotency_key_in_flight` it must then answer (a real server's writes take longer)."""
 
 
 def fingerprint(method: str, target: str, body: bytes) -> str:
@@ -48,6 +54,8 @@ def run_once(
         return handler()
     if len(key) > MAX_KEY_LENGTH and not settings.has_fault("idempotency_key_length_unchecked"):
         raise bad_query(HEADER, f"must be at most {MAX_KEY_LENGTH} characters", "too_long")
+    if settings.has_fault("idempotency_key_must_be_uuid") and not _is_uuid(key):
+        raise bad_query(HEADER, "must be a UUID", "pattern")
     shared = settings.has_fault("idempotency_cross_workspace")
     identity = ("", "", key) if shared else (workspace, token_id, key)
     with store.transaction() as tx:
@@ -69,6 +77,7 @@ def run_once(
             )
     if row is not None:
         return _answer_repeat(row, fingerprint, settings)
+    time.sleep(PROCESSING_SECONDS)
     try:
         reply = handler()
     except BaseException:
@@ -98,9 +107,10 @@ def _answer_repeat(row: tuple[object, ...], fingerprint: str, settings: ServerSe
             param=HEADER,
         )
     if state == "processing":
+        in_flight = not settings.has_fault("in_flight_answers_conflict")
         raise ApiError(
             409,
-            "idempotency_key_in_flight",
+            "idempotency_key_in_flight" if in_flight else "conflict",
             "The first request with this Idempotency-Key is still processing; retry shortly.",
             param=HEADER,
         )
@@ -114,3 +124,12 @@ def _release(store: Store, identity: tuple[str, str, str]) -> None:
         tx.execute(
             "DELETE FROM idempotency WHERE workspace = ? AND token_id = ? AND key = ?", identity
         )
+
+
+def _is_uuid(key: str) -> bool:
+    """Whether `key` is a UUID (what the `idempotency_key_must_be_uuid` fault insists on)."""
+    try:
+        uuid.UUID(key)
+    except ValueError:
+        return False
+    return True

@@ -91,7 +91,7 @@ def parse_sort(
     spec: ListSpec, raw: str | None, settings: ServerSettings
 ) -> tuple[tuple[str, bool], ...]:
     """`sort`: comma-separated keys, `-` for descending."""
-    default = tuple((key.lstrip("-"), key.startswith("-")) for key in spec.default_sort)
+    default = _default_order(spec)
     if not raw:
         return default
     if not spec.sortable:
@@ -118,21 +118,40 @@ def parse_sort(
                 400, "unsupported_sort", f"Sort key {name!r} is named twice.", param="sort"
             )
         keys.append((name, descending))
+    if settings.has_fault("sort_second_key_ignored"):
+        keys = keys[:1]
     return tuple(keys) or default
 
 
-def parse_expand(spec: ListSpec, raw: str | None) -> tuple[str, ...]:
+def _default_order(spec: ListSpec) -> tuple[tuple[str, bool], ...]:
+    """The (key, descending) pairs of the list's default order."""
+    return tuple((key.lstrip("-"), key.startswith("-")) for key in spec.default_sort)
+
+
+def parse_expand(
+    spec: ListSpec, raw: str | None, settings: ServerSettings | None = None
+) -> tuple[str, ...]:
     """`expand`: at most four relationship names of this resource."""
     if not raw:
         return ()
     names = tuple(dict.fromkeys(name.strip() for name in raw.split(",")))
-    if len(names) > MAX_EXPAND:
+    too_many = len(names) > MAX_EXPAND or (
+        len(names) == MAX_EXPAND
+        and settings is not None
+        and settings.has_fault("expand_cap_reached_at_four")
+    )
+    if too_many and settings is not None and settings.has_fault("expand_limit_answers_422"):
+        problem = Problem("expand", f"at most {MAX_EXPAND} relationships", "max_items")
+        raise validation_failed([problem])
+    if too_many:
         raise ApiError(
             400,
             "expand_limit_exceeded",
             f"At most {MAX_EXPAND} relationships can be expanded; {len(names)} were named.",
             param="expand",
         )
+    if settings is not None and settings.has_fault("unknown_expand_ignored"):
+        names = tuple(name for name in names if name in spec.expands)
     for name in names:
         if name not in spec.expands:
             offered = ", ".join(sorted(spec.expands)) or "none"
@@ -145,11 +164,15 @@ def parse_expand(spec: ListSpec, raw: str | None) -> tuple[str, ...]:
     return names
 
 
-def parse_fields(spec: ListSpec, raw: str | None) -> tuple[str, ...] | None:
+def parse_fields(
+    spec: ListSpec, raw: str | None, settings: ServerSettings | None = None
+) -> tuple[str, ...] | None:
     """`fields`: names of the resource's fields; None when not narrowed."""
     if not raw:
         return None
     names = tuple(dict.fromkeys(name.strip() for name in raw.split(",")))
+    if settings is not None and settings.has_fault("unknown_fields_ignored"):
+        return tuple(n for n in names if n in spec.fields or n in ("id", "object")) or None
     for name in names:
         if name not in spec.fields and name not in ("id", "object"):
             raise ApiError(
@@ -170,14 +193,27 @@ def parse_params(
         texts[name] = raw or None  # an empty value reads as an absent one
     if values.get("cursor") == "" and settings.has_variant("empty_cursor_rejected"):
         raise cursors.invalid_cursor("An empty cursor is no cursor this server issued.")
-    fields = parse_fields(spec, texts["fields"])
+    if settings.has_fault("corrupt_cursor_restarts") and "." not in (texts["cursor"] or "."):
+        texts["cursor"] = None  # not payload.signature: read as no cursor at all
+    fields = parse_fields(spec, texts["fields"], settings)
+    limit = values.get("limit")
+    if settings.has_fault("contact_limit_clamped") and spec.name == "contacts" and not in_body:
+        limit = _clamped(limit)
     return ListParams(
-        limit=parse_limit(values.get("limit"), settings=settings, in_body=in_body),
+        limit=parse_limit(limit, settings=settings, in_body=in_body),
         cursor=texts["cursor"],
         sort=parse_sort(spec, texts["sort"], settings),
-        expand=parse_expand(spec, texts["expand"]),
+        expand=parse_expand(spec, texts["expand"], settings),
         fields=None if settings.has_fault("fields_ignored") else fields,
     )
+
+
+def _clamped(raw: Any) -> Any:
+    """The `contact_limit_clamped` fault: an integer `limit` out of range is pulled into
+    1 to 200 (`min(max(limit, 1), 200)`) instead of refused."""
+    if isinstance(raw, str) and raw.lstrip("-").isdigit() and len(raw) < 10:
+        return str(min(max(int(raw), 1), MAX_LIMIT))
+    return raw
 
 
 def parse_since(name: str, raw: str | None) -> str | None:
@@ -205,15 +241,18 @@ def _compare(left: Any, right: Any) -> int:
     return -1 if left < right else 1
 
 
-def _order(sort: Sequence[tuple[str, bool]]) -> Callable[[list[Any], list[Any]], int]:
-    """Compares two key vectors (sort values then id); nulls last in ascending order."""
+def _order(
+    sort: Sequence[tuple[str, bool]], *, tie_break: bool = True
+) -> Callable[[list[Any], list[Any]], int]:
+    """Compares two key vectors (sort values then id); nulls last in ascending order.
+    Without `tie_break` (the `sort_without_tie_breaker` fault) the id is not compared."""
 
     def compare(left: list[Any], right: list[Any]) -> int:
         for index, (_, descending) in enumerate(sort):
             result = _compare(left[index], right[index])
             if result:
                 return -result if descending else result
-        return _compare(left[-1], right[-1])
+        return _compare(left[-1], right[-1]) if tie_break else 0
 
     return compare
 
@@ -255,7 +294,11 @@ def paginate(
     def vector(row: Record) -> list[Any]:
         return [getters[key](row) for key, _ in params.sort] + [row["id"]]
 
-    compare = _order(params.sort)
+    named_sort = params.sort != _default_order(spec)
+    compare = _order(
+        params.sort,
+        tie_break=not (named_sort and settings.has_fault("sort_without_tie_breaker")),
+    )
     keyed = _sorted([(vector(row), row) for row in rows], params.sort)
     offset_cursors = settings.has_fault("cursor_repeats_row_on_insert")
     hex_form = settings.has_variant("hex_cursors")
@@ -277,7 +320,7 @@ def paginate(
         has_more = len(page) == params.limit
     else:
         has_more = len(window) > params.limit
-    next_cursor = None
+    next_cursor = "" if settings.has_fault("next_cursor_empty_on_last_page") else None
     if has_more and page:
         position = {"offset": start + len(page)} if offset_cursors else {"after": page[-1][0]}
         next_cursor = cursors.encode(settings.secret, position, digest, hex_form=hex_form)
@@ -286,6 +329,8 @@ def paginate(
         if settings.has_fault("meta_limit_reports_default")
         else params.limit
     )
+    if settings.has_fault("has_more_as_integer"):
+        has_more = int(has_more)  # type: ignore[assignment]  # SQLite's boolean, unconverted
     return Page([row for _, row in page], has_more, next_cursor, shown_limit)
 
 

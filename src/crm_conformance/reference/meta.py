@@ -17,6 +17,15 @@ from crm_conformance.reference.scopes import ALL_SCOPES
 
 routes = RouteTable()
 
+OPERATION_SCOPES = frozenset(
+    {
+        *("contacts:read", "contacts:write", "deals:write", "activities:write", "tags:write"),
+        *("conversations:write", "campaigns:read", "campaigns:write", "fields:read"),
+        *("pipelines:read", "success_events:read"),
+    }
+)
+"""The scopes an operation of the document names (the fault me_lists_only_operation_scopes)."""
+
 
 @routes.get("/v1/me")
 def me(call: Call) -> Reply:
@@ -25,6 +34,10 @@ def me(call: Call) -> Reply:
     scopes = sorted(
         ALL_SCOPES if call.settings.has_fault("me_lists_all_scopes") else call.principal.scopes
     )
+    if call.settings.has_fault("me_scopes_dotted"):  # the display form of the admin UI
+        scopes = [scope.replace(":", ".") for scope in scopes]
+    if call.settings.has_fault("me_lists_only_operation_scopes"):
+        scopes = [scope for scope in scopes if scope in OPERATION_SCOPES]
     if call.settings.has_variant("me_scope_string"):
         return Reply(
             200,

@@ -15,6 +15,7 @@ import uuid
 from dataclasses import replace
 
 from starlette.datastructures import Headers, MutableHeaders
+from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from crm_conformance.reference.api_errors import ApiError
@@ -22,7 +23,7 @@ from crm_conformance.reference.rate_limits import Allowance, RateLimiter, Slidin
 from crm_conformance.reference.routing import error_response
 from crm_conformance.reference.settings import ServerSettings
 from crm_conformance.reference.storage import Store
-from crm_conformance.reference.tokens import Principal, authenticate, unauthorized
+from crm_conformance.reference.tokens import Principal, authenticate, stored_form, unauthorized
 
 log = logging.getLogger("crm_conformance.reference")
 
@@ -57,13 +58,18 @@ class ApiMiddleware:
         self.store = store
         sliding = settings.has_variant("sliding_rate_limit")
         self.limiter = SlidingLog() if sliding else RateLimiter()
+        self._fixed_request_id = f"req_{secrets.token_hex(16)}"
 
     def _request_id(self) -> str:
+        if self.settings.has_fault("request_id_fixed_per_process"):
+            return self._fixed_request_id
         if self.settings.has_variant("uuid_request_ids"):
             return str(uuid.uuid4())
         return f"req_{secrets.token_hex(16)}"
 
-    def _authenticate(self, authorization: str | None) -> Principal:
+    def _authenticate(self, authorization: str | None, method: str) -> Principal:
+        if not authorization and self.settings.has_fault("missing_token_bad_request"):
+            raise ApiError(400, "bad_request", "The Authorization header is required.")
         revocation = not self.settings.has_fault("revoked_token_accepted")
         verifier = not self.settings.has_fault("verifier_not_checked")
         expiry = not self.settings.has_fault("expired_workspace_token_accepted")
@@ -76,12 +82,18 @@ class ApiMiddleware:
                     honour_revocation=revocation,
                     check_verifier=verifier,
                     honour_workspace_expiry=expiry,
+                    revoked_forbidden=self.settings.has_fault("revoked_token_forbidden"),
                 )
         except ApiError as error:
-            if error.code == "token_expired" and self.settings.has_fault(
-                "expired_oauth_unauthorized"
+            on_writes = self.settings.has_fault("expired_oauth_unauthorized_on_writes")
+            if error.code == "token_expired" and (
+                self.settings.has_fault("expired_oauth_unauthorized")
+                or (on_writes and method not in ("GET", "HEAD"))
             ):
                 raise unauthorized("The bearer token is no longer valid.") from None
+            renamed = self.settings.has_fault("bad_token_invalid_token")
+            if error.code == "unauthorized" and authorization and renamed:
+                raise ApiError(401, "invalid_token", error.message) from None
             raise
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -94,6 +106,9 @@ class ApiMiddleware:
         state["request_id"] = request_id
         headers = Headers(scope=scope)
         authorization = headers.get("authorization")
+        if authorization and " " in authorization and self.settings.faults:  # token-form faults
+            scheme, _, value = authorization.partition(" ")
+            authorization = f"{scheme} {stored_form(value, self.settings.faults)}"
         path: str = scope["path"]
         problem: ApiError | None = None
         bucket = "client:" + str((scope.get("client") or ("?",))[0])
@@ -104,12 +119,15 @@ class ApiMiddleware:
             try:
                 # In the event loop, not a worker thread: a token lookup is one indexed
                 # query, cheaper than the thread hop, and every access is serialized anyway.
-                principal = self._authenticate(authorization)
+                principal = self._authenticate(authorization, scope["method"])
             except ApiError as error:
                 problem = error
                 if authorization:
                     bucket = "credential:" + hashlib.sha256(authorization.encode()).hexdigest()
             else:
+                chosen = headers.get("x-workspace-id")
+                if chosen and self.settings.has_fault("workspace_header_honoured"):
+                    principal = replace(principal, workspace=chosen)  # a support override
                 state["principal"] = principal
                 bucket = "token:" + principal.token_id
                 if self.settings.has_fault("rate_limit_per_workspace"):
@@ -120,13 +138,21 @@ class ApiMiddleware:
                     limit, window = _per_token_allowance(self.settings, limit, window)
         # The provisioning adapter is a control plane beside the API: never counted.
         adapter = path == "/_adapter" or path.startswith("/_adapter/")
+        lenient = self.settings.has_fault("rate_limit_off_by_one")  # allows used <= limit
         allowance = (
             None
             if adapter
             else self.limiter.count(
-                bucket, limit, window, sticky=self.settings.has_fault("rate_limit_never_refills")
+                bucket,
+                limit + 1 if lenient else limit,
+                window,
+                sticky=self.settings.has_fault("rate_limit_never_refills"),
             )
         )
+        if allowance is not None and lenient:
+            allowance = replace(
+                allowance, limit=allowance.limit - 1, remaining=max(0, allowance.remaining - 1)
+            )
         # "too many requests on the token": a request without a valid one gets its 401.
         if (
             allowance is not None
@@ -138,10 +164,16 @@ class ApiMiddleware:
             allowance = replace(allowance, remaining=allowance.limit - allowance.remaining)
         if allowance is not None and self.settings.has_fault("rate_remaining_frozen"):
             allowance = replace(allowance, remaining=allowance.limit)
+        if allowance is not None and self.settings.has_fault("rate_reset_epoch"):
+            until = allowance.retry_after or allowance.reset
+            epoch = int(time.time()) + allowance.reset
+            allowance = replace(allowance, reset=epoch, retry_after=until)
         if allowance is not None and not allowance.allowed:
             problem = ApiError(
                 429,
-                "rate_limit_exceeded",
+                "too_many_requests"
+                if self.settings.has_fault("rate_limit_code_too_many_requests")
+                else "rate_limit_exceeded",
                 f"Too many requests on this token; retry after {allowance.reset} seconds.",
             )
         status_seen: list[int] = []
@@ -162,10 +194,15 @@ class ApiMiddleware:
                         outgoing[name] = value
                     if self.settings.has_fault("retry_after_missing_on_429"):
                         del outgoing["Retry-After"]
+                    if self.settings.has_fault("retry_after_on_every_response"):
+                        outgoing["Retry-After"] = str(max(1, allowance.reset))
             await send(message)
 
         try:
-            if problem is not None:
+            introspected = path == "/v1/me" and self.settings.has_fault("me_answers_inactive")
+            if problem is not None and problem.status == 401 and introspected:
+                await JSONResponse({"active": False})(scope, receive, send_with_headers)
+            elif problem is not None:
                 response = error_response(problem, request_id, self.settings)
                 await response(scope, receive, send_with_headers)
             else:

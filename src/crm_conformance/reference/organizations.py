@@ -56,12 +56,32 @@ def render(tx: Transaction, workspace: str, record: Record) -> dict[str, Any]:
 
 
 def put_embedded(
-    rendered: dict[str, Any], tx: Transaction, workspace: str, organization_id: str | None
+    rendered: dict[str, Any],
+    tx: Transaction,
+    workspace: str,
+    organization_id: str | None,
+    *,
+    any_workspace: bool = False,
 ) -> None:
     """Add the expanded `organization` of a contact or deal; absent when it has none."""
-    record = tx.get(workspace, "organization", organization_id) if organization_id else None
+    record = by_id(tx, workspace, organization_id, any_workspace=any_workspace)
     if record is not None:
         rendered["organization"] = render(tx, workspace, record)
+
+
+def by_id(
+    tx: Transaction, workspace: str, organization_id: str | None, *, any_workspace: bool = False
+) -> Record | None:
+    """The organization of `workspace` with this id. `any_workspace` is the fault
+    `contact_organization_any_workspace`: looked up by the id alone (ids are unique
+    across workspaces, so the lookup "needs" no workspace)."""
+    if organization_id is None:
+        return None
+    places = tx.workspaces() if any_workspace else [workspace]
+    return next(
+        (found for place in places if (found := tx.get(place, "organization", organization_id))),
+        None,
+    )
 
 
 def find_by_name(tx: Transaction, workspace: str, name: str) -> Record | None:
@@ -107,13 +127,14 @@ def read_changes(call: Call, tx: Transaction, body: Any, current: Record | None)
     fields.check()
     if creating and call.user_id is not None and "owner_id" not in changes:
         changes["owner_id"] = call.user_id
-    external_ids.ensure_unique(
-        tx,
-        call.workspace,
-        "organization",
-        changes.get("external_id"),
-        current["id"] if current else None,
-    )
+    if creating or not call.settings.has_fault("organization_update_external_id_unchecked"):
+        external_ids.ensure_unique(
+            tx,
+            call.workspace,
+            "organization",
+            changes.get("external_id"),
+            current["id"] if current else None,
+        )
     return changes
 
 

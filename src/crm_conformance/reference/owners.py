@@ -1,5 +1,6 @@
 """Owners: the teammate (`usr_`) or AI agent (`agt_`) a record or conversation belongs to."""
 
+from collections.abc import Callable
 from typing import Any
 
 from crm_conformance.reference.identifiers import is_id
@@ -39,3 +40,30 @@ def user_field(
         fields.problem(name, "is not a user of this workspace", "not_found")
         return None
     return user_id
+
+
+def _split_name(owner: dict[str, Any]) -> dict[str, Any]:
+    first, _, last = (owner.get("name") or "").partition(" ")
+    return {**owner, "name": {"first": first, "last": last}}
+
+
+OWNER_FAULTS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    "owner_kind_teammate": lambda owner: {**owner, "kind": "teammate"},
+    "owner_object_user": lambda owner: {**owner, "object": "user"},
+    "owner_name_structured": _split_name,
+}
+"""Faults of the Owner renderer (fault name -> what it does to a teammate's Owner): the
+identifier table's word for a user ("teammate") as its kind, the `object` of the
+record it points to, the directory's structured name."""
+
+
+def owners_rendered(value: Any, change: Callable[[dict[str, Any]], dict[str, Any]]) -> Any:
+    """`value` with `change` applied to every teammate's Owner object in it."""
+    if isinstance(value, list):
+        return [owners_rendered(item, change) for item in value]
+    if not isinstance(value, dict):
+        return value
+    shaped = {key: owners_rendered(item, change) for key, item in value.items()}
+    if value.get("object") == "owner" and value.get("kind") == "user":
+        return change(shaped)
+    return shaped

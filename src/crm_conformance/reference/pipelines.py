@@ -2,6 +2,7 @@
 
 from typing import Any
 
+from crm_conformance.reference.api_errors import not_found
 from crm_conformance.reference.listing import ListSpec
 from crm_conformance.reference.reply import Reply
 from crm_conformance.reference.routing import Call, RouteTable
@@ -38,8 +39,12 @@ def stage_of(tx: Transaction, workspace: str, stage_id: str) -> tuple[Record, Re
     return None
 
 
-@routes.get("/v1/pipelines", scopes=("pipelines:read",))
+@routes.get(
+    "/v1/pipelines", scopes=("pipelines:read",), variant_scopes=(("pipelines_unguarded", ()),)
+)
 def list_pipelines(call: Call) -> Reply:
+    if call.settings.has_fault("pipelines_listed_under_deals"):
+        raise not_found("route")
     params = call.list_params(SPEC)
     with call.transaction() as tx:
         rows = tx.all(call.workspace, "pipeline")

@@ -35,7 +35,11 @@ from starlette.routing import Route
 from crm_conformance.reference import idempotency, policy
 from crm_conformance.reference.api_errors import ApiError, Problem, bad_query, validation_failed
 from crm_conformance.reference.clock import now_stamp, parse_instant
-from crm_conformance.reference.identifiers import is_id
+from crm_conformance.reference.identifiers import (
+    RENDERED_PREFIX_FAULTS,
+    is_id,
+    rendered_with_prefix,
+)
 from crm_conformance.reference.listing import (
     LIST_PARAMETERS,
     ListParams,
@@ -48,6 +52,7 @@ from crm_conformance.reference.listing import (
     parse_params,
     project,
 )
+from crm_conformance.reference.owners import OWNER_FAULTS, owners_rendered
 from crm_conformance.reference.reply import EncodedJson, Reply, compact
 from crm_conformance.reference.request_body import parse_json
 from crm_conformance.reference.scopes import ALL_SCOPES
@@ -112,6 +117,11 @@ class Call:
         too_big = len(self.raw_body) > SMALL_BODY_LIMIT
         if too_big and self.settings.has_variant("small_body_limit"):
             raise ApiError(413, "payload_too_large", f"The body exceeds {SMALL_BODY_LIMIT} bytes.")
+        if not self._parsed and self.settings.has_fault("unparsable_body_validation_failed"):
+            try:
+                parse_json(self.raw_body)
+            except ApiError as error:  # every body problem is a field problem
+                raise validation_failed([Problem("body", error.message, "json")]) from None
         if not self._parsed:
             self._json = parse_json(self.raw_body)
             self._parsed = True
@@ -238,10 +248,15 @@ class Call:
     def sees(self, record: Mapping[str, Any]) -> bool:
         """Whether the token may see `record`: a workspace token sees all; an OAuth token
         sees what its person sees (everything but other people's private records)."""
-        if self.principal is None or self.principal.user_id is None:
+        if self.principal is None:
             return True
+        if self.principal.user_id is None:
+            hides = self.settings.has_fault("workspace_token_hides_private")
+            return not hides or record.get("visibility") != "private"
         if self.settings.has_fault("private_visible_to_oauth"):
             return True
+        if self.settings.has_fault("oauth_sees_only_own_records"):
+            return record.get("owner_id") == self.principal.user_id
         return (
             record.get("visibility") != "private"
             or record.get("owner_id") == self.principal.user_id
@@ -264,7 +279,9 @@ def require_scopes(call: Call, scopes: tuple[str, ...]) -> None:
     if missing:
         raise ApiError(
             403,
-            "insufficient_scope",
+            "forbidden"
+            if call.settings.has_fault("missing_scope_forbidden")
+            else "insufficient_scope",
             "This token lacks a required scope."
             if call.settings.has_fault("scope_message_generic")
             else f"This token lacks the scope(s) {', '.join(missing)}.",
@@ -283,7 +300,8 @@ class RouteSpec:
     entity: str | None
     authenticated: bool
     variant: str | None = None
-    """Mounted only when this variant is on (an operation another server may offer)."""
+    """Mounted only when this variant is on (an operation another server may offer), or
+    this fault (an operation a buggy server offers that it must not)."""
     precheck: Precheck | None = None
     """Runs before the scope and policy checks (a variant validating the body first)."""
     replaced_by: tuple[str, ...] = ()
@@ -302,7 +320,7 @@ class RouteSpec:
 
     def mounted(self, settings: ServerSettings) -> bool:
         """Whether the route exists on a server with `settings`."""
-        if self.variant is not None and not settings.has_variant(self.variant):
+        if self.variant is not None and self.variant not in settings.variants | settings.faults:
             return False
         return not set(self.replaced_by) & (settings.variants | settings.faults)
 
@@ -377,7 +395,10 @@ def starlette_routes(
         for spec in table.specs:
             if not spec.mounted(settings):
                 continue
-            methods = by_path.setdefault(spec.path, {})
+            path = spec.path
+            if path == "/v1/audiences" and settings.has_fault("audience_list_unversioned"):
+                path = "/audiences"  # its router was included without the version prefix
+            methods = by_path.setdefault(path, {})
             if spec.method in methods:
                 raise ValueError(f"{spec.method} {spec.path} is declared twice")
             methods[spec.method] = spec
@@ -461,9 +482,11 @@ def _run(spec: RouteSpec, call: Call) -> Reply:
                 "user_grant_denied",
                 f"No person may change {spec.entity}: an external CRM owns them here.",
             )
+        if mirrored and call.settings.has_fault("mirrored_write_forbidden"):
+            raise ApiError(403, "forbidden", f"Writes to {spec.entity} are not allowed.")
         with call.transaction() as tx:
             policy.require_local_write(tx, call.workspace, spec.entity)
-    if spec.method not in WRITE_METHODS:
+    if spec.method not in WRITE_METHODS or _ignores_key(spec, call.settings):
         return spec.handler(call)
     target = call.path + (f"?{call.query}" if call.query else "")
     return idempotency.run_once(
@@ -474,6 +497,20 @@ def _run(spec: RouteSpec, call: Call) -> Reply:
         key=call.headers.get(idempotency.HEADER),
         fingerprint=idempotency.fingerprint(spec.method, target, call.raw_body),
         handler=lambda: spec.handler(call),
+    )
+
+
+def _ignores_key(spec: RouteSpec, settings: ServerSettings) -> bool:
+    """A POST that writes nothing (search) need not honour `Idempotency-Key`.
+
+    Under their faults, the close or the pause is left out of the idempotency layer
+    (only creates were wired to it), so a repeat acts again and meets the new state."""
+    if spec.path.endswith("/close") and settings.has_fault("close_ignores_idempotency_key"):
+        return True
+    if spec.path.endswith("/pause") and settings.has_fault("pause_ignores_idempotency_key"):
+        return True
+    return spec.path == "/v1/contacts/search" and settings.has_variant(
+        "search_ignores_idempotency_key"
     )
 
 
@@ -503,6 +540,12 @@ def _body_shapers(call: Call) -> list[Callable[[Any], Any]]:
             shapers.append(partial(_without_unset_custom_fields, kind=kind))
     if settings.has_fault("contact_updated_at_epoch"):
         shapers.append(_with_epoch_updated_at)
+    for fault, (right, wrong) in RENDERED_PREFIX_FAULTS.items():
+        if settings.has_fault(fault):
+            shapers.append(partial(rendered_with_prefix, right=right, wrong=wrong))
+    for fault, change in OWNER_FAULTS.items():
+        if settings.has_fault(fault):
+            shapers.append(partial(owners_rendered, change=change))
     if settings.has_fault("contact_tags_without_color"):
         shapers.append(_contact_tags_without_color)
     if settings.has_variant("omit_null_optional_fields") and not call.narrowed:
@@ -695,6 +738,16 @@ def error_response(error: ApiError, request_id: str, settings: ServerSettings) -
         body["error"]["param"] = "body" if error.status == 422 else "query"
     if settings.has_fault("error_type_wrong") and error.status == 404:
         body["error"]["type"] = "api_error"
+    if settings.has_fault("validation_typed_validation_error") and error.status == 422:
+        body["error"]["type"] = "validation_error"  # a type of its own for field problems
+    if settings.has_fault("validation_message_null") and error.code == "validation_failed":
+        body["error"]["message"] = None  # "the detail items carry the messages"
+    detail = body["error"]["detail"]
+    if settings.has_fault("detail_lists_first_problem") and detail:
+        body["error"]["detail"] = detail[:1]  # validation stops at the first bad field
+    if settings.has_fault("detail_field_last_key") and detail:
+        for item in body["error"]["detail"]:
+            item["field"] = item["field"].rsplit(".", 1)[-1]  # the key, not its path
     if settings.has_variant("forbidden_typed_authentication") and error.status == 403:
         body["error"]["type"] = "authentication_error"  # one type for every token refusal
     if settings.has_variant("coarse_error_types") and error.status in (401, 403, 404, 409):

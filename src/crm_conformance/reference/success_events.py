@@ -85,7 +85,12 @@ def event_type(tx: Transaction, workspace: str, code: str) -> Record | None:
     return next(iter(tx.find(workspace, "success_event_type", code=code)), None)
 
 
-@routes.get("/v1/success-event-types", scopes=READ)
+@routes.get(
+    "/v1/success-event-types",
+    scopes=READ,
+    replaced_by=("success_event_types_missing",),
+    variant_scopes=(("success_event_types_need_write", WRITE),),
+)
 def list_event_types(call: Call) -> Reply:
     params = call.list_params(TYPES_SPEC)
     with call.transaction() as tx:
@@ -172,6 +177,24 @@ def get_event(call: Call) -> Reply:
     _, fields = call.retrieve_params(EVENTS_SPEC)
     with call.transaction() as tx:
         return Reply(200, call.narrow(render(tx, call.workspace, _event(call, tx)), fields))
+
+
+@routes.patch(
+    "/v1/success-events/{event_id}",
+    scopes=WRITE,
+    entity="success_events",
+    variant="success_event_editable",
+)
+def edit_event(call: Call) -> Reply:
+    """The fault `success_event_editable`: an event's code and value can be changed in
+    place, where the document has events append-only ("a refund is recorded as a
+    reversal, never an edit")."""
+    fields = BodyFields(call.json(), allowed=("code", "value", "contact_id", "occurred_at"))
+    changes = {name: fields.body[name] for name in ("code", "value") if fields.has(name)}
+    fields.check()
+    with call.transaction() as tx:
+        record = tx.update(call.workspace, "success_event", {**_event(call, tx), **changes})
+        return Reply(200, render(tx, call.workspace, record))
 
 
 @routes.post(

@@ -78,16 +78,23 @@ def list_deleted_records(call: Call) -> Reply:
         )
     resource = names[entity]
     if not call.settings.has_fault("deleted_records_without_scope_check"):
-        require_scopes(call, (f"{resource}:read",))
+        deals_by_contact = resource == "deals" and call.settings.has_fault(
+            "deleted_deals_need_contacts_read"
+        )
+        require_scopes(call, ("contacts:read",) if deals_by_contact else (f"{resource}:read",))
     since = parse_since("deleted_since", call.single("deleted_since"))
     kind = ENTITIES[resource]
+    # under its fault, tombstones are kept for the CRM records only, not activities
+    untracked = kind == "activity" and call.settings.has_fault("deletion_feed_skips_activities")
     with call.transaction() as tx:
         leaky = call.settings.has_fault("deletion_feed_all_workspaces")
         rows = [
             row
             for workspace in (tx.workspaces() if leaky else [call.workspace])
             for row in tx.deletions(workspace)
-            if row["kind"] == kind and (since is None or row["deleted_at"] >= since)
+            if row["kind"] == kind
+            and not untracked
+            and (since is None or row["deleted_at"] >= since)
         ]
     as_object = call.settings.has_variant("deletion_items_as_objects")
     return call.list_reply(

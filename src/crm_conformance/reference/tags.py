@@ -80,7 +80,12 @@ def read_ids(
     return list(dict.fromkeys(values))
 
 
-@routes.post("/v1/tags", scopes=("tags:write",), entity="tags")
+@routes.post(
+    "/v1/tags",
+    scopes=("tags:write",),
+    entity="tags",
+    variant_scopes=(("tag_create_guarded_by_tags_read", ("tags:read",)),),
+)
 def create_tag(call: Call) -> Reply:
     selector = (
         "record_kind"
@@ -89,14 +94,31 @@ def create_tag(call: Call) -> Reply:
     )
     fields = BodyFields(call.json(), allowed=("name", selector, "color"))
     off_by_one = call.settings.has_fault("tag_name_limit_off_by_one")
-    name = fields.string(
-        "name", required=True, min_length=1, max_length=MAX_NAME + 1 if off_by_one else MAX_NAME
+    empty_ok = call.settings.has_fault("tag_empty_name_accepted")
+    unnamed = call.settings.has_fault("tag_name_defaults") and not fields.has("name")
+    name = (
+        "New tag"
+        if unnamed
+        else fields.string(
+            "name",
+            required=True,
+            min_length=0 if empty_ok else 1,
+            max_length=MAX_NAME + 1 if off_by_one else MAX_NAME,
+        )
     )
-    if name is not None and not name.strip():
+    if name and not name.strip():
         fields.problem("name", "must not be blank", "blank")
-    catalogue = fields.string(selector, required=True, choices=CATALOGUES)
+    kinds = CATALOGUES
+    if call.settings.has_fault("tag_organization_catalogue_missing"):
+        kinds = ("contact", "deal")
+    catalogue = fields.string(selector, required=True, choices=kinds)
     unchecked = call.settings.has_fault("tag_color_unchecked")
-    color = fields.string("color", nullable=False, pattern=None if unchecked else COLOR_PATTERN)
+    color = fields.string(
+        "color",
+        required=call.settings.has_fault("tag_color_required"),
+        nullable=False,
+        pattern=None if unchecked else COLOR_PATTERN,
+    )
     fields.check()
     assert name is not None and catalogue is not None
     with call.transaction() as tx:
@@ -111,7 +133,9 @@ def create_tag(call: Call) -> Reply:
                 )
                 raise ApiError(
                     409,
-                    "tag_already_exists",
+                    "already_exists"
+                    if call.settings.has_fault("tag_duplicate_already_exists")
+                    else "tag_already_exists",
                     f"The {catalogue} catalogue already has a tag named {existing['name']!r}"
                     f"{named}.",
                     param="name",
@@ -121,7 +145,12 @@ def create_tag(call: Call) -> Reply:
             "tag",
             {"name": name, "catalogue": catalogue, "color": color or _default_color(call)},
         )
-    return call.created(render(tag))
+    rendered = render(tag)
+    if call.settings.has_fault("tag_id_label_prefix"):
+        rendered["id"] = "label_" + rendered["id"].partition("_")[2]
+    if call.settings.has_fault("tag_object_label"):
+        rendered["object"] = "label"
+    return call.created(rendered)
 
 
 @routes.get("/v1/tags", scopes=("tags:read",))

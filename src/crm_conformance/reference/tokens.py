@@ -12,6 +12,7 @@ import hmac
 import json
 import re
 import secrets
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Literal
 
@@ -106,6 +107,35 @@ def issue_token(
     return IssuedToken(token_id, f"{prefix}{selector}.{verifier}", kind, chosen)
 
 
+_SELECTOR_END = len("sk_test_") + 16
+"""Where a workspace token's selector ends: its prefix, then 12 bytes in base64url."""
+
+
+def issued_form(token: str, faults: Collection[str]) -> str:
+    """`token` as a server with a token-form fault writes it (the faults
+    token_segments_joined_by_underscore, test_tokens_prefixed_live,
+    oauth_tokens_prefixed_oauth); `stored_form` reads it back."""
+    if "token_segments_joined_by_underscore" in faults and token.startswith("sk_"):
+        token = f"{token[:_SELECTOR_END]}_{token[_SELECTOR_END + 1 :]}"
+    if "test_tokens_prefixed_live" in faults and token.startswith("sk_test_"):
+        token = "sk_live_" + token.removeprefix("sk_test_")
+    if "oauth_tokens_prefixed_oauth" in faults and token.startswith("oat_"):
+        token = "oauth_" + token.removeprefix("oat_")
+    return token
+
+
+def stored_form(token: str, faults: Collection[str]) -> str:
+    """The token `issued_form` wrote, as the store knows it (others unchanged)."""
+    if "oauth_tokens_prefixed_oauth" in faults and token.startswith("oauth_"):
+        token = "oat_" + token.removeprefix("oauth_")
+    if "test_tokens_prefixed_live" in faults and token.startswith("sk_live_"):
+        token = "sk_test_" + token.removeprefix("sk_live_")
+    joined = token[_SELECTOR_END : _SELECTOR_END + 1] == "_"
+    if "token_segments_joined_by_underscore" in faults and token.startswith("sk_") and joined:
+        token = f"{token[:_SELECTOR_END]}.{token[_SELECTOR_END + 1 :]}"
+    return token
+
+
 def revoke_token(tx: Transaction, token_id: str) -> bool:
     """Revoke a token at once; False when there is no such token."""
     cursor = tx.execute("UPDATE tokens SET state = 'revoked' WHERE id = ?", (token_id,))
@@ -120,6 +150,7 @@ def authenticate(
     honour_revocation: bool = True,
     check_verifier: bool = True,
     honour_workspace_expiry: bool = True,
+    revoked_forbidden: bool = False,
 ) -> Principal:
     """The principal of an `Authorization: Bearer ...` header, or 401.
 
@@ -148,6 +179,8 @@ def authenticate(
         raise unauthorized("The bearer token is not valid.")
     expired = state == "expired" or (expires_at is not None and expires_at <= now_stamp())
     workspace_expired = expired and kind == "workspace" and honour_workspace_expiry
+    if state == "revoked" and honour_revocation and revoked_forbidden:
+        raise ApiError(403, "forbidden", "This token was revoked.")
     if (state == "revoked" and honour_revocation) or workspace_expired:
         raise unauthorized("The bearer token is no longer valid.")
     if expired and kind == "oauth":

@@ -145,6 +145,7 @@ _VARIANTS = (
         "contacts are updated with PUT /v1/contacts/{contact_id} too, and, as most routers "
         "do, a method /v1/contacts/search lacks reaches that route (PUT there answers 400 "
         "for the malformed id)",
+        conventions={"updates": {"contact_method": "PUT"}},
     ),
     Variant(
         "fields_need_resource",
@@ -372,6 +373,22 @@ _VARIANTS = (
         "gzip_answers",
         "every answer is gzip-compressed when the request accepts it (Accept-Encoding), "
         "as Express's compression middleware and most gateways do",
+    ),
+    Variant(
+        "stage_of_other_pipeline_not_found",
+        "a deal created in a stage of another pipeline answers 404 stage_not_found (no such "
+        "stage in the pipeline named) instead of 422 stage_not_in_pipeline",
+    ),
+    Variant(
+        "search_ignores_idempotency_key",
+        "contact search ignores Idempotency-Key, any length (a search writes nothing, and "
+        "the document gives the key to writes)",
+    ),
+    Variant(
+        "every_contact_field_sortable",
+        "the contact list also sorts by every other scalar field (id, visibility, phone, "
+        "address, city, state, job_title, company_name, organization_id, owner_id, "
+        "lost_reason, external_id; the sortable keys are not shown)",
     ),
 )
 

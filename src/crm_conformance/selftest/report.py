@@ -3,6 +3,7 @@
 import json
 from pathlib import Path
 
+from crm_conformance.selftest.coverage import FaultCoverage, coverage_of
 from crm_conformance.selftest.matrix import Matrix
 
 MATRIX_JSON = "kill-matrix.json"
@@ -25,6 +26,7 @@ def summary_lines(matrix: Matrix) -> list[str]:
         f"clean reference: {', '.join(t['clean']) or 'not run'}",
         f"faults: {t['killed']}/{t['faults']} killed, {t['survived']} survived, "
         f"{t['unreached']} unreached",
+        proven(matrix).line("proven by a killed fault"),
         f"variants: {t['variants_passed']}/{t['variants']} passed, "
         f"{t['false_failures']} with false failures, {t['variant_errors']} with blocked or "
         f"errored tests; {t['combinations_passed']}/{t['combinations']} combined runs "
@@ -42,6 +44,11 @@ def summary_lines(matrix: Matrix) -> list[str]:
         )
     lines.append(f"wall time {matrix.seconds:.1f} s with {matrix.workers} workers")
     return lines
+
+
+def proven(matrix: Matrix) -> FaultCoverage:
+    """The testable requirements a fault this run killed breaks."""
+    return coverage_of(row.requirements for row in matrix.of_kind("fault") if row.ok)
 
 
 def markdown(matrix: Matrix) -> str:
@@ -65,6 +72,13 @@ def markdown(matrix: Matrix) -> str:
             f"| {row.verdict}{' (control)' if row.kind == 'control' else ''} "
             f"| {by} | {_cell(row.note)} |"
         )
+    missing = proven(matrix).missing
+    out += [
+        "",
+        "## Testable requirements no killed fault breaks",
+        "",
+        ", ".join(missing) if missing else "None: every testable requirement has a killed fault.",
+    ]
     out += [
         "",
         "## The clean server, combined variants and each variant",

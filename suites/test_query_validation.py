@@ -1,0 +1,166 @@
+"""Every typed query parameter of every read, given an invalid value, is refused with 400.
+
+"`validation_failed` | fields invalid ... Query, path and header problems answer 400 with
+the same code": a value outside a parameter's type is refused, never read as a value no
+record has (a status filter of `archived` answering 200 with nothing hides the caller's
+typo). The matrix is derived, not listed: the query parameters and their types come from
+`spec/openapi.yaml` (`document.query_parameters()`: `limit` an integer from 1 to 200,
+`updated_since`, `window_start` and `window_end` date-times, `cursor`, `expand`,
+`fields`, `sort`), and the contact list's filters from the document's filter table
+(status and score enums, owner and organization ids, created since), under the names the
+target file gives them (`contact_filters.*`, `created_since_param`). One test id per
+operation, parameter and kind of invalid value.
+
+Where the document's 400 table has a row for the very case, that code is the answer
+(`invalid_cursor`, `unknown_expand`, `unknown_field`, `unknown_sort_field`); a window bound
+that is no date-time may also read as `invalid_window` ("time window empty or
+reversed"), so both pass. Writes (`POST /v1/deals?expand=`) are left out: the order in
+which a server checks a query and a body is not shown.
+"""
+
+import string
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import pytest
+
+from crm_conformance import ApiClient, RecordFactory, document, expect_error
+
+STATUSES = document.enum("Contact", "status")
+SCORES = document.enum("Contact", "score")
+NOT_A_DATE_TIME = {"word": "yesterday", "impossible-date": "2026-13-40T25:61:00Z"}
+"""Two values no reading of ISO 8601 takes: a word, and one whose every part is out of
+range (a lenient parser that rolls 30 February over to March still refuses month 13)."""
+VALIDATION: tuple[str, ...] = ("validation_failed",)
+
+
+@dataclass(frozen=True)
+class Point:
+    """One parameter of one operation given one kind of invalid value."""
+
+    method: str
+    path: str
+    label: str
+    """The parameter as the document names it (a filter's name is the target's)."""
+    kind: str
+    value: str
+    req: str
+    """The requirement charged when the answer is not a refusal."""
+    reqs: tuple[str, ...]
+    codes: tuple[str, ...] = VALIDATION
+    convention: str | None = None
+    """The target-file key naming the parameter, for a filter whose name is not shown."""
+
+    @property
+    def id(self) -> str:
+        return f"{self.method} {self.path} {self.label} {self.kind}"
+
+
+def _typed_points(parameter: document.QueryParameter) -> Iterator[Point]:
+    """The invalid values of one parameter the description types, with the code each
+    must be refused with."""
+    where = (parameter.method, parameter.path, parameter.name)
+    if parameter.type == "integer" and parameter.minimum is not None:
+        maximum = parameter.maximum if parameter.maximum is not None else 2**31
+        reqs = ("PAG-008", "ERR-011")
+        for kind, value in (
+            ("below-minimum", str(parameter.minimum - 1)),
+            ("above-maximum", str(maximum + 1)),
+            ("negative", "-1"),
+            ("fraction", "2.5"),
+            ("word", "many"),
+        ):
+            yield Point(*where, kind, value, "PAG-008", reqs)
+    elif parameter.format == "date-time":
+        codes: tuple[str, ...]
+        if parameter.name.startswith("window_"):
+            reqs, codes = ("ERR-011", "STAT-008"), ("validation_failed", "invalid_window")
+        else:
+            reqs, codes = ("ERR-011", "SYNC-002"), VALIDATION
+        for kind, value in NOT_A_DATE_TIME.items():
+            yield Point(*where, kind, value, "ERR-011", reqs, codes)
+    elif parameter.name in NAMED_REFUSALS:
+        kind, value, req, code = NAMED_REFUSALS[parameter.name]
+        yield Point(*where, kind, value, req, (req,), (code,))
+
+
+NAMED_REFUSALS = {
+    "cursor": ("corrupt", "not-a-cursor-%%", "PAG-007", "invalid_cursor"),
+    "expand": ("unknown-name", "no_such_relation", "QRY-007", "unknown_expand"),
+    "fields": ("unknown-name", "no_such_field", "QRY-012", "unknown_field"),
+    "sort": ("unknown-key", "no_such_field_for_sorting", "QRY-003", "unknown_sort_field"),
+}
+"""String parameters whose invalid value has a row of its own in the 400 table."""
+
+
+def _filter_points() -> Iterator[Point]:
+    """The contact list's filters the document's table types (email and external_id are
+    free strings: no value is invalid)."""
+    where = ("GET", "/v1/contacts")
+    unknown_status = next(v for v in ("archived", "closed", "deleted") if v not in STATUSES)
+    unknown_score = next(v for v in ("lukewarm", "frozen") if v not in SCORES)
+    for name, kind, value, req in (
+        ("status", "unknown-value", unknown_status, "CON-027"),
+        ("score", "unknown-value", unknown_score, "CON-028"),
+        ("owner_id", "not-an-id", "not-a-user-id", "CON-030"),
+        ("organization_id", "not-an-id", "not-an-organization-id", "CON-031"),
+    ):
+        key = f"contact_filters.{name}"
+        yield Point(*where, name, kind, value, "ERR-011", ("ERR-011", req), convention=key)
+    for kind, value in NOT_A_DATE_TIME.items():
+        yield Point(
+            *where,
+            "created-since",
+            kind,
+            value,
+            "ERR-011",
+            ("ERR-011", "CON-033"),
+            convention="created_since_param",
+        )
+
+
+POINTS = (
+    *(
+        point
+        for parameter in document.query_parameters()
+        if parameter.method == "GET"
+        for point in _typed_points(parameter)
+    ),
+    *_filter_points(),
+)
+
+
+PATH_FEATURES = {"contact_id": "records", "campaign_id": "campaigns"}
+"""The adapter feature making the record each path placeholder names."""
+
+
+@pytest.fixture(scope="module")
+def contact_id(module_factory: RecordFactory) -> str:
+    """The record a contact path names: a point changes nothing, so one serves all."""
+    return str(module_factory.contact()["id"])
+
+
+@pytest.fixture(scope="module")
+def campaign_id(module_factory: RecordFactory) -> str:
+    return str(module_factory.requiring("campaigns").campaign()["id"])
+
+
+@pytest.mark.parametrize(
+    "point", [pytest.param(p, id=p.id, marks=pytest.mark.req(*p.reqs)) for p in POINTS]
+)
+def test_an_invalid_query_value_is_refused(
+    api: ApiClient,
+    request: pytest.FixtureRequest,
+    convention: Callable[[str], str],
+    module_factory: RecordFactory,
+    point: Point,
+) -> None:
+    """A path's ids are of records that exist (`{contact_id}`, `{campaign_id}` from the
+    module's fixtures), so the only problem of the request is the value under test."""
+    names = {name for _, name, _, _ in string.Formatter().parse(point.path) if name}
+    for name in names:  # noted on every point that reads the shared record
+        module_factory.adapter.require(PATH_FEATURES[name])
+    path = point.path.format(**{name: request.getfixturevalue(name) for name in names})
+    name = convention(point.convention) if point.convention else point.label
+    response = api.get(path, params={name: point.value})
+    expect_error(response, point.req, status=400, code=point.codes)

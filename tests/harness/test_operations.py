@@ -1,0 +1,25 @@
+"""The operations the matrices send: every operation the description has is one they
+can build, and each group stands for itself with a read and a write where it has them."""
+
+from crm_conformance import document, operations
+
+
+def test_every_described_operation_has_a_call() -> None:
+    described = {operation.operation_id for operation in document.operations()}
+    assert described == set(operations.BUILDERS)
+
+
+def test_reads_are_read_scopes_or_gets() -> None:
+    by_id = {operation.operation_id: operation for operation in document.operations()}
+    assert by_id["searchContacts"].reads  # a POST, guarded by contacts:read
+    assert by_id["listUsers"].reads  # scope not shown: a GET
+    assert not by_id["closeConversation"].reads  # scope not shown: a POST
+    assert not by_id["upsertContact"].reads
+
+
+def test_each_group_is_picked_once_preferring_a_path_without_an_id() -> None:
+    reads = operations.pick(document.operations(), reads=True)
+    writes = operations.pick(document.operations(), reads=False)
+    assert len({op.group for op in reads}) == len(reads)
+    assert {op.operation_id for op in reads} >= {"listContacts", "getCampaignStats", "getMe"}
+    assert {op.operation_id for op in writes} >= {"upsertContact", "closeConversation"}
