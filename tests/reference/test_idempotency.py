@@ -4,6 +4,7 @@ import threading
 import time
 
 import httpx
+import pytest
 from starlette.testclient import TestClient
 
 from crm_conformance.reference import ServerSettings, idempotency, running_server
@@ -157,3 +158,45 @@ def test_empty_key_is_no_key(api: TestClient) -> None:
             "/v1/tags", json={"name": name, "kind": "deal"}, headers={"Idempotency-Key": ""}
         )
         assert response.status_code == 201 and "Idempotent-Replay" not in response.headers
+
+
+def test_a_keyed_write_holds_its_key_only_while_other_requests_are_answered(
+    api: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hold that lets a concurrent duplicate meet the key still processing costs
+    nothing when no other request is being answered (the fuzz layer's hundreds of keyed
+    writes come one at a time)."""
+    holds: list[float] = []
+    clock = type(
+        "Clock", (), {"time": staticmethod(time.time), "sleep": staticmethod(holds.append)}
+    )
+    monkeypatch.setattr(idempotency, "time", clock)
+    api.post("/v1/tags", json={"name": "alone", "kind": "deal"}, headers={"Idempotency-Key": "a"})
+    assert holds == []
+    with idempotency.ACTIVE.request():  # another request being answered meanwhile
+        api.post(
+            "/v1/tags", json={"name": "busy", "kind": "deal"}, headers={"Idempotency-Key": "b"}
+        )
+    assert holds == [idempotency.PROCESSING_SECONDS]
+
+
+def test_concurrent_duplicates_meet_the_key_in_flight() -> None:
+    """Under concurrency the hold makes the documented 409 observable (the suite's
+    IDEM-006 test, and fault `in_flight_answers_conflict`, depend on it)."""
+    with running_server(ServerSettings()) as served:
+        headers = {"Authorization": f"Bearer {served.tokens['full']}", "Idempotency-Key": "hold"}
+        codes: list[str | None] = []
+        barrier = threading.Barrier(6)
+
+        def send() -> None:
+            with httpx.Client(base_url=served.base_url, headers=headers) as client:
+                barrier.wait()
+                response = client.post("/v1/tags", json={"name": "held", "kind": "deal"})
+                codes.append(code(response) if response.status_code == 409 else None)
+
+        threads = [threading.Thread(target=send) for _ in range(6)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert "idempotency_key_in_flight" in codes, codes

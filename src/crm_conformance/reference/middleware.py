@@ -18,6 +18,7 @@ from starlette.datastructures import Headers, MutableHeaders
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from crm_conformance.reference import idempotency
 from crm_conformance.reference.api_errors import ApiError
 from crm_conformance.reference.rate_limits import Allowance, RateLimiter, SlidingLog
 from crm_conformance.reference.routing import error_response
@@ -100,6 +101,10 @@ class ApiMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        with idempotency.ACTIVE.request():
+            await self._answer(scope, receive, send)
+
+    async def _answer(self, scope: Scope, receive: Receive, send: Send) -> None:
         started = time.perf_counter()
         request_id = self._request_id()
         state = scope.setdefault("state", {})

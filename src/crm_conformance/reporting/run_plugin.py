@@ -89,7 +89,12 @@ class Progress:
             self.stream.flush()
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("allure_report_dir", None):
+        from crm_conformance.reporting.allure_files import use_quiet_logger
+
+        use_quiet_logger()  # before allure-pytest's own pytest_configure builds its logger
     is_worker = hasattr(config, "workerinput")
     enabled = bool(config.getoption("crm_progress")) and not is_worker
     config.stash[_PROGRESS] = Progress(enabled=enabled, stream=sys.stderr)

@@ -1,0 +1,47 @@
+"""Allure's result files as a run writes them: without fixture containers that show
+nothing.
+
+Why: allure-pytest writes a container file for every function-scoped fixture of every
+test (`unique`, `convention`, `factory`, each parametrize argument...), 3.7 files per
+test beside its result: 2,700 in a quick run, each created and renamed by the worker
+running the test, about as much time as a matrix point's requests. A container whose
+fixtures passed with no step, attachment or parameter shows a reader nothing that the
+test's result does not, so it is not written; one with a failed or broken fixture, a
+step, an attachment or a parameter is written as before.
+
+How: `use_quiet_logger()`, called by the runner's plugin before allure-pytest
+configures, makes allure-pytest build `QuietFileLogger` where it builds its
+`AllureFileLogger` (a name of its plugin module; `tests/runner/test_allure_files.py`
+fails on an upgrade that drops it).
+"""
+
+from typing import Any
+
+import allure_pytest.plugin
+from allure_commons import hookimpl
+from allure_commons.logger import AllureFileLogger
+
+
+def shows_something(container: Any) -> bool:
+    """Whether a reader learns anything from `container`'s fixtures."""
+    return any(
+        fixture.status not in (None, "passed")
+        or fixture.steps
+        or fixture.attachments
+        or fixture.parameters
+        for fixture in (*container.befores, *container.afters)
+    )
+
+
+class QuietFileLogger(AllureFileLogger):
+    """Allure's file logger, less the containers that show nothing."""
+
+    @hookimpl
+    def report_container(self, container: Any) -> None:
+        if shows_something(container):
+            super().report_container(container)  # type: ignore[no-untyped-call]
+
+
+def use_quiet_logger() -> None:
+    """Have allure-pytest write through `QuietFileLogger` (call before it configures)."""
+    allure_pytest.plugin.AllureFileLogger = QuietFileLogger
