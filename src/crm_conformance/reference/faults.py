@@ -543,7 +543,7 @@ _FAULTS = (
     ),
     Fault(
         "contact_list_object_lead",
-        ("CON-001",),
+        ("CON-001", "IDN-002"),
         "the contact list renders each row with object 'lead', the older surfaces' name",
     ),
     Fault(
@@ -934,7 +934,7 @@ _FAULTS = (
     ),
     Fault(
         "activity_created_by_api_string",
-        ("ACT-015",),
+        ("ACT-015", "IDN-021"),
         "an activity created by an integration renders created_by as the string 'api', not null",
     ),
     Fault(
