@@ -6,7 +6,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from crm_conformance.adapter_kit import ERROR_TYPES
-from crm_conformance.reference.rate_limits import SlidingLog
+from crm_conformance.reference.rate_limits import RateLimiter, SlidingLog
 
 ENVELOPE_KEYS = {"type", "code", "message", "param", "detail", "documentation_url", "request_id"}
 
@@ -82,6 +82,15 @@ def test_rate_limit_answers_429_with_retry_after(make_app, client_for) -> None:
     assert int(response.headers["Retry-After"]) >= 1
     other = TestClient(app, headers={"Authorization": f"Bearer {app.seeded_tokens['secondary']}"})
     assert other.get("/v1/users").status_code == 200, "limits are per token"
+
+
+@pytest.mark.parametrize("uptime", [500.7, 964.003, 1016.119, 2040.3, 4090.1, 100.0])
+def test_a_fresh_fixed_window_resets_in_exactly_its_length(uptime: float) -> None:
+    """A window's first request reads Reset = the window, whatever the clock's value: the
+    old `ceil(start + window - now)` read 61 on a 60 s window at these uptimes (each is
+    one where `uptime + 60 - uptime` exceeds 60 in floating point, but 100.0)."""
+    allowance = RateLimiter(clock=lambda: uptime).count("k", 5, 60)
+    assert allowance.reset == 60
 
 
 def test_the_sliding_log_refills_as_the_oldest_leave_and_rounds_reset_down() -> None:

@@ -41,7 +41,8 @@ class Allowance:
 class RateLimiter:
     """Counts requests per key in fixed windows; thread-safe."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
         self._lock = threading.Lock()
         self._windows: dict[str, tuple[float, int]] = {}
 
@@ -50,7 +51,7 @@ class RateLimiter:
 
         `sticky` is the fault `rate_limit_never_refills`: a spent window is never renewed.
         """
-        now = time.monotonic()
+        now = self._clock()
         with self._lock:
             start, used = self._windows.get(key, (now, 0))
             if now - start >= window and not (sticky and used >= limit):
@@ -59,7 +60,10 @@ class RateLimiter:
             if allowed:
                 used += 1
             self._windows[key] = (start, used)
-        reset = max(0, math.ceil(start + window - now))
+        # The time left from the time elapsed: `start + window - now` rounds `start + window`
+        # first, and with `start == now` it read 61 on a 60 s window for about a quarter of
+        # the instants before an uptime crossed a power of two (issue 24, item 6).
+        reset = max(0, math.ceil(window - (now - start)))
         return Allowance(limit, max(0, limit - used), reset, allowed)
 
 
