@@ -237,6 +237,9 @@ BAD = {
         200, {"contact": {"object": "contact", "id": "con_1"}}, path="/v1/x"
     ),
     "identifier_formats_stats": stats("camp_1"),
+    "identifier_formats_prefix": mutate(
+        response(200, collection()), lambda b: b["data"][0].update(id=hexid("lead_"))
+    ),
     "collection_row_objects": mutate(
         response(200, collection()), lambda b: b["data"][0].update(object="lead")
     ),
@@ -383,3 +386,15 @@ def test_a_malformed_collection_fails_the_envelope_check_only(case: str) -> None
 def test_registering_twice_is_refused() -> None:
     with pytest.raises(ValueError, match="already registered"):
         checks.check("ERR-001", name="error_envelope")(lambda response: None)
+
+
+@pytest.mark.parametrize(
+    ("case", "charged"),
+    [("identifier_formats", "IDN-001"), ("identifier_formats_prefix", "IDN-006")],
+)
+def test_an_id_with_another_kinds_prefix_breaks_its_kinds_row(case: str, charged: str) -> None:
+    """`con_ABC` breaks the format (IDN-001); `lead_<32 hex>` on a contact is well formed
+    but breaks the identifier table's contact row (IDN-006)."""
+    with pytest.raises(ConformanceFailure) as caught:
+        checks.identifier_formats(BAD[case])
+    assert caught.value.req_id == charged
