@@ -10,7 +10,9 @@ shows in the deletion feed. One line per feature: ready, or broken with the reas
 the request that shows it as a curl line (token as `$TOKEN`).
 
 It judges the adapter only: it writes no report and no verdict about the target. What it
-makes carries the prefix `cc-check-<id>-` (records it can delete are deleted).
+makes carries the prefix `cc-check-<id>-` (records it can delete are deleted). It sends
+the target's `adapter_token`, and warns (exit code unchanged) about an adapter off
+loopback that answers without a secret (`adapter_exposure`).
 """
 
 import secrets
