@@ -6,9 +6,12 @@ Each method below gets a typed, already validated request and calls the server's
 internal admin endpoints. Here those are the reference server's control endpoints
 (`CRM_ADMIN_URL`); put your own admin API or database calls in their place.
 
+    export CRM_ADAPTER_TOKEN=<a long random secret>
     CRM_ADMIN_URL=http://127.0.0.1:8000/_adapter uvicorn adapter:app --port 9100
 
-then set `adapter_url = "http://127.0.0.1:9100"` in the target file and check it with
+then set `adapter_url = "http://127.0.0.1:9100"` and `[adapter_token] value_env =
+"CRM_ADAPTER_TOKEN"` in the target file (the adapter mints tokens: with the secret set,
+the kit answers 401 to any request without it) and check it with
 `crm-conformance adapter-check --target my-target.toml`. Five features are here; the
 kit answers 501 for the others and the tests needing them are not applicable.
 """
@@ -103,4 +106,4 @@ class SidecarAdapter:
         return call("POST", "/v1/conversations", json=body)
 
 
-app = adapter_app(SidecarAdapter())
+app = adapter_app(SidecarAdapter(), token=os.environ.get("CRM_ADAPTER_TOKEN") or None)

@@ -10,7 +10,9 @@ shows in the deletion feed. One line per feature: ready, or broken with the reas
 the request that shows it as a curl line (token as `$TOKEN`).
 
 It judges the adapter only: it writes no report and no verdict about the target. What it
-makes carries the prefix `cc-check-<id>-` (records it can delete are deleted).
+makes carries the prefix `cc-check-<id>-` (records it can delete are deleted). It sends
+the target's `adapter_token`, and warns (exit code unchanged) about an adapter off
+loopback that answers without a secret (`adapter_exposure`).
 """
 
 import secrets
@@ -22,7 +24,7 @@ from typing import Any, Literal
 
 import httpx
 
-from crm_conformance import smoke
+from crm_conformance import adapter_exposure, smoke
 from crm_conformance._errors import TargetFileError, TargetUnreachable
 from crm_conformance.adapter_probe import Broken, Probe, error_code
 from crm_conformance.capabilities import discover
@@ -74,6 +76,8 @@ class AdapterCheck:
 
     adapter_url: str
     results: tuple[FeatureResult, ...]
+    warnings: tuple[str, ...] = ()
+    """Risks of the deployment that break no feature (an adapter open to its network)."""
 
     @property
     def broken(self) -> list[FeatureResult]:
@@ -86,6 +90,7 @@ class AdapterCheck:
     def text(self) -> str:
         listed = [r for r in self.results if r.state != "not offered"]
         lines = [f"adapter-check {self.adapter_url}"]
+        lines += [f"warning: {warning}" for warning in self.warnings]
         for result in self.results:
             lines += result.lines()
         verdict = (
@@ -127,8 +132,10 @@ def _check(probe: Probe, target: Target) -> AdapterCheck:
             "is the adapter running?"
         ) from None
     except Broken as broken:
-        result = FeatureResult("health", "broken", broken.reason, _curl(broken))
+        reason = broken.reason + _secret_hint(broken, target)
+        result = FeatureResult("health", "broken", reason, _curl(broken))
         return AdapterCheck(target.adapter_url, (result,))
+    warnings = _exposure(probe, target.adapter_url, secret=target.adapter_token)
     probe.listed = frozenset(health["features"])
     results = []
     for feature, run in CHECKS.items():
@@ -141,7 +148,31 @@ def _check(probe: Probe, target: Target) -> AdapterCheck:
             results.append(FeatureResult(feature, "broken", broken.reason, _curl(broken)))
         else:
             results.append(FeatureResult(feature, "ready", notes=tuple(notes)))
-    return AdapterCheck(target.adapter_url, tuple(results))
+    return AdapterCheck(target.adapter_url, tuple(results), warnings)
+
+
+def _secret_hint(broken: Broken, target: Target) -> str:
+    """What to do about a health check refused with 401: the adapter wants a secret."""
+    if broken.exchange is None or broken.exchange.status != 401:
+        return ""
+    if target.adapter_token is None:
+        return "; the adapter requires a secret: set adapter_token in the target file"
+    return "; the adapter refuses adapter_token: is it the adapter's secret?"
+
+
+def _exposure(probe: Probe, adapter_url: str, *, secret: str | None) -> tuple[str, ...]:
+    """The warning for an adapter off loopback that answers without a secret. Health was
+    just answered: without a secret configured, that is the proof; with one, a request
+    without it tells whether the adapter checks it."""
+    if adapter_exposure.on_loopback(adapter_url):
+        return ()
+    if secret is not None:
+        bare = probe.adapter.request("GET", "/v1/health", token=None)
+        if not 200 <= bare.status_code < 300:
+            return ()
+    return (
+        adapter_exposure.open_adapter_warning(adapter_url, secret_configured=secret is not None),
+    )
 
 
 def _curl(broken: Broken) -> str:

@@ -59,9 +59,15 @@ class AdapterClient:
         transport: httpx.BaseTransport | None = None,
         skip: Callable[[str], NoReturn] = _raise_missing,
         on_require: Callable[[str], None] | None = None,
+        token: str | None = None,
     ) -> None:
+        """`token`: the target's `adapter_token`, sent as `Authorization: Bearer` on every
+        request (and filtered from everything recorded)."""
         self.adapter_url = adapter_url.rstrip("/")
         self.redactor = redactor if redactor is not None else Redactor()
+        self._token = token
+        if token is not None:
+            self.redactor.add(token)
         self.log = log if log is not None else ExchangeLog()
         self.budget = budget
         self._skip = skip
@@ -315,6 +321,8 @@ class AdapterClient:
         headers = {"Accept": "application/json"}
         if content is not None:
             headers["Content-Type"] = "application/json"
+        if self._token is not None:
+            headers["Authorization"] = f"Bearer {self._token}"
         request = self._http.build_request(
             method, self.adapter_url + path, params=params, content=content, headers=headers
         )

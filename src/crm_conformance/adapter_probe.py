@@ -1,11 +1,12 @@
 """The shared steps of `adapter-check`: call the adapter as the contract says, read the
 public API as the document says, and stop at the first broken promise with its request.
 
-`Probe` talks to the adapter (no token) and to the public API (tokens.full and, when
-the target has one, tokens.other_workspace) through `ApiClient`, so every request is
-recorded with tokens redacted and a broken promise can print its request as a curl
-line. Answers of the adapter are checked against `spec/adapter.yaml` with the kit's
-validators, so "what the contract says" has one reading for the kit and the check.
+`Probe` talks to the adapter (with the target's `adapter_token`, if any) and to the
+public API (tokens.full and, when the target has one, tokens.other_workspace) through
+`ApiClient`, so every request is recorded with tokens redacted and a broken promise can
+print its request as a curl line. Answers of the adapter are checked against
+`spec/adapter.yaml` with the kit's validators, so "what the contract says" has one
+reading for the kit and the check.
 """
 
 from collections.abc import Iterator, Mapping
@@ -40,10 +41,10 @@ class Probe:
         self.prefix = prefix
         self.contract = load_contract()
         self.log = ExchangeLog()
-        self.redactor = redactor if redactor is not None else Redactor(target.tokens.values())
+        self.redactor = redactor if redactor is not None else Redactor(target.secrets)
         self.adapter = ApiClient(
             base_url=target.adapter_url,
-            token=None,
+            token=target.adapter_token,
             redactor=self.redactor,
             log=self.log,
             timeout=target.timeout,

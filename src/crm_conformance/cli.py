@@ -9,7 +9,7 @@ for setup errors), 2 on a usage or target-file error, 3 when the target is unrea
 
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -330,6 +330,21 @@ def selftest(
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
+def _adapter_secret(name: str, environ: Mapping[str, str], no_adapter: bool) -> str:
+    """The secret of `serve --adapter-token-env NAME`, or exit 2 saying what is wrong."""
+    if no_adapter:
+        _fail("--adapter-token-env with --no-adapter: there is no adapter to protect", 2, "serve")
+    value = environ.get(name, "")
+    if not value.strip() or value != value.strip():
+        _fail(
+            f"--adapter-token-env={name}: the environment variable {name} is not set, empty or "
+            f"has surrounding whitespace; export {name}=<secret>",
+            2,
+            "serve",
+        )
+    return value
+
+
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="loopback address only")
 @click.option("--port", type=int, default=0, show_default=True, help="0 picks a free port")
@@ -351,6 +366,12 @@ _LOOPBACK = ("127.0.0.1", "localhost", "::1")
     metavar="NAME",
     help="break the adapter (not the server), e.g. adapter_ignores_workspace",
 )
+@click.option(
+    "--adapter-token-env",
+    metavar="NAME",
+    help="the adapter requires the secret in this environment variable "
+    "(Authorization: Bearer); --target-out names the variable, never the value",
+)
 def serve(
     host: str,
     port: int,
@@ -362,9 +383,11 @@ def serve(
     variants: tuple[str, ...],
     no_adapter: bool,
     adapter_faults: tuple[str, ...],
+    adapter_token_env: str | None,
 ) -> None:
     """Serve the reference server on loopback until SIGINT or SIGTERM."""
     import logging
+    import os
     import signal
 
     import uvicorn
@@ -379,6 +402,8 @@ def serve(
         "adapter": not no_adapter,
         "adapter_faults": frozenset(adapter_faults),
     }
+    if adapter_token_env is not None:
+        options["adapter_token"] = _adapter_secret(adapter_token_env, os.environ, no_adapter)
     if rate_limit is not None:
         options["rate_limit"] = rate_limit
     if rate_window is not None:
@@ -397,13 +422,19 @@ def serve(
         return
     bound_host, bound_port = sock.getsockname()[:2]
     served = served_target(
-        bound_host, bound_port, app.seeded_tokens, app.adapter_mounted, app.conventions
+        bound_host,
+        bound_port,
+        app.seeded_tokens,
+        app.adapter_mounted,
+        app.conventions,
+        adapter_token_env=adapter_token_env,
     )
     if target_out is not None:
         served.write_target_file(target_out)
     click.echo(f"Reference server at {served.base_url}")
     if served.adapter_url:
-        click.echo(f"Provisioning adapter at {served.adapter_url}")
+        guarded = f" (requires the secret in ${adapter_token_env})" if adapter_token_env else ""
+        click.echo(f"Provisioning adapter at {served.adapter_url}{guarded}")
     if target_out is not None:
         click.echo(f"Target file: {target_out}")
     server = uvicorn.Server(

@@ -73,7 +73,7 @@ def _matches(record: dict[str, Any], prefix: str) -> bool:
 def sweep(*, target_path: Path, base_url: str | None = None, prefix: str = "cc-") -> SweepResult:
     target = load_target(path=target_path, base_url=base_url)
     result = SweepResult(prefix=prefix)
-    redactor = Redactor(target.tokens.values())
+    redactor = Redactor(target.secrets)
     api = ApiClient(
         base_url=target.base_url,
         token=target.tokens["full"],
@@ -83,7 +83,10 @@ def sweep(*, target_path: Path, base_url: str | None = None, prefix: str = "cc-"
     adapter = None
     if target.adapter_url is not None:
         adapter = ApiClient(
-            base_url=target.adapter_url, token=None, redactor=redactor, timeout=target.timeout
+            base_url=target.adapter_url,
+            token=target.adapter_token,
+            redactor=redactor,
+            timeout=target.timeout,
         )
     try:
         for resource in RESOURCES:

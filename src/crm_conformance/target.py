@@ -28,6 +28,7 @@ _TOP_LEVEL_KEYS = frozenset(
     {
         "base_url",
         "adapter_url",
+        "adapter_token",
         "allow_live",
         "timeout",
         "max_rate_limit_wait",
@@ -62,10 +63,18 @@ class Target:
     declared_scopes: Mapping[str, frozenset[str]] = field(default_factory=dict)
     write_policy: Mapping[str, bool] = field(default_factory=dict)
     sources: Mapping[str, str] = field(default_factory=dict)
+    adapter_token: str | None = field(default=None, repr=False)
+    """The secret the adapter requires as `Authorization: Bearer` (`[adapter_token]`), if any."""
 
     def token(self, role: str) -> str | None:
         """The token value of `role`, or None when the target does not give one."""
         return self.tokens.get(role)
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """Every secret of the target (the tokens and the adapter's), for the redactor."""
+        extra = (self.adapter_token,) if self.adapter_token is not None else ()
+        return (*self.tokens.values(), *extra)
 
     def describe(self) -> dict[str, Any]:
         """The target without secrets, for reports and the certificate bundle."""
@@ -76,6 +85,7 @@ class Target:
             "timeout": self.timeout,
             "max_rate_limit_wait": self.max_rate_limit_wait,
             "token_roles": sorted(self.tokens),
+            "adapter_token": self.adapter_token is not None,
             "conventions": dict(self.conventions),
             "declared_scopes": {role: sorted(s) for role, s in self.declared_scopes.items()},
             "write_policy": dict(self.write_policy),
@@ -220,6 +230,7 @@ def _from_mapping(
         sources["max_rate_limit_wait"] = origin
     tokens, scopes = _tokens(data.get("tokens"), origin, env, sources)
     _refuse_live(tokens, allow_live=allow_live, origin=origin)
+    adapter_token = _adapter_token(data.get("adapter_token"), origin, env, sources)
     return Target(
         base_url=base_url,
         adapter_url=adapter_url,
@@ -231,6 +242,7 @@ def _from_mapping(
         declared_scopes=MappingProxyType(scopes),
         write_policy=MappingProxyType(_write_policy(data.get("write_policy", {}), origin)),
         sources=MappingProxyType(sources),
+        adapter_token=adapter_token,
     )
 
 
@@ -286,23 +298,7 @@ def _tokens(
             raise TargetFileError(
                 f"{origin}: unknown key '{key}.{unknown[0]}'; known: value, value_env, scopes"
             )
-        if ("value" in entry) == ("value_env" in entry):
-            raise TargetFileError(f"{origin}: {key} needs exactly one of value or value_env")
-        if "value" in entry:
-            value = _typed(entry, "value", str, f"{origin}: {key}")
-            sources[key] = origin
-        else:
-            variable = _typed(entry, "value_env", str, f"{origin}: {key}")
-            value = env.get(variable, "")
-            if not value:
-                raise TargetFileError(
-                    f"{origin}: {key}.value_env = {variable!r} names an environment variable "
-                    f"that is not set (or empty); export {variable}=<token>"
-                )
-            sources[key] = f"environment variable {variable}"
-        if not value.strip() or value != value.strip():
-            raise TargetFileError(f"{origin}: {key} is empty or has surrounding whitespace")
-        tokens[role] = value
+        tokens[role] = _secret(entry, key, origin, env, sources)
         if "scopes" in entry:
             listed = entry["scopes"]
             if not isinstance(listed, list) or not all(isinstance(s, str) for s in listed):
@@ -314,6 +310,49 @@ def _tokens(
             f'value_env = "CRM_TOKEN_FULL" or value = "sk_test_...")'
         )
     return tokens, scopes
+
+
+def _secret(
+    entry: Mapping[str, Any], key: str, origin: str, env: Mapping[str, str], sources: dict[str, str]
+) -> str:
+    """The value of a secret's table (`value` inline, or `value_env` naming a variable)."""
+    if ("value" in entry) == ("value_env" in entry):
+        raise TargetFileError(f"{origin}: {key} needs exactly one of value or value_env")
+    if "value" in entry:
+        value = _typed(entry, "value", str, f"{origin}: {key}")
+        sources[key] = origin
+    else:
+        variable = _typed(entry, "value_env", str, f"{origin}: {key}")
+        value = env.get(variable, "")
+        if not value:
+            raise TargetFileError(
+                f"{origin}: {key}.value_env = {variable!r} names an environment variable "
+                f"that is not set (or empty); export {variable}=<secret>"
+            )
+        sources[key] = f"environment variable {variable}"
+    if not value.strip() or value != value.strip():
+        raise TargetFileError(f"{origin}: {key} is empty or has surrounding whitespace")
+    return value
+
+
+def _adapter_token(
+    raw: Any, origin: str, env: Mapping[str, str], sources: dict[str, str]
+) -> str | None:
+    """[adapter_token]: the secret the adapter requires (`spec/adapter.yaml`, "Security"),
+    sent as `Authorization: Bearer`; None when the table is absent."""
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise TargetFileError(
+            f"{origin}: adapter_token must be a table with value or value_env, e.g. "
+            '[adapter_token] value_env = "CRM_ADAPTER_TOKEN"'
+        )
+    unknown = sorted(set(raw) - {"value", "value_env"})
+    if unknown:
+        raise TargetFileError(
+            f"{origin}: unknown key 'adapter_token.{unknown[0]}'; known: value, value_env"
+        )
+    return _secret(raw, "adapter_token", origin, env, sources)
 
 
 def _refuse_live(tokens: Mapping[str, str], *, allow_live: bool, origin: str) -> None:

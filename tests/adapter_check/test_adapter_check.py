@@ -112,6 +112,18 @@ def test_an_unreachable_adapter_exits_3(tmp_path: Path) -> None:
     assert "unreachable" in result.output
 
 
+SIDECAR_SECRET = "sidecar-secret-0c4b7e"
+"""The example adapter's secret (`CRM_ADAPTER_TOKEN`), which its target file names."""
+
+
+def sidecar_target(served: ServedTarget, folder: Path, url: str) -> Path:
+    """The served target's file pointing at the example adapter, with its secret."""
+    path = target_file(served, folder, adapter_url=url)
+    with path.open("a", encoding="utf-8") as file:
+        file.write(f'\n[adapter_token]\nvalue = "{SIDECAR_SECRET}"\n')
+    return path
+
+
 @pytest.fixture
 def sidecar() -> Iterator[tuple[ServedTarget, str]]:
     """The example adapter run with uvicorn beside a served reference whose own adapter
@@ -122,7 +134,11 @@ def sidecar() -> Iterator[tuple[ServedTarget, str]]:
         process = subprocess.Popen(
             [sys.executable, "-m", "uvicorn", "adapter:app", "--port", str(port)],
             cwd=EXAMPLE,
-            env={**os.environ, "CRM_ADMIN_URL": served.adapter_url},
+            env={
+                **os.environ,
+                "CRM_ADMIN_URL": served.adapter_url,
+                "CRM_ADAPTER_TOKEN": SIDECAR_SECRET,
+            },
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
         )
@@ -145,10 +161,10 @@ def test_the_example_adapter_is_ready_for_what_it_offers(
     sidecar: tuple[ServedTarget, str], tmp_path: Path
 ) -> None:
     served, url = sidecar
-    result = invoke(
-        "adapter-check", "--target", str(target_file(served, tmp_path, adapter_url=url))
-    )
+    assert httpx.get(f"{url}/v1/health").status_code == 401, "it requires its secret"
+    result = invoke("adapter-check", "--target", str(sidecar_target(served, tmp_path, url)))
     assert result.exit_code == 0, result.output
+    assert SIDECAR_SECRET not in result.output
     for feature in ("fixtures", "tokens", "users", "records", "conversations"):
         assert f"ready   {feature}\n" in result.output
     for feature in ("inbound", "campaigns", "policy", "success_event_types"):
@@ -160,7 +176,7 @@ def test_a_suite_runs_through_the_example_adapter(
     sidecar: tuple[ServedTarget, str], tmp_path: Path
 ) -> None:
     served, url = sidecar
-    target = target_file(served, tmp_path, adapter_url=url)
+    target = sidecar_target(served, tmp_path, url)
     suite = str(SUITES_DIR / "test_token_lifecycle.py")
     done = subprocess.run(
         [sys.executable, "-m", "pytest", suite, "--target", str(target), "-q", "-p", "no:xdist"],

@@ -101,3 +101,31 @@ def test_an_unreachable_adapter_names_adapter_url() -> None:
         AdapterError, match=r"adapter GET /v1/health failed: ConnectError.*adapter_url"
     ):
         client.has("records")
+
+
+def test_the_adapter_token_is_sent_on_every_request_and_redacted() -> None:
+    seen: list[httpx.Request] = []
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        if request.url.path.endswith("/health"):
+            return httpx.Response(200, json={"ok": True, "features": ["records"]})
+        return httpx.Response(500, text="boom adapter-secret-42 leaked")
+
+    client = AdapterClient(
+        adapter_url="http://h/_adapter",
+        transport=httpx.MockTransport(handle),
+        token="adapter-secret-42",
+    )
+    with pytest.raises(AdapterError) as raised:
+        client.create_record(kind="contact", fields={})
+    assert [r.headers.get("Authorization") for r in seen] == ["Bearer adapter-secret-42"] * 2
+    assert "adapter-secret-42" not in str(raised.value)
+    recorded = json.dumps([e.as_dict() for e in client.log.exchanges])
+    assert "adapter-secret-42" not in recorded and "[Filtered]" in recorded
+
+
+def test_without_an_adapter_token_no_authorization_is_sent() -> None:
+    client, seen = adapter(["records"])
+    client.create_record(kind="contact", fields={})
+    assert all("Authorization" not in r.headers for r in seen)

@@ -137,3 +137,64 @@ def test_a_live_token_is_refused_unless_allowed(tmp_path: Path) -> None:
     assert "sk_live_sel.ver" not in message
     allowed = write(tmp_path, "allow_live = true\n" + live)
     assert load_target(path=allowed, environ={}).allow_live
+
+
+ADAPTER_SECRET = """
+base_url = "http://127.0.0.1:8000"
+adapter_url = "http://127.0.0.1:9100"
+
+[tokens.full]
+value = "sk_test_a.b"
+"""
+
+
+def test_adapter_token_is_read_from_the_environment_and_kept_out_of_describe(
+    tmp_path: Path,
+) -> None:
+    text = ADAPTER_SECRET + '\n[adapter_token]\nvalue_env = "CRM_ADAPTER_TOKEN"\n'
+    target = load_target(
+        path=write(tmp_path, text), environ={"CRM_ADAPTER_TOKEN": "adapter-secret-1"}
+    )
+    assert target.adapter_token == "adapter-secret-1"
+    assert target.sources["adapter_token"] == "environment variable CRM_ADAPTER_TOKEN"
+    assert target.secrets == ("sk_test_a.b", "adapter-secret-1")
+    assert target.describe()["adapter_token"] is True
+    assert "adapter-secret-1" not in str(target.describe()) + repr(target)
+
+
+def test_adapter_token_inline_and_absent(tmp_path: Path) -> None:
+    inline = load_target(
+        path=write(tmp_path, ADAPTER_SECRET + '\n[adapter_token]\nvalue = "inline-secret"\n')
+    )
+    assert inline.adapter_token == "inline-secret"
+    absent = load_target(path=write(tmp_path, ADAPTER_SECRET))
+    assert absent.adapter_token is None and absent.secrets == ("sk_test_a.b",)
+    assert absent.describe()["adapter_token"] is False
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        ('adapter_token = "bare"', "adapter_token must be a table with value or value_env"),
+        ("[adapter_token]", "adapter_token needs exactly one of value or value_env"),
+        ('[adapter_token]\nvalue = "a"\nvalue_env = "B"', "needs exactly one of"),
+        ('[adapter_token]\nscopes = ["x"]', "unknown key 'adapter_token.scopes'"),
+        ('[adapter_token]\nvalue = " padded "', "adapter_token is empty or has surrounding"),
+        (
+            '[adapter_token]\nvalue_env = "CRM_UNSET_SECRET"',
+            "adapter_token.value_env = 'CRM_UNSET_SECRET' names an environment variable that "
+            "is not set",
+        ),
+    ],
+)
+def test_a_bad_adapter_token_is_one_error_naming_the_key(
+    tmp_path: Path, table: str, message: str
+) -> None:
+    # A bare key must precede the tables: put it at the top.
+    text = (
+        table + "\n" + ADAPTER_SECRET
+        if not table.startswith("[")
+        else ADAPTER_SECRET + "\n" + table + "\n"
+    )
+    with pytest.raises(TargetFileError, match=message.replace("(", r"\(").replace(".", r"\.")):
+        load_target(path=write(tmp_path, text), environ={})

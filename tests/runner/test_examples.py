@@ -76,10 +76,15 @@ def test_example_target_file_loads_with_tokens_from_the_environment() -> None:
     tomllib.loads(path.read_text())
     target = load_target(
         path=path,
-        environ={"CRM_TOKEN_FULL": "sk_test_a.b", "CRM_TOKEN_OTHER": "sk_test_c.d"},
+        environ={
+            "CRM_TOKEN_FULL": "sk_test_a.b",
+            "CRM_TOKEN_OTHER": "sk_test_c.d",
+            "CRM_ADAPTER_TOKEN": "adapter-secret",
+        },
     )
     assert target.adapter_url is not None
     assert target.token("other_workspace") == "sk_test_c.d"
+    assert target.adapter_token == "adapter-secret"
 
 
 def test_example_waivers_load() -> None:

@@ -6,6 +6,8 @@ codes, the `{error: {...}}` envelope with `X-Request-ID`, and `GET /v1/health` l
 the features the given objects implement. An operation of a feature nobody implements
 answers 501 `not_implemented`; a method's answer that breaks the contract answers 500
 `invalid_answer` naming the field, so a vendor finds the mistake on the first call.
+Given a secret (`token=`), every request without it answers 401 `unauthorized` before
+any routing (`_secret`).
 """
 
 import dataclasses
@@ -19,9 +21,11 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 import crm_conformance.adapter_kit._requests as requests
 from crm_conformance.adapter_kit._contract import (
@@ -31,6 +35,7 @@ from crm_conformance.adapter_kit._contract import (
     schema_problems,
 )
 from crm_conformance.adapter_kit._features import FEATURES, implemented
+from crm_conformance.adapter_kit._secret import SCHEME, check_secret, presents
 from crm_conformance.adapter_kit._types import Problem, Refusal, error_envelope
 
 log = logging.getLogger("crm_conformance.adapter_kit")
@@ -133,9 +138,17 @@ HANDLERS: dict[str, Handler] = {
 """operationId -> handler, for every operation of a feature."""
 
 
-def adapter_app(*implementations: object, contract: Contract | None = None) -> Starlette:
+def adapter_app(
+    *implementations: object, contract: Contract | None = None, token: str | None = None
+) -> Starlette:
     """The adapter's ASGI app over `implementations`, objects with the methods of the
-    features they offer (see `FEATURES`). Raises `TypeError` for a feature half done."""
+    features they offer (see `FEATURES`). Raises `TypeError` for a feature half done.
+
+    `token`: a secret every request must carry as `Authorization: Bearer <token>` (the
+    target file's `adapter_token`); without it or with another, 401 `unauthorized`.
+    None serves anyone who can reach the app: loopback only (`spec/adapter.yaml`).
+    """
+    secret = check_secret(token)
     contract = contract if contract is not None else load_contract()
     offered = implemented(implementations)
     operations = [op for op in contract.operations if op.feature is not None]
@@ -167,7 +180,38 @@ def adapter_app(*implementations: object, contract: Contract | None = None) -> S
             return _error(refusal, request_id, headers=dict(exc.headers or {}))
         return _error(Refusal(404, "not_found", f"No route {request.url.path}."), request_id)
 
-    return Starlette(routes=routes, exception_handlers={HTTPException: routing_miss})
+    middleware = [Middleware(_RequireSecret, secret=secret)] if secret is not None else []
+    return Starlette(
+        routes=routes,
+        exception_handlers={HTTPException: routing_miss},
+        middleware=middleware,
+    )
+
+
+class _RequireSecret:
+    """Answers 401 in the error envelope, before any routing, to a request without the
+    adapter's secret."""
+
+    def __init__(self, app: ASGIApp, secret: str) -> None:
+        self.app = app
+        self.secret = secret
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        request = Request(scope)
+        if presents(request.headers.get("authorization"), self.secret):
+            await self.app(scope, receive, send)
+            return
+        refusal = Refusal(
+            401,
+            "unauthorized",
+            "This adapter requires its secret: send Authorization: Bearer <secret> "
+            "(adapter_token in the target file).",
+        )
+        headers = {"WWW-Authenticate": f'{SCHEME} realm="adapter"'}
+        await _error(refusal, _request_id(request), headers)(scope, receive, send)
 
 
 def _endpoint(

@@ -96,6 +96,7 @@ def _adapter_or_none(config: pytest.Config) -> "AdapterClient | None":
             timeout=target.timeout,
             skip=pytest.skip,
             on_require=functools.partial(_note_feature, state),
+            token=target.adapter_token,
         )
         state.closers.append(cached.close)
         config.stash[_ADAPTER] = cached

@@ -85,7 +85,7 @@ class RunState:
         self.target = target
         directory = self.pacing_dir if shared else None
         self.pacer = Pacer(FileLedger(Path(directory)) if directory else None)
-        self.redactor = Redactor(target.tokens.values())
+        self.redactor = Redactor(target.secrets)
         self.log = ExchangeLog()
         share = -(-self.options.request_budget // self.worker_count)  # ceiling division
         self.budget = RequestBudget(share)

@@ -99,7 +99,9 @@ def create_app(settings: ServerSettings | None = None) -> ReferenceApp:
     if settings.adapter:
         # The adapter is built on the kit vendors use (crm_conformance.adapter_kit).
         backend = Backend(settings, store)
-        kit = adapter_app(ReferenceAdapter(backend), DomainAdapter(backend))
+        kit = adapter_app(
+            ReferenceAdapter(backend), DomainAdapter(backend), token=settings.adapter_token
+        )
         routes.append(Mount(ADAPTER_PATH, app=kit))
 
     async def routing_miss(request: Request, exc: Exception) -> Response:

@@ -27,15 +27,21 @@ class ServedTarget:
     tokens: Mapping[str, str]
     """Role → token: `full` (primary workspace) and `other_workspace` (secondary)."""
     conventions: Mapping[str, Any] = field(default_factory=lambda: dict(CONVENTIONS))
+    adapter_token_env: str | None = None
+    """The environment variable holding the adapter's secret (`serve --adapter-token-env`),
+    named in the target file; the value itself is never written."""
 
     def target_file_text(self) -> str:
-        """The target file (TOML) describing this server, tokens inline."""
+        """The target file (TOML) describing this server, tokens inline, the adapter's
+        secret by the name of its environment variable."""
         lines = [f"base_url = {_toml(self.base_url)}"]
         if self.adapter_url:
             lines.append(f"adapter_url = {_toml(self.adapter_url)}")
         lines.append("allow_live = false")
         for role, value in self.tokens.items():
             lines += ["", f"[tokens.{role}]", f"value = {_toml(value)}"]
+        if self.adapter_url and self.adapter_token_env:
+            lines += ["", "[adapter_token]", f"value_env = {_toml(self.adapter_token_env)}"]
         lines += ["", "[conventions]"]
         nested = {k: v for k, v in self.conventions.items() if isinstance(v, Mapping)}
         lines += [f"{k} = {_toml(v)}" for k, v in self.conventions.items() if k not in nested]
@@ -78,6 +84,7 @@ def served_target(
     tokens: Mapping[str, str],
     adapter: bool,
     conventions: Mapping[str, Any] = CONVENTIONS,
+    adapter_token_env: str | None = None,
 ) -> ServedTarget:
     origin = f"http://{host}:{port}"
     return ServedTarget(
@@ -85,6 +92,7 @@ def served_target(
         adapter_url=f"{origin}/_adapter" if adapter else None,
         tokens={"full": tokens["primary"], "other_workspace": tokens["secondary"]},
         conventions=conventions,
+        adapter_token_env=adapter_token_env,
     )
 
 

@@ -26,6 +26,9 @@ class ServerSettings:
     """Faults of the provisioning adapter (`adapter_faults.py`), never of the server."""
     secret: bytes = field(default_factory=lambda: secrets.token_bytes(32), repr=False)
     """Signs cursors and peppers token hashes; random per start unless given."""
+    adapter_token: str | None = field(default=None, repr=False)
+    """The secret the adapter requires as `Authorization: Bearer` (`serve
+    --adapter-token-env`); None serves it to anyone who reaches the loopback port."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "faults", frozenset(self.faults))
