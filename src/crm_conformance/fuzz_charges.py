@@ -15,8 +15,9 @@ Where no requirement states what a check checks, the choice is written beside it
   but never a request that causes one; a 5xx to a request the document demands a
   refusal of is charged to those demands (`negative_demands`), any other to ERR-018.
 - `response_schema_conformance`: where the body broke the schema: the error envelope
-  (ERR-001, ERR-003), a list's `meta`/`links` (PAG-001), else the sentence naming the
-  operation's answer (`ANSWERS`).
+  (ERR-001, ERR-003), a list's `meta`/`links` (PAG-001), a timestamp, an id's pattern or
+  `object` (IDN-003, IDN-001, IDN-002), else the sentence naming the operation's answer
+  (`ANSWERS`).
 - `use_after_free`, `ensure_resource_availability`: a deleted record still served, or a
   created one not found: ERR-012 ("404 not_found for a well-formed id with no record").
 """
@@ -121,8 +122,25 @@ def _schema_requirements(
         return ("ERR-001",)
     if where[:1] in (["meta"], ["links"]):
         return ("PAG-001",)
+    named = _universal_rule(where, [str(k) for k in getattr(failure, "schema_path", None) or ()])
+    if named:
+        return named
     path = operation.partition(" ")[2]
     return next((ids for prefix, ids in ANSWERS if path.startswith(prefix)), None)
+
+
+def _universal_rule(where: list[str], keywords: list[str]) -> tuple[str, ...]:
+    """The identifier rule a value broke, by its property's name: a timestamp (`*_at`,
+    IDN-003), an id's pattern (IDN-001), the `object` discriminator (IDN-002)."""
+    name = next((p for p in reversed(where) if not p.isdigit()), "")
+    keyword = keywords[-1] if keywords else ""
+    if name.endswith("_at") or keyword == "format":
+        return ("IDN-003",)
+    if (name == "id" or name.endswith("_id")) and keyword == "pattern":
+        return ("IDN-001",)
+    if name == "object":
+        return ("IDN-002",)
+    return ()
 
 
 def _is_error_answer(failure: BaseException) -> bool:

@@ -459,6 +459,32 @@ def test_a_refused_demand_is_charged_to_the_place_the_case_broke() -> None:
     assert set(fuzz_charges.demands_of("GET /v1/contacts")) == every  # nothing said: all
 
 
+@pytest.mark.parametrize(
+    ("where", "keywords", "status", "ids"),
+    [
+        (
+            ["error", "type"],
+            ["properties", "error", "properties", "type", "enum"],
+            404,
+            ("ERR-003",),
+        ),
+        ([], ["required"], 404, ("ERR-001",)),
+        (["meta", "has_more"], ["properties", "meta", "required"], 200, ("PAG-001",)),
+        (["data", "0", "updated_at"], ["properties", "updated_at", "type"], 200, ("IDN-003",)),
+        (["data", "0", "id"], ["properties", "id", "pattern"], 200, ("IDN-001",)),
+        (["data", "0", "object"], ["properties", "object", "const"], 200, ("IDN-002",)),
+        (["data", "0", "status"], ["properties", "status", "enum"], 200, ("CON-003",)),
+    ],
+)
+def test_a_body_breaking_the_schema_is_charged_where_it_broke(
+    where: list[str], keywords: list[str], status: int, ids: tuple[str, ...]
+) -> None:
+    failure = SimpleNamespace(
+        code="ST108", operation="GET /v1/contacts", instance_path=where, schema_path=keywords
+    )
+    assert fuzz_charges.requirements_of(failure, status=status) == ids  # type: ignore[arg-type]
+
+
 def test_a_gateway_answer_is_not_the_services() -> None:
     def answer(status: int, body: bytes) -> httpx.Response:
         return httpx.Response(status, content=body, request=httpx.Request("GET", "http://t/v1/x"))
