@@ -16,7 +16,7 @@ import hypothesis
 import pytest
 from schemathesis.core.failures import FailureGroup
 
-from crm_conformance import ApiClient, Target, fuzz
+from crm_conformance import ApiClient, Target, fuzz, fuzz_charges
 
 SEED = fuzz.run_seed()
 CHECKS = fuzz.harness_checks()
@@ -37,11 +37,8 @@ def workflow(api: ApiClient, *, embedded: bool) -> type[Any]:
             self, response: Any, case: Any, additional_checks: Any = None, **kwargs: Any
         ) -> None:
             try:
-                case.validate_response(
-                    response,
-                    additional_checks=CHECKS,
-                    headers=dict(response.request.headers),
-                    recorder=self.recorder,
+                fuzz_charges.validate(
+                    case, response, additional_checks=CHECKS, recorder=self.recorder
                 )
             except FailureGroup as failure:
                 if Workflow.first_failure is None:

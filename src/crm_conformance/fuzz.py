@@ -27,7 +27,7 @@ import schemathesis
 from schemathesis.checks import CheckContext
 from schemathesis.core.transport import Response
 
-from crm_conformance import checks, outcomes, profiles
+from crm_conformance import checks, fuzz_charges, profiles
 from crm_conformance.catalogue import load_catalogue
 from crm_conformance.paths import OPENAPI
 from crm_conformance.profiles import Profile
@@ -249,18 +249,11 @@ def requirement_ids() -> tuple[str, ...]:
     return tuple(dict.fromkeys(req for c in fuzzed_checks() for req in c.requirements))
 
 
-SCHEMATHESIS_CHECKS: Mapping[str, tuple[str, ...]] = {
-    "unsupported_method": ("ERR-013",),
-    "content_type_conformance": ("HDR-004",),
-    "ST109": ("HDR-004",),  # MalformedJson: the body does not parse
-    "ST110": ("HDR-004",),  # ContentDeserializationError: the body cannot be decoded
-    "ignored_auth": ("AUTH-002",),
-}
-"""Requirement ids of schemathesis's own checks (or of one failure kind, by code) where
-one requirement of the document says what they check, so a failure lands there
-(`outcomes.attribute_checks`). A failure of a check not listed is charged to every id
-its test names, as nothing finer is known."""
-outcomes.attribute_checks(SCHEMATHESIS_CHECKS)
+SCHEMATHESIS_CHECKS = fuzz_charges.BY_CHECK
+"""Requirement ids of schemathesis's own checks that one sentence covers whatever the
+case; the others (by where the case or the body broke) and the reasons for each choice
+are in `fuzz_charges`, which attributes every check this layer runs, so a failure lands
+on its own requirement and never on every id of its test."""
 
 
 ACCEPTED_WHEN_VALID = ("2xx", "3xx", "400", "401", "403", "404", "409", "422", "429", "5xx")

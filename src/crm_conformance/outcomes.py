@@ -13,7 +13,8 @@ else reads it with `read_records`.
 import contextlib
 import enum
 import json
-from collections.abc import Iterator, Mapping
+import sys
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -143,51 +144,182 @@ def classify(exc: BaseException) -> Classified | None:
             f"transport error talking to the target{where}: "
             f"{type(exc).__name__}: {exc or 'no detail'}",
         )
+    if (failure_members(exc) != [exc] and only_transport(exc)) or is_transport_error(exc):
+        # Not the service's answer (a group of them, a gateway's 502): nothing established.
+        return Classified(
+            Outcome.ERROR,
+            "transport error talking to the target: " + "; ".join(failure_causes(exc)),
+        )
     return None
 
 
-_CHECK_REQUIREMENTS: dict[str, tuple[str, ...]] = {}
-"""Requirement ids of checks the harness did not write (schemathesis's), by check name
-or failure code."""
+_CHECK_RESOLVERS: list[Callable[[BaseException], Iterable[str] | None]] = []
+"""Say which requirement ids a failure of a check the harness did not write
+(schemathesis's) is charged to; None when they do not know it."""
+
+TRANSPORT_ATTR = "crm_transport"
+"""Attribute set (True) on a failure provoked by a transport fault's answer, not the
+service's (a gateway's 502 without the error envelope, a 503): charged to none."""
+
+REQUIREMENTS_ATTR = "crm_requirements"
+"""Attribute naming the ids a foreign failure is charged to, set where it was caught
+(`fuzz_charges.stamp`), which knows the case and the response."""
+
+REQUEST_ATTR = "crm_request"
+"""Attribute naming the request (`METHOD /path -> status`) that provoked a failure."""
 
 
-def attribute_checks(requirements: Mapping[str, tuple[str, ...]]) -> None:
-    """Say which requirement ids a foreign check enforces (the fuzz layer, at import).
+def attribute_checks(
+    requirements: Mapping[str, tuple[str, ...]] | Callable[[BaseException], Iterable[str] | None],
+) -> None:
+    """Say which requirement ids a foreign check enforces (the fuzz layer, at import): a
+    table by check name or failure code, or a function of the failure.
 
     A failure such a check raises then lands on those ids (`failed_requirements`).
     """
-    _CHECK_REQUIREMENTS.update(requirements)
+    if callable(requirements):
+        _CHECK_RESOLVERS.append(requirements)
+        return
+    table = dict(requirements)
+
+    def by_name(exc: BaseException) -> tuple[str, ...] | None:
+        names = [getattr(exc, "code", None), *(getattr(exc, "checks", None) or ())]
+        return next((table[n] for n in names if n in table), None)
+
+    _CHECK_RESOLVERS.append(by_name)
+
+
+def is_transport_error(exc: BaseException) -> bool:
+    """Whether `exc` is a transport fault, not the service's answer: a dropped connection
+    or a timeout (httpx's, requests's, the socket's), or a failure marked TRANSPORT_ATTR.
+
+    Looks up httpx and requests only when loaded: an exception of a module never
+    imported cannot have been raised.
+    """
+    if getattr(exc, TRANSPORT_ATTR, False):
+        return True
+    kinds: list[type[BaseException]] = [ConnectionError, TimeoutError]
+    httpx = sys.modules.get("httpx")
+    if httpx is not None:
+        kinds.append(httpx.TransportError)
+    requests = sys.modules.get("requests")
+    if requests is not None:
+        kinds += [requests.ConnectionError, requests.Timeout]
+        kinds.append(requests.exceptions.ChunkedEncodingError)
+    return isinstance(exc, tuple(kinds))
+
+
+def failure_members(exc: BaseException) -> list[BaseException]:
+    """The single failures in `exc`: the members of (nested) groups, each one unwrapped
+    from schemathesis's CustomFailure around a harness check's failure."""
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for member in exc.exceptions for leaf in failure_members(member)]
+    wrapped = getattr(exc, "exception", None)  # schemathesis's CustomFailure wraps our check's
+    if isinstance(wrapped, BaseException) and not is_transport_error(exc):
+        return [wrapped]
+    return [exc]
+
+
+def _member_requirements(exc: BaseException) -> list[str] | None:
+    if is_transport_error(exc):
+        return []
+    if isinstance(exc, ConformanceFailure):
+        return [exc.req_id]
+    said = getattr(exc, REQUIREMENTS_ATTR, None)
+    if said is not None:
+        return list(said)
+    for resolve in _CHECK_RESOLVERS:
+        ids = resolve(exc)
+        if ids is not None:
+            return list(ids)
+    return None
 
 
 def failed_requirements(exc: BaseException) -> list[str] | None:
     """The requirement ids a failure is charged to; None when it does not say.
 
     A `ConformanceFailure` names its id; a group of failures (schemathesis's, or
-    Hypothesis's several distinct bugs) is charged to the ids of its members; a check
-    failure of schemathesis to the ids its check was attributed (`attribute_checks`).
+    Hypothesis's several distinct bugs) is charged member by member, to the union of
+    their ids; a check failure of schemathesis to the ids its check was attributed
+    (`attribute_checks`, or REQUIREMENTS_ATTR set where it was caught); a transport
+    fault (`is_transport_error`) to none, as it is not the service's answer.
     One member that does not say makes the whole failure say nothing: its test then
     charges every id it names, as nothing finer is known.
     """
+    found: list[str] = []
+    for member in failure_members(exc):
+        ids = _member_requirements(member)
+        if ids is None:
+            return None
+        found += [i for i in ids if i not in found]
+    return found
+
+
+def only_transport(exc: BaseException) -> bool:
+    """Whether every failure in `exc` is a transport fault (the test then established
+    nothing about the target: an error, not a failure)."""
+    return all(is_transport_error(member) for member in failure_members(exc))
+
+
+CAUSE_WIDTH = 200
+"""Characters of one cause line (a target's text is cut, never carried whole)."""
+REQUEST_WIDTH = 90
+"""Characters of the request in a cause line; the message is cut first, so it stays."""
+
+
+def failure_causes(exc: BaseException) -> list[str]:
+    """One line per failure in `exc`: the ids it is charged to, its own message and the
+    request that provoked it (`ERR-001: expected ...; got ... (GET /v1/contacts -> 502)`)."""
+    lines: list[str] = []
+    for member in failure_members(exc):
+        ids = _member_requirements(member)
+        charged = "charged to none" if ids == [] else ", ".join(ids or ["(unattributed)"])
+        if is_transport_error(member) and not getattr(member, TRANSPORT_ATTR, False):
+            message = f"transport error: {type(member).__name__}: {member or 'no detail'}"
+        else:
+            message = _message(member)
+        if getattr(member, TRANSPORT_ATTR, False):
+            message = f"a gateway's answer, not the service's: {message}"
+        request = _cut(_request(member), REQUEST_WIDTH)
+        said = f" ({request})" if request else ""
+        room = CAUSE_WIDTH - len(charged) - len(said) - 2
+        lines.append(f"{charged}: {_cut(message, room)}{said}")
+    return lines
+
+
+def _cut(text: str, width: int) -> str:
+    """`text` on one line, cut to `width` characters (a target's text is never whole)."""
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: max(0, width - 3)] + "..."
+
+
+def _message(exc: BaseException) -> str:
     if isinstance(exc, ConformanceFailure):
-        return [exc.req_id]
-    members: list[BaseException] = []
-    wrapped = getattr(exc, "exception", None)  # schemathesis's CustomFailure wraps our check's
-    if isinstance(exc, BaseExceptionGroup):
-        members = list(exc.exceptions)
-    elif isinstance(wrapped, BaseException):
-        members = [wrapped]
-    if members:
-        found: list[str] = []
-        for member in members:
-            ids = failed_requirements(member)
-            if ids is None:
-                return None
-            found += [i for i in ids if i not in found]
-        return found
-    # A schemathesis Failure: its kind by `code` (ST109), else the checks that raise it.
-    names = [getattr(exc, "code", None), *(getattr(exc, "checks", None) or ())]
-    attributed = next((_CHECK_REQUIREMENTS[n] for n in names if n in _CHECK_REQUIREMENTS), None)
-    return list(attributed) if attributed else None
+        return f"expected {exc.expected}; got {exc.got}"
+    title = getattr(exc, "title", None)
+    detail = str(getattr(exc, "message", "") or "")
+    if title is None:
+        text = str(exc).strip()
+        return text.splitlines()[0] if text else type(exc).__name__
+    first = next((line.strip() for line in detail.splitlines() if line.strip()), "")
+    return f"{title}: {first}" if first else str(title)
+
+
+def _request(exc: BaseException) -> str:
+    said = getattr(exc, REQUEST_ATTR, None)
+    if said:
+        return str(said)
+    if isinstance(exc, ConformanceFailure):
+        line = exc.request_line()
+        return "" if line == "(none)" else " ".join(line.split())
+    return str(getattr(exc, "operation", "") or "")
+
+
+def cause_for(cause: str, req_id: str) -> str:
+    """The lines of a record's `cause` (`failure_causes`) charged to `req_id`, else all."""
+    lines = cause.splitlines()
+    own = [line for line in lines if req_id in line.partition(": ")[0].split(", ")]
+    return "\n".join(own) if own else cause
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ import datetime
 import gzip
 import json
 from collections.abc import Awaitable, Callable
+from types import SimpleNamespace
 from typing import Any
 
 import httpx
@@ -14,7 +15,7 @@ import schemathesis
 from hypothesis.errors import FlakyStrategyDefinition
 from schemathesis.core.failures import FailureGroup
 
-from crm_conformance import fuzz, profiles
+from crm_conformance import fuzz, fuzz_charges, profiles
 from crm_conformance.catalogue import load_catalogue
 from crm_conformance.failure import ConformanceFailure
 
@@ -396,7 +397,103 @@ def test_schemathesis_checks_are_attributed_by_names_schemathesis_uses() -> None
 
     assert set(fuzz.SCHEMATHESIS_CHECKS) <= _failure_kinds(Failure)
     catalogue = load_catalogue()
-    assert all(r in catalogue for ids in fuzz.SCHEMATHESIS_CHECKS.values() for r in ids)
+    tables = [
+        *fuzz_charges.BY_CHECK.values(),
+        *(ids for _, ids in fuzz_charges.ANSWERS),
+        *fuzz_charges.HEADERS.values(),
+    ]
+    assert all(r in catalogue for ids in tables for r in ids)
+
+
+def _kinds(kind: type[Any]) -> list[type[Any]]:
+    return [kind, *(k for sub in kind.__subclasses__() for k in _kinds(sub))]
+
+
+UNRUN = frozenset({"max_response_time", "allow_header_conformance"})
+"""schemathesis checks the fuzz layer never runs (off by default, or off in `settings`)."""
+
+
+@pytest.mark.parametrize("label", ["GET /v1/contacts", "POST /v1/deals", "GET /v1/me"])
+def test_every_failure_a_run_check_raises_lands_on_a_requirement(label: str) -> None:
+    """No failure kind of an OpenAPI check the layer runs is charged to every id of its
+    test: each has its requirement (`fuzz_charges.requirements_of`)."""
+    import schemathesis.openapi.checks  # noqa: F401  # defines the OpenAPI failure kinds
+    from schemathesis.core.failures import CustomFailure, Failure
+
+    catalogue = load_catalogue()
+    for kind in _kinds(Failure):
+        if kind is Failure or kind is CustomFailure or "graphql" in kind.__module__:
+            continue
+        if set(kind.checks) <= UNRUN:
+            continue
+        failure: Any = Exception.__new__(kind)  # the kind as raised, without its arguments
+        failure.operation = label
+        ids = fuzz_charges.requirements_of(failure, status=200)
+        assert ids, (kind.__name__, label)
+        assert all(i in catalogue for i in ids)
+
+
+def test_a_refused_demand_is_charged_to_the_place_the_case_broke() -> None:
+    """negative_data_rejection: a coverage case says where it broke the request."""
+    from schemathesis.core.parameters import ParameterLocation
+
+    def case(method: str, location: ParameterLocation, parameter: str, path: str) -> Any:
+        data = SimpleNamespace(parameter_location=location, parameter=parameter, location=path)
+        return SimpleNamespace(
+            method=method, meta=SimpleNamespace(phase=SimpleNamespace(data=data))
+        )
+
+    query = case("GET", ParameterLocation.QUERY, "limit", "/maximum")
+    assert fuzz_charges.demands_of("GET /v1/contacts", query) == ("PAG-008",)
+    title = case("POST", ParameterLocation.BODY, "application/json", "/properties/title/maxLength")
+    assert fuzz_charges.demands_of("POST /v1/activities", title) == ("ACT-004",)
+    nested = "/anyOf/0/properties/filter/anyOf/0/properties/conditions/items/anyOf/1/type"
+    join = case("POST", ParameterLocation.BODY, "application/json", nested)
+    assert fuzz_charges.demands_of("POST /v1/contacts/search", join) == ("SRCH-004",)
+    undeclared = case("DELETE", ParameterLocation.QUERY, "", "")
+    assert fuzz_charges.demands_of("GET /v1/contacts", undeclared) == ("ERR-013",)
+    demands = load_catalogue().negative_demands
+    every = {
+        i for place, ids in demands.items() if place.startswith("GET /v1/contacts ") for i in ids
+    }
+    assert set(fuzz_charges.demands_of("GET /v1/contacts")) == every  # nothing said: all
+
+
+@pytest.mark.parametrize(
+    ("where", "keywords", "status", "ids"),
+    [
+        (
+            ["error", "type"],
+            ["properties", "error", "properties", "type", "enum"],
+            404,
+            ("ERR-003",),
+        ),
+        ([], ["required"], 404, ("ERR-001",)),
+        (["meta", "has_more"], ["properties", "meta", "required"], 200, ("PAG-001",)),
+        (["data", "0", "updated_at"], ["properties", "updated_at", "type"], 200, ("IDN-003",)),
+        (["data", "0", "id"], ["properties", "id", "pattern"], 200, ("IDN-001",)),
+        (["data", "0", "object"], ["properties", "object", "const"], 200, ("IDN-002",)),
+        (["data", "0", "status"], ["properties", "status", "enum"], 200, ("CON-003",)),
+    ],
+)
+def test_a_body_breaking_the_schema_is_charged_where_it_broke(
+    where: list[str], keywords: list[str], status: int, ids: tuple[str, ...]
+) -> None:
+    failure = SimpleNamespace(
+        code="ST108", operation="GET /v1/contacts", instance_path=where, schema_path=keywords
+    )
+    assert fuzz_charges.requirements_of(failure, status=status) == ids  # type: ignore[arg-type]
+
+
+def test_a_gateway_answer_is_not_the_services() -> None:
+    def answer(status: int, body: bytes) -> httpx.Response:
+        return httpx.Response(status, content=body, request=httpx.Request("GET", "http://t/v1/x"))
+
+    envelope = b'{"error": {"type": "api_error", "code": "internal_error", "message": "m"}}'
+    assert fuzz_charges.is_gateway_answer(answer(502, b"<html>Bad Gateway</html>"))
+    assert fuzz_charges.is_gateway_answer(answer(503, envelope))
+    assert not fuzz_charges.is_gateway_answer(answer(502, envelope))
+    assert not fuzz_charges.is_gateway_answer(answer(500, b"oops"))
 
 
 def _coverage_cases(test: Any) -> list[tuple[Any, ...]]:

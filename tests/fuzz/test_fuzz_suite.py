@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from crm_conformance.outcomes import Outcome, cause_for, read_records
 from crm_conformance.suite_run import run_suite
 
 SHAPING = (
@@ -45,6 +46,30 @@ def test_fuzz_suite_fails_with_the_id_of_a_broken_harness_rule(
     run = run_suite(["test_fuzz.py"], faults={fault}, keyword=keyword)
     assert run.kills({req}), run.output[-3000:]
     assert req in run.output, run.output[-3000:]
+
+
+def test_two_checks_failing_at_once_charge_exactly_their_two_requirements(
+    tmp_path: Path,
+) -> None:
+    """Issue 24: a fuzz test whose answers break two checks at once (a schemathesis
+    FailureGroup) is charged to those two requirements, not to every id the test names,
+    and its cause gives each failure its own message and request, one line each.
+
+    The record is read whole from the run's stream (`run_suite` cuts causes to 500)."""
+    stream = tmp_path / "outcomes.jsonl"
+    run_suite(
+        ["test_fuzz.py"],
+        faults={"rate_limit_headers_missing_on_errors", "missing_request_id_on_errors"},
+        keyword="users",
+        extra_args=[f"--crm-outcomes={stream}"],  # the last one given wins
+    )
+    (failed,) = [r for r in read_records(stream) if r.outcome == Outcome.FAILED]
+    assert set(failed.failed_requirements) == {"HDR-001", "ERR-005"}, failed
+    lines = failed.cause.splitlines()
+    assert {line.partition(": ")[0] for line in lines} == {"HDR-001", "ERR-005"}, lines
+    assert all("(GET /v1/users" in line and "+---" not in line for line in lines), lines
+    own = cause_for(failed.cause, "ERR-005")
+    assert "request_id" in own and own not in cause_for(failed.cause, "HDR-001")
 
 
 def test_stateful_fuzz_fails_with_the_id_of_a_broken_harness_rule() -> None:

@@ -13,12 +13,15 @@ from crm_conformance import (
     TargetUnreachable,
 )
 from crm_conformance.outcomes import (
+    TRANSPORT_ATTR,
     Outcome,
     OutcomeRecord,
     append_record,
     attribute_checks,
+    cause_for,
     classify,
     failed_requirements,
+    failure_causes,
     read_records,
 )
 
@@ -86,9 +89,50 @@ def test_a_failure_is_charged_to_the_requirement_whose_check_failed() -> None:
 
 def test_a_failure_that_does_not_say_charges_nothing_in_particular() -> None:
     assert failed_requirements(AssertionError("plain assert")) is None
-    unknown = CheckFailure("ST108", ("response_schema_conformance",))
+    unknown = CheckFailure("ST999", ("a_check_added_later",))
     assert failed_requirements(unknown) is None
     assert failed_requirements(ExceptionGroup("g", [failure("ERR-005"), unknown])) is None
+
+
+def test_a_transport_error_in_a_group_is_charged_to_none() -> None:
+    """The issue's 502: what the transport did is not the service's answer. A member that
+    is a dropped connection, a timeout or a gateway's answer adds no id; the others keep
+    theirs; a group of nothing else is an error, not a failure."""
+    timeout = httpx.ReadTimeout("timed out")
+    dropped = ConnectionResetError("connection reset by peer")
+    gateway = CustomFailure(failure("ERR-001"))
+    setattr(gateway, TRANSPORT_ATTR, True)  # fuzz_charges.stamp: a 502 without envelope
+    group = ExceptionGroup("g", [CustomFailure(failure("ERR-005")), timeout, dropped])
+    assert failed_requirements(group) == ["ERR-005"]
+    assert classify(group) is None  # a real failure among them: pytest's verdict stands
+    only_transport = ExceptionGroup("g", [timeout, gateway])
+    assert failed_requirements(only_transport) == []
+    classified = classify(only_transport)
+    assert classified is not None and classified.outcome == Outcome.ERROR
+    assert classified.cause.startswith("transport error")
+
+
+def test_each_member_of_a_group_is_told_on_its_own_line() -> None:
+    attribute_checks({"unsupported_method": ("ERR-013",)})
+    schemathesis_failure = CheckFailure("ST204", ("unsupported_method",))
+    schemathesis_failure.crm_request = "DELETE /v1/users -> 200"  # type: ignore[attr-defined]
+    group = ExceptionGroup(
+        "two checks failed",
+        [
+            CustomFailure(ConformanceFailure("HDR-003", expected="X-Request-ID", got="none")),
+            schemathesis_failure,
+            httpx.ConnectError("refused"),
+        ],
+    )
+    lines = failure_causes(group)
+    assert lines == [
+        "HDR-003: expected X-Request-ID; got none",
+        "ERR-013: ST204 (DELETE /v1/users -> 200)",
+        "charged to none: transport error: ConnectError: refused",
+    ]
+    cause = "\n".join(lines)
+    assert cause_for(cause, "ERR-013") == "ERR-013: ST204 (DELETE /v1/users -> 200)"
+    assert cause_for(cause, "PAG-001") == cause
 
 
 def test_records_round_trip_through_the_stream(tmp_path: Path) -> None:

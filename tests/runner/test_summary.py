@@ -71,6 +71,22 @@ def test_a_failure_lands_only_on_the_requirement_whose_check_failed() -> None:
     assert found["TAG-001"]["reason"] == "its test stopped at a failure of HDR-003"
 
 
+def test_each_requirement_of_a_group_shows_its_own_failure() -> None:
+    """A group's cause has one line per failure (`outcomes.failure_causes`); the summary
+    gives each charged requirement its own line, not the group's first."""
+    cause = (
+        "HDR-003: expected X-Request-ID; got none (GET /v1/tags -> 404)\n"
+        "DEAL-002: Response violates schema: 'title' is a required property (GET /v1/deals -> 200)"
+    )
+    found = verdicts(
+        record(
+            "failed", "HDR-003", "DEAL-002", "TAG-001", cause=cause, failed=["HDR-003", "DEAL-002"]
+        )
+    )
+    assert found["HDR-003"]["reason"] == cause.splitlines()[0]
+    assert found["DEAL-002"]["reason"] == cause.splitlines()[1]
+
+
 def test_not_verified_says_what_would_verify_it() -> None:
     found = verdicts(record("not_applicable", "CAMP-001", cause=NO_ADAPTER))
     assert found["CAMP-001"]["verdict"] == "not_verified"

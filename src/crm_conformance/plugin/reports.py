@@ -24,6 +24,7 @@ from crm_conformance.outcomes import (
     Outcome,
     classify,
     failed_requirements,
+    failure_causes,
 )
 from crm_conformance.plugin.session import STATE, jsonable
 
@@ -67,7 +68,8 @@ def _charged(item: pytest.Item, exc: BaseException) -> list[tuple[str, Any]]:
     from crm_conformance.catalogue import load_catalogue
 
     named = [str(value) for name, value in item.user_properties if name == PROP_REQUIREMENT]
-    charged = failed_requirements(exc) or named
+    said = failed_requirements(exc)
+    charged = named if said is None else said
     properties: list[tuple[str, Any]] = [(PROP_FAILED, req_id) for req_id in charged]
     catalogue = load_catalogue()
     classes = {value for name, value in item.user_properties if name == PROP_CLASS}
@@ -80,6 +82,13 @@ def _charged(item: pytest.Item, exc: BaseException) -> list[tuple[str, Any]]:
             classes.add(cls)
             properties.append((PROP_CLASS, cls))
     return properties
+
+
+def _says_per_failure(exc: BaseException) -> bool:
+    """Whether a failure is better told one line per member (`outcomes.failure_causes`)
+    than by pytest's first line: a group (whose first line is its traceback's border), or
+    a schemathesis failure that names its requirement."""
+    return isinstance(exc, BaseExceptionGroup) or failed_requirements(exc) is not None
 
 
 @pytest.hookimpl(wrapper=True)
@@ -127,6 +136,10 @@ def pytest_runtest_makereport(
                 item.session.shouldstop = classified.cause
         if call.when == "call" and (classified is None or classified.outcome == Outcome.FAILED):
             properties += _charged(item, exc)
+        if call.when == "call" and classified is None and _says_per_failure(exc):
+            causes = "\n".join(failure_causes(exc))
+            redacted = state.redactor.text(causes) if state and state.redactor else causes
+            properties.append((PROP_CAUSE, redacted))
         # On the item too: JUnit writes the teardown report's properties only.
         item.user_properties.extend(properties)
         report.user_properties = [*report.user_properties, *properties]

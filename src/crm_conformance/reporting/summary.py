@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from crm_conformance.catalogue import Catalogue
-from crm_conformance.outcomes import ClassVerdict, Outcome, OutcomeRecord, Verdict
+from crm_conformance.outcomes import ClassVerdict, Outcome, OutcomeRecord, Verdict, cause_for
 
 _PRECEDENCE = (
     Verdict.FAILED,
@@ -66,7 +66,7 @@ def _contribution(record: OutcomeRecord, req_id: str) -> tuple[Verdict, str]:
     if record.outcome in (Outcome.FAILED, Outcome.EXPECTED_FAILURE):
         if req_id in record.failed_requirements:
             verdict = Verdict(str(record.outcome))
-            return verdict, record.cause
+            return verdict, cause_for(record.cause, req_id)
         broken = ", ".join(record.failed_requirements)
         return Verdict.NOT_VERIFIED, f"its test stopped at a failure of {broken}"
     return _FROM_OUTCOME[record.outcome], record.cause
