@@ -3,6 +3,8 @@ deletes exactly those through the adapter, on a server that offers none of the l
 document does not show (variant `no_unshown_lists`), where the prefix sweep cannot search."""
 
 import json
+import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -117,3 +119,52 @@ def test_an_unreachable_adapter_exits_3(tmp_path: Path) -> None:
     (tmp_path / "summary.json").write_text('{"target": {"adapter_url": "http://127.0.0.1:9"}}')
     result = invoke("sweep", "--run", str(tmp_path))
     assert result.exit_code == 3, result.output
+
+
+CREATING_SUITE = """
+import time
+from pathlib import Path
+
+import pytest
+
+
+@pytest.mark.req("HDR-001")
+@pytest.mark.parametrize("n", range(60))
+def test_creating(api, run_prefix, n):
+    answer = api.post("/v1/tags", json={{"name": f"{{run_prefix}}t{{n}}", "kind": "contact"}})
+    assert answer.status_code in (200, 201)
+    with open({made!r}, "a") as made:
+        made.write(answer.json()["id"] + "\\n")
+    if n == 2:
+        Path({marker!r}).write_text("three made")
+    time.sleep(0.3)
+"""
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_the_ledger_is_whole_after_ctrl_c(
+    suites: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers: str
+) -> None:
+    """Ctrl-C mid-run (forked workers too): every line of the ledger parses, and every
+    record a test saw created before the interrupt is in it."""
+    from test_run_setup import run_until
+
+    made, marker = tmp_path / "made.txt", tmp_path / "marker"
+    (suites / "test_fake.py").write_text(
+        CREATING_SUITE.format(made=str(made), marker=str(marker)), encoding="utf-8"
+    )
+    report = tmp_path / "report"
+    monkeypatch.chdir(tmp_path)
+    with running_server() as served:
+        target = served.write_target_file(tmp_path / "target.toml")
+        run = run_until(marker, suites, target, "-n", workers, "--report-dir", str(report))
+        os.killpg(run.pid, signal.SIGINT)
+        out, err = run.communicate(timeout=120)
+    assert run.returncode == 130, out + err
+    lines = (report / LEDGER_FILE).read_text(encoding="utf-8").splitlines()
+    ledger = [json.loads(line) for line in lines]  # every line whole
+    created = set(made.read_text(encoding="utf-8").split())
+    assert created  # at least the record the marking test made
+    assert created <= {entry["id"] for entry in ledger}
+    assert {entry["kind"] for entry in ledger} == {"tag"}
+    assert f"crm-conformance sweep --run {report}" in out
