@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from interrupting import run_until
 
 from crm_conformance._errors import AdapterError
 from crm_conformance.adapter_client import AdapterClient
@@ -147,8 +148,6 @@ def test_the_ledger_is_whole_after_ctrl_c(
 ) -> None:
     """Ctrl-C mid-run (forked workers too): every line of the ledger parses, and every
     record a test saw created before the interrupt is in it."""
-    from test_run_setup import run_until
-
     made, marker = tmp_path / "made.txt", tmp_path / "marker"
     (suites / "test_fake.py").write_text(
         CREATING_SUITE.format(made=str(made), marker=str(marker)), encoding="utf-8"
