@@ -22,6 +22,7 @@ from crm_conformance.adapter_kit import (
 )  # re-exported: the public surface names it
 from crm_conformance.adapter_kit import Pipeline, Stage
 from crm_conformance.client import ExchangeLog, RequestBudget, record_exchange
+from crm_conformance.ledger import Ledger
 from crm_conformance.redaction import Redactor
 
 FEATURES = tuple(kit.FEATURES)
@@ -60,6 +61,7 @@ class AdapterClient:
         skip: Callable[[str], NoReturn] = _raise_missing,
         on_require: Callable[[str], None] | None = None,
         token: str | None = None,
+        ledger: Ledger | None = None,
     ) -> None:
         """`token`: the target's `adapter_token`, sent as `Authorization: Bearer` on every
         request (and filtered from everything recorded)."""
@@ -73,6 +75,8 @@ class AdapterClient:
         self._skip = skip
         self._on_require = on_require
         self._optional = 0
+        self.ledger = ledger
+        """Where the records this adapter makes are noted (`ledger`), if anywhere."""
         self._http = httpx.Client(timeout=timeout, transport=transport)
         self._features: frozenset[str] | None = None
         self._fixtures: dict[Workspace, Fixtures] = {}
@@ -360,6 +364,8 @@ class AdapterClient:
             ) from None
         if not isinstance(body, dict):
             raise AdapterError(f"{where} answered {_short(body)}; expected a JSON object")
+        if method == "POST" and self.ledger is not None:
+            self.ledger.observe_adapter(path=path, sent=json, answer=body)
         return body
 
 

@@ -21,6 +21,7 @@ from typing import Any
 import httpx
 
 from crm_conformance._errors import BudgetExhausted, RateLimitWaitError, TargetUnreachable
+from crm_conformance.ledger import Ledger
 from crm_conformance.pacing import DEFAULT_MAX_WAIT, RESET_SLACK, Pacer, token_key
 from crm_conformance.redaction import Redactor
 from crm_conformance.reproduction import curl_command
@@ -170,6 +171,7 @@ class ApiClient:
         transport: httpx.BaseTransport | None = None,
         sleep: Callable[[float], None] = time.sleep,
         http: httpx.Client | None = None,
+        ledger: Ledger | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.token = token
@@ -183,6 +185,8 @@ class ApiClient:
         self.max_rate_limit_wait = max_rate_limit_wait
         self.pacer = pacer if pacer is not None else Pacer()
         self._sleep = sleep
+        self.ledger = ledger
+        """Where the records this client's POSTs create are noted (`ledger`), if anywhere."""
         self._http = http or httpx.Client(
             timeout=timeout, transport=transport, follow_redirects=False
         )
@@ -202,6 +206,7 @@ class ApiClient:
             pacer=self.pacer,
             sleep=self._sleep,
             http=self._http,
+            ledger=self.ledger,
         )
 
     def close(self) -> None:
@@ -327,6 +332,7 @@ class ApiClient:
             raise
         elapsed = time.perf_counter() - started
         self.log.exchanges.append(self._record(request, response, elapsed))
+        self._note_created(request, response)
         server_error = response.status_code >= 500
         self.breaker.record(
             problem=f"{response.status_code} on {request.method} {request.url.path}"
@@ -334,6 +340,17 @@ class ApiClient:
             else None
         )
         return response
+
+    def _note_created(self, request: httpx.Request, response: httpx.Response) -> None:
+        """Tell the ledger of the record this answer created, if it created one."""
+        if self.ledger is not None:
+            self.ledger.observe_api(
+                method=request.method,
+                path=request.url.path,
+                status=response.status_code,
+                body=response.content,
+                authorization=request.headers.get("Authorization"),
+            )
 
     def _record(
         self,

@@ -75,8 +75,16 @@ def run_interruptible(
     return Finished(returncode, interrupted)
 
 
-def interrupted_text(*, target: Path | None, base_url: str | None, run_id: str, ran: int) -> str:
-    """What an interrupted run says: what it covers, and how to sweep what it made."""
+def interrupted_text(
+    *,
+    target: Path | None,
+    base_url: str | None,
+    run_id: str,
+    ran: int,
+    report_dir: Path | None = None,
+) -> str:
+    """What an interrupted run says: what it covers, and how to sweep what it made (by
+    its prefix, or exactly, by the ledger in its report folder)."""
     lines = [f"Interrupted (Ctrl-C) after {ran} tests: the report covers only those."]
     if target is None and base_url is None:
         return lines[0]  # the embedded server stopped with the run: nothing left to sweep
@@ -86,4 +94,6 @@ def interrupted_text(*, target: Path | None, base_url: str | None, run_id: str, 
         f"Records this run made carry the prefix {prefix}; delete them with:",
         f"  crm-conformance sweep {where} --prefix {prefix}",
     ]
+    if report_dir is not None:
+        lines.append(f"or, exactly those it made: crm-conformance sweep --run {report_dir} {where}")
     return "\n".join(lines)

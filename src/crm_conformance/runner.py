@@ -365,7 +365,11 @@ def run(request: RunRequest, *, echo: Callable[[str], None] = print) -> RunResul
     if done.interrupted:
         code = EXIT_INTERRUPTED
         message = interrupted_text(
-            target=request.target, base_url=request.base_url, run_id=run_id, ran=len(records)
+            target=request.target,
+            base_url=request.base_url,
+            run_id=run_id,
+            ran=len(records),
+            report_dir=report_dir,
         )
     elif request.certify and request.shard is None:  # a shard's part is certified merged
         write_certificate(report_dir, summary, paths.SPEC_DIR)

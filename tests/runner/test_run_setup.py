@@ -6,15 +6,14 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import textwrap
-import time
 from pathlib import Path
 
 import httpx
 import pytest
 from click.testing import CliRunner, Result
 from fake_target import error_body, rate_headers, serve
+from interrupting import run_until
 
 from crm_conformance import paths
 from crm_conformance.cli import main
@@ -102,38 +101,6 @@ def test_slow(api, n):
     assert api.get("/v1/contacts").status_code == 200
     time.sleep(0.5)
 """
-
-CLI = """
-import sys
-from pathlib import Path
-
-from crm_conformance import paths
-from crm_conformance.cli import main
-
-paths.SUITES_DIR = Path(sys.argv[1])
-main(sys.argv[2:])
-"""
-
-
-def run_until(marker: Path, suites: Path, target_file: Path, *args: str) -> subprocess.Popen[str]:
-    """Start `crm-conformance run` in a session of its own (a terminal's Ctrl-C goes to its
-    whole foreground group) and return once a test has written `marker`."""
-    command = [sys.executable, "-c", CLI, str(suites), "run", "--target", str(target_file)]
-    run = subprocess.Popen(
-        [*command, *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-    for _ in range(1200):  # bounded: about two minutes for the first test to get there
-        if marker.is_file():
-            return run
-        assert run.poll() is None, run.communicate()
-        time.sleep(0.1)
-    run.kill()
-    raise AssertionError(f"no test wrote {marker} in two minutes: {run.communicate()}")
-
 
 HOOKWRAPPER_TEARDOWN = """
 import time

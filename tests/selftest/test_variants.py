@@ -289,6 +289,10 @@ OBSERVATIONS: dict[str, Callable[[TestClient], Any]] = {
     "sunset_headers": lambda c: "Sunset" in c.get("/v1/users").headers,
     "unknown_keys_bad_request": lambda c: c.post("/v1/contacts/search", json={"x": 1}).status_code,
     "gzip_answers": lambda c: c.get("/v1/users").headers.get("Content-Encoding"),
+    "no_unshown_lists": lambda c: [
+        c.get(f"/v1/{name}").status_code
+        for name in ("organizations", "deals", "activities", "tags", "campaigns")
+    ],
 }
 
 

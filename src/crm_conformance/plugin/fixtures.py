@@ -45,6 +45,7 @@ def _client(state: RunState, token: str | None) -> "ApiClient":
         timeout=state.target.timeout,
         max_rate_limit_wait=state.target.max_rate_limit_wait,
         pacer=state.pacer,
+        ledger=state.ledger,
     )
     state.closers.append(client.close)
     return client
@@ -97,6 +98,7 @@ def _adapter_or_none(config: pytest.Config) -> "AdapterClient | None":
             skip=pytest.skip,
             on_require=functools.partial(_note_feature, state),
             token=target.adapter_token,
+            ledger=state.ledger,
         )
         state.closers.append(cached.close)
         config.stash[_ADAPTER] = cached

@@ -26,6 +26,7 @@ from crm_conformance.plugin.options import Options, read_options
 if TYPE_CHECKING:
     from crm_conformance.client import CircuitBreaker, ExchangeLog, RequestBudget
     from crm_conformance.embedded import EmbeddedServer
+    from crm_conformance.ledger import Ledger
     from crm_conformance.pacing import Pacer
     from crm_conformance.redaction import Redactor
     from crm_conformance.target import Target
@@ -55,6 +56,9 @@ class RunState:
     budget: "RequestBudget | None" = None
     breaker: "CircuitBreaker | None" = None
     pacer: "Pacer | None" = None
+    ledger: "Ledger | None" = None
+    """Where the clients note each record they create (`created.jsonl` beside the outcomes
+    file): only for a given target, written by every process of the run."""
     pacing_dir: str | None = None
     """The directory xdist workers share their tokens' allowances in (`pacing.FileLedger`)."""
     pending_observations: list[tuple[str, Any]] = field(default_factory=list)
@@ -79,6 +83,7 @@ class RunState:
         workers'; a worker's own embedded server answers it alone, so it paces alone, in
         memory (a file lock per request cost a worker up to 1.6 s of a quick run)."""
         from crm_conformance.client import CircuitBreaker, ExchangeLog, RequestBudget
+        from crm_conformance.ledger import LEDGER_FILE, Ledger
         from crm_conformance.pacing import FileLedger, Pacer
         from crm_conformance.redaction import Redactor
 
@@ -90,6 +95,11 @@ class RunState:
         share = -(-self.options.request_budget // self.worker_count)  # ceiling division
         self.budget = RequestBudget(share)
         self.breaker = CircuitBreaker(BREAKER_THRESHOLD)
+        # An embedded server's records go with it: only a given target's are kept, and
+        # only where the run has a report folder (beside its outcomes file).
+        outcomes = self.options.outcomes
+        if shared and outcomes is not None:
+            self.ledger = Ledger(outcomes.parent / LEDGER_FILE, tokens=target.tokens)
 
 
 STATE = pytest.StashKey[RunState]()

@@ -213,7 +213,7 @@ def _visible(call: Call, tx: Transaction, activity_id: str) -> Record:
     return record
 
 
-@routes.get("/v1/activities", scopes=("activities:read",))
+@routes.get("/v1/activities", scopes=("activities:read",), replaced_by=("no_unshown_lists",))
 def list_activities(call: Call) -> Reply:
     filters = ("record_id", "status", "type", "assignee_id")
     params = call.list_params(SPEC, filters=(*filters, "updated_since"))

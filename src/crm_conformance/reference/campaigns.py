@@ -62,7 +62,7 @@ def _campaign(call: Call, tx: Transaction) -> Record:
     return record
 
 
-@routes.get("/v1/campaigns", scopes=("campaigns:read",))
+@routes.get("/v1/campaigns", scopes=("campaigns:read",), replaced_by=("no_unshown_lists",))
 def list_campaigns(call: Call) -> Reply:
     params = call.list_params(SPEC, filters=("status",))
     statuses = call.query.getlist("status")

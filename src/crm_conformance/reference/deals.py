@@ -374,7 +374,7 @@ def _created_rendering(call: Call, rendered: dict[str, Any]) -> dict[str, Any]:
     return rendered
 
 
-@routes.get("/v1/deals", scopes=("deals:read",))
+@routes.get("/v1/deals", scopes=("deals:read",), replaced_by=("no_unshown_lists",))
 def list_deals(call: Call) -> Reply:
     filters = ("pipeline_id", "stage_id", "status", "contact_id", "organization_id", "owner_id")
     params = call.list_params(SPEC, filters=(*filters, "updated_since"))

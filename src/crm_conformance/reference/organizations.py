@@ -154,7 +154,7 @@ def create_organization(call: Call) -> Reply:
         return call.created(render(tx, call.workspace, record))
 
 
-@routes.get("/v1/organizations", scopes=("organizations:read",))
+@routes.get("/v1/organizations", scopes=("organizations:read",), replaced_by=("no_unshown_lists",))
 def list_organizations(call: Call) -> Reply:
     params = call.list_params(SPEC, filters=("external_id",))
     external = call.query.getlist("external_id")

@@ -153,7 +153,7 @@ def create_tag(call: Call) -> Reply:
     return call.created(rendered)
 
 
-@routes.get("/v1/tags", scopes=("tags:read",))
+@routes.get("/v1/tags", scopes=("tags:read",), replaced_by=("no_unshown_lists",))
 def list_tags(call: Call) -> Reply:
     """Tags by name; `kind` filters to one catalogue."""
     params = call.list_params(SPEC, filters=(CATALOGUE_FIELD,))

@@ -390,6 +390,13 @@ _VARIANTS = (
         "address, city, state, job_title, company_name, organization_id, owner_id, "
         "lost_reason, external_id; the sortable keys are not shown)",
     ),
+    Variant(
+        "no_unshown_lists",
+        "GET /v1/organizations, /v1/deals, /v1/activities, /v1/tags and /v1/campaigns do not "
+        "exist (404, or 405 where the path takes a POST; those lists are not shown), as on "
+        "a server that offers only the operations the document shows: a run's records are "
+        "swept through its ledger",
+    ),
 )
 
 VARIANTS: dict[str, Variant] = {variant.name: variant for variant in _VARIANTS}
