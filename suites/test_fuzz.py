@@ -72,4 +72,5 @@ def test_operation(case: Any, api: ApiClient, target: Target) -> None:
         fuzz.as_schemathesis(response),
         additional_checks=CHECKS,
         headers=dict(response.request.headers),
+        transport_kwargs=fuzz.probe_kwargs(target),
     )

@@ -20,7 +20,13 @@ from typing import Any
 
 import httpx
 
-from crm_conformance._errors import BudgetExhausted, RateLimitWaitError, TargetUnreachable
+from crm_conformance._errors import (
+    BudgetExhausted,
+    ExchangeBoundExceeded,
+    RateLimitWaitError,
+    TargetUnreachable,
+)
+from crm_conformance.bounds import DEFAULT_MAX_RESPONSE_BYTES, ExchangeBounds, read_bounded
 from crm_conformance.pacing import DEFAULT_MAX_WAIT, RESET_SLACK, Pacer, token_key
 from crm_conformance.redaction import Redactor
 from crm_conformance.reproduction import curl_command
@@ -164,6 +170,7 @@ class ApiClient:
         budget: RequestBudget | None = None,
         breaker: CircuitBreaker | None = None,
         timeout: float = 10.0,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
         max_retries: int = 5,
         max_rate_limit_wait: float = DEFAULT_MAX_WAIT,
         pacer: Pacer | None = None,
@@ -183,6 +190,7 @@ class ApiClient:
         self.max_rate_limit_wait = max_rate_limit_wait
         self.pacer = pacer if pacer is not None else Pacer()
         self._sleep = sleep
+        self.bounds = ExchangeBounds(timeout, max_response_bytes)
         self._http = http or httpx.Client(
             timeout=timeout, transport=transport, follow_redirects=False
         )
@@ -197,6 +205,8 @@ class ApiClient:
             log=self.log,
             budget=self.budget,
             breaker=self.breaker,
+            timeout=self.bounds.timeout,
+            max_response_bytes=self.bounds.max_bytes,
             max_retries=self.max_retries,
             max_rate_limit_wait=self.max_rate_limit_wait,
             pacer=self.pacer,
@@ -317,9 +327,8 @@ class ApiClient:
         self.budget.spend()
         started = time.perf_counter()
         try:
-            response = self._http.send(request)
-            response.read()
-        except httpx.TransportError as exc:
+            response = read_bounded(self._http, request, self.bounds)
+        except (httpx.TransportError, ExchangeBoundExceeded) as exc:
             elapsed = time.perf_counter() - started
             problem = f"{type(exc).__name__} on {request.method} {request.url.path}"
             self.log.exchanges.append(self._record(request, None, elapsed, error=problem))

@@ -79,11 +79,16 @@ def sweep(*, target_path: Path, base_url: str | None = None, prefix: str = "cc-"
         token=target.tokens["full"],
         redactor=redactor,
         timeout=target.timeout,
+        max_response_bytes=target.max_response_bytes,
     )
     adapter = None
     if target.adapter_url is not None:
         adapter = ApiClient(
-            base_url=target.adapter_url, token=None, redactor=redactor, timeout=target.timeout
+            base_url=target.adapter_url,
+            token=None,
+            redactor=redactor,
+            timeout=target.timeout,
+            max_response_bytes=target.max_response_bytes,
         )
     try:
         for resource in RESOURCES:

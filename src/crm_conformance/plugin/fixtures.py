@@ -43,6 +43,7 @@ def _client(state: RunState, token: str | None) -> "ApiClient":
         budget=state.budget,
         breaker=state.breaker,
         timeout=state.target.timeout,
+        max_response_bytes=state.target.max_response_bytes,
         max_rate_limit_wait=state.target.max_rate_limit_wait,
         pacer=state.pacer,
     )
@@ -94,6 +95,7 @@ def _adapter_or_none(config: pytest.Config) -> "AdapterClient | None":
             log=state.log,
             budget=state.budget,
             timeout=target.timeout,
+            max_response_bytes=target.max_response_bytes,
             skip=pytest.skip,
             on_require=functools.partial(_note_feature, state),
         )
