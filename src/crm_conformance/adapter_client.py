@@ -21,7 +21,12 @@ from crm_conformance.adapter_kit import (
     Fixtures as Fixtures,
 )  # re-exported: the public surface names it
 from crm_conformance.adapter_kit import Pipeline, Stage
-from crm_conformance.bounds import DEFAULT_MAX_RESPONSE_BYTES, ExchangeBounds, read_bounded
+from crm_conformance.bounds import (
+    DEFAULT_MAX_RESPONSE_BYTES,
+    ExchangeBounds,
+    bounded_transport,
+    read_bounded,
+)
 from crm_conformance.client import ExchangeLog, RequestBudget, record_exchange
 from crm_conformance.redaction import Redactor
 
@@ -70,7 +75,7 @@ class AdapterClient:
         self._on_require = on_require
         self._optional = 0
         self._bounds = ExchangeBounds(timeout, max_response_bytes)
-        self._http = httpx.Client(timeout=timeout, transport=transport)
+        self._http = httpx.Client(timeout=timeout, transport=transport or bounded_transport())
         self._features: frozenset[str] | None = None
         self._fixtures: dict[Workspace, Fixtures] = {}
 

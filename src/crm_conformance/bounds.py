@@ -7,15 +7,20 @@ headers and body) and `max_response_bytes` caps the body as it arrives; either b
 is one `ExchangeBoundExceeded`, a transport fault (the test is an error, `smoke` and
 `run` end with exit 3), never a conformance failure.
 
-The deadline is checked as each piece of the body arrives, so it is overrun by at most
-one read's timeout (the same `timeout`): an exchange ends within about twice it.
+The deadline is checked as each piece of the body arrives; on the connections of
+`bounded_transport` (the harness's clients, the setup checks) every socket operation
+also waits no longer than what is left of it, so headers trickled byte by byte end at the
+deadline too. Elsewhere (through a proxy from the environment, or schemathesis's
+`requests`) it is overrun by at most one read's timeout: about twice `timeout` in all.
 """
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import httpcore
 import httpx
 
 from crm_conformance._errors import ExchangeBoundExceeded
@@ -27,6 +32,8 @@ DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024
 """The default size cap of one answer's body (10 MiB); `max_response_bytes` in the
 target file changes it."""
 _CHUNK = 64 * 1024
+_DEADLINE: ContextVar[float | None] = ContextVar("crm_exchange_deadline", default=None)
+"""The monotonic time the exchange being read must end by (set by `read_bounded`)."""
 
 
 @dataclass(frozen=True)
@@ -62,6 +69,20 @@ def read_bounded(
     """
     deadline = time.monotonic() + bounds.timeout
     where = (request.method, request.url.path)
+    held = _DEADLINE.set(deadline)
+    try:
+        return _read(http, request, bounds, deadline, where)
+    finally:
+        _DEADLINE.reset(held)
+
+
+def _read(
+    http: httpx.Client,
+    request: httpx.Request,
+    bounds: ExchangeBounds,
+    deadline: float,
+    where: tuple[str, str],
+) -> httpx.Response:
     try:
         streamed = http.send(request, stream=True)
     except httpx.TimeoutException:
@@ -95,6 +116,84 @@ def read_bounded(
     return response
 
 
+def bounded_transport() -> httpx.HTTPTransport:
+    """httpx's default transport, its sockets waiting no longer than what is left of the
+    deadline of the exchange `read_bounded` is reading (each read, write, connect).
+
+    httpx offers no hook for this: the network backend of its connection pool is
+    replaced, and if a new httpx has none where this looks, the transport is left as it
+    is (the body is still bounded; tests/harness/test_bounds.py's trickled headers fail).
+    """
+    transport = httpx.HTTPTransport()
+    pool = getattr(transport, "_pool", None)
+    backend = getattr(pool, "_network_backend", None)
+    if isinstance(backend, httpcore.NetworkBackend):
+        pool._network_backend = _DeadlineBackend(backend)  # type: ignore[union-attr]
+    return transport
+
+
+def _left(timeout: float | None) -> float | None:
+    """`timeout`, or what is left of the exchange's deadline when that is shorter."""
+    deadline = _DEADLINE.get()
+    if deadline is None:
+        return timeout
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise httpcore.ReadTimeout("the exchange's deadline passed")
+    return left if timeout is None else min(timeout, left)
+
+
+class _DeadlineStream(httpcore.NetworkStream):
+    """A connection whose every wait is cut to the exchange's deadline."""
+
+    def __init__(self, inner: httpcore.NetworkStream) -> None:
+        self._inner = inner
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self._inner.read(max_bytes, _left(timeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self._inner.write(buffer, _left(timeout))
+
+    def close(self) -> None:
+        self._inner.close()
+
+    def start_tls(
+        self, ssl_context: Any, server_hostname: str | None = None, timeout: float | None = None
+    ) -> httpcore.NetworkStream:
+        return _DeadlineStream(self._inner.start_tls(ssl_context, server_hostname, _left(timeout)))
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._inner.get_extra_info(info)
+
+
+class _DeadlineBackend(httpcore.NetworkBackend):
+    """Connects as `inner` does, within the exchange's deadline, to `_DeadlineStream`s."""
+
+    def __init__(self, inner: httpcore.NetworkBackend) -> None:
+        self._inner = inner
+
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[Any] | None = None,
+    ) -> httpcore.NetworkStream:
+        stream = self._inner.connect_tcp(host, port, _left(timeout), local_address, socket_options)
+        return _DeadlineStream(stream)
+
+    def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: Iterable[Any] | None = None
+    ) -> httpcore.NetworkStream:
+        stream = self._inner.connect_unix_socket(path, _left(timeout), socket_options)
+        return _DeadlineStream(stream)
+
+    def sleep(self, seconds: float) -> None:
+        self._inner.sleep(seconds)
+
+
 def get_bounded(
     url: str,
     *,
@@ -103,7 +202,7 @@ def get_bounded(
     headers: Mapping[str, str] | None = None,
 ) -> httpx.Response:
     """`httpx.get(url, ...)` within `bounds` (the setup checks: `smoke`, the run's probe)."""
-    with httpx.Client(timeout=bounds.timeout) as http:
+    with httpx.Client(timeout=bounds.timeout, transport=bounded_transport()) as http:
         request = http.build_request("GET", url, params=params, headers=headers)
         return read_bounded(http, request, bounds)
 

@@ -26,7 +26,12 @@ from crm_conformance._errors import (
     RateLimitWaitError,
     TargetUnreachable,
 )
-from crm_conformance.bounds import DEFAULT_MAX_RESPONSE_BYTES, ExchangeBounds, read_bounded
+from crm_conformance.bounds import (
+    DEFAULT_MAX_RESPONSE_BYTES,
+    ExchangeBounds,
+    bounded_transport,
+    read_bounded,
+)
 from crm_conformance.pacing import DEFAULT_MAX_WAIT, RESET_SLACK, Pacer, token_key
 from crm_conformance.redaction import Redactor
 from crm_conformance.reproduction import curl_command
@@ -192,7 +197,7 @@ class ApiClient:
         self._sleep = sleep
         self.bounds = ExchangeBounds(timeout, max_response_bytes)
         self._http = http or httpx.Client(
-            timeout=timeout, transport=transport, follow_redirects=False
+            timeout=timeout, transport=transport or bounded_transport(), follow_redirects=False
         )
 
     def with_token(self, token: str | None) -> "ApiClient":

@@ -43,6 +43,18 @@ def test_the_harness_client_ends_a_trickled_answer_at_the_deadline() -> None:
     assert api.breaker.consecutive == 1
 
 
+def test_headers_trickled_byte_by_byte_end_at_the_deadline_too() -> None:
+    with serve_unending("slow-headers") as url:
+        api = api_of(url)
+        with pytest.raises(ExchangeBoundExceeded, match=LATE):
+            api.get("/v1/contacts")
+        api.close()
+        adapter = AdapterClient(adapter_url=url, timeout=TIMEOUT)
+        with pytest.raises(AdapterError, match=r"GET /v1/health did not end within 0\.5 s"):
+            adapter.features  # noqa: B018
+        adapter.close()
+
+
 def test_the_harness_client_caps_an_endless_body() -> None:
     with serve_unending("endless") as url:
         api = api_of(url)

@@ -11,17 +11,22 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from threading import Thread
 from typing import Any, Literal
 
-Kind = Literal["trickle", "endless"]
+Kind = Literal["trickle", "endless", "slow-headers"]
 
 
 @contextmanager
 def serve_unending(kind: Kind, *, lasts: float = 5.0) -> Iterator[str]:
     """Serve every request with headers at once, then `kind`: "trickle" one byte of a
-    long JSON body each 0.05 s, "endless" 64 KiB chunks as fast as the client reads.
+    long JSON body each 0.05 s, "endless" 64 KiB chunks as fast as the client reads;
+    or "slow-headers": the status line, then header bytes one each 0.05 s.
     Yields the base URL."""
 
     class Handle(BaseHTTPRequestHandler):
         def _answer(self) -> None:
+            if kind == "slow-headers":
+                self.wfile.write(b"HTTP/1.1 200 OK\r\n")
+                self._trickle(b"X", 0.05)
+                return
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             if kind == "trickle":
@@ -30,8 +35,10 @@ def serve_unending(kind: Kind, *, lasts: float = 5.0) -> Iterator[str]:
                 self.send_header("Connection", "close")  # the body ends when the socket does
             self.end_headers()
             self.wfile.flush()
+            self._trickle(*((b" ", 0.05) if kind == "trickle" else (b" " * 65536, 0.0)))
+
+        def _trickle(self, chunk: bytes, pause: float) -> None:
             ends = time.monotonic() + lasts
-            chunk, pause = (b" ", 0.05) if kind == "trickle" else (b" " * 65536, 0.0)
             try:
                 while time.monotonic() < ends:
                     self.wfile.write(chunk)
