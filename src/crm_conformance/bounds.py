@@ -24,13 +24,11 @@ import httpcore
 import httpx
 
 from crm_conformance._errors import ExchangeBoundExceeded
+from crm_conformance.target import DEFAULT_MAX_RESPONSE_BYTES as DEFAULT_MAX_RESPONSE_BYTES
 
 if TYPE_CHECKING:
     import requests
 
-DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024
-"""The default size cap of one answer's body (10 MiB); `max_response_bytes` in the
-target file changes it."""
 _CHUNK = 64 * 1024
 _DEADLINE: ContextVar[float | None] = ContextVar("crm_exchange_deadline", default=None)
 """The monotonic time the exchange being read must end by (set by `read_bounded`)."""

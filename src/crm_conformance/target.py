@@ -16,7 +16,6 @@ from typing import Any, Protocol, TypeVar
 from urllib.parse import urlsplit
 
 from crm_conformance._errors import TargetFileError
-from crm_conformance.bounds import DEFAULT_MAX_RESPONSE_BYTES
 from crm_conformance.pacing import DEFAULT_MAX_WAIT
 
 TOKEN_ROLES = ("full", "other_workspace")
@@ -41,6 +40,9 @@ _TOP_LEVEL_KEYS = frozenset(
 _TOKEN_KEYS = frozenset({"value", "value_env", "scopes"})
 _LIVE_PREFIX = "sk_live_"
 DEFAULT_TIMEOUT = 10.0
+DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024
+"""The default size cap of one answer's body (10 MiB), `max_response_bytes` in the file
+(`crm_conformance.bounds`). Here, not there: loading a target needs no HTTP client."""
 LARGEST_RESPONSE_CAP = 1024 * 1024 * 1024
 """The most `max_response_bytes` may say: 1 GiB (a run keeps each answer in memory)."""
 LONGEST_RATE_LIMIT_WAIT = 86_400
