@@ -67,5 +67,11 @@ def test_operation(case: Any, api: ApiClient, target: Target) -> None:
     if not fuzz.sends_to(case, embedded=fuzz.is_embedded(target)):
         return
     response = api.request(str(case.method), case.formatted_path, **fuzz.transport(case))
-    # Each failure is stamped with its requirement and request (fuzz_charges.validate).
-    fuzz_charges.validate(case, fuzz.as_schemathesis(response), additional_checks=CHECKS)
+    # Each failure is stamped with its requirement and request (fuzz_charges.validate);
+    # schemathesis's own probes are bounded as every exchange is (fuzz.probe_kwargs).
+    fuzz_charges.validate(
+        case,
+        fuzz.as_schemathesis(response),
+        additional_checks=CHECKS,
+        transport_kwargs=fuzz.probe_kwargs(target),
+    )

@@ -22,9 +22,10 @@ SEED = fuzz.run_seed()
 CHECKS = fuzz.harness_checks()
 
 
-def workflow(api: ApiClient, *, embedded: bool) -> type[Any]:
+def workflow(api: ApiClient, target: Target) -> type[Any]:
     """The state machine of this run: calls through `api`, remembers its first failure."""
-    schema = fuzz.stateful_schema(fuzz.load(seed=SEED), embedded=embedded)
+    schema = fuzz.stateful_schema(fuzz.load(seed=SEED), embedded=fuzz.is_embedded(target))
+    probes = fuzz.probe_kwargs(target)
 
     class Workflow(schema.as_state_machine()):  # type: ignore[misc]
         first_failure: FailureGroup | None = None
@@ -38,7 +39,11 @@ def workflow(api: ApiClient, *, embedded: bool) -> type[Any]:
         ) -> None:
             try:
                 fuzz_charges.validate(
-                    case, response, additional_checks=CHECKS, recorder=self.recorder
+                    case,
+                    response,
+                    additional_checks=CHECKS,
+                    transport_kwargs=probes,
+                    recorder=self.recorder,
                 )
             except FailureGroup as failure:
                 if Workflow.first_failure is None:
@@ -54,7 +59,7 @@ def workflow(api: ApiClient, *, embedded: bool) -> type[Any]:
 def test_linked_operations(api: ApiClient, target: Target, request: pytest.FixtureRequest) -> None:
     profile = fuzz.profile_of(request.config)
     fuzz.announce(request.config, seed=SEED, label="stateful fuzz")
-    machine = workflow(api, embedded=fuzz.is_embedded(target))
+    machine = workflow(api, target)
     before = api.log.mark()
     bounds = hypothesis.settings(
         max_examples=profile.scenarios,

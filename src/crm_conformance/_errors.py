@@ -29,6 +29,15 @@ class TargetUnreachable(ConformanceError):
     exit_code = 3
 
 
+class ExchangeBoundExceeded(TargetUnreachable):
+    """Raised when an answer does not end within the target's `timeout` (the whole
+    exchange: connect, send, headers and body) or grows past `max_response_bytes`.
+
+    A target that trickles or never ends its answer would otherwise hang the run for
+    ever; this is a transport fault, never a conformance failure (`outcomes.classify`).
+    """
+
+
 class AdapterError(ConformanceError):
     """Raised when the provisioning adapter fails or answers outside its contract."""
 

@@ -16,11 +16,17 @@ from typing import Any, NoReturn
 import httpx
 
 from crm_conformance import adapter_kit as kit
-from crm_conformance._errors import AdapterError, FeatureMissing
+from crm_conformance._errors import AdapterError, ExchangeBoundExceeded, FeatureMissing
 from crm_conformance.adapter_kit import (
     Fixtures as Fixtures,
 )  # re-exported: the public surface names it
 from crm_conformance.adapter_kit import Pipeline, Stage
+from crm_conformance.bounds import (
+    DEFAULT_MAX_RESPONSE_BYTES,
+    ExchangeBounds,
+    bounded_transport,
+    read_bounded,
+)
 from crm_conformance.client import ExchangeLog, RequestBudget, record_exchange
 from crm_conformance.ledger import Ledger
 from crm_conformance.redaction import Redactor
@@ -57,6 +63,7 @@ class AdapterClient:
         log: ExchangeLog | None = None,
         budget: RequestBudget | None = None,
         timeout: float = 10.0,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
         transport: httpx.BaseTransport | None = None,
         skip: Callable[[str], NoReturn] = _raise_missing,
         on_require: Callable[[str], None] | None = None,
@@ -77,7 +84,8 @@ class AdapterClient:
         self._optional = 0
         self.ledger = ledger
         """Where the records this adapter makes are noted (`ledger`), if anywhere."""
-        self._http = httpx.Client(timeout=timeout, transport=transport)
+        self._bounds = ExchangeBounds(timeout, max_response_bytes)
+        self._http = httpx.Client(timeout=timeout, transport=transport or bounded_transport())
         self._features: frozenset[str] | None = None
         self._fixtures: dict[Workspace, Fixtures] = {}
 
@@ -332,14 +340,15 @@ class AdapterClient:
         )
         started = time.perf_counter()
         try:
-            response = self._http.send(request)
-            response.read()
-        except httpx.TransportError as exc:
+            response = read_bounded(self._http, request, self._bounds)
+        except (httpx.TransportError, ExchangeBoundExceeded) as exc:
             self.log.exchanges.append(
                 record_exchange(
                     self.redactor, request, None, time.perf_counter() - started, error=str(exc)
                 )
             )
+            if isinstance(exc, ExchangeBoundExceeded):
+                raise AdapterError(f"{where} failed: {exc}") from None
             raise AdapterError(
                 f"{where} failed: {type(exc).__name__}: {exc or 'no detail'} "
                 f"(is adapter_url = {self.adapter_url!r} right and the adapter running?)"

@@ -48,6 +48,7 @@ class Probe:
             redactor=self.redactor,
             log=self.log,
             timeout=target.timeout,
+            max_response_bytes=target.max_response_bytes,
         )
         self.api = ApiClient(
             base_url=target.base_url,
@@ -55,6 +56,7 @@ class Probe:
             redactor=self.redactor,
             log=self.log,
             timeout=target.timeout,
+            max_response_bytes=target.max_response_bytes,
         )
         other = target.token("other_workspace")
         self.other: ApiClient | None = None

@@ -20,7 +20,18 @@ from typing import Any
 
 import httpx
 
-from crm_conformance._errors import BudgetExhausted, RateLimitWaitError, TargetUnreachable
+from crm_conformance._errors import (
+    BudgetExhausted,
+    ExchangeBoundExceeded,
+    RateLimitWaitError,
+    TargetUnreachable,
+)
+from crm_conformance.bounds import (
+    DEFAULT_MAX_RESPONSE_BYTES,
+    ExchangeBounds,
+    bounded_transport,
+    read_bounded,
+)
 from crm_conformance.ledger import Ledger
 from crm_conformance.pacing import DEFAULT_MAX_WAIT, RESET_SLACK, Pacer, token_key
 from crm_conformance.redaction import Redactor
@@ -165,6 +176,7 @@ class ApiClient:
         budget: RequestBudget | None = None,
         breaker: CircuitBreaker | None = None,
         timeout: float = 10.0,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
         max_retries: int = 5,
         max_rate_limit_wait: float = DEFAULT_MAX_WAIT,
         pacer: Pacer | None = None,
@@ -187,8 +199,9 @@ class ApiClient:
         self._sleep = sleep
         self.ledger = ledger
         """Where the records this client's POSTs create are noted (`ledger`), if anywhere."""
+        self.bounds = ExchangeBounds(timeout, max_response_bytes)
         self._http = http or httpx.Client(
-            timeout=timeout, transport=transport, follow_redirects=False
+            timeout=timeout, transport=transport or bounded_transport(), follow_redirects=False
         )
 
     def with_token(self, token: str | None) -> "ApiClient":
@@ -201,6 +214,8 @@ class ApiClient:
             log=self.log,
             budget=self.budget,
             breaker=self.breaker,
+            timeout=self.bounds.timeout,
+            max_response_bytes=self.bounds.max_bytes,
             max_retries=self.max_retries,
             max_rate_limit_wait=self.max_rate_limit_wait,
             pacer=self.pacer,
@@ -322,9 +337,8 @@ class ApiClient:
         self.budget.spend()
         started = time.perf_counter()
         try:
-            response = self._http.send(request)
-            response.read()
-        except httpx.TransportError as exc:
+            response = read_bounded(self._http, request, self.bounds)
+        except (httpx.TransportError, ExchangeBoundExceeded) as exc:
             elapsed = time.perf_counter() - started
             problem = f"{type(exc).__name__} on {request.method} {request.url.path}"
             self.log.exchanges.append(self._record(request, None, elapsed, error=problem))

@@ -27,7 +27,7 @@ import schemathesis
 from schemathesis.checks import CheckContext
 from schemathesis.core.transport import Response
 
-from crm_conformance import checks, fuzz_charges, profiles
+from crm_conformance import bounds, checks, fuzz_charges, profiles
 from crm_conformance.catalogue import load_catalogue
 from crm_conformance.paths import OPENAPI
 from crm_conformance.profiles import Profile
@@ -476,6 +476,15 @@ def use_examples(test: Any, examples: int) -> None:
 
     current = test._hypothesis_internal_use_settings
     test._hypothesis_internal_use_settings = hypothesis_settings(current, max_examples=examples)
+
+
+def probe_kwargs(target: Any) -> dict[str, Any]:
+    """`transport_kwargs` for `case.validate_response`: the requests schemathesis's own
+    checks send (`ignored_auth`'s probes without the token, ...) go through its
+    `requests` transport, not the harness client; these bound each of them by the
+    target's `timeout` and `max_response_bytes` as the harness client's are
+    (`crm_conformance.bounds`)."""
+    return bounds.requests_kwargs(bounds.ExchangeBounds(target.timeout, target.max_response_bytes))
 
 
 def is_embedded(target: Any) -> bool:

@@ -22,6 +22,7 @@ from typing import Any
 from crm_conformance._errors import (
     AdapterError,
     BudgetExhausted,
+    ExchangeBoundExceeded,
     RateLimitWaitError,
     SetupFailed,
     TargetUnreachable,
@@ -129,6 +130,10 @@ def classify(exc: BaseException) -> Classified | None:
         return Classified(
             Outcome.ERROR, f"adapter error (a setup problem, not a target failure): {exc}"
         )
+    if isinstance(exc, ExchangeBoundExceeded):
+        # One answer that did not end is this test's error; the circuit breaker stops
+        # the run when they keep coming.
+        return Classified(Outcome.ERROR, f"transport error talking to the target: {exc}")
     if isinstance(exc, TargetUnreachable):
         return Classified(Outcome.ERROR, f"target unreachable: {exc}", stops_run=True)
     if isinstance(exc, BudgetExhausted | RateLimitWaitError):

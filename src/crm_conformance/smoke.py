@@ -10,7 +10,8 @@ from pathlib import Path
 
 import httpx
 
-from crm_conformance._errors import TargetFileError, TargetUnreachable
+from crm_conformance._errors import ExchangeBoundExceeded, TargetFileError, TargetUnreachable
+from crm_conformance.bounds import ExchangeBounds, get_bounded
 from crm_conformance.target import Target, load_target
 
 
@@ -23,8 +24,9 @@ def check_target(target: Target) -> list[str]:
     """`check` for a loaded target."""
     url = target.base_url + "/v1/contacts"
     headers = {"Authorization": f"Bearer {target.tokens['full']}"}
+    bounds = ExchangeBounds(target.timeout, target.max_response_bytes)
     try:
-        response = httpx.get(url, params={"limit": 1}, headers=headers, timeout=target.timeout)
+        response = get_bounded(url, bounds=bounds, params={"limit": 1}, headers=headers)
     except httpx.TransportError as exc:
         raise TargetUnreachable(
             f"GET {url} failed ({type(exc).__name__}); check base_url and that the server runs"
@@ -54,8 +56,10 @@ def check_target(target: Target) -> list[str]:
     lines.append(f"ok  a list answers JSON ({media})")
     if target.adapter_url is not None:
         try:
-            health = httpx.get(target.adapter_url + "/v1/health", timeout=target.timeout)
+            health = get_bounded(target.adapter_url + "/v1/health", bounds=bounds)
             lines.append(f"ok  adapter answers: GET /v1/health -> {health.status_code}")
+        except ExchangeBoundExceeded as exc:
+            raise ExchangeBoundExceeded(f"adapter_url {target.adapter_url}: {exc}") from None
         except httpx.TransportError as exc:
             raise TargetUnreachable(
                 f"adapter_url {target.adapter_url} unreachable ({type(exc).__name__})"

@@ -79,6 +79,7 @@ def sweep(*, target_path: Path, base_url: str | None = None, prefix: str = "cc-"
         token=target.tokens["full"],
         redactor=redactor,
         timeout=target.timeout,
+        max_response_bytes=target.max_response_bytes,
     )
     adapter = None
     if target.adapter_url is not None:
@@ -87,6 +88,7 @@ def sweep(*, target_path: Path, base_url: str | None = None, prefix: str = "cc-"
             token=target.adapter_token,
             redactor=redactor,
             timeout=target.timeout,
+            max_response_bytes=target.max_response_bytes,
         )
     try:
         for resource in RESOURCES:

@@ -35,11 +35,17 @@ _TOP_LEVEL_KEYS = frozenset(
         "tokens",
         "conventions",
         "write_policy",
+        "max_response_bytes",
     }
 )
 _TOKEN_KEYS = frozenset({"value", "value_env", "scopes"})
 _LIVE_PREFIX = "sk_live_"
 DEFAULT_TIMEOUT = 10.0
+DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024
+"""The default size cap of one answer's body (10 MiB), `max_response_bytes` in the file
+(`crm_conformance.bounds`). Here, not there: loading a target needs no HTTP client."""
+LARGEST_RESPONSE_CAP = 1024 * 1024 * 1024
+"""The most `max_response_bytes` may say: 1 GiB (a run keeps each answer in memory)."""
 LONGEST_RATE_LIMIT_WAIT = 86_400
 """The most `max_rate_limit_wait` may say: a day (a daily quota)."""
 _T = TypeVar("_T")
@@ -53,10 +59,13 @@ class Target:
     adapter_url: str | None = None
     allow_live: bool = False
     timeout: float = DEFAULT_TIMEOUT
-    """Seconds to wait for each answer of the API and the adapter (`timeout` in the file)."""
+    """Seconds one exchange with the API or the adapter may take, body included
+    (`timeout` in the file; `crm_conformance.bounds`)."""
     max_rate_limit_wait: float = DEFAULT_MAX_WAIT
     """Longest single wait for a token's allowance (a 429's Retry-After or a spent
     window's X-RateLimit-Reset); a longer one stops the run naming this key."""
+    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
+    """The most bytes one answer's body may hold; a longer one is a transport fault."""
     # Not in the repr: a repr cut short by pytest could leave half a token unfiltered.
     tokens: Mapping[str, str] = field(default_factory=dict, repr=False)
     conventions: Mapping[str, str] = field(default_factory=dict)
@@ -84,6 +93,7 @@ class Target:
             "allow_live": self.allow_live,
             "timeout": self.timeout,
             "max_rate_limit_wait": self.max_rate_limit_wait,
+            "max_response_bytes": self.max_response_bytes,
             "token_roles": sorted(self.tokens),
             "adapter_token": self.adapter_token is not None,
             "conventions": dict(self.conventions),
@@ -228,6 +238,7 @@ def _from_mapping(
             )
         max_rate_limit_wait = float(raw)
         sources["max_rate_limit_wait"] = origin
+    max_response_bytes = _response_cap(data, origin, sources)
     tokens, scopes = _tokens(data.get("tokens"), origin, env, sources)
     _refuse_live(tokens, allow_live=allow_live, origin=origin)
     adapter_token = _adapter_token(data.get("adapter_token"), origin, env, sources)
@@ -237,6 +248,7 @@ def _from_mapping(
         allow_live=allow_live,
         timeout=timeout,
         max_rate_limit_wait=max_rate_limit_wait,
+        max_response_bytes=max_response_bytes,
         tokens=MappingProxyType(tokens),
         conventions=MappingProxyType(_conventions(data.get("conventions", {}), origin)),
         declared_scopes=MappingProxyType(scopes),
@@ -244,6 +256,20 @@ def _from_mapping(
         sources=MappingProxyType(sources),
         adapter_token=adapter_token,
     )
+
+
+def _response_cap(data: Mapping[str, Any], origin: str, sources: dict[str, str]) -> int:
+    """`max_response_bytes`: a whole number of bytes, at least 1 KiB and at most 1 GiB."""
+    if "max_response_bytes" not in data:
+        return DEFAULT_MAX_RESPONSE_BYTES
+    raw = data["max_response_bytes"]
+    if isinstance(raw, bool) or not isinstance(raw, int) or not 1024 <= raw <= LARGEST_RESPONSE_CAP:
+        raise TargetFileError(
+            f"{origin}: max_response_bytes = {raw!r} must be a whole number of bytes, at least "
+            f"1024 and at most {LARGEST_RESPONSE_CAP} (1 GiB), e.g. max_response_bytes = 52428800"
+        )
+    sources["max_response_bytes"] = origin
+    return raw
 
 
 def _typed(data: Mapping[str, Any], key: str, kind: type[_T], origin: str) -> _T:

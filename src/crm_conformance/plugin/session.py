@@ -161,12 +161,16 @@ def probe(target: "Target") -> str | None:
     """
     import httpx
 
+    from crm_conformance._errors import ExchangeBoundExceeded
+    from crm_conformance.bounds import ExchangeBounds, get_bounded
+
     url = target.base_url + "/v1/me"
     token = target.tokens["full"]
+    bounds = ExchangeBounds(target.timeout, target.max_response_bytes)
     try:
-        response = httpx.get(
-            url, headers={"Authorization": f"Bearer {token}"}, timeout=target.timeout
-        )
+        response = get_bounded(url, bounds=bounds, headers={"Authorization": f"Bearer {token}"})
+    except ExchangeBoundExceeded as exc:
+        return f"target unreachable: {exc}"
     except httpx.TransportError as exc:
         return (
             f"target unreachable: GET {url} failed ({type(exc).__name__}: {exc or 'no detail'}). "
