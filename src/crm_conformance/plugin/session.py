@@ -139,7 +139,9 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         return
     problem = probe(state.target)
     if problem is not None:
-        pytest.exit(problem, returncode=EXIT_UNREACHABLE)
+        from crm_conformance.inert import inert
+
+        pytest.exit(inert(problem), returncode=EXIT_UNREACHABLE)
 
 
 def probe(target: "Target") -> str | None:
@@ -259,9 +261,23 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def jsonable(config: pytest.Config, value: Any) -> Any:
-    """`value` as plain JSON data (so it crosses xdist and lands in any report), redacted."""
+    """`value` as plain JSON data (so it crosses xdist and lands in any report), redacted,
+    then each string inert (`crm_conformance.inert`): observations and exchanges quote
+    the target."""
     text = json.dumps(value, default=str)
     state = config.stash.get(STATE, None)
     if state is not None and state.redactor is not None:
         text = state.redactor.text(text)
-    return json.loads(text)
+    return _inert_strings(json.loads(text))
+
+
+def _inert_strings(value: Any) -> Any:
+    from crm_conformance.inert import TEXT_LIMIT, inert
+
+    if isinstance(value, str):
+        return inert(value, limit=TEXT_LIMIT, lines=True)
+    if isinstance(value, list):
+        return [_inert_strings(item) for item in value]
+    if isinstance(value, dict):
+        return {_inert_strings(key): _inert_strings(item) for key, item in value.items()}
+    return value
