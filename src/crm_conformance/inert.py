@@ -55,8 +55,13 @@ def inert(text: str, *, limit: int = LINE_LIMIT, lines: bool = False) -> str:
     marker saying how many were cut; escaping first, so the count is of what would show.
     Idempotent: escapes are printable, and a text within its bound is not cut again.
     """
-    pattern = _CANDIDATE_KEEPING_LINES if lines else _CANDIDATE
-    shown = pattern.sub(_escape, text)
+    if text.isprintable():  # most text: nothing to escape, found in C at once
+        if len(text) <= limit:
+            return text
+        shown = text
+    else:
+        pattern = _CANDIDATE_KEEPING_LINES if lines else _CANDIDATE
+        shown = pattern.sub(_escape, text)
     if len(shown) <= limit:
         return shown
     cut = len(shown) - limit

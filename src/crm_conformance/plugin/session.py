@@ -139,9 +139,11 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         return
     problem = probe(state.target)
     if problem is not None:
-        from crm_conformance.inert import inert
+        pytest.exit(problem, returncode=EXIT_UNREACHABLE)
 
-        pytest.exit(inert(problem), returncode=EXIT_UNREACHABLE)
+
+_QUOTED = 200
+"""Characters of the target's text quoted in the probe's one-line message (`inert`)."""
 
 
 def probe(target: "Target") -> str | None:
@@ -153,6 +155,8 @@ def probe(target: "Target") -> str | None:
     """
     import httpx
 
+    from crm_conformance.inert import inert
+
     url = target.base_url + "/v1/me"
     token = target.tokens["full"]
     try:
@@ -161,16 +165,18 @@ def probe(target: "Target") -> str | None:
         )
     except httpx.TransportError as exc:
         return (
-            f"target unreachable: GET {url} failed ({type(exc).__name__}: {exc or 'no detail'}). "
+            f"target unreachable: GET {url} failed "
+            f"({type(exc).__name__}: {inert(str(exc) or 'no detail', limit=_QUOTED)}). "
             "Check base_url (or --base-url) and that the server is running"
         )
     try:
         response.json()
     except ValueError:
         media_type = response.headers.get("Content-Type", "").split(";")[0].strip()
+        quoted = f"'{inert(media_type, limit=_QUOTED)}'" if media_type else "'(none)'"
         return (
             f"target does not answer like the API: GET {url} -> {response.status_code} "
-            f"with Content-Type {media_type or '(none)'!r}, not a JSON body. "
+            f"with Content-Type {quoted}, not a JSON body. "
             "Is base_url the API root (paths start with /v1)?"
         )
     return None

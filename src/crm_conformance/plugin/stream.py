@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-from crm_conformance.inert import inert
 from crm_conformance.outcomes import (
     PROP_CAUSE,
     PROP_CLASS,
@@ -114,7 +113,7 @@ def outcome_record(reports: list[pytest.TestReport], waived: Mapping[str, Waiver
         outcome=outcome,
         requirements=ids,
         classes=classes,
-        cause=inert(cause),  # a skip reason or an exception's line may quote the target
+        cause=cause,
         duration=round(sum(r.duration for r in reports), 4),
         observations=observations,
         failed_requirements=charged,
