@@ -78,6 +78,7 @@ def test_an_observation_quotes_it(api, observe):
     response = api.get("/v1/contacts")
     observe("header", response.headers["x-evil"])
     observe("message", response.json()["error"]["message"])
+    print(response.json()["error"]["message"])  # captured output, shown by -rA
 """
 
 
