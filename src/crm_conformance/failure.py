@@ -98,7 +98,8 @@ class ConformanceFailure(AssertionError):
         ]
         reproduce = self.reproduction()
         if reproduce is not None:
-            lines += ["Reproduce with:", f"  {_shown(reproduce, TEXT_LIMIT)}"]
+            # Within the report's bound for one line (`inert_lines`), indent included.
+            lines += ["Reproduce with:", f"  {_shown(reproduce, TEXT_LIMIT - 2)}"]
         return "\n".join(lines)
 
 

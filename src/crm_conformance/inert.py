@@ -77,12 +77,13 @@ REPORT_LIMIT = 64000
 """Characters kept of a whole test report (a traceback with its captured output)."""
 
 
-def inert_lines(text: str, *, line_limit: int = LINE_LIMIT, limit: int = REPORT_LIMIT) -> str:
+def inert_lines(text: str, *, line_limit: int = TEXT_LIMIT, limit: int = REPORT_LIMIT) -> str:
     """A multi-line report made inert line by line: each line `inert` and cut to
     `line_limit`, the whole cut to `limit`.
 
     For a traceback or captured output that may quote the target somewhere: a 1 MB
-    message on one line is cut there, and the lines around it stay whole.
+    message on one line is cut there, and the lines around it stay whole. A line as
+    long as a body (a failure's curl line) is not cut again.
     """
     shown = "\n".join(inert(line, limit=line_limit) for line in text.split("\n"))
     return inert(shown, limit=limit, lines=True)

@@ -58,10 +58,11 @@ def test_the_bound_counts_the_escapes() -> None:
 
 
 def test_a_report_is_cut_line_by_line_and_keeps_its_other_lines() -> None:
-    shown = inert_lines("head\n" + "B" * 50_000 + "\x1b\ntail\r")
+    shown = inert_lines("head\n" + "B" * 50_000 + "\x1b\ntail\r\n" + "C" * TEXT_LIMIT)
     lines = shown.split("\n")
     assert lines[0] == "head" and lines[2] == "tail\\r"
-    assert len(lines[1]) == LINE_LIMIT and lines[1].endswith("more characters]")
+    assert len(lines[1]) == TEXT_LIMIT and lines[1].endswith("more characters]")
+    assert lines[3] == "C" * TEXT_LIMIT  # a line within the bound (a curl line) stays whole
 
 
 def test_a_recorded_exchange_holds_the_targets_text_inert() -> None:
@@ -94,6 +95,12 @@ def test_a_failure_shows_each_field_on_its_own_line() -> None:
     assert "\\nReproduce with:\\n" in got and "\x1b" not in got
     assert len(got) <= len("  Got:      ") + LINE_LIMIT
     assert lines[-1] == "  curl 'http://t/v1/contacts'"
+    posted = httpx.Request("POST", "http://t/v1/contacts", content=b"x" * 20_000)
+    long_curl = ConformanceFailure(
+        "PAG-001", expected="200", got=forged, response=httpx.Response(400, request=posted)
+    )
+    report = str(long_curl)
+    assert inert_lines(report) == report  # the plugin's pass cuts none of its lines again
 
 
 def test_a_summary_cell_is_inert_whatever_record_it_comes_from() -> None:
