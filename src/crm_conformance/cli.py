@@ -17,6 +17,7 @@ import click
 
 from crm_conformance import profiles, waivers
 from crm_conformance._errors import ConformanceError, UsageError
+from crm_conformance.inert import TEXT_LIMIT, inert
 from crm_conformance.interruptible import EXIT_INTERRUPTED
 
 
@@ -24,7 +25,9 @@ class _Exit(click.ClickException):
     """A ConformanceError as click prints it, with the command's help hint."""
 
     def __init__(self, message: str, command: str) -> None:
-        super().__init__(f"{message}\nTry 'crm-conformance {command} --help'.")
+        # A message may quote the target (smoke's error code, a probe's Content-Type).
+        shown = inert(message, limit=TEXT_LIMIT, lines=True)
+        super().__init__(f"{shown}\nTry 'crm-conformance {command} --help'.")
 
     def show(self, file: Any = None) -> None:
         click.echo(clip_lines(f"Error: {self.format_message()}", sys.stderr), err=True)

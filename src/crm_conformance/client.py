@@ -32,12 +32,11 @@ from crm_conformance.bounds import (
     bounded_transport,
     read_bounded,
 )
+from crm_conformance.inert import TEXT_LIMIT, inert
 from crm_conformance.ledger import Ledger
 from crm_conformance.pacing import DEFAULT_MAX_WAIT, RESET_SLACK, Pacer, token_key
 from crm_conformance.redaction import Redactor
 from crm_conformance.reproduction import curl_command
-
-_BODY_LIMIT = 8000  # characters of each body kept in a recorded exchange
 
 
 class _Default(enum.Enum):
@@ -388,17 +387,23 @@ def record_exchange(
     """A redacted `Exchange` of one request and its response (shared with the adapter client)."""
     return Exchange(
         method=request.method,
-        url=redactor.text(str(request.url)),
-        request_headers=redactor.headers(_as_sent(request.headers)),
+        url=inert(redactor.text(str(request.url)), limit=TEXT_LIMIT),
+        request_headers=_headers(redactor, _as_sent(request.headers)),
         request_body=_text(redactor, request.content),
         status=None if response is None else response.status_code,
         response_headers={}
         if response is None
-        else redactor.headers(response.headers.multi_items()),
+        else _headers(redactor, response.headers.multi_items()),
         response_body=None if response is None else _text(redactor, response.content),
         elapsed=elapsed,
-        error=error,
+        error=None if error is None else inert(redactor.text(error)),
     )
+
+
+def _headers(redactor: Redactor, headers: list[tuple[str, str]]) -> dict[str, str]:
+    """Redacted, then inert: a header a target sends is one line of text (`inert`)."""
+    # Names need no look: h11, which parses for httpx, takes only token characters in one.
+    return {name: inert(value) for name, value in redactor.headers(headers).items()}
 
 
 def _as_sent(headers: httpx.Headers) -> list[tuple[str, str]]:
@@ -410,10 +415,7 @@ def _text(redactor: Redactor, body: bytes) -> str | None:
     if not body:
         return None
     # Redact before cutting, so no secret is cut in half and left readable.
-    text = redactor.text(body.decode("utf-8", "replace"))
-    if len(text) > _BODY_LIMIT:
-        text = text[:_BODY_LIMIT] + f"… [{len(text) - _BODY_LIMIT} more characters]"
-    return text
+    return inert(redactor.text(body.decode("utf-8", "replace")), limit=TEXT_LIMIT, lines=True)
 
 
 def _retry_after(value: str | None) -> float | None:

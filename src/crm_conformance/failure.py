@@ -8,6 +8,7 @@ got, "Reproduce with:" curl), which the plugin shows instead of a traceback.
 from typing import TYPE_CHECKING
 
 from crm_conformance._errors import CatalogueError
+from crm_conformance.inert import LINE_LIMIT, TEXT_LIMIT, inert
 from crm_conformance.redaction import Redactor
 from crm_conformance.reproduction import curl_command
 
@@ -91,11 +92,21 @@ class ConformanceFailure(AssertionError):
         lines = [
             f"{self.req_id}  {title}",
             f"  Section:  {section}",
-            f"  Request:  {self.request_line()}",
-            f"  Expected: {self.expected}",
-            f"  Got:      {self.got}",
+            f"  Request:  {_shown(self.request_line())}",
+            f"  Expected: {_shown(self.expected)}",
+            f"  Got:      {_shown(self.got)}",
         ]
         reproduce = self.reproduction()
         if reproduce is not None:
-            lines += ["Reproduce with:", f"  {reproduce}"]
-        return _scrub.text("\n".join(lines))
+            # Within the report's bound for one line (`inert_lines`), indent included.
+            lines += ["Reproduce with:", f"  {_shown(reproduce, TEXT_LIMIT - 2)}"]
+        return "\n".join(lines)
+
+
+def _shown(text: str, limit: int = LINE_LIMIT) -> str:
+    """One field of the report, redacted, then inert: one line, cut to `limit` (`inert`).
+
+    Each field on its own: a target's newline cannot forge a "Got:" or "Reproduce with:"
+    line, and its 1 MB message cannot push the curl line out of the report.
+    """
+    return inert(_scrub.text(text), limit=limit)

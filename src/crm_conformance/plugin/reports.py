@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from crm_conformance.inert import inert, inert_lines
 from crm_conformance.outcomes import (
     PROP_CAUSE,
     PROP_CLASS,
@@ -29,6 +30,7 @@ from crm_conformance.outcomes import (
 from crm_conformance.plugin.session import STATE, jsonable
 
 if TYPE_CHECKING:
+    from crm_conformance.plugin.session import RunState
     from crm_conformance.redaction import Redactor
 
 _EXCHANGE_MARK = pytest.StashKey[tuple[int, int]]()
@@ -130,7 +132,7 @@ def pytest_runtest_makereport(
             report.longrepr = classified.cause
             properties += [
                 (PROP_OUTCOME, str(classified.outcome)),
-                (PROP_CAUSE, classified.cause.splitlines()[0]),
+                (PROP_CAUSE, _one_line(classified.cause, state)),
             ]
             if classified.stops_run:
                 item.session.shouldstop = classified.cause
@@ -143,19 +145,42 @@ def pytest_runtest_makereport(
         # On the item too: JUnit writes the teardown report's properties only.
         item.user_properties.extend(properties)
         report.user_properties = [*report.user_properties, *properties]
-    if state is not None and state.redactor is not None:
-        _redact_report(report, state.redactor)
+    _clean_report(report, _redactor(state))
     return report
 
 
-def _redact_report(report: pytest.TestReport, redactor: "Redactor") -> None:
-    """No token value reaches the terminal, JUnit or a worker's report (DESIGN.md principle 4)."""
-    if report.longrepr is not None:
-        text = str(report.longrepr)
-        clean = redactor.text(text)
+def _redactor(state: "RunState | None") -> "Redactor":
+    """The run's redactor; outside a run, one filtering token shapes only."""
+    from crm_conformance.redaction import Redactor
+
+    return state.redactor if state is not None and state.redactor is not None else Redactor()
+
+
+def _one_line(cause: str, state: "RunState | None") -> str:
+    """The first line of a cause, redacted, then inert (it may quote the target)."""
+    lines = cause.splitlines()
+    return inert(_redactor(state).text(lines[0] if lines else ""))
+
+
+def _clean_report(report: pytest.TestReport, redactor: "Redactor") -> None:
+    """What reaches the terminal, JUnit or a worker's report: no token value (DESIGN.md
+    principle 4), and the target's text inert (`crm_conformance.inert`).
+
+    Redacted first, so a cut never leaves half a secret; each line cut on its own, so a
+    target's 1 MB message leaves the traceback around it readable.
+    """
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:  # a skip: (path, line, reason)
+        path, line, reason = longrepr
+        report.longrepr = (path, line, inert(redactor.text(str(reason))))
+    elif longrepr is not None:
+        text = str(longrepr)
+        clean = inert_lines(redactor.text(text))
         if clean != text:
             report.longrepr = clean
-    report.sections = [(title, redactor.text(content)) for title, content in report.sections]
+    report.sections = [
+        (title, inert_lines(redactor.text(content))) for title, content in report.sections
+    ]
 
 
 def _property(report: pytest.TestReport, key: str) -> Any:

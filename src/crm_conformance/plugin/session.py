@@ -152,6 +152,10 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         pytest.exit(problem, returncode=EXIT_UNREACHABLE)
 
 
+_QUOTED = 200
+"""Characters of the target's text quoted in the probe's one-line message (`inert`)."""
+
+
 def probe(target: "Target") -> str | None:
     """None when base_url answers with JSON; else the one message to print.
 
@@ -163,6 +167,7 @@ def probe(target: "Target") -> str | None:
 
     from crm_conformance._errors import ExchangeBoundExceeded
     from crm_conformance.bounds import ExchangeBounds, get_bounded
+    from crm_conformance.inert import inert
 
     url = target.base_url + "/v1/me"
     token = target.tokens["full"]
@@ -173,16 +178,18 @@ def probe(target: "Target") -> str | None:
         return f"target unreachable: {exc}"
     except httpx.TransportError as exc:
         return (
-            f"target unreachable: GET {url} failed ({type(exc).__name__}: {exc or 'no detail'}). "
+            f"target unreachable: GET {url} failed "
+            f"({type(exc).__name__}: {inert(str(exc) or 'no detail', limit=_QUOTED)}). "
             "Check base_url (or --base-url) and that the server is running"
         )
     try:
         response.json()
     except ValueError:
         media_type = response.headers.get("Content-Type", "").split(";")[0].strip()
+        quoted = f"'{inert(media_type, limit=_QUOTED)}'" if media_type else "'(none)'"
         return (
             f"target does not answer like the API: GET {url} -> {response.status_code} "
-            f"with Content-Type {media_type or '(none)'!r}, not a JSON body. "
+            f"with Content-Type {quoted}, not a JSON body. "
             "Is base_url the API root (paths start with /v1)?"
         )
     return None
@@ -273,9 +280,23 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def jsonable(config: pytest.Config, value: Any) -> Any:
-    """`value` as plain JSON data (so it crosses xdist and lands in any report), redacted."""
+    """`value` as plain JSON data (so it crosses xdist and lands in any report), redacted,
+    then each string inert (`crm_conformance.inert`): observations and exchanges quote
+    the target."""
     text = json.dumps(value, default=str)
     state = config.stash.get(STATE, None)
     if state is not None and state.redactor is not None:
         text = state.redactor.text(text)
-    return json.loads(text)
+    return _inert_strings(json.loads(text))
+
+
+def _inert_strings(value: Any) -> Any:
+    from crm_conformance.inert import TEXT_LIMIT, inert
+
+    if isinstance(value, str):
+        return inert(value, limit=TEXT_LIMIT, lines=True)
+    if isinstance(value, list):
+        return [_inert_strings(item) for item in value]
+    if isinstance(value, dict):
+        return {_inert_strings(key): _inert_strings(item) for key, item in value.items()}
+    return value

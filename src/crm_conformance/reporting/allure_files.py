@@ -1,5 +1,5 @@
 """Allure's result files as a run writes them: without fixture containers that show
-nothing.
+nothing, and with the target's text inert (`make_inert`).
 
 Why: allure-pytest writes a container file for every function-scoped fixture of every
 test (`unique`, `convention`, `factory`, each parametrize argument...), 3.7 files per
@@ -33,12 +33,36 @@ def shows_something(container: Any) -> bool:
     )
 
 
+def make_inert(result: Any) -> None:
+    """`result`'s messages and traces (its own, its steps' and fixtures'), inert.
+
+    allure-pytest writes the exception's own text (`exconly()`), not the harness's
+    report: an exception quoting the target would carry its escapes and its length
+    into the report a reader opens (`crm_conformance.inert`).
+    """
+    from crm_conformance.inert import inert_lines
+
+    for part in (result, *getattr(result, "befores", ()), *getattr(result, "afters", ())):
+        details = getattr(part, "statusDetails", None)
+        if details is not None:
+            details.message = details.message and inert_lines(details.message)
+            details.trace = details.trace and inert_lines(details.trace)
+        for step in getattr(part, "steps", ()):
+            make_inert(step)
+
+
 class QuietFileLogger(AllureFileLogger):
-    """Allure's file logger, less the containers that show nothing."""
+    """Allure's file logger, less the containers that show nothing, the target's text inert."""
+
+    @hookimpl
+    def report_result(self, result: Any) -> None:
+        make_inert(result)
+        super().report_result(result)  # type: ignore[no-untyped-call]
 
     @hookimpl
     def report_container(self, container: Any) -> None:
         if shows_something(container):
+            make_inert(container)
             super().report_container(container)  # type: ignore[no-untyped-call]
 
 

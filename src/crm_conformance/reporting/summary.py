@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from crm_conformance.catalogue import Catalogue
+from crm_conformance.inert import inert
 from crm_conformance.outcomes import ClassVerdict, Outcome, OutcomeRecord, Verdict, cause_for
 
 _PRECEDENCE = (
@@ -350,7 +351,8 @@ def render_markdown(summary: dict[str, Any]) -> str:
 
 
 def _cell(text: str, width: int = 160) -> str:
-    text = text.replace("|", "\\|").replace("\n", " ")
+    """One table cell: on one line, inert (it may quote the target), cut to `width`."""
+    text = inert(text.replace("\n", " ")).replace("|", "\\|")
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
