@@ -23,6 +23,7 @@ from crm_conformance._errors import (
     BudgetExhausted,
     RateLimitWaitError,
     SetupFailed,
+    TargetUnavailable,
     TargetUnreachable,
 )
 from crm_conformance.failure import ConformanceFailure
@@ -128,6 +129,8 @@ def classify(exc: BaseException) -> Classified | None:
         return Classified(
             Outcome.ERROR, f"adapter error (a setup problem, not a target failure): {exc}"
         )
+    if isinstance(exc, TargetUnavailable):
+        return Classified(Outcome.ERROR, f"{TargetUnavailable.PREFIX}: {exc}")
     if isinstance(exc, TargetUnreachable):
         return Classified(Outcome.ERROR, f"target unreachable: {exc}", stops_run=True)
     if isinstance(exc, BudgetExhausted | RateLimitWaitError):
