@@ -258,7 +258,11 @@ class HarnessTransport:
         url = str(prepared.url)
         if not url.startswith(client.base_url + "/"):
             raise ValueError(f"schemathesis asked to send to {url}, outside the target")
-        headers = {k: v for k, v in prepared.headers.items() if k.lower() != "content-length"}
+        headers = {
+            name: value if isinstance(value, str) else value.decode("latin-1")
+            for name, value in prepared.headers.items()
+            if name.lower() != "content-length"
+        }
         response = client.request(
             str(prepared.method),
             url[len(client.base_url) :],

@@ -48,6 +48,9 @@ PROP_FUZZ = "fuzz"
 suites; its seed replays the test's cases)."""
 PROP_RATE_WAIT = "crm_rate_wait"
 """user_properties key: `{seconds, 429s}` the test waited for its tokens' rate allowance."""
+PROP_FAULTS = "crm_faults"
+"""user_properties key: `{retried: {reason: n}, given_up: {reason: n}}`, the transport
+faults the test met (`retries`): those sent again, and those that ended its retries."""
 PROP_ADAPTER_FEATURE = "adapter_feature"
 """user_properties key: an adapter feature the test required (`run --list --by-feature`)."""
 
@@ -212,6 +215,9 @@ class OutcomeRecord:
     rate_wait: dict[str, Any] = field(default_factory=dict)
     """Seconds the test waited for its tokens' rate allowance and the 429s it waited out
     (`{"seconds": s, "429s": n}`); empty when it never waited."""
+    faults: dict[str, dict[str, int]] = field(default_factory=dict)
+    """The transport faults the test met, by reason: `retried` (sent again) and
+    `given_up` (ended its retries: the target was unavailable); empty when none."""
 
     @property
     def charged(self) -> frozenset[str]:

@@ -17,6 +17,7 @@ from crm_conformance.outcomes import (
     PROP_CAUSE,
     PROP_CLASS,
     PROP_FAILED,
+    PROP_FAULTS,
     PROP_OBSERVATION,
     PROP_OUTCOME,
     PROP_RATE_WAIT,
@@ -29,11 +30,14 @@ from crm_conformance.plugin.session import STATE, jsonable
 
 if TYPE_CHECKING:
     from crm_conformance.redaction import Redactor
+    from crm_conformance.retries import Fault
 
 _EXCHANGE_MARK = pytest.StashKey[tuple[int, int]]()
 """Where the log stood when a test started: (exchanges, 429s without Retry-After)."""
 _WAIT_MARK = pytest.StashKey[int]()
 """Where the log's waits for the rate allowance stood when a test started."""
+_FAULT_MARK = pytest.StashKey[int]()
+"""Where the log's transport faults stood when a test started."""
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
@@ -43,6 +47,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     if state is not None and state.log is not None:
         item.stash[_EXCHANGE_MARK] = (state.log.mark(), len(state.log.missing_retry_after))
         item.stash[_WAIT_MARK] = len(state.log.waits)
+        item.stash[_FAULT_MARK] = len(state.log.faults)
 
 
 def exchanges_of(item: pytest.Item) -> list[dict[str, Any]]:
@@ -112,6 +117,9 @@ def pytest_runtest_makereport(
             seconds = round(sum(wait.seconds for wait in waits), 3)
             after_429 = sum(wait.after_429 for wait in waits)
             item.user_properties.append((PROP_RATE_WAIT, {"seconds": seconds, "429s": after_429}))
+        faults = state.log.faults[item.stash.get(_FAULT_MARK, 0) :]
+        if faults:  # the transport faults this test met (summed in the summary)
+            item.user_properties.append((PROP_FAULTS, _tallied(faults)))
     report = yield
     if call.excinfo is not None and (report.failed or hasattr(report, "wasxfail")):
         exc = call.excinfo.value
@@ -133,6 +141,15 @@ def pytest_runtest_makereport(
     if state is not None and state.redactor is not None:
         _redact_report(report, state.redactor)
     return report
+
+
+def _tallied(faults: "list[Fault]") -> dict[str, dict[str, int]]:
+    """`{retried: {reason: n}, given_up: {reason: n}}` of `faults`."""
+    tally: dict[str, dict[str, int]] = {"retried": {}, "given_up": {}}
+    for fault in faults:
+        counts = tally["retried" if fault.retried else "given_up"]
+        counts[fault.reason] = counts.get(fault.reason, 0) + 1
+    return tally
 
 
 def _redact_report(report: pytest.TestReport, redactor: "Redactor") -> None:
