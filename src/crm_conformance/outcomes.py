@@ -134,6 +134,9 @@ def classify(exc: BaseException) -> Classified | None:
         )
     if isinstance(exc, TargetUnavailable):
         return Classified(Outcome.ERROR, f"{TargetUnavailable.PREFIX}: {exc}")
+    unavailable = _only_unavailable(exc)
+    if unavailable is not None:  # Hypothesis's group of a fault its replay did not meet
+        return classify(unavailable)
     if isinstance(exc, TargetUnreachable):
         return Classified(Outcome.ERROR, f"target unreachable: {exc}", stops_run=True)
     if isinstance(exc, BudgetExhausted | RateLimitWaitError):
@@ -150,6 +153,22 @@ def classify(exc: BaseException) -> Classified | None:
             f"{type(exc).__name__}: {exc or 'no detail'}",
         )
     return None
+
+
+def _only_unavailable(exc: BaseException) -> TargetUnavailable | None:
+    """The first `TargetUnavailable` of a group holding nothing else (nested groups
+    included); None otherwise. Hypothesis replays a failing example: when the target
+    answered the replay, it raises the fault in a group (`FlakyFailure`), still no
+    failure of the target."""
+    if not isinstance(exc, BaseExceptionGroup) or not exc.exceptions:
+        return None
+    found: list[TargetUnavailable] = []
+    for member in exc.exceptions:
+        inner = member if isinstance(member, TargetUnavailable) else _only_unavailable(member)
+        if inner is None:
+            return None
+        found.append(inner)
+    return found[0]
 
 
 _CHECK_REQUIREMENTS: dict[str, tuple[str, ...]] = {}
