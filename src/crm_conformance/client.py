@@ -243,8 +243,8 @@ class ApiClient:
         the rate-limit suite, which spends a throwaway token's allowance on purpose.
         A write gets a fresh `Idempotency-Key` (so a transport fault may be retried,
         `retries`) unless `headers` carry one or `idempotency_key` names it; pass
-        `idempotency_key=None` to send a write without a key on purpose (then it is
-        never sent twice).
+        `idempotency_key=None` to send a write without a key on purpose. A write sent
+        with no key, or with the caller's own, is never sent twice.
         """
         sent_headers = {"Accept": "application/json"}
         bearer = self.token if token is DEFAULT else token
@@ -258,17 +258,18 @@ class ApiClient:
         elif content is not None:
             body = content.encode() if isinstance(content, str) else content
         sent_headers.update(headers or {})
-        retries.fresh_key(
+        keyed = retries.fresh_key(
             method, sent_headers, True if idempotency_key is DEFAULT else idempotency_key
         )
         request = self._http.build_request(
             method.upper(), self.base_url + path, params=params, content=body, headers=sent_headers
         )
-        return self._exchange(request, pace=retry_429)
+        return self._exchange(request, pace=retry_429, keyed=keyed)
 
-    def _exchange(self, request: httpx.Request, *, pace: bool) -> httpx.Response:
+    def _exchange(self, request: httpx.Request, *, pace: bool, keyed: bool) -> httpx.Response:
         """Send `request` until an answer the service gave: paced and with 429s waited out
-        when `pace`, transport faults retried when safe (`_after_fault`)."""
+        when `pace`, transport faults retried when safe (`_after_fault`; `keyed`: the
+        harness gave the request its Idempotency-Key)."""
         key = token_key(request.headers.get("Authorization"))
         throttled = 0
         faults: list[str] = []
@@ -282,7 +283,7 @@ class ApiClient:
                 reason = retries.fault_of_error(exc)
                 if reason is None:
                     raise
-                self._after_fault(request, faults, reason, retry_after=None, cause=exc)
+                self._after_fault(request, faults, reason, keyed, retry_after=None, cause=exc)
                 continue
             if pace:
                 self.pacer.observe(key, response.headers, ticket=ticket)
@@ -295,7 +296,7 @@ class ApiClient:
             if reason is None:
                 return response
             self._after_fault(
-                request, faults, reason, retry_after=response.headers.get("Retry-After")
+                request, faults, reason, keyed, retry_after=response.headers.get("Retry-After")
             )
 
     def _after_429(
@@ -322,6 +323,7 @@ class ApiClient:
         request: httpx.Request,
         faults: list[str],
         reason: str,
+        keyed: bool,
         *,
         retry_after: str | None,
         cause: BaseException | None = None,
@@ -335,10 +337,10 @@ class ApiClient:
         if wait is None:
             wait = self.retry.backoff(len(faults) - 1)
         problem = None
-        if not retries.safe_to_retry(request):
+        if not retries.safe_to_retry(request, keyed_by_harness=keyed):
             problem = (
                 f"{said}; not sent again: a {request.method} without an "
-                f"{retries.KEY_HEADER} is not safe to repeat"
+                f"{retries.KEY_HEADER} of the harness's is not safe to repeat"
             )
         elif len(faults) >= self.retry.attempts:
             problem = f"{said} in {len(faults)} tries; the retries are spent"

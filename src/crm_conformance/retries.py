@@ -10,7 +10,8 @@ own answer: judged, never retried.
 A fault is retried only where sending the request again is safe: a read (GET, HEAD),
 or a write carrying an `Idempotency-Key` (the document: a repeat with the same key and
 body "returns the original response"). So the client gives every write a fresh key
-unless the caller set one or chose to send none (`fresh_key`). A retried write may
+unless the caller set one or chose to send none (`fresh_key`); a write keyed by the
+test is the test's to control, and is not sent again either. A retried write may
 meet its own first attempt still processing (409 `idempotency_key_in_flight`): that
 answer is to the retry, not to the test, and is waited out too.
 
@@ -100,20 +101,24 @@ def _error_code(response: httpx.Response) -> object:
     return json.loads(response.content)["error"].get("code")
 
 
-def safe_to_retry(request: httpx.Request) -> bool:
-    """A read, or a write carrying an `Idempotency-Key`."""
-    return request.method in READS or KEY_HEADER in request.headers
+def safe_to_retry(request: httpx.Request, *, keyed_by_harness: bool) -> bool:
+    """A read, or a write carrying the key the harness gave it. A write whose key the
+    test set is the test's to control: sent again after a gateway timed out, its first
+    answer could be a replay (`Idempotent-Replay: true`), which an idempotency test
+    would judge as the target's."""
+    return request.method in READS or (keyed_by_harness and KEY_HEADER in request.headers)
 
 
-def fresh_key(method: str, headers: MutableMapping[str, str], key: str | bool | None) -> None:
+def fresh_key(method: str, headers: MutableMapping[str, str], key: str | bool | None) -> bool:
     """Give a write its `Idempotency-Key`, in place: `key` itself when a string, none
     when None, a fresh UUID when True; a key already in `headers` (any case) is the
-    caller's and stays, as does every read."""
+    caller's and stays, as does every read. Returns whether a fresh UUID was given."""
     if method.upper() in READS or key is None or key is False:
-        return
+        return False
     if any(name.lower() == KEY_HEADER.lower() for name in headers):
-        return
+        return False
     headers[KEY_HEADER] = str(uuid.uuid4()) if key is True else key
+    return key is True
 
 
 def tally(reasons: list[str]) -> str:
