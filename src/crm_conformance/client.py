@@ -232,7 +232,7 @@ class ApiClient:
         headers: Mapping[str, str] | None = None,
         token: str | _Default | None = DEFAULT,
         retry_429: bool = True,
-        idempotency_key: str | _Default | None = DEFAULT,
+        idempotency_key: str | bool | None = True,
     ) -> httpx.Response:
         """Send one request; `path` starts with /v1.
 
@@ -242,7 +242,8 @@ class ApiClient:
         `retry_429=False` neither paces nor waits: the first 429 comes back as is, for
         the rate-limit suite, which spends a throwaway token's allowance on purpose.
         A write gets a fresh `Idempotency-Key` (so a transport fault may be retried,
-        `retries`) unless `headers` carry one or `idempotency_key` names it; pass
+        `retries`) unless `headers` carry one or `idempotency_key` names it (a value
+        the harness may send again: the fuzz layer's generated one); pass
         `idempotency_key=None` to send a write without a key on purpose. A write sent
         with no key, or with the caller's own, is never sent twice.
         """
@@ -258,9 +259,7 @@ class ApiClient:
         elif content is not None:
             body = content.encode() if isinstance(content, str) else content
         sent_headers.update(headers or {})
-        keyed = retries.fresh_key(
-            method, sent_headers, True if idempotency_key is DEFAULT else idempotency_key
-        )
+        keyed = retries.fresh_key(method, sent_headers, idempotency_key)
         request = self._http.build_request(
             method.upper(), self.base_url + path, params=params, content=body, headers=sent_headers
         )

@@ -33,7 +33,7 @@ from schemathesis.checks import CheckContext
 from schemathesis.core.transport import Response
 from schemathesis.transport.requests import REQUESTS_TRANSPORT
 
-from crm_conformance import checks, outcomes, profiles
+from crm_conformance import checks, outcomes, profiles, retries
 from crm_conformance.catalogue import load_catalogue
 from crm_conformance.paths import OPENAPI
 from crm_conformance.profiles import Profile
@@ -263,12 +263,14 @@ class HarnessTransport:
             for name, value in prepared.headers.items()
             if name.lower() != "content-length"
         }
+        key = retries.key_of(headers)  # generated data: the harness's to send again
         response = client.request(
             str(prepared.method),
             url[len(client.base_url) :],
             content=prepared.body,  # type: ignore[arg-type]  # str or bytes as prepared
             headers=headers,
             token=None,
+            idempotency_key=True if key is None else key,
         )
         return as_schemathesis(response)
 
@@ -665,7 +667,10 @@ def transport(case: Any) -> dict[str, Any]:
     headers = {
         k: v for k, v in (kwargs.get("headers") or {}).items() if k.lower() != "authorization"
     }
+    key = retries.key_of(headers)  # generated data, but the harness's to resend with
     sent: dict[str, Any] = {"params": kwargs.get("params"), "headers": headers}
+    if key is not None:
+        sent["idempotency_key"] = key
     if "json" in kwargs:
         sent["json"] = kwargs["json"]
     elif kwargs.get("data") is not None:

@@ -110,15 +110,24 @@ def safe_to_retry(request: httpx.Request, *, keyed_by_harness: bool) -> bool:
 
 
 def fresh_key(method: str, headers: MutableMapping[str, str], key: str | bool | None) -> bool:
-    """Give a write its `Idempotency-Key`, in place: `key` itself when a string, none
-    when None, a fresh UUID when True; a key already in `headers` (any case) is the
-    caller's and stays, as does every read. Returns whether a fresh UUID was given."""
+    """Give a write its `Idempotency-Key`, in place: `key` itself when a string (the
+    fuzz layer's generated value), none when None, a fresh UUID when True; a key
+    already in `headers` (any case) is the caller's to control and stays, as does every
+    read. Returns whether the harness keyed the write, so may send it again (not for an
+    empty key, which keys nothing)."""
     if method.upper() in READS or key is None or key is False:
         return False
     if any(name.lower() == KEY_HEADER.lower() for name in headers):
         return False
     headers[KEY_HEADER] = str(uuid.uuid4()) if key is True else key
-    return key is True
+    return key is True or bool(key.strip())
+
+
+def key_of(headers: MutableMapping[str, str]) -> str | None:
+    """Take the `Idempotency-Key` (any case) out of `headers`, in place; None if none."""
+    for name in [name for name in headers if name.lower() == KEY_HEADER.lower()]:
+        return headers.pop(name)
+    return None
 
 
 def tally(reasons: list[str]) -> str:

@@ -158,3 +158,15 @@ def test_a_409_in_flight_to_a_first_attempt_is_the_services_answer() -> None:
     api, _ = client(transport)
     assert api.post("/v1/tags", json={}).status_code == 409
     assert len(seen) == 1
+
+
+def test_a_key_given_as_data_is_sent_and_its_write_may_be_sent_again() -> None:
+    """The fuzz layer's generated key (`idempotency_key=`) is no test's assertion."""
+    transport, seen = scripted(html(502))
+    api, _ = client(transport)
+    assert api.post("/v1/tags", json={}, idempotency_key="0").status_code == 201
+    assert [r.headers.get(KEY_HEADER) for r in seen] == ["0", "0"]
+    transport, seen = scripted(html(502))
+    api, _ = client(transport)
+    with pytest.raises(TargetUnavailable):  # an empty key keys nothing
+        api.post("/v1/tags", json={}, idempotency_key=" ")
