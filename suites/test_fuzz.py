@@ -3,7 +3,8 @@ schemathesis's checks and the harness's universal rules.
 
 One test per operation (its own node id, JUnit case and Allure history id), running the
 examples, coverage and fuzzing phases with valid and invalid data. Requests go through
-the harness client (`api`): the run's token, budget, redaction and exchange log apply.
+the harness client (`api`), schemathesis's own probes too (`fuzz.sent_through`): the run's
+token, pacing, retries, budget, redaction and exchange log apply.
 Points the document leaves open are settled in the fuzz layer's overlay
 (`crm_conformance.fuzz`), never by dropping a failure here. Outside the embedded
 reference server no undeclared method is sent and no write may reach a record the run
@@ -34,9 +35,10 @@ def _announce_seed(request: pytest.FixtureRequest) -> None:
 @pytest.fixture(autouse=True)
 def _profile(request: pytest.FixtureRequest, api: ApiClient) -> Iterator[None]:
     """Give this operation's test its coverage cases (built when it runs, so an xdist
-    worker builds only its own tests'), apply the run's profile (the deep profile runs it
-    in rounds for its share of `--fuzz-minutes`); record seed, profile, rounds and how many
-    requests the harness client sent (JUnit property `fuzz`)."""
+        worker builds only its own tests'), apply the run's profile (the deep profile runs it
+        in rounds for its share of `--fuzz-minutes`); send what schemathesis sends itself
+    (`ignored_auth`'s probes) through the harness client; record seed, profile, rounds and how many
+        requests the harness client sent (JUnit property `fuzz`)."""
     profile = fuzz.profile_of(request.config)
     fuzz.add_coverage_cases(request.node, schema)
     fuzz.use_examples(request.node.obj, profile.examples)
@@ -52,7 +54,8 @@ def _profile(request: pytest.FixtureRequest, api: ApiClient) -> Iterator[None]:
         sent=lambda: api.log.mark() - before,
         label=getattr(request.node, "operation_label", request.node.name),
     )
-    yield
+    with fuzz.sent_through(api):  # schemathesis's own probes go through the harness client
+        yield
     sent = api.log.mark() - before
     ran = {"rounds": rounds[0]} if rounds else {}
     request.node.user_properties.append(

@@ -22,6 +22,7 @@ from crm_conformance._errors import (
     ReportError,
     SetupFailed,
     TargetFileError,
+    TargetUnavailable,
     TargetUnreachable,
     UsageError,
 )
@@ -140,6 +141,7 @@ __all__ = [
     "SetupFailed",
     "Target",
     "TargetFileError",
+    "TargetUnavailable",
     "TargetUnreachable",
     "UsageError",
     "Workspace",

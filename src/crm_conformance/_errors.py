@@ -38,6 +38,15 @@ class ExchangeBoundExceeded(TargetUnreachable):
     """
 
 
+class TargetUnavailable(ConformanceError):
+    """Raised when transport faults (a dropped connection, a gateway's 502 or 504, a 503)
+    outlast the retries, or meet a request not safe to send again (`retries`): the test
+    could not run; an error, never a failure of the target."""
+
+    PREFIX = "target unavailable"
+    """How the cause of such an error begins (the verdict counts them by it)."""
+
+
 class AdapterError(ConformanceError):
     """Raised when the provisioning adapter fails or answers outside its contract."""
 

@@ -5,7 +5,9 @@ reports: it paces each token's requests by the rate-limit headers (`pacing.Pacer
 waits out a 429's `Retry-After` up to a ceiling (`max_rate_limit_wait`, the target
 file's key of that name), keeps a request budget per run, stops the run with one
 message when the target keeps failing (circuit breaker), and records every exchange
-with tokens redacted for the report, and every wait for the allowance. A 429 that
+with tokens redacted for the report, and every wait for the allowance. It retries
+what a gateway or the network spoiled when that is safe, and nothing the service
+answered (`retries`). A 429 that
 arrives without `Retry-After` is retried too, but recorded in
 `ExchangeLog.missing_retry_after` so a header test can fail on it instead of the
 client hiding it.
@@ -20,10 +22,12 @@ from typing import Any
 
 import httpx
 
+from crm_conformance import retries
 from crm_conformance._errors import (
     BudgetExhausted,
     ExchangeBoundExceeded,
     RateLimitWaitError,
+    TargetUnavailable,
     TargetUnreachable,
 )
 from crm_conformance.bounds import (
@@ -100,6 +104,8 @@ class ExchangeLog:
     exchanges: list[Exchange] = field(default_factory=list)
     missing_retry_after: list[Exchange] = field(default_factory=list)
     waits: list[Wait] = field(default_factory=list)
+    faults: list[retries.Fault] = field(default_factory=list)
+    """Every transport fault met, retried or not (`retries`)."""
 
     def mark(self) -> int:
         """A position to read `since` from (the plugin marks the start of each test)."""
@@ -179,6 +185,7 @@ class ApiClient:
         max_retries: int = 5,
         max_rate_limit_wait: float = DEFAULT_MAX_WAIT,
         pacer: Pacer | None = None,
+        retry: retries.RetryPolicy | None = None,
         transport: httpx.BaseTransport | None = None,
         sleep: Callable[[float], None] = time.sleep,
         http: httpx.Client | None = None,
@@ -195,6 +202,7 @@ class ApiClient:
         self.max_retries = max_retries
         self.max_rate_limit_wait = max_rate_limit_wait
         self.pacer = pacer if pacer is not None else Pacer()
+        self.retry = retry if retry is not None else retries.RetryPolicy()
         self._sleep = sleep
         self.ledger = ledger
         """Where the records this client's POSTs create are noted (`ledger`), if anywhere."""
@@ -218,6 +226,7 @@ class ApiClient:
             max_retries=self.max_retries,
             max_rate_limit_wait=self.max_rate_limit_wait,
             pacer=self.pacer,
+            retry=self.retry,
             sleep=self._sleep,
             http=self._http,
             ledger=self.ledger,
@@ -238,14 +247,20 @@ class ApiClient:
         headers: Mapping[str, str] | None = None,
         token: str | _Default | None = DEFAULT,
         retry_429: bool = True,
+        idempotency_key: str | bool | None = True,
     ) -> httpx.Response:
         """Send one request; `path` starts with /v1.
 
         `json` is serialised as given, so `json=None` sends the body `null`; leave it out
         for no body. `token=None` sends no Authorization header, `token="..."` sends
         `Bearer <that exact value>`; an explicit Authorization in `headers` wins.
-        `retry_429=False` neither paces nor retries: the first 429 comes back as is, for
+        `retry_429=False` neither paces nor waits: the first 429 comes back as is, for
         the rate-limit suite, which spends a throwaway token's allowance on purpose.
+        A write gets a fresh `Idempotency-Key` (so a transport fault may be retried,
+        `retries`) unless `headers` carry one or `idempotency_key` names it (a value
+        the harness may send again: the fuzz layer's generated one); pass
+        `idempotency_key=None` to send a write without a key on purpose. A write sent
+        with no key, or with the caller's own, is never sent twice.
         """
         sent_headers = {"Accept": "application/json"}
         bearer = self.token if token is DEFAULT else token
@@ -259,35 +274,101 @@ class ApiClient:
         elif content is not None:
             body = content.encode() if isinstance(content, str) else content
         sent_headers.update(headers or {})
+        keyed = retries.fresh_key(method, sent_headers, idempotency_key)
         request = self._http.build_request(
             method.upper(), self.base_url + path, params=params, content=body, headers=sent_headers
         )
-        if not retry_429:
-            return self._send(request)
+        return self._exchange(request, pace=retry_429, keyed=keyed)
+
+    def _exchange(self, request: httpx.Request, *, pace: bool, keyed: bool) -> httpx.Response:
+        """Send `request` until an answer the service gave: paced and with 429s waited out
+        when `pace`, transport faults retried when safe (`_after_fault`; `keyed`: the
+        harness gave the request its Idempotency-Key)."""
         key = token_key(request.headers.get("Authorization"))
+        throttled = 0
+        faults: list[str] = []
         after_429 = False
-        for attempt in range(self.max_retries + 1):
-            ticket = self._wait_for_allowance(key, request, after_429=after_429)
-            response = self._send(request)
-            self.pacer.observe(key, response.headers, ticket=ticket)
-            if response.status_code != 429:
+        while True:
+            ticket = self._wait_for_allowance(key, request, after_429=after_429) if pace else 0
+            after_429 = False
+            try:
+                response = self._send(request)
+            except httpx.TransportError as exc:
+                reason = retries.fault_of_error(exc)
+                if reason is None:
+                    raise
+                self._after_fault(request, faults, reason, keyed, retry_after=None, cause=exc)
+                continue
+            if pace:
+                self.pacer.observe(key, response.headers, ticket=ticket)
+            if pace and response.status_code == 429:
+                self._after_429(request, key, response, throttled)
+                throttled += 1
+                after_429 = True
+                continue
+            reason = retries.fault_of_answer(response, retry=bool(faults))
+            if reason is None:
                 return response
-            if attempt == self.max_retries:
-                raise RateLimitWaitError(
-                    f"the target answered 429 to {request.method} {request.url.path} "
-                    f"{attempt + 1} times, after waiting each time as it asked; the run stops "
-                    "here rather than hand a test a refusal its server keeps making"
-                )
-            wait = _retry_after(response.headers.get("Retry-After"))
-            if wait is None:
-                # Recorded (not hidden) so a header test can fail on it; back off a little.
-                self.log.missing_retry_after.append(self.log.exchanges[-1])
-                wait = 0.5 * 2**attempt
-            elif wait > self.max_rate_limit_wait:
-                raise self._too_long(request, f"Retry-After: {wait:g} on its 429")
-            self.pacer.hold(key, wait)
-            after_429 = True
-        raise AssertionError("unreachable: the loop returns or raises on its last attempt")
+            self._after_fault(
+                request, faults, reason, keyed, retry_after=response.headers.get("Retry-After")
+            )
+
+    def _after_429(
+        self, request: httpx.Request, key: str, response: httpx.Response, throttled: int
+    ) -> None:
+        """Hold `key` for the wait a 429 asks, or raise when the run cannot wait it out."""
+        if throttled == self.max_retries:
+            raise RateLimitWaitError(
+                f"the target answered 429 to {request.method} {request.url.path} "
+                f"{throttled + 1} times, after waiting each time as it asked; the run stops "
+                "here rather than hand a test a refusal its server keeps making"
+            )
+        wait = _retry_after(response.headers.get("Retry-After"))
+        if wait is None:
+            # Recorded (not hidden) so a header test can fail on it; back off a little.
+            self.log.missing_retry_after.append(self.log.exchanges[-1])
+            wait = 0.5 * 2**throttled
+        elif wait > self.max_rate_limit_wait:
+            raise self._too_long(request, f"Retry-After: {wait:g} on its 429")
+        self.pacer.hold(key, wait)
+
+    def _after_fault(
+        self,
+        request: httpx.Request,
+        faults: list[str],
+        reason: str,
+        keyed: bool,
+        *,
+        retry_after: str | None,
+        cause: BaseException | None = None,
+    ) -> None:
+        """A transport fault (`reason`) met `request`: wait before sending it again, or
+        raise `TargetUnavailable` when that is not safe or the retries are spent.
+        `faults` (this request's so far) gets `reason`; the log records each fault."""
+        faults.append(reason)
+        said = f"{request.method} {request.url.path} met {retries.tally(faults)}"
+        wait = _retry_after(retry_after)
+        if wait is None:
+            wait = self.retry.backoff(len(faults) - 1)
+        problem = None
+        if not retries.safe_to_retry(request, keyed_by_harness=keyed):
+            problem = (
+                f"{said}; not sent again: a {request.method} without an "
+                f"{retries.KEY_HEADER} of the harness's is not safe to repeat"
+            )
+        elif len(faults) >= self.retry.attempts:
+            problem = f"{said} in {len(faults)} tries; the retries are spent"
+        elif wait > self.max_rate_limit_wait:
+            problem = (
+                f"{said}; it asks to wait {wait:g} s (Retry-After), more than "
+                f"max_rate_limit_wait = {self.max_rate_limit_wait:g} s"
+            )
+        self.log.faults.append(retries.Fault(reason, retried=problem is None))
+        if problem is not None:
+            raise TargetUnavailable(
+                f"{problem} (transport faults, not the service's answer)"
+            ) from cause
+        self._sleep(wait)
 
     def _wait_for_allowance(self, key: str, request: httpx.Request, *, after_429: bool) -> int:
         """Sleep until the pacer admits a request of `key`; log the wait when there was

@@ -12,6 +12,10 @@ with the same requirement ids (STYLE.md), so each registered harness check is
 wrapped as a schemathesis check rather than re-written.
 Why a guard (`sends_to`, `stateful_schema`): on someone else's server the run must
 neither send undeclared methods nor write to records it did not create.
+Why a transport (`HarnessTransport`, `sent_through`): schemathesis's checks send
+requests of their own (`ignored_auth`'s probes without and with invalid credentials, a
+content-type control); through `requests` they would skip the harness's policy, and a
+429 or a gateway's 502 on a probe would be judged as the service's answer.
 """
 
 import copy
@@ -19,18 +23,23 @@ import functools
 import os
 import secrets
 import time
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import schemathesis
 from schemathesis.checks import CheckContext
 from schemathesis.core.transport import Response
+from schemathesis.transport.requests import REQUESTS_TRANSPORT
 
-from crm_conformance import bounds, checks, fuzz_charges, profiles
+from crm_conformance import bounds, checks, fuzz_charges, profiles, retries
 from crm_conformance.catalogue import load_catalogue
 from crm_conformance.paths import OPENAPI
 from crm_conformance.profiles import Profile
+
+if TYPE_CHECKING:
+    from crm_conformance.client import ApiClient
 
 ALIASES: Mapping[str, tuple[tuple[str, str], ...]] = {
     "post": (("201", "200"), ("200", "201")),
@@ -213,6 +222,88 @@ def as_schemathesis(response: httpx.Response) -> HarnessResponse:
     return converted
 
 
+class HarnessTransport:
+    """schemathesis's transport of every schema `load` makes: its requests (a check's
+    probes, anything it sends itself) go through the harness client `client`, so they
+    are paced, their 429s waited out and their transport faults retried like the
+    harness's own (`ApiClient.request`). Sent as schemathesis built them: the case's
+    headers only, no run token (a probe without credentials must go without). With no
+    client it is schemathesis's requests transport; serialisers and media types are
+    always that transport's."""
+
+    def __init__(self) -> None:
+        self.client: ApiClient | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(REQUESTS_TRANSPORT, name)
+
+    def send(self, case: Any, *, session: Any = None, **kwargs: Any) -> Response:
+        client = self.client
+        if client is None:
+            return REQUESTS_TRANSPORT.send(case, session=session, **kwargs)
+        import requests
+
+        data = REQUESTS_TRANSPORT.serialize_case(case, **kwargs)
+        prepared = requests.Request(
+            method=str(data["method"]),
+            url=data["url"],
+            headers=data.get("headers"),
+            params=data.get("params"),
+            json=data.get("json"),
+            data=data.get("data"),
+            files=data.get("files"),
+            cookies=data.get("cookies"),
+            auth=data.get("auth"),
+        ).prepare()
+        url = str(prepared.url)
+        if not url.startswith(client.base_url + "/"):
+            raise ValueError(f"schemathesis asked to send to {url}, outside the target")
+        headers = {
+            name: value if isinstance(value, str) else value.decode("latin-1")
+            for name, value in prepared.headers.items()
+            if name.lower() != "content-length"
+        }
+        key = retries.key_of(headers)  # generated data: the harness's to send again
+        response = client.request(
+            str(prepared.method),
+            url[len(client.base_url) :],
+            content=prepared.body,  # type: ignore[arg-type]  # str or bytes as prepared
+            headers=headers,
+            token=None,
+            idempotency_key=True if key is None else key,
+        )
+        return as_schemathesis(response)
+
+
+TRANSPORT = HarnessTransport()
+"""The transport of the schemas `load` makes (one per process)."""
+
+
+@contextmanager
+def sent_through(client: "ApiClient") -> Iterator[None]:
+    """While the block runs, what schemathesis sends itself goes through `client`."""
+    before, TRANSPORT.client = TRANSPORT.client, client
+    try:
+        yield
+    finally:
+        TRANSPORT.client = before
+
+
+def _routed(schema: Any) -> Any:
+    """`schema`, whose operations send through `TRANSPORT` (its clones too: they are
+    made of its class). schemathesis has no setting for a schema's transport (a property
+    of the schema's class, chosen by its `app`), hence a subclass naming it."""
+    base = type(schema)
+    if base not in _ROUTED:
+        _ROUTED[base] = type(base.__name__, (base,), {"transport": TRANSPORT})
+    schema.__class__ = _ROUTED[base]
+    return schema
+
+
+_ROUTED: dict[type, type] = {}
+"""Each schema class, and its subclass sending through `TRANSPORT`."""
+
+
 def adapted(check: checks.Check) -> Callable[[CheckContext, Response, Any], None]:
     """`check` as a schemathesis check; its ConformanceFailure (AssertionError) carries the id."""
 
@@ -304,7 +395,7 @@ def load(*, seed: int | None = None, coverage_when_run: bool = False) -> Any:
     absent_may_be_null(raw)
     declare_open_methods(raw)
     config = schemathesis.Config.from_dict(settings(seed=seed))
-    schema = schemathesis.openapi.from_dict(raw, config=config).exclude(func=is_not_shown)
+    schema = _routed(schemathesis.openapi.from_dict(raw, config=config)).exclude(func=is_not_shown)
     if coverage_when_run:
         schema.config.phases.coverage.enabled = False
     return schema
@@ -578,7 +669,10 @@ def transport(case: Any) -> dict[str, Any]:
     headers = {
         k: v for k, v in (kwargs.get("headers") or {}).items() if k.lower() != "authorization"
     }
+    key = retries.key_of(headers)  # generated data, but the harness's to resend with
     sent: dict[str, Any] = {"params": kwargs.get("params"), "headers": headers}
+    if key is not None:
+        sent["idempotency_key"] = key
     if "json" in kwargs:
         sent["json"] = kwargs["json"]
     elif kwargs.get("data") is not None:

@@ -25,6 +25,7 @@ from crm_conformance._errors import (
     ExchangeBoundExceeded,
     RateLimitWaitError,
     SetupFailed,
+    TargetUnavailable,
     TargetUnreachable,
 )
 from crm_conformance.failure import ConformanceFailure
@@ -49,6 +50,9 @@ PROP_FUZZ = "fuzz"
 suites; its seed replays the test's cases)."""
 PROP_RATE_WAIT = "crm_rate_wait"
 """user_properties key: `{seconds, 429s}` the test waited for its tokens' rate allowance."""
+PROP_FAULTS = "crm_faults"
+"""user_properties key: `{retried: {reason: n}, given_up: {reason: n}}`, the transport
+faults the test met (`retries`): those sent again, and those that ended its retries."""
 PROP_ADAPTER_FEATURE = "adapter_feature"
 """user_properties key: an adapter feature the test required (`run --list --by-feature`)."""
 
@@ -130,6 +134,11 @@ def classify(exc: BaseException) -> Classified | None:
         return Classified(
             Outcome.ERROR, f"adapter error (a setup problem, not a target failure): {exc}"
         )
+    if isinstance(exc, TargetUnavailable):
+        return Classified(Outcome.ERROR, f"{TargetUnavailable.PREFIX}: {exc}")
+    unavailable = _only_unavailable(exc)
+    if unavailable is not None:  # Hypothesis's group of a fault its replay did not meet
+        return classify(unavailable)
     if isinstance(exc, ExchangeBoundExceeded):
         # One answer that did not end is this test's error; the circuit breaker stops
         # the run when they keep coming.
@@ -156,6 +165,22 @@ def classify(exc: BaseException) -> Classified | None:
             "transport error talking to the target: " + "; ".join(failure_causes(exc)),
         )
     return None
+
+
+def _only_unavailable(exc: BaseException) -> TargetUnavailable | None:
+    """The first `TargetUnavailable` of a group holding nothing else (nested groups
+    included); None otherwise. Hypothesis replays a failing example: when the target
+    answered the replay, it raises the fault in a group (`FlakyFailure`), still no
+    failure of the target."""
+    if not isinstance(exc, BaseExceptionGroup) or not exc.exceptions:
+        return None
+    found: list[TargetUnavailable] = []
+    for member in exc.exceptions:
+        inner = member if isinstance(member, TargetUnavailable) else _only_unavailable(member)
+        if inner is None:
+            return None
+        found.append(inner)
+    return found[0]
 
 
 _CHECK_RESOLVERS: list[Callable[[BaseException], Iterable[str] | None]] = []
@@ -346,6 +371,9 @@ class OutcomeRecord:
     rate_wait: dict[str, Any] = field(default_factory=dict)
     """Seconds the test waited for its tokens' rate allowance and the 429s it waited out
     (`{"seconds": s, "429s": n}`); empty when it never waited."""
+    faults: dict[str, dict[str, int]] = field(default_factory=dict)
+    """The transport faults the test met, by reason: `retried` (sent again) and
+    `given_up` (ended its retries: the target was unavailable); empty when none."""
 
     @property
     def charged(self) -> frozenset[str]:

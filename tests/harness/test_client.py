@@ -6,10 +6,16 @@ import httpx
 import pytest
 from fake_target import TOKEN, FakeClock, conformant, rate_headers
 
-from crm_conformance import BudgetExhausted, RateLimitWaitError, TargetUnreachable
+from crm_conformance import (
+    BudgetExhausted,
+    RateLimitWaitError,
+    TargetUnavailable,
+    TargetUnreachable,
+)
 from crm_conformance.client import ApiClient, CircuitBreaker, RequestBudget, Wait
 from crm_conformance.pacing import Pacer
 from crm_conformance.redaction import FILTERED, Redactor
+from crm_conformance.retries import RetryPolicy
 
 
 def client(
@@ -112,10 +118,13 @@ def test_connection_errors_count_towards_the_breaker_and_are_recorded() -> None:
     def refuse(request: httpx.Request) -> httpx.Response:
         raise httpx.ConnectError("refused", request=request)
 
-    api, _ = client(httpx.MockTransport(refuse), breaker=CircuitBreaker(2))
-    for _ in range(2):
-        with pytest.raises(httpx.ConnectError):
-            api.get("/v1/me")
+    api, _ = client(
+        httpx.MockTransport(refuse), breaker=CircuitBreaker(2), retry=RetryPolicy(attempts=1)
+    )
+    with pytest.raises(TargetUnavailable, match="met dropped connection"):
+        api.get("/v1/me")
+    with pytest.raises(TargetUnavailable):
+        api.get("/v1/me")
     assert api.log.exchanges[0].error == "ConnectError on GET /v1/me"
     with pytest.raises(TargetUnreachable, match="last: ConnectError on GET /v1/me"):
         api.get("/v1/me")

@@ -10,6 +10,7 @@ from crm_conformance import (
     BudgetExhausted,
     ConformanceFailure,
     SetupFailed,
+    TargetUnavailable,
     TargetUnreachable,
 )
 from crm_conformance.outcomes import (
@@ -39,6 +40,8 @@ def failure(req_id: str) -> ConformanceFailure:
         (TargetUnreachable("circuit breaker open"), Outcome.ERROR, True),
         (BudgetExhausted("request budget spent"), Outcome.ERROR, True),
         (httpx.ReadTimeout("timed out"), Outcome.ERROR, False),
+        (TargetUnavailable("GET /v1/me met 502 ×4"), Outcome.ERROR, False),
+        (ExceptionGroup("flaky", [TargetUnavailable("502 ×4")]), Outcome.ERROR, False),
     ],
 )
 def test_the_harness_classifies_its_own_exceptions(
@@ -52,6 +55,14 @@ def test_the_harness_classifies_its_own_exceptions(
 def test_anything_else_keeps_pytests_verdict() -> None:
     assert classify(AssertionError("plain")) is None
     assert classify(KeyError("x")) is None
+    mixed = ExceptionGroup("two", [TargetUnavailable("502"), AssertionError("broke")])
+    assert classify(mixed) is None
+
+
+def test_an_unavailable_target_is_named_in_the_cause() -> None:
+    classified = classify(ExceptionGroup("flaky", [TargetUnavailable("GET /v1/me met 502 ×4")]))
+    assert classified is not None
+    assert classified.cause == "target unavailable: GET /v1/me met 502 ×4"
 
 
 class CheckFailure(AssertionError):

@@ -2,6 +2,7 @@
 
 import time
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from pathlib import Path
 
 # httpx maps httpcore's exceptions by class, and pytester drops modules first imported inside
@@ -637,3 +638,69 @@ def test_workers_share_one_pacing_ledger_and_each_wait_reaches_junit(
         p.get("value") or "" for p in root.iter("property") if p.get("name") == "crm_rate_wait"
     ]
     assert len(waits) == 2 and all("'429s': 0" in wait for wait in waits)
+
+
+GATEWAY = """
+import pytest
+from crm_conformance import expect_status
+
+@pytest.mark.req("PAG-001")
+def test_lists(api):
+    expect_status(api.get("/v1/contacts"), "PAG-001", 200)
+
+@pytest.mark.req("HDR-003")
+def test_me(api):
+    expect_status(api.get("/v1/me"), "HDR-003", 200)
+"""
+
+
+def behind_a_gateway(pages: dict[str, int]) -> Callable[[httpx.Request], httpx.Response]:
+    """A conforming server behind a gateway answering its HTML 502 page to a path the
+    number of times `pages` says, then passing the requests on."""
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        if pages.get(request.url.path, 0) > 0:
+            pages[request.url.path] -= 1
+            return httpx.Response(502, text="<html>502 Bad Gateway</html>")
+        return conformant(request)
+
+    return handle
+
+
+def test_a_gateway_page_on_a_read_is_retried_and_the_test_passes(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CRM_TOKEN_FULL", TOKEN)
+    suite(pytester, GATEWAY)
+    with serve(behind_a_gateway({"/v1/contacts": 1})) as url:
+        result = run(pytester, "--base-url", url, "--crm-outcomes", "out.jsonl")
+    result.assert_outcomes(passed=2)
+    records = {r.nodeid.rsplit("::", 1)[1]: r for r in read_records(pytester.path / "out.jsonl")}
+    assert records["test_lists"].faults == {"retried": {"502": 1}, "given_up": {}}
+    assert records["test_me"].faults == {}
+
+
+def test_spent_retries_are_an_error_the_verdict_calls_target_unavailable(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from crm_conformance.catalogue import load_catalogue
+    from crm_conformance.reporting.summary import RunInfo, build_summary
+    from crm_conformance.runner import EXIT_FAILED, exit_code
+
+    monkeypatch.setenv("CRM_TOKEN_FULL", TOKEN)
+    suite(pytester, GATEWAY)
+    with serve(behind_a_gateway({"/v1/contacts": 100})) as url:
+        result = run(pytester, "--base-url", url, "--crm-outcomes", "out.jsonl")
+    result.assert_outcomes(passed=1, errors=1)
+    records = list(read_records(pytester.path / "out.jsonl"))
+    [stuck] = [r for r in records if r.outcome == "error"]
+    assert stuck.cause.startswith("target unavailable: GET /v1/contacts met 502 ×4 in 4 tries")
+    info = RunInfo("0", None, {"base_url": url}, None, "quick", "s", "f")
+    summary = build_summary(records, info, load_catalogue())
+    assert (
+        "NOTHING FAILED, BUT 1 TESTS COULD NOT RUN: the target was unavailable (502 ×4)"
+        in (summary["headline"])
+    )
+    assert summary["unavailable"] == {"tests": 1, "faults": {"502": 4}}
+    assert summary["retried"] == {"502": 3}
+    assert exit_code(result.ret, records, "", pytester.path / "log")[0] == EXIT_FAILED

@@ -18,6 +18,7 @@ from crm_conformance.outcomes import (
     PROP_CAUSE,
     PROP_CLASS,
     PROP_FAILED,
+    PROP_FAULTS,
     PROP_OBSERVATION,
     PROP_OUTCOME,
     PROP_RATE_WAIT,
@@ -32,11 +33,14 @@ from crm_conformance.plugin.session import STATE, jsonable
 if TYPE_CHECKING:
     from crm_conformance.plugin.session import RunState
     from crm_conformance.redaction import Redactor
+    from crm_conformance.retries import Fault
 
 _EXCHANGE_MARK = pytest.StashKey[tuple[int, int]]()
 """Where the log stood when a test started: (exchanges, 429s without Retry-After)."""
 _WAIT_MARK = pytest.StashKey[int]()
 """Where the log's waits for the rate allowance stood when a test started."""
+_FAULT_MARK = pytest.StashKey[int]()
+"""Where the log's transport faults stood when a test started."""
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
@@ -46,6 +50,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     if state is not None and state.log is not None:
         item.stash[_EXCHANGE_MARK] = (state.log.mark(), len(state.log.missing_retry_after))
         item.stash[_WAIT_MARK] = len(state.log.waits)
+        item.stash[_FAULT_MARK] = len(state.log.faults)
 
 
 def exchanges_of(item: pytest.Item) -> list[dict[str, Any]]:
@@ -123,6 +128,9 @@ def pytest_runtest_makereport(
             seconds = round(sum(wait.seconds for wait in waits), 3)
             after_429 = sum(wait.after_429 for wait in waits)
             item.user_properties.append((PROP_RATE_WAIT, {"seconds": seconds, "429s": after_429}))
+        faults = state.log.faults[item.stash.get(_FAULT_MARK, 0) :]
+        if faults:  # the transport faults this test met (summed in the summary)
+            item.user_properties.append((PROP_FAULTS, _tallied(faults)))
     report = yield
     if call.excinfo is not None and (report.failed or hasattr(report, "wasxfail")):
         exc = call.excinfo.value
@@ -147,6 +155,15 @@ def pytest_runtest_makereport(
         report.user_properties = [*report.user_properties, *properties]
     _clean_report(report, _redactor(state))
     return report
+
+
+def _tallied(faults: "list[Fault]") -> dict[str, dict[str, int]]:
+    """`{retried: {reason: n}, given_up: {reason: n}}` of `faults`."""
+    tally: dict[str, dict[str, int]] = {"retried": {}, "given_up": {}}
+    for fault in faults:
+        counts = tally["retried" if fault.retried else "given_up"]
+        counts[fault.reason] = counts.get(fault.reason, 0) + 1
+    return tally
 
 
 def _redactor(state: "RunState | None") -> "Redactor":

@@ -15,6 +15,7 @@ from crm_conformance.outcomes import (
     PROP_CAUSE,
     PROP_CLASS,
     PROP_FAILED,
+    PROP_FAULTS,
     PROP_FUZZ,
     PROP_OBSERVATION,
     PROP_OUTCOME,
@@ -84,6 +85,7 @@ def outcome_record(reports: list[pytest.TestReport], waived: Mapping[str, Waiver
     classified = _values(reports, PROP_OUTCOME)
     causes = _values(reports, PROP_CAUSE)
     rate_waits = [v for v in _values(reports, PROP_RATE_WAIT) if isinstance(v, dict)]
+    faults = [v for v in _values(reports, PROP_FAULTS) if isinstance(v, dict)]
     outcome, cause = Outcome.PASSED, ""
     for report in reports:
         if report.skipped and not hasattr(report, "wasxfail"):
@@ -119,6 +121,7 @@ def outcome_record(reports: list[pytest.TestReport], waived: Mapping[str, Waiver
         failed_requirements=charged,
         seeds=[int(v["seed"]) for v in _values(reports, PROP_FUZZ) if isinstance(v, dict)],
         rate_wait=rate_waits[0] if rate_waits else {},
+        faults=faults[0] if faults else {},
     )
 
 

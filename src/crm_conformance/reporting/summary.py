@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from crm_conformance._errors import TargetUnavailable
 from crm_conformance.catalogue import Catalogue
 from crm_conformance.inert import inert
 from crm_conformance.outcomes import ClassVerdict, Outcome, OutcomeRecord, Verdict, cause_for
@@ -210,14 +211,48 @@ def headline(summary: dict[str, Any]) -> str:
         return f"NOT CONFORMANT: {failed} requirement{plural} failed; {share}"
     if stuck:
         return (
-            f"NOTHING FAILED, BUT {stuck} TESTS COULD NOT RUN (setup errors, not target "
-            f"failures); {share}"
+            f"NOTHING FAILED, BUT {stuck} TESTS COULD NOT RUN{_why_stuck(summary, stuck)}; {share}"
         )
     if testable and verified == testable:
         return f"CONFORMANT: nothing failed; {share}"
     if not tests:
         return f"NO TEST RAN: {share}"
     return f"NOTHING FAILED: {share}"
+
+
+def _why_stuck(summary: dict[str, Any], stuck: int) -> str:
+    """Why tests could not run, as the headline says it: the target was unavailable
+    (with the faults its tests met), setup errors, or both."""
+    unavailable = summary.get("unavailable", {})
+    tests = unavailable.get("tests", 0)
+    if not tests:
+        return " (setup errors, not target failures)"
+    faults = ", ".join(f"{reason} ×{n}" for reason, n in unavailable.get("faults", {}).items())
+    said = f"the target was unavailable ({faults})"
+    if tests == stuck:
+        return f": {said}"
+    return f": {stuck - tests} for setup errors (not target failures), {tests} as {said}"
+
+
+def _fault_counts(records: Iterable[OutcomeRecord], *kinds: str) -> dict[str, int]:
+    """The transport faults of `records`, by reason, summed over `kinds` (`retried`,
+    `given_up`), most frequent first."""
+    counts: Counter[str] = Counter()
+    for record in records:
+        for kind in kinds:
+            counts.update(record.faults.get(kind, {}))
+    return dict(counts.most_common())
+
+
+def _unavailable(records: list[OutcomeRecord]) -> dict[str, Any]:
+    """The tests that could not run because the target was unavailable, and the faults
+    they met."""
+    stuck = [
+        record
+        for record in records
+        if record.outcome == Outcome.ERROR and record.cause.startswith(TargetUnavailable.PREFIX)
+    ]
+    return {"tests": len(stuck), "faults": _fault_counts(stuck, "retried", "given_up")}
 
 
 def build_summary(
@@ -255,6 +290,8 @@ def build_summary(
             "seconds": round(sum(r.rate_wait.get("seconds", 0) for r in records), 1),
             "429s": sum(r.rate_wait.get("429s", 0) for r in records),
         },
+        "retried": _fault_counts(records, "retried"),
+        "unavailable": _unavailable(records),
     }
     summary["headline"] = headline(summary)
     return summary
@@ -324,6 +361,13 @@ def render_markdown(summary: dict[str, Any]) -> str:
         f"The run waited {waited.get('seconds', 0):g} s for the target's rate allowance "
         f"({waited.get('429s', 0)} 429s waited out)."
     )
+    retried = summary.get("retried", {})
+    if retried:
+        spoiled = ", ".join(f"{reason} ×{n}" for reason, n in retried.items())
+        lines.append(
+            f"It sent again {sum(retried.values())} exchanges a gateway or the network "
+            f"spoiled ({spoiled})."
+        )
     lines += ["", "## Classes", "", "| Class | Verdict | Verified | Lacks |", "|---|---|---|---|"]
     for cls, entry in classes.items():
         lacks = "; ".join(entry["lacks"])
