@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from crm_conformance import ApiClient, Target, fuzz, fuzz_charges
+from crm_conformance import ApiClient, Target, fuzz
 
 SEED = fuzz.run_seed()
 schema = fuzz.load(seed=SEED, coverage_when_run=True)
@@ -70,9 +70,9 @@ def test_operation(case: Any, api: ApiClient, target: Target) -> None:
     if not fuzz.sends_to(case, embedded=fuzz.is_embedded(target)):
         return
     response = api.request(str(case.method), case.formatted_path, **fuzz.transport(case))
-    # Each failure is stamped with its requirement and request (fuzz_charges.validate);
+    # Each failure is stamped with its requirement and request (fuzz.validate);
     # schemathesis's own probes are bounded as every exchange is (fuzz.probe_kwargs).
-    fuzz_charges.validate(
+    fuzz.validate(
         case,
         fuzz.as_schemathesis(response),
         additional_checks=CHECKS,

@@ -16,7 +16,7 @@ import hypothesis
 import pytest
 from schemathesis.core.failures import FailureGroup
 
-from crm_conformance import ApiClient, Target, fuzz, fuzz_charges
+from crm_conformance import ApiClient, Target, fuzz
 
 SEED = fuzz.run_seed()
 CHECKS = fuzz.harness_checks()
@@ -38,7 +38,7 @@ def workflow(api: ApiClient, target: Target) -> type[Any]:
             self, response: Any, case: Any, additional_checks: Any = None, **kwargs: Any
         ) -> None:
             try:
-                fuzz_charges.validate(
+                fuzz.validate(
                     case,
                     response,
                     additional_checks=CHECKS,

@@ -341,6 +341,10 @@ def requirement_ids() -> tuple[str, ...]:
 
 
 SCHEMATHESIS_CHECKS = fuzz_charges.BY_CHECK
+
+validate = fuzz_charges.validate
+"""`case.validate_response` with each failure charged to its own requirement and request
+(`fuzz_charges.validate`): what the fuzz suites call, through the module they import."""
 """Requirement ids of schemathesis's own checks that one sentence covers whatever the
 case; the others (by where the case or the body broke) and the reasons for each choice
 are in `fuzz_charges`, which attributes every check this layer runs, so a failure lands

@@ -9,8 +9,7 @@ import pytest
 from fake_target import TOKEN
 from unending_target import Kind, serve_unending
 
-from crm_conformance import fuzz
-from crm_conformance._errors import AdapterError, ExchangeBoundExceeded, TargetFileError
+from crm_conformance import AdapterError, ExchangeBoundExceeded, TargetFileError, fuzz
 from crm_conformance.adapter_client import AdapterClient
 from crm_conformance.bounds import (
     DEFAULT_MAX_RESPONSE_BYTES,

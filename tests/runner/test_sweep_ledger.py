@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner, Result
 from interrupting import run_until
 
-from crm_conformance._errors import AdapterError
+from crm_conformance import AdapterError
 from crm_conformance.adapter_client import AdapterClient
 from crm_conformance.cli import main
 from crm_conformance.ledger import LEDGER_FILE, read
