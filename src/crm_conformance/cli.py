@@ -317,7 +317,14 @@ def sweep(
 @click.option(
     "--variants", metavar="NAMES", help="only these variants (comma-separated); default all"
 )
-@click.option("--sample", type=int, metavar="N", help="a fixed sample of N faults and N variants")
+@click.option(
+    "--chaos",
+    metavar="NAMES",
+    help="only these chaos modes (transport faults at a rate; comma-separated); default all",
+)
+@click.option(
+    "--sample", type=int, metavar="N", help="a fixed sample of N faults, variants, chaos modes"
+)
 @click.option("--workers", type=int, help="jobs at once; default one per core (2 on CI)")
 @click.option(
     "--report-dir", type=click.Path(path_type=Path), help="default reports/selftest-<time>"
@@ -326,20 +333,24 @@ def sweep(
 def selftest(
     faults: str | None,
     variants: str | None,
+    chaos: str | None,
     sample: int | None,
     workers: int | None,
     report_dir: Path | None,
     suites: str | None,
 ) -> None:
-    """Run the suites against every fault and legal variant; write the kill matrix.
+    """Run the suites against every fault, legal variant and chaos mode; write the kill
+    matrix.
 
-    Exit 0 only when every fault is killed and every variant (and the clean server) passes.
+    Exit 0 only when every fault is killed, every variant (and the clean server) passes,
+    and every chaos run passes (no test failed, few lost to its transport faults).
     """
     from crm_conformance import selftest as selftest_module
 
     request = selftest_module.SelftestRequest(
         faults=faults,
         variants=variants,
+        chaos=chaos,
         sample=sample,
         workers=workers,
         report_dir=report_dir,

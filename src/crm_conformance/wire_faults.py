@@ -8,6 +8,7 @@ edit of the status line's headers or the body, the kind a gateway or a careless
 middleware makes.
 """
 
+import logging
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -19,6 +20,8 @@ import uvicorn
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
+
+from crm_conformance.chaos import Chaos, DroppedOnPurpose
 
 Headers = dict[str, str]
 """Response headers, names lower-cased."""
@@ -80,21 +83,31 @@ _HOP_BY_HOP = ("connection", "keep-alive", "transfer-encoding", "content-length"
 
 
 class WireFaultProxy:
-    """An ASGI app forwarding every request to `upstream` and altering the answers."""
+    """An ASGI app forwarding every request to `upstream` and altering the answers; with
+    `chaos`, also committing that transport fault on a seeded share of them (`chaos.py`).
+    """
 
-    def __init__(self, upstream: str, faults: Iterable[str]) -> None:
+    def __init__(self, upstream: str, faults: Iterable[str], *, chaos: Chaos | None = None) -> None:
         names = list(faults)
         unknown = sorted(set(names) - WIRE_FAULTS.keys())
         if unknown:
             raise ValueError(f"unknown wire fault(s): {unknown}; known: {sorted(WIRE_FAULTS)}")
         self.faults = [WIRE_FAULTS[name] for name in names]
         self.upstream = upstream.rstrip("/")
+        self.chaos = chaos
         self._client: httpx.AsyncClient | None = None
         """Made on the first request, inside the server's event loop; keeps connections."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         assert scope["type"] == "http", scope["type"]
         request = Request(scope, receive)
+        if self.chaos is not None and self.chaos.strikes(request.url.path):
+            await self.chaos.answer(lambda: self._forward(request), scope, receive, send)
+            return
+        await (await self._forward(request))(scope, receive, send)
+
+    async def _forward(self, request: Request) -> Response:
+        """The service's answer to `request`, with the faults' edits."""
         if self._client is None:
             self._client = httpx.AsyncClient(timeout=30)
         answer = await self._client.request(
@@ -109,15 +122,25 @@ class WireFaultProxy:
         )
         for fault in self.faults:
             headers = fault.alter(answer.status_code, headers)
-        await Response(answer.content, answer.status_code, headers)(scope, receive, send)
+        return Response(answer.content, answer.status_code, headers)
+
+
+def _not_on_purpose(record: logging.LogRecord) -> bool:
+    """Keeps uvicorn from logging a connection the chaos dropped on purpose as a bug."""
+    return not (record.exc_info and isinstance(record.exc_info[1], DroppedOnPurpose))
+
+
+logging.getLogger("uvicorn.error").addFilter(_not_on_purpose)
 
 
 @contextmanager
-def running_wire_proxy(upstream: str, faults: Iterable[str]) -> Iterator[str]:
+def running_wire_proxy(
+    upstream: str, faults: Iterable[str], *, chaos: Chaos | None = None
+) -> Iterator[str]:
     """Serve the proxy on a free 127.0.0.1 port until the block ends; yields its origin."""
     from crm_conformance.reference.server import HOST, bind
 
-    proxy = WireFaultProxy(upstream, faults)
+    proxy = WireFaultProxy(upstream, faults, chaos=chaos)
     sock = bind()
     server = uvicorn.Server(
         uvicorn.Config(proxy, log_level="warning", access_log=False, lifespan="off")

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from crm_conformance.chaos import CHAOS_MODES
 from crm_conformance.selftest import MATRIX_MARKDOWN, SelftestRequest, run_selftest
 
 pytestmark = pytest.mark.slow
@@ -33,4 +34,5 @@ def test_every_fault_is_killed_and_every_variant_passes(tmp_path: Path) -> None:
     assert totals["variants_passed"] == totals["variants"], report
     assert totals["controls"] >= 1, report
     assert totals["controls_held"] == totals["controls"], report
+    assert totals["chaos_passed"] == totals["chaos"] == len(CHAOS_MODES), report
     assert matrix.exit_code == 0, report

@@ -506,7 +506,8 @@ def test_usage_errors_exit_2(args: list[str], tmp_path: Path) -> None:
 
 
 def test_a_real_sample_against_the_real_suites(tmp_path: Path) -> None:
-    """Two faults and two variants through the command, two jobs at a time (one module)."""
+    """Two faults, two variants and a chaos mode through the command, two jobs at a time
+    (one module)."""
     result = CliRunner().invoke(
         main,
         [
@@ -515,6 +516,8 @@ def test_a_real_sample_against_the_real_suites(tmp_path: Path) -> None:
             "verifier_not_checked,revoked_token_accepted",
             "--variants",
             "create_returns_200,uuid_request_ids",
+            "--chaos",
+            "gateway_502",
             "--workers",
             "2",
             "--suites",
@@ -531,6 +534,10 @@ def test_a_real_sample_against_the_real_suites(tmp_path: Path) -> None:
     assert rows["combination 1"]["variants"] == ["create_returns_200", "uuid_request_ids"]
     assert rows["create_returns_200"]["verdict"] == "passed", result.output
     assert rows["uuid_request_ids"]["verdict"] == "passed", result.output
+    chaos = rows["gateway_502"]
+    assert (chaos["kind"], chaos["verdict"]) == ("chaos", "passed"), result.output
+    assert chaos["tests_run"] > 0
+    assert "chaos gateway_502: passed" in result.output
     assert (
         result.exit_code == data["exit_code"] == (0 if all(r["ok"] for r in rows.values()) else 1)
     )

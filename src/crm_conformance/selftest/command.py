@@ -1,4 +1,5 @@
-"""`crm-conformance selftest`: choose the faults and variants, run the matrix, report."""
+"""`crm-conformance selftest`: choose the faults, variants and chaos modes, run the
+matrix, report."""
 
 import random
 from collections.abc import Callable, Iterable
@@ -7,6 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from crm_conformance._errors import UsageError
+from crm_conformance.chaos import CHAOS_MODES
 from crm_conformance.selftest.matrix import Matrix, Row
 from crm_conformance.selftest.planning import SuiteTest
 from crm_conformance.selftest.report import (
@@ -28,6 +30,8 @@ class SelftestRequest:
 
     faults: str | None = None
     variants: str | None = None
+    chaos: str | None = None
+    """Only these chaos modes (comma-separated); default every one."""
     sample: int | None = None
     workers: int | None = None
     report_dir: Path | None = None
@@ -75,6 +79,7 @@ def run_selftest(request: SelftestRequest, *, echo: Callable[[str], None] = prin
         raise UsageError(f"--sample={request.sample}: must be at least 1")
     fault_names = choose(request.faults, all_faults, option="--faults", sample=request.sample)
     variant_names = choose(request.variants, VARIANTS, option="--variants", sample=request.sample)
+    chaos_names = choose(request.chaos, CHAOS_MODES, option="--chaos", sample=request.sample)
     workers = request.workers if request.workers is not None else default_workers()
     if workers < 1:
         raise UsageError(f"--workers={workers}: must be at least 1")
@@ -96,7 +101,7 @@ def run_selftest(request: SelftestRequest, *, echo: Callable[[str], None] = prin
 
     echo(
         f"selftest: {len(tests)} suite tests, {len(fault_names)} faults, "
-        f"{len(variant_names)} variants, {workers} workers"
+        f"{len(variant_names)} variants, {len(chaos_names)} chaos modes, {workers} workers"
     )
     matrix = selftest(
         tests,
@@ -107,6 +112,7 @@ def run_selftest(request: SelftestRequest, *, echo: Callable[[str], None] = prin
         workers=workers,
         wire=frozenset(WIRE_FAULTS),
         controls=frozenset(name for name, fault in FAULTS.items() if fault.setup_only),
+        chaos=chaos_names,
         progress=lambda row: _show(row, echo),
     )
     report_dir = request.report_dir or Path("reports") / (

@@ -10,12 +10,19 @@ too are set aside, the combination is halved until the red tests fall to one var
 (each half run on the red tests only), and the variants left are run again on every
 test. So every variant ends proven green in a combination that passed, or alone, or
 with the tests it fails.
+
+A chaos run (a transport fault at a rate) passes when no test failed and no more tests
+were lost than its faults explain (`judge_chaos`); its red tests are not run again, as a
+fault that strikes one run of a test seldom strikes the next: a rerun would hide it.
 """
 
+import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
+from crm_conformance._errors import TargetUnavailable
+from crm_conformance.chaos import CHAOS_MODES
 from crm_conformance.selftest.matrix import FLAKY, Row, RowKind
 from crm_conformance.selftest.planning import Job, SuiteCall
 from crm_conformance.suite_run import FAILED, PROBLEMS, SuiteRun
@@ -31,6 +38,8 @@ def perform(job: Job, caller: Caller) -> list[Row]:
     """Do one job of the matrix: its runs, and the rows they give."""
     if job.kind == "fault":
         return [judge_fault(job, caller(job.call))]
+    if job.kind == "chaos":
+        return [judge_chaos(job.name, caller(job.call))]
     if job.kind == "clean":
         return [judge_green("clean", job.name, checked(job.call, caller))]
     return prove(job, caller)
@@ -77,6 +86,38 @@ def judge_green(
     else:
         verdict = "passed"
     return Row(kind, name, verdict, ok, tests_run=_ran(run), by=by, note=note, variants=variants)
+
+
+def lost_at_most(mode: str, tests_run: int) -> int:
+    """The tests a run behind `mode` may lose: a few (3), or its rate of the tests run if
+    more; none for a mode that only delays. A test is lost when a fault meets a request
+    the harness may not resend (a write keyed by the test) or its retries are spent."""
+    chaos = CHAOS_MODES[mode]
+    return max(3, math.ceil(chaos.rate * tests_run)) if chaos.loses_tests else 0
+
+
+def judge_chaos(mode: str, run: SuiteRun) -> Row:
+    """passed when no test failed and the tests lost (errors) are few and all "target
+    unavailable", the harness's verdict on a transport fault; else failed (a transport
+    fault turned into a conformance failure) or error (too many, or other, lost tests)."""
+    broken, problems = run.with_outcome(FAILED), run.with_outcome(*PROBLEMS)
+    budget = lost_at_most(mode, _ran(run))
+    other = [r for r in problems if TargetUnavailable.PREFIX not in r.message]
+    by = [
+        _entry(r.nodeid, r.requirements, f"{r.outcome}: {r.message}") for r in (*broken, *problems)
+    ]
+    note = f"{len(problems)} test(s) lost to the faults (at most {budget})"
+    if broken:
+        verdict = "failed"
+    elif other or len(problems) > budget:
+        verdict = "error"
+        note += f"; {len(other)} lost otherwise than target unavailable" if other else ""
+    elif run.exit_code not in (0, 1) or not run.results:
+        verdict = "error"
+        note = f"pytest exit {run.exit_code}: {_tail(run.output)}"
+    else:
+        verdict = "passed"
+    return Row("chaos", mode, verdict, verdict == "passed", tests_run=_ran(run), by=by, note=note)
 
 
 def checked(call: SuiteCall, caller: Caller) -> SuiteRun:

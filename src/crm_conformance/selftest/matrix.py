@@ -1,15 +1,16 @@
-"""The kill matrix as data: one row per fault, control, variant and combined run."""
+"""The kill matrix as data: one row per fault, control, variant, combined and chaos run."""
 
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-RowKind = Literal["clean", "fault", "control", "combination", "variant"]
+RowKind = Literal["clean", "fault", "control", "combination", "variant", "chaos"]
 ROW_ORDER: dict[RowKind, int] = {
     "clean": 0,
     "fault": 1,
     "control": 2,
     "combination": 3,
     "variant": 4,
+    "chaos": 5,
 }
 
 FLAKY = "flaky"
@@ -25,7 +26,8 @@ class Row:
     verdict: str
     """clean, combination, variant: `passed`, `flaky`, `failed` (a false failure) or
     `error` (a test blocked or errored, none failed); fault, control: `killed`,
-    `survived` or `unreached`."""
+    `survived` or `unreached`; chaos: `passed`, `failed` or `error` (more tests lost than
+    its faults explain)."""
     ok: bool
     requirements: tuple[str, ...] = ()
     """The fault's ids (empty for the other kinds)."""
@@ -80,6 +82,9 @@ class Matrix:
             "combinations": len(combinations),
             "combinations_passed": sum(row.ok for row in combinations),
             "flaky": sum(row.verdict == FLAKY for row in runs),
+            "chaos": len(self.of_kind("chaos")),
+            "chaos_passed": sum(row.ok for row in self.of_kind("chaos")),
+            "chaos_failed": sum(row.verdict == "failed" for row in self.of_kind("chaos")),
             "by_class": dict(sorted(by_class.items())),
         }
 

@@ -1,4 +1,5 @@
-"""What the kill matrix runs: one job per fault, the clean server, combined variants.
+"""What the kill matrix runs: one job per fault, the clean server, combined variants,
+and one per chaos mode (a transport fault at a rate, `chaos.py`).
 
 A fault is judged on its own, so each fault has a server of its own; its job runs only
 the tests that name one of its ids, the most specific first (fewest ids), and stops at
@@ -7,6 +8,7 @@ makes many legal choices at once: one job runs every test against every variant 
 can share a server (`Variant.group`, `Variant.alone`), and the judging pins a failure
 to its variant (`judging.prove`). Groups of alternatives need as many combined jobs as
 their largest group has members; a variant that is `alone` gets a job of its own.
+A chaos job runs the modules of `CHAOS_SUITES` behind the proxy committing its mode.
 """
 
 from collections import Counter
@@ -16,7 +18,17 @@ from typing import Any, Literal
 
 from crm_conformance.reference.variants import Variant
 
-JobKind = Literal["clean", "fault", "variants"]
+JobKind = Literal["clean", "fault", "variants", "chaos"]
+
+CHAOS_SUITES = (
+    "test_contacts.py",
+    "test_deals.py",
+    "test_idempotency.py",
+    "test_pagination.py",
+    "test_update_operations.py",
+)
+"""The modules a chaos job runs: reads, pages, creates, updates and keyed writes, the
+requests a transport fault treats differently; not all, to keep the self-test short."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +63,8 @@ class SuiteCall:
     wire_faults: tuple[str, ...] = ()
     """Faults of the loopback proxy put in front of the server (`wire_faults.py`)."""
     variants: tuple[str, ...] = ()
+    chaos: str | None = None
+    """A transport fault of the loopback proxy at its rate (`chaos.CHAOS_MODES`)."""
     first_failure: bool = False
     first_failure_of: tuple[str, ...] = ()
     """With `first_failure`: only a failure charged to one of these ids ends the run."""
@@ -145,11 +159,12 @@ def plan(
     wire: frozenset[str] = frozenset(),
     controls: frozenset[str] = frozenset(),
     clean: bool = True,
+    chaos: Sequence[str] = (),
 ) -> tuple[list[Job], list[tuple[str, tuple[str, ...]]]]:
     """The jobs, longest first, and the faults no suite test reaches (name, ids).
 
     `wire` names the faults of the loopback proxy, `controls` those that break only the
-    tests' setup; `catalogue` describes the variants.
+    tests' setup; `catalogue` describes the variants; `chaos` names the chaos modes.
     """
     modules = tuple(dict.fromkeys(test.module for test in tests))
     jobs = [Job("clean", "reference", SuiteCall(modules), cost=len(tests))] if clean else []
@@ -163,8 +178,13 @@ def plan(
         if not selectors:
             unreached.append((name, reqs))
             continue
-        on = {"wire_faults" if name in wire else "faults": (name,)}
-        call = SuiteCall(selectors, first_failure=True, first_failure_of=tuple(reqs), **on)
+        call = SuiteCall(
+            selectors,
+            faults=() if name in wire else (name,),
+            wire_faults=(name,) if name in wire else (),
+            first_failure=True,
+            first_failure_of=tuple(reqs),
+        )
         jobs.append(Job("fault", name, call, reqs=reqs, control=name in controls, cost=len(chosen)))
     arranged = combinations(variants, catalogue)
     combined = [members for members in arranged if len(members) > 1]
@@ -180,5 +200,9 @@ def plan(
                 cost=sum(t.module in selectors for t in tests),
             )
         )
+    shaken = tuple(m for m in CHAOS_SUITES if m in modules) or modules
+    for mode in chaos:
+        cost = sum(t.module in shaken for t in tests)
+        jobs.append(Job("chaos", mode, SuiteCall(shaken, chaos=mode), cost=cost))
     jobs.sort(key=lambda job: -job.cost)
     return jobs, unreached

@@ -33,6 +33,11 @@ def summary_lines(matrix: Matrix) -> list[str]:
         f"errored tests; {t['combinations_passed']}/{t['combinations']} combined runs "
         f"passed; {t['flaky']} run(s) with a test that failed once and passed when run again",
     ]
+    if t["chaos"]:
+        lines.append(
+            f"chaos (transport faults at a rate): {t['chaos_passed']}/{t['chaos']} passed, "
+            f"{t['chaos_failed']} with a failed test"
+        )
     if t["controls"]:
         lines.append(
             f"controls (faults of the tests' setup only, which must survive): "
@@ -92,7 +97,7 @@ def markdown(matrix: Matrix) -> str:
     ]
     out += [
         "",
-        "## The clean server, combined variants and each variant",
+        "## The clean server, combined variants, each variant and chaos",
         "",
         "| Run | Verdict | Red tests, or how it was proven |",
         "|---|---|---|",
@@ -101,6 +106,7 @@ def markdown(matrix: Matrix) -> str:
         *matrix.of_kind("clean"),
         *matrix.of_kind("combination"),
         *matrix.of_kind("variant"),
+        *matrix.of_kind("chaos"),
     ):
         red = "<br>".join(f"`{b['nodeid']}`: {_cell(b['message'][:120])}" for b in row.by)
         label = f"{row.name} ({', '.join(row.variants)})" if row.kind == "combination" else ""

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import replace
 
+from crm_conformance.chaos import Chaos
 from crm_conformance.pytest_child import warm_up
 from crm_conformance.reference.variants import Variant
 from crm_conformance.selftest.judging import Caller, perform
@@ -27,9 +28,10 @@ from crm_conformance.wire_faults import running_wire_proxy
 
 def call_suite(call: SuiteCall) -> SuiteRun:
     """Make one suite run against a fresh reference server, forked from this process."""
+    chaos = Chaos(call.chaos) if call.chaos is not None else None
     through = (
-        functools.partial(running_wire_proxy, faults=list(call.wire_faults))
-        if call.wire_faults
+        functools.partial(running_wire_proxy, faults=list(call.wire_faults), chaos=chaos)
+        if call.wire_faults or chaos
         else None
     )
     return run_suite(
@@ -95,16 +97,25 @@ def selftest(
     clean: bool = True,
     wire: frozenset[str] = frozenset(),
     controls: frozenset[str] = frozenset(),
+    chaos: Sequence[str] = (),
     caller: Caller | None = None,
     progress: Callable[[Row], None] = lambda row: None,
 ) -> Matrix:
-    """Plan, run and judge: the kill matrix of these faults, controls and variants.
+    """Plan, run and judge: the kill matrix of these faults, controls, variants and chaos
+    modes.
 
     `progress` sees each row as its job finishes (a full self-test takes minutes).
     """
     started = time.monotonic()
     jobs, unreached = plan(
-        tests, faults, variants, catalogue=catalogue, wire=wire, controls=controls, clean=clean
+        tests,
+        faults,
+        variants,
+        catalogue=catalogue,
+        wire=wire,
+        controls=controls,
+        clean=clean,
+        chaos=chaos,
     )
     rows = [
         _with_class(
