@@ -178,25 +178,3 @@ def test_a_keyed_write_holds_its_key_only_while_other_requests_are_answered(
             "/v1/tags", json={"name": "busy", "kind": "deal"}, headers={"Idempotency-Key": "b"}
         )
     assert holds == [idempotency.PROCESSING_SECONDS]
-
-
-def test_concurrent_duplicates_meet_the_key_in_flight() -> None:
-    """Under concurrency the hold makes the documented 409 observable (the suite's
-    IDEM-006 test, and fault `in_flight_answers_conflict`, depend on it)."""
-    with running_server(ServerSettings()) as served:
-        headers = {"Authorization": f"Bearer {served.tokens['full']}", "Idempotency-Key": "hold"}
-        codes: list[str | None] = []
-        barrier = threading.Barrier(6)
-
-        def send() -> None:
-            with httpx.Client(base_url=served.base_url, headers=headers) as client:
-                barrier.wait()
-                response = client.post("/v1/tags", json={"name": "held", "kind": "deal"})
-                codes.append(code(response) if response.status_code == 409 else None)
-
-        threads = [threading.Thread(target=send) for _ in range(6)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        assert "idempotency_key_in_flight" in codes, codes
