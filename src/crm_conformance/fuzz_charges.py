@@ -22,13 +22,12 @@ Where no requirement states what a check checks, the choice is written beside it
   created one not found: ERR-012 ("404 not_found for a well-formed id with no record").
 """
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
 import httpx
 
-from crm_conformance import outcomes
+from crm_conformance import outcomes, retries
 from crm_conformance.catalogue import load_catalogue
 
 BY_CHECK: Mapping[str, tuple[str, ...]] = {
@@ -216,16 +215,9 @@ def _is_negative(case: Any) -> bool:
 
 def is_gateway_answer(response: httpx.Response) -> bool:
     """Whether `response` is a transport fault's and not the service's answer (DESIGN.md,
-    "On a real network"): any 503, or a 502 or 504 without the error envelope."""
-    if response.status_code == 503:
-        return True
-    if response.status_code not in (502, 504):
-        return False
-    try:
-        body = json.loads(response.content)
-    except ValueError:
-        return True
-    return not (isinstance(body, dict) and isinstance(body.get("error"), dict))
+    "On a real network"): any 503, or a 502 or 504 without the error envelope. One
+    definition, the retry policy's (`retries.fault_of_answer`)."""
+    return retries.fault_of_answer(response, retry=False) is not None
 
 
 def request_line(response: httpx.Response) -> str:
