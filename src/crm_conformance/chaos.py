@@ -104,11 +104,20 @@ class Chaos:
     whatever the run; which request is the n-th depends on the run's concurrency.
     """
 
-    def __init__(self, mode: str, *, seed: int = CHAOS_SEED, rate: float | None = None) -> None:
+    def __init__(
+        self,
+        mode: str,
+        *,
+        seed: int = CHAOS_SEED,
+        rate: float | None = None,
+        tail: float = SLOW_TAIL_SECONDS,
+    ) -> None:
         if mode not in CHAOS_MODES:
             raise ValueError(f"unknown chaos mode: {mode!r}; known: {sorted(CHAOS_MODES)}")
         self.mode = CHAOS_MODES[mode]
         self.rate = self.mode.rate if rate is None else rate
+        self.tail = tail
+        """How late a `slow_tail` answer comes, in seconds."""
         self._rng = random.Random(seed)
         self.struck = 0
         """Requests faulted so far."""
@@ -133,7 +142,7 @@ class Chaos:
             await _nginx_page(504, "Gateway Time-out")(scope, receive, send)
         elif name == "slow_tail":
             answer = await forward()
-            await asyncio.sleep(SLOW_TAIL_SECONDS)
+            await asyncio.sleep(self.tail)
             await answer(scope, receive, send)
         else:
             await _cut(await forward(), send)

@@ -110,10 +110,18 @@ class WireFaultProxy:
         """The service's answer to `request`, with the faults' edits."""
         if self._client is None:
             self._client = httpx.AsyncClient(timeout=30)
+        # The path as it came, still percent-encoded: a fuzz case's path may hold bytes
+        # (a control character, a space) that a decoded path cannot be sent with again.
+        upstream = httpx.URL(self.upstream)
+        query = request.scope["query_string"]
+        target = upstream.copy_with(
+            raw_path=upstream.raw_path.rstrip(b"/")
+            + request.scope["raw_path"]
+            + (b"?" + query if query else b"")
+        )
         answer = await self._client.request(
             request.method,
-            self.upstream + request.url.path,
-            params=request.url.query,
+            target,
             headers=_without(dict(request.headers), *_HOP_BY_HOP),
             content=await request.body(),
         )

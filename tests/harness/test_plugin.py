@@ -699,7 +699,7 @@ def test_spent_retries_are_an_error_the_verdict_calls_target_unavailable(
     info = RunInfo("0", None, {"base_url": url}, None, "quick", "s", "f")
     summary = build_summary(records, info, load_catalogue())
     assert (
-        "NOTHING FAILED, BUT 1 TESTS COULD NOT RUN: the target was unavailable (502 ×4)"
+        "NOTHING FAILED, BUT 1 TEST COULD NOT RUN: the target was unavailable (502 ×4)"
         in (summary["headline"])
     )
     assert summary["unavailable"] == {"tests": 1, "faults": {"502": 4}}

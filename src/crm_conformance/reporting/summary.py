@@ -210,8 +210,10 @@ def headline(summary: dict[str, Any]) -> str:
         plural = "s" if failed != 1 else ""
         return f"NOT CONFORMANT: {failed} requirement{plural} failed; {share}"
     if stuck:
+        tests_word = "TEST" if stuck == 1 else "TESTS"
         return (
-            f"NOTHING FAILED, BUT {stuck} TESTS COULD NOT RUN{_why_stuck(summary, stuck)}; {share}"
+            f"NOTHING FAILED, BUT {stuck} {tests_word} COULD NOT RUN"
+            f"{_why_stuck(summary, stuck)}; {share}"
         )
     if testable and verified == testable:
         return f"CONFORMANT: nothing failed; {share}"
