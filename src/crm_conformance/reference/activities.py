@@ -113,7 +113,9 @@ def create_activity(call: Call) -> Reply:
         description = None
     statuses = STATUSES if call.settings.has_fault("activity_create_takes_any_status") else None
     status = fields.string("status", nullable=False, choices=statuses or BODY_STATUSES)
-    creatable = TYPES if call.settings.has_fault("resume_conversation_creatable") else BODY_TYPES
+    creatable: tuple[str, ...] = (
+        TYPES if call.settings.has_fault("resume_conversation_creatable") else BODY_TYPES
+    )
     if call.settings.has_fault("activity_follow_up_type_refused"):
         creatable = tuple(t for t in creatable if t != "follow_up")
     kind = fields.string("type", nullable=False, choices=creatable)

@@ -12,8 +12,9 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from crm_conformance.adapter_kit import Problem
 from crm_conformance.reference import contacts, field_definitions
-from crm_conformance.reference.api_errors import ApiError, Problem, validation_failed
+from crm_conformance.reference.api_errors import ApiError, validation_failed
 from crm_conformance.reference.clock import parse_instant, stamp
 from crm_conformance.reference.listing import parse_params
 from crm_conformance.reference.reply import Reply

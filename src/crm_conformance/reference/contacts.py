@@ -28,7 +28,7 @@ from crm_conformance.reference import (
 from crm_conformance.reference.api_errors import ApiError, bad_query, not_found
 from crm_conformance.reference.clock import parse_instant
 from crm_conformance.reference.identifiers import is_id
-from crm_conformance.reference.listing import ListSpec, parse_since
+from crm_conformance.reference.listing import ListSpec, SortKey, parse_since
 from crm_conformance.reference.reply import Reply
 from crm_conformance.reference.request_body import BodyFields
 from crm_conformance.reference.routing import Call, RouteTable
@@ -79,12 +79,19 @@ SPEC = ListSpec(
     default_sort=("-created_at",),
     expands=frozenset({"organization"}),
 )
+
+
+def _field(name: str) -> SortKey:
+    """Sorts by a contact's `name`, absent as null."""
+    return lambda row: row.get(name)
+
+
 WIDE_SPEC = replace(
     SPEC,
     sort_keys={
         **SPEC.sort_keys,
         **{
-            name: (lambda r, name=name: r.get(name))
+            name: _field(name)
             for name in (
                 *("id", "visibility", "phone", "address", "city", "state", "job_title"),
                 *("company_name", "organization_id", "owner_id", "lost_reason", "external_id"),

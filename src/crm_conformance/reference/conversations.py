@@ -20,8 +20,9 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
+from crm_conformance.adapter_kit import Problem
 from crm_conformance.reference import conversation_moves, owners
-from crm_conformance.reference.api_errors import ApiError, Problem, not_found, validation_failed
+from crm_conformance.reference.api_errors import ApiError, not_found, validation_failed
 from crm_conformance.reference.clock import now_stamp
 from crm_conformance.reference.conversation_moves import Handler, Holding, MoveRefused
 from crm_conformance.reference.identifiers import is_id
@@ -181,11 +182,11 @@ def close_conversation(call: Call) -> Reply:
     ):
         raise validation_failed([Problem("body", "must be a JSON object", "type")])
     fields = BodyFields(body, allowed=("outcome", "won_reason"))
-    outcomes = conversation_moves.OUTCOMES
+    outcomes: tuple[str, ...] = conversation_moves.OUTCOMES
     if call.settings.has_fault("spam_outcome_refused"):
         outcomes = tuple(o for o in outcomes if o != "spam")
     outcome = fields.string("outcome", choices=outcomes) or "resolved"
-    won_reasons = conversation_moves.WON_REASONS
+    won_reasons: tuple[str, ...] = conversation_moves.WON_REASONS
     if call.settings.has_fault("won_reason_list_outdated"):
         won_reasons = tuple(r for r in won_reasons if r != "service_completed")
     won_reason = fields.string("won_reason", choices=won_reasons)

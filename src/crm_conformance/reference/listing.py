@@ -10,8 +10,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from crm_conformance.adapter_kit import Problem
 from crm_conformance.reference import cursors
-from crm_conformance.reference.api_errors import ApiError, Problem, bad_query, validation_failed
+from crm_conformance.reference.api_errors import ApiError, bad_query, validation_failed
 from crm_conformance.reference.clock import parse_instant, stamp
 from crm_conformance.reference.reply import compact
 from crm_conformance.reference.settings import ServerSettings

@@ -12,7 +12,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from crm_conformance.reference.api_errors import ApiError, Problem, validation_failed
+from crm_conformance.adapter_kit import Problem
+from crm_conformance.reference.api_errors import ApiError, validation_failed
 from crm_conformance.reference.clock import parse_instant, stamp
 from crm_conformance.reference.identifiers import is_id
 

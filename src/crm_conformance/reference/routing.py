@@ -32,8 +32,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from crm_conformance.adapter_kit import Problem
 from crm_conformance.reference import idempotency, policy
-from crm_conformance.reference.api_errors import ApiError, Problem, bad_query, validation_failed
+from crm_conformance.reference.api_errors import ApiError, bad_query, validation_failed
 from crm_conformance.reference.clock import now_stamp, parse_instant
 from crm_conformance.reference.identifiers import (
     RENDERED_PREFIX_FAULTS,
@@ -201,8 +202,8 @@ class Call:
                 )
 
             # The text `compact` gives the list: its items' texts, joined.
-            rows = tx.memo(key, lambda: "[" + ",".join(encoded(row) for row in page.rows) + "]")
-            return Reply(200, EncodedJson(encoded_collection(page, rows)))
+            text = tx.memo(key, lambda: "[" + ",".join(encoded(row) for row in page.rows) + "]")
+            return Reply(200, EncodedJson(encoded_collection(page, text)))
         data = [self._project(render(row), params.fields) for row in page.rows]
         if fields_drops_id:
             # "id was not asked for": the list projection forgets id is always returned

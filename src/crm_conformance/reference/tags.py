@@ -108,7 +108,7 @@ def create_tag(call: Call) -> Reply:
     )
     if name and not name.strip():
         fields.problem("name", "must not be blank", "blank")
-    kinds = CATALOGUES
+    kinds: tuple[str, ...] = CATALOGUES
     if call.settings.has_fault("tag_organization_catalogue_missing"):
         kinds = ("contact", "deal")
     catalogue = fields.string(selector, required=True, choices=kinds)
