@@ -21,7 +21,6 @@ from crm_conformance import (
     ApiClient,
     RecordFactory,
     absent_id,
-    document,
     expect_enum,
     expect_error,
     expect_error_among,
@@ -34,6 +33,7 @@ from crm_conformance import (
     expect_value,
     stamp,
 )
+from crm_conformance.core import document
 
 ACTIVITIES = "/v1/activities"
 BODY_TYPES = document.enum("ActivityCreateRequest", "type")

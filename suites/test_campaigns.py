@@ -19,8 +19,6 @@ from crm_conformance import (
     ApiClient,
     ConformanceFailure,
     RecordFactory,
-    conventions,
-    document,
     error_of,
     expect_enum,
     expect_error,
@@ -30,6 +28,7 @@ from crm_conformance import (
     expect_success,
     expect_value,
 )
+from crm_conformance.core import conventions, document
 
 STATUSES = document.enum("Campaign", "status")
 

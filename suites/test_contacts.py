@@ -25,7 +25,6 @@ from crm_conformance import (
     AdapterClient,
     ApiClient,
     RecordFactory,
-    conventions,
     expect_enum,
     expect_error,
     expect_identifier,
@@ -42,6 +41,7 @@ from crm_conformance import (
     matches,
     phone_number,
 )
+from crm_conformance.core import conventions
 
 CONTACTS = "/v1/contacts"
 STATUSES = ("open", "on_hold", "won", "lost")

@@ -24,8 +24,6 @@ from crm_conformance import (
     ConformanceFailure,
     RecordFactory,
     absent_id,
-    conventions,
-    document,
     expect_enum,
     expect_error,
     expect_identifier,
@@ -38,6 +36,7 @@ from crm_conformance import (
     expect_value,
     instant,
 )
+from crm_conformance.core import conventions, document
 
 OUTCOMES = document.enum("ConversationCloseRequest", "outcome")
 WON_REASONS = document.enum("ConversationCloseRequest", "won_reason")

@@ -19,7 +19,6 @@ import pytest
 from crm_conformance import (
     ApiClient,
     RecordFactory,
-    document,
     error_of,
     expect_error,
     expect_status,
@@ -27,6 +26,7 @@ from crm_conformance import (
     refill_window,
     run_checks,
 )
+from crm_conformance.core import document
 
 MISSING_CONTACT = "/v1/contacts/con_" + "0" * 32
 """A well-formed contact id that names no record (ids are 32 random hex characters)."""

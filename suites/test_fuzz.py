@@ -6,11 +6,11 @@ examples, coverage and fuzzing phases with valid and invalid data. Requests go t
 the harness client (`api`), schemathesis's own probes too (`fuzz.sent_through`): the run's
 token, pacing, retries, budget, redaction and exchange log apply.
 Points the document leaves open are settled in the fuzz layer's overlay
-(`crm_conformance.fuzz`), never by dropping a failure here. Outside the embedded
+(`crm_conformance.fuzz.layer`), never by dropping a failure here. Outside the embedded
 reference server no undeclared method is sent and no write may reach a record the run
 did not create (`fuzz.sends_to`); an operation whose every case was held back is skipped
 as not applicable, never passed. The seed is printed; `--hypothesis-seed=N` replays it.
-The profile (`crm_conformance.profiles`) sets the cases per operation; `deep` runs each
+The profile (`crm_conformance.core.profiles`) sets the cases per operation; `deep` runs each
 operation in rounds until its share of `--fuzz-minutes` is spent.
 """
 
@@ -19,7 +19,8 @@ from typing import Any
 
 import pytest
 
-from crm_conformance import ApiClient, Target, fuzz
+from crm_conformance import ApiClient, Target
+from crm_conformance.fuzz import layer as fuzz
 
 SEED = fuzz.run_seed()
 schema = fuzz.load(seed=SEED, coverage_when_run=True)

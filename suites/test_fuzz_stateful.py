@@ -16,7 +16,8 @@ import hypothesis
 import pytest
 from schemathesis.core.failures import FailureGroup
 
-from crm_conformance import ApiClient, Target, fuzz
+from crm_conformance import ApiClient, Target
+from crm_conformance.fuzz import layer as fuzz
 
 SEED = fuzz.run_seed()
 CHECKS = fuzz.harness_checks()

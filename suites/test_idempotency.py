@@ -20,13 +20,13 @@ import pytest
 from crm_conformance import (
     ApiClient,
     RecordFactory,
-    document,
     expect_error,
     expect_success,
     expect_true,
     expect_value,
     stamp,
 )
+from crm_conformance.core import document
 
 KEY_HEADER = "Idempotency-Key"
 REPLAY_HEADER = "Idempotent-Replay"

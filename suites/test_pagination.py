@@ -20,7 +20,6 @@ import pytest
 from crm_conformance import (
     ApiClient,
     RecordFactory,
-    document,
     expect_error,
     expect_identifier,
     expect_present,
@@ -33,6 +32,7 @@ from crm_conformance import (
     instant,
     with_cursor,
 )
+from crm_conformance.core import document
 
 LIMIT = document.page_limit()
 DIRECTORY_LISTS = ("/v1/users", "/v1/audiences")

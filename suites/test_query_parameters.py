@@ -19,7 +19,6 @@ import pytest
 from crm_conformance import (
     ApiClient,
     RecordFactory,
-    document,
     error_of,
     expect_error,
     expect_narrowed,
@@ -32,6 +31,7 @@ from crm_conformance import (
     instant,
     with_cursor,
 )
+from crm_conformance.core import document
 
 CONTACTS = "/v1/contacts"
 MAX_EXPAND = document.max_expand()

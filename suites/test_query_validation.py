@@ -24,7 +24,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from crm_conformance import ApiClient, RecordFactory, document, expect_error
+from crm_conformance import ApiClient, RecordFactory, expect_error
+from crm_conformance.core import document
 
 STATUSES = document.enum("Contact", "status")
 SCORES = document.enum("Contact", "score")

@@ -9,7 +9,7 @@ for every token (403 `local_write_denied`).
 The matrix covers every operation `spec/openapi.yaml` gives a scope (`x-scopes`) and the
 deletion feed of every resource the target file names a value for
 (`deleted_records_values`): the scope alone is enough, and a token with every scope but
-that one is refused. Each call is one the target accepts (`crm_conformance.operations`:
+that one is refused. Each call is one the target accepts (`crm_conformance.steps.operations`:
 a body the document shows or the target's convention, a record in a state the operation
 allows), so the only thing wrong with it is the token. Tokens are minted once per scope
 set per module (`ScopedTokens`).
@@ -17,7 +17,7 @@ set per module (`ScopedTokens`).
 Policy tests mirror an entity in the second workspace (`tokens.other_workspace`), so
 the rest of a parallel run, which works in the first, is not refused meanwhile; and
 every test that uses the second workspace holds it alone while it runs (the
-`other_api` fixture, `crm_conformance.run_lock`).
+`other_api` fixture, `crm_conformance.core.run_lock`).
 """
 
 from collections.abc import Callable, Iterable, Iterator
@@ -33,18 +33,17 @@ from crm_conformance import (
     ApiClient,
     Target,
     Workspace,
-    conventions,
     discover,
-    document,
     expect_error,
     expect_status,
     expect_success,
     expect_true,
     expect_value,
     matches,
-    operations,
     words_in,
 )
+from crm_conformance.core import conventions, document
+from crm_conformance.steps import operations
 
 DOCUMENT_SCOPES: tuple[str, ...] = (
     "contacts:read",

@@ -19,7 +19,6 @@ import pytest
 from crm_conformance import (
     ApiClient,
     RecordFactory,
-    document,
     expect_error,
     expect_narrowed,
     expect_organization,
@@ -31,6 +30,7 @@ from crm_conformance import (
     ids_of,
     instant,
 )
+from crm_conformance.core import document
 
 SEARCH = "/v1/contacts/search"
 LIMIT = document.page_limit()

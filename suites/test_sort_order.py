@@ -25,13 +25,13 @@ import pytest
 from crm_conformance import (
     ApiClient,
     RecordFactory,
-    document,
     expect_error,
     expect_true,
     expect_walk,
     ids_of,
     with_cursor,
 )
+from crm_conformance.core import document
 
 CONTACTS = "/v1/contacts"
 TIED = 4

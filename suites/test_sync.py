@@ -26,7 +26,6 @@ from crm_conformance import (
     AdapterClient,
     ApiClient,
     RecordFactory,
-    conventions,
     expect_error,
     expect_pages,
     expect_status,
@@ -36,6 +35,7 @@ from crm_conformance import (
     stamp,
     strings_in,
 )
+from crm_conformance.core import conventions
 
 FEED = "/v1/deleted-records"
 

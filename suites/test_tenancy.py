@@ -45,8 +45,6 @@ from crm_conformance import (
     AdapterError,
     ApiClient,
     absent_id,
-    conventions,
-    document,
     error_of,
     expect_error,
     expect_pages,
@@ -59,6 +57,7 @@ from crm_conformance import (
     strings_in,
     with_cursor,
 )
+from crm_conformance.core import conventions, document
 
 TENANT_HEADERS = {
     "X-Workspace-Id": "secondary",

@@ -24,7 +24,6 @@ import pytest
 from crm_conformance import (
     ApiClient,
     RecordFactory,
-    conventions,
     error_of,
     expect_error,
     expect_status,
@@ -32,6 +31,7 @@ from crm_conformance import (
     instant,
     stamp,
 )
+from crm_conformance.core import conventions
 
 CONTACT_PATH = "/v1/contacts/{contact_id}"
 """The one retrieve the document shows ("GET /v1/contacts/{contact_id} retrieves one

@@ -5,10 +5,10 @@ every requirement it cites holds the choice (`decision` or `limitation`)."""
 import re
 from pathlib import Path
 
-from crm_conformance.catalogue import load_catalogue
+from crm_conformance.core.catalogue import load_catalogue
 from crm_conformance.reference.faults import FAULTS
 from crm_conformance.reference.variants import VARIANTS
-from crm_conformance.wire_faults import WIRE_FAULTS
+from crm_conformance.selftest.wire_faults import WIRE_FAULTS
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "decisions.md"

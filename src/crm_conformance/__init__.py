@@ -27,15 +27,16 @@ from crm_conformance._errors import (
     TargetUnreachable,
     UsageError,
 )
-from crm_conformance.failure import ConformanceFailure
+from crm_conformance.core.failure import ConformanceFailure
 
 if TYPE_CHECKING:
-    from crm_conformance import conventions, document, fuzz, operations
-    from crm_conformance.adapter_client import AdapterClient, Fixtures, IssuedToken, Workspace
-    from crm_conformance.capabilities import Capabilities, discover
-    from crm_conformance.checks import is_timestamp, run_checks
-    from crm_conformance.client import ApiClient
-    from crm_conformance.expect import (
+    from crm_conformance.adapter.client import AdapterClient, Fixtures, IssuedToken, Workspace
+    from crm_conformance.core.capabilities import Capabilities, discover
+    from crm_conformance.core.checks import is_timestamp, run_checks
+    from crm_conformance.core.client import ApiClient
+    from crm_conformance.core.pacing import refill_window
+    from crm_conformance.core.target import Target
+    from crm_conformance.steps.expect import (
         error_of,
         expect_enum,
         expect_error,
@@ -63,54 +64,52 @@ if TYPE_CHECKING:
         with_cursor,
         words_in,
     )
-    from crm_conformance.factories import RecordFactory, absent_id, phone_number, stamp
-    from crm_conformance.pacing import refill_window
-    from crm_conformance.target import Target
+    from crm_conformance.steps.factories import RecordFactory, absent_id, phone_number, stamp
 
 __version__ = "0.1.0"
 
 _LAZY = {
-    "AdapterClient": "adapter_client",
-    "ApiClient": "client",
-    "Capabilities": "capabilities",
-    "Fixtures": "adapter_client",
-    "IssuedToken": "adapter_client",
-    "RecordFactory": "factories",
-    "Target": "target",
-    "Workspace": "adapter_client",
-    "absent_id": "factories",
-    "discover": "capabilities",
-    "error_of": "expect",
-    "expect_enum": "expect",
-    "expect_error": "expect",
-    "expect_error_among": "expect",
-    "expect_identifier": "expect",
-    "expect_narrowed": "expect",
-    "expect_organization": "expect",
-    "expect_owner": "expect",
-    "expect_pages": "expect",
-    "expect_present": "expect",
-    "expect_refused_body": "expect",
-    "expect_status": "expect",
-    "expect_success": "expect",
-    "expect_timestamp": "expect",
-    "expect_true": "expect",
-    "expect_type_or_null": "expect",
-    "expect_unset_custom_fields": "expect",
-    "expect_value": "expect",
-    "expect_walk": "expect",
-    "first_page": "expect",
-    "ids_of": "expect",
-    "instant": "expect",
-    "is_timestamp": "checks",
-    "matches": "expect",
-    "phone_number": "factories",
-    "refill_window": "pacing",
-    "run_checks": "checks",
-    "stamp": "factories",
-    "strings_in": "expect",
-    "with_cursor": "expect",
-    "words_in": "expect",
+    "AdapterClient": "adapter.client",
+    "ApiClient": "core.client",
+    "Capabilities": "core.capabilities",
+    "Fixtures": "adapter.client",
+    "IssuedToken": "adapter.client",
+    "RecordFactory": "steps.factories",
+    "Target": "core.target",
+    "Workspace": "adapter.client",
+    "absent_id": "steps.factories",
+    "discover": "core.capabilities",
+    "error_of": "steps.expect",
+    "expect_enum": "steps.expect",
+    "expect_error": "steps.expect",
+    "expect_error_among": "steps.expect",
+    "expect_identifier": "steps.expect",
+    "expect_narrowed": "steps.expect",
+    "expect_organization": "steps.expect",
+    "expect_owner": "steps.expect",
+    "expect_pages": "steps.expect",
+    "expect_present": "steps.expect",
+    "expect_refused_body": "steps.expect",
+    "expect_status": "steps.expect",
+    "expect_success": "steps.expect",
+    "expect_timestamp": "steps.expect",
+    "expect_true": "steps.expect",
+    "expect_type_or_null": "steps.expect",
+    "expect_unset_custom_fields": "steps.expect",
+    "expect_value": "steps.expect",
+    "expect_walk": "steps.expect",
+    "first_page": "steps.expect",
+    "ids_of": "steps.expect",
+    "instant": "steps.expect",
+    "is_timestamp": "core.checks",
+    "matches": "steps.expect",
+    "phone_number": "steps.factories",
+    "refill_window": "core.pacing",
+    "run_checks": "core.checks",
+    "stamp": "steps.factories",
+    "strings_in": "steps.expect",
+    "with_cursor": "steps.expect",
+    "words_in": "steps.expect",
 }
 """Exported name -> the module (under crm_conformance) it is loaded from on first use."""
 
@@ -149,9 +148,7 @@ __all__ = [
     "Workspace",
     "__version__",
     "absent_id",
-    "conventions",
     "discover",
-    "document",
     "error_of",
     "expect_enum",
     "expect_error",
@@ -172,12 +169,10 @@ __all__ = [
     "expect_value",
     "expect_walk",
     "first_page",
-    "fuzz",
     "ids_of",
     "instant",
     "is_timestamp",
     "matches",
-    "operations",
     "phone_number",
     "refill_window",
     "run_checks",

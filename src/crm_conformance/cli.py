@@ -15,10 +15,10 @@ from typing import Any, TextIO
 
 import click
 
-from crm_conformance import profiles, waivers
 from crm_conformance._errors import ConformanceError, UsageError
-from crm_conformance.inert import TEXT_LIMIT, inert
-from crm_conformance.interruptible import EXIT_INTERRUPTED
+from crm_conformance.core import profiles, waivers
+from crm_conformance.core.inert import TEXT_LIMIT, inert
+from crm_conformance.run.interruptible import EXIT_INTERRUPTED
 
 
 class _Exit(click.ClickException):
@@ -155,7 +155,7 @@ def run(
 
     Arguments after `--` go to pytest unchanged.
     """
-    from crm_conformance import runner
+    from crm_conformance.run import runner
 
     request = runner.RunRequest(
         target=target,
@@ -176,7 +176,7 @@ def run(
 
     def call() -> int:
         if by_feature:
-            from crm_conformance import adapter_features
+            from crm_conformance.adapter import features as adapter_features
 
             click.echo(adapter_features.by_feature(request.suites_dir, list_only=list_only))
             return 0
@@ -213,11 +213,11 @@ def report(run_dirs: tuple[Path, ...], history: Path | None, merge: bool, out: P
     junit.xml, allure-results, and the certificate of a certified run); the exit code
     is the merged run's.
     """
-    from crm_conformance import html_report
+    from crm_conformance.run import html_report
 
     def merged() -> int:
-        from crm_conformance import runner
-        from crm_conformance.report_merge import merge_shards
+        from crm_conformance.run import runner
+        from crm_conformance.run.merge import merge_shards
 
         if out is None or not run_dirs:
             raise UsageError("--merge needs the shards' folders and --out DIR")
@@ -242,7 +242,7 @@ def report(run_dirs: tuple[Path, ...], history: Path | None, merge: bool, out: P
 @click.option("--base-url", help="API root; overrides the target file's base_url")
 def smoke(target: Path, base_url: str | None) -> None:
     """Check the setup: reachable, token accepted, a list answers JSON."""
-    from crm_conformance import smoke as smoke_module
+    from crm_conformance.run import smoke as smoke_module
 
     def call() -> int:
         for line in smoke_module.check(target_path=target, base_url=base_url):
@@ -260,7 +260,7 @@ def adapter_check(target: Path, base_url: str | None) -> None:
 
     Exit 0 when every feature GET /v1/health lists is ready, 1 when one is broken.
     """
-    from crm_conformance import adapter_check as adapter_check_module
+    from crm_conformance.adapter_check import command as adapter_check_module
 
     def call() -> int:
         checked = adapter_check_module.check_adapter(target_path=target, base_url=base_url)
@@ -292,8 +292,8 @@ def sweep(
     Exit 0 when nothing found remains, 1 when something remains or a list could not be
     read.
     """
-    from crm_conformance import ledger_sweep
-    from crm_conformance import sweep as sweep_module
+    from crm_conformance.run import ledger_sweep
+    from crm_conformance.run import sweep as sweep_module
 
     def call() -> int:
         result: ledger_sweep.LedgerSweep | sweep_module.SweepResult

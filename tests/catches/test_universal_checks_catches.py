@@ -5,7 +5,7 @@ failure lands on that rule's requirement (the plugin adds the id to the test's),
 fault counts as killed where it lives.
 """
 
-from crm_conformance.suite_run import run_suite
+from crm_conformance.selftest.suite_run import run_suite
 
 
 def test_a_contact_list_missing_an_always_present_field_is_caught() -> None:

@@ -15,9 +15,11 @@ import schemathesis
 from hypothesis.errors import FlakyStrategyDefinition
 from schemathesis.core.failures import FailureGroup
 
-from crm_conformance import fuzz, fuzz_charges, profiles
-from crm_conformance.catalogue import load_catalogue
-from crm_conformance.failure import ConformanceFailure
+from crm_conformance.core import profiles
+from crm_conformance.core.catalogue import load_catalogue
+from crm_conformance.core.failure import ConformanceFailure
+from crm_conformance.fuzz import charges as fuzz_charges
+from crm_conformance.fuzz import layer as fuzz
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 
@@ -352,7 +354,7 @@ def test_upsert_bodies_that_could_match_a_record_stay_on_the_embedded_server() -
 
 
 def test_only_the_embedded_reference_server_counts_as_embedded() -> None:
-    from crm_conformance.target import Target
+    from crm_conformance.core.target import Target
 
     assert fuzz.is_embedded(Target("http://x", sources={"base_url": "embedded reference server"}))
     assert not fuzz.is_embedded(Target("http://x", sources={"base_url": "target file t.toml"}))

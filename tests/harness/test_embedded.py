@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ET
 import httpx
 import pytest
 
-from crm_conformance.embedded import EmbeddedServer
+from crm_conformance.plugin.embedded import EmbeddedServer
 
 pytest_plugins = ["pytester"]
 

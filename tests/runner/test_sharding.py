@@ -12,17 +12,18 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from crm_conformance import UsageError, paths
+from crm_conformance import UsageError
 from crm_conformance.cli import main
-from crm_conformance.outcomes import OUTCOMES_FILE
-from crm_conformance.sharding import SHARD_FILE, Plan, Shard, by_module, module_of
+from crm_conformance.core import paths
+from crm_conformance.core.outcomes import OUTCOMES_FILE
+from crm_conformance.core.partition import SHARD_FILE, Plan, Shard, by_module, module_of
 
 REAL_SUITES = paths.SUITES_DIR
 
 MODULES = {
     "test_one.py": """
         import pytest
-        from crm_conformance.failure import ConformanceFailure
+        from crm_conformance.core.failure import ConformanceFailure
 
         @pytest.mark.req("HDR-001")
         @pytest.mark.parametrize("n", range(4))

@@ -11,16 +11,16 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from crm_conformance import run_lock
-from crm_conformance.outcomes import PROP_ADAPTER_FEATURE, PROP_OBSERVATION
+from crm_conformance.core import run_lock
+from crm_conformance.core.outcomes import PROP_ADAPTER_FEATURE, PROP_OBSERVATION
 from crm_conformance.plugin.session import RunState, ensure_target, jsonable, state_of
 
 if TYPE_CHECKING:
-    from crm_conformance.adapter_client import AdapterClient
-    from crm_conformance.capabilities import Capabilities
-    from crm_conformance.client import ApiClient
-    from crm_conformance.factories import RecordFactory
-    from crm_conformance.target import Target
+    from crm_conformance.adapter.client import AdapterClient
+    from crm_conformance.core.capabilities import Capabilities
+    from crm_conformance.core.client import ApiClient
+    from crm_conformance.core.target import Target
+    from crm_conformance.steps.factories import RecordFactory
 
 _ADAPTER = pytest.StashKey["AdapterClient"]()
 
@@ -32,7 +32,7 @@ def target(pytestconfig: pytest.Config) -> "Target":
 
 
 def _client(state: RunState, token: str | None) -> "ApiClient":
-    from crm_conformance.client import ApiClient
+    from crm_conformance.core.client import ApiClient
 
     assert state.target is not None and state.redactor is not None
     client = ApiClient(
@@ -88,7 +88,7 @@ def _adapter_or_none(config: pytest.Config) -> "AdapterClient | None":
         return None
     cached = config.stash.get(_ADAPTER, None)
     if cached is None:
-        from crm_conformance.adapter_client import AdapterClient
+        from crm_conformance.adapter.client import AdapterClient
 
         cached = AdapterClient(
             adapter_url=target.adapter_url,
@@ -119,7 +119,7 @@ def adapter(pytestconfig: pytest.Config) -> "AdapterClient":
     """AdapterClient for adapter_url; skipped when the target has none."""
     client = _adapter_or_none(pytestconfig)
     if client is None:
-        from crm_conformance.factories import NO_ADAPTER
+        from crm_conformance.steps.factories import NO_ADAPTER
 
         pytest.skip(NO_ADAPTER)
     return client
@@ -154,7 +154,7 @@ def factory(
     unique: Callable[[str], str],
 ) -> "RecordFactory":
     """RecordFactory: contacts, deals, tags, conversations, tokens, ... with the run prefix."""
-    from crm_conformance.factories import RecordFactory
+    from crm_conformance.steps.factories import RecordFactory
 
     return RecordFactory(
         api=api,
@@ -171,7 +171,7 @@ def module_factory(
 ) -> "RecordFactory":
     """A `RecordFactory` shared by one module's tests (in each process running them): for
     the records a matrix reads and never changes, made once instead of per point."""
-    from crm_conformance.factories import RecordFactory
+    from crm_conformance.steps.factories import RecordFactory
 
     return RecordFactory(
         api=api,
@@ -215,7 +215,7 @@ def convention(target: "Target") -> Callable[[str], str]:
 @pytest.fixture(scope="session")
 def capabilities(pytestconfig: pytest.Config, target: "Target", api: "ApiClient") -> "Capabilities":
     """Scopes per token and write policy, read from the target, else from the target file."""
-    from crm_conformance.capabilities import discover
+    from crm_conformance.core.capabilities import discover
 
     clients = {"full": api}
     other = target.token("other_workspace")

@@ -45,7 +45,7 @@ from typing import Any
 
 import pytest
 
-from crm_conformance import profiles
+from crm_conformance.core import profiles
 from crm_conformance.plugin.ordering import weight
 from crm_conformance.plugin.session import is_worker, shared_pacing_dir, state_of
 

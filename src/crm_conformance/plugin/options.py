@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from crm_conformance import profiles, waivers
 from crm_conformance._errors import CatalogueError, UsageError
+from crm_conformance.core import profiles, waivers
 
 DEFAULT_REQUEST_BUDGET = 20_000
 _RUN_ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
@@ -75,7 +75,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--crm-outcomes",
         dest="crm_outcomes",
         metavar="FILE",
-        help="write the outcome records of the run (JSON lines, crm_conformance.outcomes) here",
+        help="write the outcome records of the run (JSON lines, core.outcomes) here",
     )
 
 
@@ -161,7 +161,7 @@ def _classes(raw: str | None) -> frozenset[str] | None:
     """The claimed classes (core always), from the catalogue's names; None claims none."""
     if raw is None:
         return None
-    from crm_conformance.catalogue import load_catalogue
+    from crm_conformance.core.catalogue import load_catalogue
 
     try:
         known = list(load_catalogue().classes)

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from crm_conformance.inert import inert, inert_lines
-from crm_conformance.outcomes import (
+from crm_conformance.core.inert import inert, inert_lines
+from crm_conformance.core.outcomes import (
     PROP_CAUSE,
     PROP_CLASS,
     PROP_FAILED,
@@ -31,9 +31,9 @@ from crm_conformance.outcomes import (
 from crm_conformance.plugin.session import STATE, jsonable
 
 if TYPE_CHECKING:
+    from crm_conformance.core.redaction import Redactor
+    from crm_conformance.core.retries import Fault
     from crm_conformance.plugin.session import RunState
-    from crm_conformance.redaction import Redactor
-    from crm_conformance.retries import Fault
 
 _EXCHANGE_MARK = pytest.StashKey[tuple[int, int]]()
 """Where the log stood when a test started: (exchanges, 429s without Retry-After)."""
@@ -72,7 +72,7 @@ def _charged(item: pytest.Item, exc: BaseException) -> list[tuple[str, Any]]:
     classes, so the report shows it on that requirement's row. A failure that does not
     say which requirement it breaks (a plain assert) is charged to every id the test names.
     """
-    from crm_conformance.catalogue import load_catalogue
+    from crm_conformance.core.catalogue import load_catalogue
 
     named = [str(value) for name, value in item.user_properties if name == PROP_REQUIREMENT]
     said = failed_requirements(exc)
@@ -168,7 +168,7 @@ def _tallied(faults: "list[Fault]") -> dict[str, dict[str, int]]:
 
 def _redactor(state: "RunState | None") -> "Redactor":
     """The run's redactor; outside a run, one filtering token shapes only."""
-    from crm_conformance.redaction import Redactor
+    from crm_conformance.core.redaction import Redactor
 
     return state.redactor if state is not None and state.redactor is not None else Redactor()
 
@@ -181,7 +181,7 @@ def _one_line(cause: str, state: "RunState | None") -> str:
 
 def _clean_report(report: pytest.TestReport, redactor: "Redactor") -> None:
     """What reaches the terminal, JUnit or a worker's report: no token value (DESIGN.md
-    principle 4), and the target's text inert (`crm_conformance.inert`).
+    principle 4), and the target's text inert (`crm_conformance.core.inert`).
 
     Redacted first, so a cut never leaves half a secret; each line cut on its own, so a
     target's 1 MB message leaves the traceback around it readable.

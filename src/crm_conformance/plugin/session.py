@@ -5,7 +5,7 @@ target and the client machinery every test shares (redactor, exchange log, reque
 budget, circuit breaker). A given target is probed once before any test, so an
 unreachable one is one message, not N errors. With no target given, each process
 that tests starts its own embedded reference server, in a child process
-(`crm_conformance.embedded`), and stops it at the end.
+(`crm_conformance.plugin.embedded`), and stops it at the end.
 """
 
 import functools
@@ -24,12 +24,12 @@ import pytest
 from crm_conformance.plugin.options import Options, read_options
 
 if TYPE_CHECKING:
-    from crm_conformance.client import CircuitBreaker, ExchangeLog, RequestBudget
-    from crm_conformance.embedded import EmbeddedServer
-    from crm_conformance.ledger import Ledger
-    from crm_conformance.pacing import Pacer
-    from crm_conformance.redaction import Redactor
-    from crm_conformance.target import Target
+    from crm_conformance.core.client import CircuitBreaker, ExchangeLog, RequestBudget
+    from crm_conformance.core.ledger import Ledger
+    from crm_conformance.core.pacing import Pacer
+    from crm_conformance.core.redaction import Redactor
+    from crm_conformance.core.target import Target
+    from crm_conformance.plugin.embedded import EmbeddedServer
 
 BREAKER_THRESHOLD = 8
 """Consecutive 5xx or connection errors after which a run stops."""
@@ -82,10 +82,10 @@ class RunState:
         has its tokens' allowances kept in the run's pacing directory with the other
         workers'; a worker's own embedded server answers it alone, so it paces alone, in
         memory (a file lock per request cost a worker up to 1.6 s of a quick run)."""
-        from crm_conformance.client import CircuitBreaker, ExchangeLog, RequestBudget
-        from crm_conformance.ledger import LEDGER_FILE, Ledger
-        from crm_conformance.pacing import FileLedger, Pacer
-        from crm_conformance.redaction import Redactor
+        from crm_conformance.core.client import CircuitBreaker, ExchangeLog, RequestBudget
+        from crm_conformance.core.ledger import LEDGER_FILE, Ledger
+        from crm_conformance.core.pacing import FileLedger, Pacer
+        from crm_conformance.core.redaction import Redactor
 
         self.target = target
         directory = self.pacing_dir if shared else None
@@ -129,7 +129,7 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     if options.names_a_target:
         from crm_conformance._errors import TargetFileError
-        from crm_conformance.target import load_target
+        from crm_conformance.core.target import load_target
 
         try:
             state.adopt(load_target(path=options.target_path, base_url=options.base_url))
@@ -166,8 +166,8 @@ def probe(target: "Target") -> str | None:
     import httpx
 
     from crm_conformance._errors import ExchangeBoundExceeded
-    from crm_conformance.bounds import ExchangeBounds, get_bounded
-    from crm_conformance.inert import inert
+    from crm_conformance.core.bounds import ExchangeBounds, get_bounded
+    from crm_conformance.core.inert import inert
 
     url = target.base_url + "/v1/me"
     token = target.tokens["full"]
@@ -218,14 +218,14 @@ def start_reference(state: RunState) -> "Target":
     the one started as collection began, else one started now.
 
     In a process of its own, one per pytest process, so xdist workers never queue behind
-    one interpreter (`crm_conformance.embedded`).
+    one interpreter (`crm_conformance.plugin.embedded`).
     """
     server = state.booting if state.booting is not None else _spawn(state)
     return server.target()
 
 
 def _spawn(state: RunState) -> "EmbeddedServer":
-    from crm_conformance.embedded import EmbeddedServer
+    from crm_conformance.plugin.embedded import EmbeddedServer
 
     server = EmbeddedServer.spawn()
     state.closers.append(server.stop)
@@ -244,7 +244,7 @@ def pytest_collection(session: pytest.Session) -> None:
     controller = getattr(config.option, "dist", "no") != "no" and not is_worker(config)
     if controller or config.option.collectonly:
         return
-    from crm_conformance.paths import in_suites
+    from crm_conformance.core.paths import in_suites
     from crm_conformance.plugin.forks import forks
 
     if any(in_suites(Path(str(arg).split("::")[0])) for arg in config.args):
@@ -281,7 +281,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 def jsonable(config: pytest.Config, value: Any) -> Any:
     """`value` as plain JSON data (so it crosses xdist and lands in any report), redacted,
-    then each string inert (`crm_conformance.inert`): observations and exchanges quote
+    then each string inert (`crm_conformance.core.inert`): observations and exchanges quote
     the target."""
     text = json.dumps(value, default=str)
     state = config.stash.get(STATE, None)
@@ -291,7 +291,7 @@ def jsonable(config: pytest.Config, value: Any) -> Any:
 
 
 def _inert_strings(value: Any) -> Any:
-    from crm_conformance.inert import TEXT_LIMIT, inert
+    from crm_conformance.core.inert import TEXT_LIMIT, inert
 
     if isinstance(value, str):
         return inert(value, limit=TEXT_LIMIT, lines=True)

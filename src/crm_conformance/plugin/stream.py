@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from crm_conformance.outcomes import (
+from crm_conformance.core.outcomes import (
     PROP_CAUSE,
     PROP_CLASS,
     PROP_FAILED,
@@ -25,8 +25,8 @@ from crm_conformance.outcomes import (
     OutcomeRecord,
     append_record,
 )
+from crm_conformance.core.waivers import Waiver
 from crm_conformance.plugin.session import is_worker, state_of
-from crm_conformance.waivers import Waiver
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:

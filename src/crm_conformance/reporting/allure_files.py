@@ -38,9 +38,9 @@ def make_inert(result: Any) -> None:
 
     allure-pytest writes the exception's own text (`exconly()`), not the harness's
     report: an exception quoting the target would carry its escapes and its length
-    into the report a reader opens (`crm_conformance.inert`).
+    into the report a reader opens (`crm_conformance.core.inert`).
     """
-    from crm_conformance.inert import inert_lines
+    from crm_conformance.core.inert import inert_lines
 
     for part in (result, *getattr(result, "befores", ()), *getattr(result, "afters", ())):
         details = getattr(part, "statusDetails", None)

@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from crm_conformance._errors import TargetUnavailable
-from crm_conformance.catalogue import Catalogue
-from crm_conformance.inert import inert
-from crm_conformance.outcomes import ClassVerdict, Outcome, OutcomeRecord, Verdict, cause_for
+from crm_conformance.core.catalogue import Catalogue
+from crm_conformance.core.inert import inert
+from crm_conformance.core.outcomes import ClassVerdict, Outcome, OutcomeRecord, Verdict, cause_for
 
 _PRECEDENCE = (
     Verdict.FAILED,

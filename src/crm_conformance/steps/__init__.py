@@ -1,0 +1,1 @@
+"""Layer 4, the steps a suite test calls: expectations, factories, pages, operations."""
