@@ -9,7 +9,7 @@ from crm_conformance.adapter_check.probe import Probe
 from crm_conformance.core.redaction import FILTERED, Redactor
 from crm_conformance.core.target import target_from_data
 from crm_conformance.plugin.options import Options
-from crm_conformance.plugin.session import RunState
+from crm_conformance.plugin.state import RunState
 
 SECRET = "adapter-secret-c0ffee42"
 TARGET = target_from_data(

@@ -278,7 +278,7 @@ def test_workers_share_the_given_targets_allowances_and_pace_their_own_server_al
     """Each xdist worker's embedded server counts only that worker's requests."""
     from crm_conformance.core.target import Target
     from crm_conformance.plugin.options import Options
-    from crm_conformance.plugin.session import RunState
+    from crm_conformance.plugin.state import RunState
 
     options = Options(target_path=None, base_url=None, classes=None, run_id="r", request_budget=100)
     state = RunState(options, worker="gw0", worker_count=2, pacing_dir=str(tmp_path))

@@ -16,6 +16,7 @@ from fake_target import TOKEN, conformant, error_body, rate_headers, serve
 
 from crm_conformance.core.outcomes import read_records
 from crm_conformance.plugin import session
+from crm_conformance.plugin.state import BREAKER_THRESHOLD, RunState
 
 pytest_plugins = ["pytester"]
 
@@ -326,7 +327,7 @@ def test_a_crashing_target_stops_the_run_with_one_breaker_error(
 
     with serve(crash) as url:
         result = run(pytester, "--base-url", url)
-    result.assert_outcomes(passed=session.BREAKER_THRESHOLD, errors=1)
+    result.assert_outcomes(passed=BREAKER_THRESHOLD, errors=1)
     result.stdout.fnmatch_lines(["*circuit breaker open after 8 consecutive*"])
 
 
@@ -463,7 +464,7 @@ def fake_reference(monkeypatch: pytest.MonkeyPatch, url: str) -> list[str]:
 
     starts: list[str] = []
 
-    def start(state: session.RunState) -> object:
+    def start(state: RunState) -> object:
         starts.append(url)
         return target_from_data(
             {"base_url": url, "tokens": {"full": {"value": TOKEN}}}, origin="fake reference"
@@ -539,7 +540,7 @@ def test_a_hanging_target_is_one_transport_error_per_test(pytester: pytest.Pytes
 def test_an_embedded_server_that_cannot_start_stops_the_run_with_one_error(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def fail(state: session.RunState) -> object:
+    def fail(state: RunState) -> object:
         raise RuntimeError("port in use")
 
     monkeypatch.setattr(session, "start_reference", fail)

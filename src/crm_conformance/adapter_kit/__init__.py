@@ -1,4 +1,4 @@
-"""The adapter kit: the provisioning adapter (`spec/adapter.yaml`) as plain Python methods.
+"""Layer 2, the adapter kit: the provisioning adapter (`spec/adapter.yaml`) as plain methods.
 
 A vendor writes the methods of the features they can offer, on any object, calling
 their own admin API or database; `adapter_app(obj)` serves them over HTTP with routing,

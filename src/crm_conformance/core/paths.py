@@ -7,9 +7,9 @@ the two layouts never diverge.
 
 from pathlib import Path
 
-_PACKAGE = Path(__file__).resolve().parents[1]  # crm_conformance/, this file in core/
-_BUNDLED = _PACKAGE / "_bundled"
-_CHECKOUT = _PACKAGE.parent.parent
+PACKAGE_DIR = Path(__file__).resolve().parents[1]  # crm_conformance/, this file in core/
+_BUNDLED = PACKAGE_DIR / "_bundled"
+_CHECKOUT = PACKAGE_DIR.parent.parent
 
 
 def _root() -> Path:

@@ -247,21 +247,4 @@ def stamp(exc: BaseException, case: Any, response: httpx.Response) -> None:
             setattr(member, outcomes.REQUEST_ATTR, request_line(response))
 
 
-def validate(case: Any, response: Any, **kwargs: Any) -> None:
-    """`case.validate_response` on `response` (schemathesis's, made from the harness
-    client's by `fuzz.as_schemathesis`), with the headers as sent (they tell schemathesis
-    the token was the run's own, not generated) and its failures stamped (`stamp`), so
-    each lands on its own requirement with its own request."""
-    from schemathesis.core.failures import Failure, FailureGroup
-
-    from crm_conformance.fuzz.layer import as_httpx
-
-    sent = as_httpx(response)
-    try:
-        case.validate_response(response, headers=dict(sent.request.headers), **kwargs)
-    except (FailureGroup, Failure) as exc:
-        stamp(exc, case, sent)
-        raise
-
-
 outcomes.attribute_checks(requirements_of)

@@ -342,14 +342,26 @@ def requirement_ids() -> tuple[str, ...]:
 
 
 SCHEMATHESIS_CHECKS = fuzz_charges.BY_CHECK
-
-validate = fuzz_charges.validate
-"""`case.validate_response` with each failure charged to its own requirement and request
-(`fuzz_charges.validate`): what the fuzz suites call, through the module they import."""
 """Requirement ids of schemathesis's own checks that one sentence covers whatever the
 case; the others (by where the case or the body broke) and the reasons for each choice
 are in `fuzz_charges`, which attributes every check this layer runs, so a failure lands
 on its own requirement and never on every id of its test."""
+
+
+def validate(case: Any, response: Any, **kwargs: Any) -> None:
+    """`case.validate_response` on `response` (schemathesis's, made from the harness
+    client's by `as_schemathesis`), with the headers as sent (they tell schemathesis
+    the token was the run's own, not generated) and its failures stamped
+    (`fuzz_charges.stamp`), so each lands on its own requirement with its own request:
+    what the fuzz suites call."""
+    from schemathesis.core.failures import Failure, FailureGroup
+
+    sent = as_httpx(response)
+    try:
+        case.validate_response(response, headers=dict(sent.request.headers), **kwargs)
+    except (FailureGroup, Failure) as exc:
+        fuzz_charges.stamp(exc, case, sent)
+        raise
 
 
 ACCEPTED_WHEN_VALID = ("2xx", "3xx", "400", "401", "403", "404", "409", "422", "429", "5xx")

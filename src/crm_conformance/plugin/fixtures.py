@@ -13,7 +13,8 @@ import pytest
 
 from crm_conformance.core import run_lock
 from crm_conformance.core.outcomes import PROP_ADAPTER_FEATURE, PROP_OBSERVATION
-from crm_conformance.plugin.session import RunState, ensure_target, jsonable, state_of
+from crm_conformance.plugin.session import ensure_target, jsonable
+from crm_conformance.plugin.state import RunState, state_of
 
 if TYPE_CHECKING:
     from crm_conformance.adapter.client import AdapterClient

@@ -1,4 +1,6 @@
-"""The plugin's command-line options, registered in one group and validated eagerly.
+"""The plugin's command-line options, all registered here in one group, validated eagerly.
+
+`--shard`, `--shard-by` (read by `plugin.sharding`) and `--crm-forks` (`plugin.forks`) too.
 
 A bad value is a `pytest.UsageError` naming the flag, the value and the accepted form
 (exit 4 under plain pytest; `crm-conformance run` maps it to its usage exit code).
@@ -76,6 +78,33 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         dest="crm_outcomes",
         metavar="FILE",
         help="write the outcome records of the run (JSON lines, core.outcomes) here",
+    )
+    group.addoption(
+        "--shard",
+        dest="crm_shard",
+        metavar="K/N",
+        help="run only the K-th of N balanced parts of the tests (one per machine of a CI "
+        "matrix); merge the report folders with `crm-conformance report --merge`",
+    )
+    group.addoption(
+        "--shard-by",
+        dest="crm_shard_by",
+        metavar="RUN_DIR",
+        help="balance the shards by the test durations of this earlier run's report folder "
+        "(default: whole modules, by their number of tests)",
+    )
+    group.addoption(
+        "--crm-shard-record",
+        dest="crm_shard_record",
+        metavar="FILE",
+        help="write what this shard collected and kept (JSON) here",
+    )
+    group.addoption(
+        "--crm-forks",
+        type=int,
+        default=0,
+        metavar="N",
+        help="run the collected tests in N forks of this process (crm-conformance run -n N)",
     )
 
 

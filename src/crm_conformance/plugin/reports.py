@@ -28,12 +28,13 @@ from crm_conformance.core.outcomes import (
     failed_requirements,
     failure_causes,
 )
-from crm_conformance.plugin.session import STATE, jsonable
+from crm_conformance.plugin.session import jsonable
+from crm_conformance.plugin.state import STATE
 
 if TYPE_CHECKING:
     from crm_conformance.core.redaction import Redactor
     from crm_conformance.core.retries import Fault
-    from crm_conformance.plugin.session import RunState
+    from crm_conformance.plugin.state import RunState
 
 _EXCHANGE_MARK = pytest.StashKey[tuple[int, int]]()
 """Where the log stood when a test started: (exchanges, 429s without Retry-After)."""

@@ -17,7 +17,7 @@ from crm_conformance._errors import CatalogueError
 from crm_conformance.core.outcomes import PROP_CLASS, PROP_REQUIREMENT
 from crm_conformance.core.paths import in_suites
 from crm_conformance.plugin.options import Options
-from crm_conformance.plugin.session import is_worker, state_of
+from crm_conformance.plugin.state import is_worker, state_of
 
 if TYPE_CHECKING:
     from crm_conformance.core.catalogue import Catalogue

@@ -37,30 +37,6 @@ class Sharding:
 _SHARDING = pytest.StashKey[Sharding]()
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("crm-conformance")
-    group.addoption(
-        "--shard",
-        dest="crm_shard",
-        metavar="K/N",
-        help="run only the K-th of N balanced parts of the tests (one per machine of a CI "
-        "matrix); merge the report folders with `crm-conformance report --merge`",
-    )
-    group.addoption(
-        "--shard-by",
-        dest="crm_shard_by",
-        metavar="RUN_DIR",
-        help="balance the shards by the test durations of this earlier run's report folder "
-        "(default: whole modules, by their number of tests)",
-    )
-    group.addoption(
-        "--crm-shard-record",
-        dest="crm_shard_record",
-        metavar="FILE",
-        help="write what this shard collected and kept (JSON) here",
-    )
-
-
 def pytest_configure(config: pytest.Config) -> None:
     """Check the options eagerly, so a typo is one usage error before any test."""
     raw, by = config.getoption("crm_shard"), config.getoption("crm_shard_by")

@@ -26,7 +26,7 @@ from crm_conformance.core.outcomes import (
     append_record,
 )
 from crm_conformance.core.waivers import Waiver
-from crm_conformance.plugin.session import is_worker, state_of
+from crm_conformance.plugin.state import is_worker, state_of
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:

@@ -1,4 +1,4 @@
-"""Reports of a conformance run, each built from one stream of outcome records.
+"""Layer 6, the reports of a conformance run, each built from one stream of outcome records.
 
 The harness plugin writes `outcomes.jsonl` (`crm_conformance.core.outcomes`); `summary` turns
 that stream into `summary.json` and `summary.md`, `certificate` vouches for them, and the

@@ -41,13 +41,12 @@ def warm_up() -> None:
 
     import pytest  # noqa: F401
 
-    import crm_conformance
     from crm_conformance.core.catalogue import load_catalogue
-    from crm_conformance.core.paths import SUITES_DIR
+    from crm_conformance.core.paths import PACKAGE_DIR, SUITES_DIR
 
     for entry_point in importlib.metadata.entry_points(group="pytest11"):
         entry_point.load()
-    for module in pkgutil.walk_packages(crm_conformance.__path__, "crm_conformance."):
+    for module in pkgutil.walk_packages([str(PACKAGE_DIR)], "crm_conformance."):
         importlib.import_module(module.name)
     load_catalogue()  # read and checked against its schema once, not per session
     sys.path.insert(0, str(SUITES_DIR))
