@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from crm_conformance import (
-    AdapterClient,
-    ApiClient,
+from crm_conformance import AdapterClient, ApiClient
+from crm_conformance.core import document
+from crm_conformance.steps import (
     RecordFactory,
     absent_id,
     expect_enum,
@@ -33,7 +33,6 @@ from crm_conformance import (
     expect_value,
     stamp,
 )
-from crm_conformance.core import document
 
 ACTIVITIES = "/v1/activities"
 BODY_TYPES = document.enum("ActivityCreateRequest", "type")

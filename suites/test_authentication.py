@@ -20,18 +20,9 @@ from dataclasses import dataclass
 import httpx
 import pytest
 
-from crm_conformance import (
-    AdapterClient,
-    ApiClient,
-    ConformanceFailure,
-    RecordFactory,
-    Target,
-    expect_error,
-    expect_true,
-    run_checks,
-)
+from crm_conformance import AdapterClient, ApiClient, ConformanceFailure, Target
 from crm_conformance.core import document
-from crm_conformance.steps import operations
+from crm_conformance.steps import RecordFactory, expect_error, expect_true, operations, run_checks
 
 READ = "/v1/contacts"
 WORKSPACE_TOKEN = re.compile(r"sk_(?:live|test)_[A-Za-z0-9_-]+={0,2}\.[A-Za-z0-9_-]+={0,2}")

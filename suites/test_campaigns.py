@@ -15,9 +15,9 @@ from typing import Any
 import httpx
 import pytest
 
-from crm_conformance import (
-    ApiClient,
-    ConformanceFailure,
+from crm_conformance import ApiClient, ConformanceFailure
+from crm_conformance.core import conventions, document
+from crm_conformance.steps import (
     RecordFactory,
     error_of,
     expect_enum,
@@ -28,7 +28,6 @@ from crm_conformance import (
     expect_success,
     expect_value,
 )
-from crm_conformance.core import conventions, document
 
 STATUSES = document.enum("Campaign", "status")
 

@@ -21,9 +21,9 @@ from typing import Any
 import httpx
 import pytest
 
-from crm_conformance import (
-    AdapterClient,
-    ApiClient,
+from crm_conformance import AdapterClient, ApiClient
+from crm_conformance.core import conventions
+from crm_conformance.steps import (
     RecordFactory,
     expect_enum,
     expect_error,
@@ -41,7 +41,6 @@ from crm_conformance import (
     matches,
     phone_number,
 )
-from crm_conformance.core import conventions
 
 CONTACTS = "/v1/contacts"
 STATUSES = ("open", "on_hold", "won", "lost")

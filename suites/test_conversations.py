@@ -18,10 +18,9 @@ from typing import Any, cast
 import httpx
 import pytest
 
-from crm_conformance import (
-    AdapterClient,
-    ApiClient,
-    ConformanceFailure,
+from crm_conformance import AdapterClient, ApiClient, ConformanceFailure
+from crm_conformance.core import conventions, document
+from crm_conformance.steps import (
     RecordFactory,
     absent_id,
     expect_enum,
@@ -36,7 +35,6 @@ from crm_conformance import (
     expect_value,
     instant,
 )
-from crm_conformance.core import conventions, document
 
 OUTCOMES = document.enum("ConversationCloseRequest", "outcome")
 WON_REASONS = document.enum("ConversationCloseRequest", "won_reason")

@@ -19,10 +19,8 @@ from typing import Any
 
 import pytest
 
-from crm_conformance import (
-    AdapterClient,
-    ApiClient,
-    Fixtures,
+from crm_conformance import AdapterClient, ApiClient, Fixtures
+from crm_conformance.steps import (
     RecordFactory,
     absent_id,
     expect_enum,

@@ -16,8 +16,9 @@ from typing import Any
 import httpx
 import pytest
 
-from crm_conformance import (
-    ApiClient,
+from crm_conformance import ApiClient
+from crm_conformance.core import document
+from crm_conformance.steps import (
     RecordFactory,
     error_of,
     expect_error,
@@ -26,7 +27,6 @@ from crm_conformance import (
     refill_window,
     run_checks,
 )
-from crm_conformance.core import document
 
 MISSING_CONTACT = "/v1/contacts/con_" + "0" * 32
 """A well-formed contact id that names no record (ids are 32 random hex characters)."""

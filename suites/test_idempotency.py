@@ -17,8 +17,9 @@ from typing import Any
 import httpx
 import pytest
 
-from crm_conformance import (
-    ApiClient,
+from crm_conformance import ApiClient
+from crm_conformance.core import document
+from crm_conformance.steps import (
     RecordFactory,
     expect_error,
     expect_success,
@@ -26,7 +27,6 @@ from crm_conformance import (
     expect_value,
     stamp,
 )
-from crm_conformance.core import document
 
 KEY_HEADER = "Idempotency-Key"
 REPLAY_HEADER = "Idempotent-Replay"

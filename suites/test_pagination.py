@@ -17,8 +17,9 @@ from typing import Any
 
 import pytest
 
-from crm_conformance import (
-    ApiClient,
+from crm_conformance import ApiClient
+from crm_conformance.core import document
+from crm_conformance.steps import (
     RecordFactory,
     expect_error,
     expect_identifier,
@@ -32,7 +33,6 @@ from crm_conformance import (
     instant,
     with_cursor,
 )
-from crm_conformance.core import document
 
 LIMIT = document.page_limit()
 DIRECTORY_LISTS = ("/v1/users", "/v1/audiences")

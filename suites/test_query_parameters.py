@@ -16,8 +16,9 @@ from typing import Any
 
 import pytest
 
-from crm_conformance import (
-    ApiClient,
+from crm_conformance import ApiClient
+from crm_conformance.core import document
+from crm_conformance.steps import (
     RecordFactory,
     error_of,
     expect_error,
@@ -31,7 +32,6 @@ from crm_conformance import (
     instant,
     with_cursor,
 )
-from crm_conformance.core import document
 
 CONTACTS = "/v1/contacts"
 MAX_EXPAND = document.max_expand()

@@ -28,11 +28,9 @@ from typing import Any
 import httpx
 import pytest
 
-from crm_conformance import (
-    AdapterClient,
-    ApiClient,
-    Target,
-    Workspace,
+from crm_conformance import AdapterClient, ApiClient, Target, Workspace
+from crm_conformance.core import conventions, document
+from crm_conformance.steps import (
     discover,
     expect_error,
     expect_status,
@@ -40,10 +38,9 @@ from crm_conformance import (
     expect_true,
     expect_value,
     matches,
+    operations,
     words_in,
 )
-from crm_conformance.core import conventions, document
-from crm_conformance.steps import operations
 
 DOCUMENT_SCOPES: tuple[str, ...] = (
     "contacts:read",

@@ -16,8 +16,9 @@ from typing import Any
 import httpx
 import pytest
 
-from crm_conformance import (
-    ApiClient,
+from crm_conformance import ApiClient
+from crm_conformance.core import document
+from crm_conformance.steps import (
     RecordFactory,
     expect_error,
     expect_narrowed,
@@ -30,7 +31,6 @@ from crm_conformance import (
     ids_of,
     instant,
 )
-from crm_conformance.core import document
 
 SEARCH = "/v1/contacts/search"
 LIMIT = document.page_limit()

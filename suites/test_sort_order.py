@@ -22,8 +22,9 @@ from typing import Any
 
 import pytest
 
-from crm_conformance import (
-    ApiClient,
+from crm_conformance import ApiClient
+from crm_conformance.core import document
+from crm_conformance.steps import (
     RecordFactory,
     expect_error,
     expect_true,
@@ -31,7 +32,6 @@ from crm_conformance import (
     ids_of,
     with_cursor,
 )
-from crm_conformance.core import document
 
 CONTACTS = "/v1/contacts"
 TIED = 4

@@ -22,9 +22,9 @@ from typing import Any
 
 import pytest
 
-from crm_conformance import (
-    AdapterClient,
-    ApiClient,
+from crm_conformance import AdapterClient, ApiClient
+from crm_conformance.core import conventions
+from crm_conformance.steps import (
     RecordFactory,
     expect_error,
     expect_pages,
@@ -35,7 +35,6 @@ from crm_conformance import (
     stamp,
     strings_in,
 )
-from crm_conformance.core import conventions
 
 FEED = "/v1/deleted-records"
 

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from crm_conformance import (
-    ApiClient,
+from crm_conformance import ApiClient
+from crm_conformance.steps import (
     RecordFactory,
     expect_error,
     expect_identifier,

@@ -21,8 +21,9 @@ from typing import Any
 import httpx
 import pytest
 
-from crm_conformance import (
-    ApiClient,
+from crm_conformance import ApiClient
+from crm_conformance.core import conventions
+from crm_conformance.steps import (
     RecordFactory,
     error_of,
     expect_error,
@@ -31,7 +32,6 @@ from crm_conformance import (
     instant,
     stamp,
 )
-from crm_conformance.core import conventions
 
 CONTACT_PATH = "/v1/contacts/{contact_id}"
 """The one retrieve the document shows ("GET /v1/contacts/{contact_id} retrieves one

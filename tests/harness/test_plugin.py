@@ -287,7 +287,7 @@ def as_text_plain(request: httpx.Request) -> httpx.Response:
 
 LISTS = """
 import pytest
-from crm_conformance import expect_status
+from crm_conformance.steps import expect_status
 
 @pytest.mark.req("PAG-001")
 def test_lists(api):
@@ -644,7 +644,7 @@ def test_workers_share_one_pacing_ledger_and_each_wait_reaches_junit(
 
 GATEWAY = """
 import pytest
-from crm_conformance import expect_status
+from crm_conformance.steps import expect_status
 
 @pytest.mark.req("PAG-001")
 def test_lists(api):

@@ -256,7 +256,7 @@ def test_an_internal_error_of_pytest_points_to_the_log_and_is_not_unreachable(
 
 TEXT_PLAIN_SUITE = """
 import pytest
-from crm_conformance import expect_status
+from crm_conformance.steps import expect_status
 
 @pytest.mark.req("PAG-001")
 def test_lists(api):

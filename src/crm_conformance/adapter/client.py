@@ -10,17 +10,14 @@ import json as jsonlib
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from typing import Any, NoReturn
+from typing import Any, NoReturn, cast
 
 import httpx
 
 from crm_conformance import adapter_kit as kit
 from crm_conformance._errors import AdapterError, ExchangeBoundExceeded, FeatureMissing
-from crm_conformance.adapter_kit import (
-    Fixtures as Fixtures,
-)  # re-exported: the public surface names it
-from crm_conformance.adapter_kit import Pipeline, Stage
+from crm_conformance.adapter_kit import Fixtures, IssuedToken, Pipeline, Stage, Workspace
+from crm_conformance.adapter_kit._types import TokenKind, TokenState
 from crm_conformance.core.bounds import (
     DEFAULT_MAX_RESPONSE_BYTES,
     ExchangeBounds,
@@ -34,22 +31,9 @@ from crm_conformance.core.redaction import Redactor
 FEATURES = tuple(kit.FEATURES)
 """Features an adapter may offer, as `GET /v1/health` names them (the spec's `x-feature`)."""
 
-Workspace = str
-"""`primary` (the workspace of tokens.full) or `secondary` (that of tokens.other_workspace)."""
-
 
 def _raise_missing(reason: str) -> NoReturn:
     raise FeatureMissing(reason)
-
-
-@dataclass(frozen=True)
-class IssuedToken:
-    """A token the adapter issued: `token` is the secret (already registered for redaction)."""
-
-    id: str
-    token: str = field(repr=False)
-    kind: str
-    scopes: tuple[str, ...]
 
 
 class AdapterClient:
@@ -198,11 +182,13 @@ class AdapterClient:
         if not isinstance(secret, str) or not isinstance(answer.get("id"), str):
             raise AdapterError("adapter POST /v1/tokens answered without a string id and token")
         self.redactor.add(secret)
-        return IssuedToken(
+        return IssuedToken(  # the kit's, as a vendor's adapter makes it
             id=answer["id"],
-            token=secret,
-            kind=str(answer.get("kind", kind)),
+            token=secret,  # already registered for redaction
+            kind=cast(TokenKind, str(answer.get("kind", kind))),
             scopes=tuple(answer.get("scopes") or ()),
+            user_id=user_id,
+            state=cast(TokenState, state or "active"),
         )
 
     def revoke_token(self, token_id: str) -> dict[str, Any]:

@@ -17,7 +17,8 @@ from typing import Any, NoReturn
 
 import httpx
 
-from crm_conformance.adapter.client import AdapterClient, Workspace
+from crm_conformance.adapter.client import AdapterClient
+from crm_conformance.adapter_kit import Workspace
 from crm_conformance.core import conventions
 from crm_conformance.core.client import ApiClient
 from crm_conformance.core.document import DescribedOperation
