@@ -69,6 +69,10 @@ def test_there_are_github_gitlab_and_nightly_examples() -> None:
     assert "gitlab-ci/.gitlab-ci.yml" in names
     assert "report" in (EXAMPLES / "github-actions" / "nightly.yml").read_text()
     assert "--history" in (EXAMPLES / "github-actions" / "nightly.yml").read_text()
+    assert (
+        "report --diff reports/previous"
+        in (EXAMPLES / "github-actions" / "nightly.yml").read_text()
+    )
 
 
 def test_example_target_file_loads_with_tokens_from_the_environment() -> None:
