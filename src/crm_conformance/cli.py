@@ -103,6 +103,13 @@ def main() -> None:
     f"(default {profiles.DEFAULT_FUZZ_MINUTES:g})",
 )
 @click.option(
+    "--fuzz-rounds",
+    type=click.Path(path_type=Path),
+    metavar="RUN_DIR",
+    help="with --profile deep, replay that run: each fuzz test runs the rounds it ran there "
+    "(the summary's replay line gives it)",
+)
+@click.option(
     "--report-dir", type=click.Path(path_type=Path), help="default reports/<time>-<run id>"
 )
 @click.option("--list", "list_only", is_flag=True, help="list tests, ids and classes; send nothing")
@@ -141,6 +148,7 @@ def run(
     seed: int | None,
     profile: str,
     fuzz_minutes: float | None,
+    fuzz_rounds: Path | None,
     report_dir: Path | None,
     list_only: bool,
     by_feature: bool,
@@ -165,6 +173,7 @@ def run(
         seed=seed,
         profile=profile,
         fuzz_minutes=fuzz_minutes,
+        fuzz_rounds=fuzz_rounds,
         report_dir=report_dir,
         pytest_args=pytest_args,
         rerun_failed=rerun_failed,
