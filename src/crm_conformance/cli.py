@@ -103,6 +103,13 @@ def main() -> None:
     f"(default {profiles.DEFAULT_FUZZ_MINUTES:g})",
 )
 @click.option(
+    "--fuzz-rounds",
+    type=click.Path(path_type=Path),
+    metavar="RUN_DIR",
+    help="with --profile deep, replay that run: each fuzz test runs the rounds it ran there "
+    "(the summary's replay line gives it)",
+)
+@click.option(
     "--report-dir", type=click.Path(path_type=Path), help="default reports/<time>-<run id>"
 )
 @click.option("--list", "list_only", is_flag=True, help="list tests, ids and classes; send nothing")
@@ -141,6 +148,7 @@ def run(
     seed: int | None,
     profile: str,
     fuzz_minutes: float | None,
+    fuzz_rounds: Path | None,
     report_dir: Path | None,
     list_only: bool,
     by_feature: bool,
@@ -165,6 +173,7 @@ def run(
         seed=seed,
         profile=profile,
         fuzz_minutes=fuzz_minutes,
+        fuzz_rounds=fuzz_rounds,
         report_dir=report_dir,
         pytest_args=pytest_args,
         rerun_failed=rerun_failed,
@@ -206,14 +215,32 @@ def run(
     help="merge the report folders of a run's shards (RUN_DIR...) into --out",
 )
 @click.option("--out", type=click.Path(path_type=Path), metavar="DIR", help="with --merge")
-def report(run_dirs: tuple[Path, ...], history: Path | None, merge: bool, out: Path | None) -> None:
+@click.option(
+    "--diff",
+    "compare",
+    is_flag=True,
+    help="list the requirements whose verdict changed from OLD_RUN to NEW_RUN (RUN_DIR...)",
+)
+def report(
+    run_dirs: tuple[Path, ...], history: Path | None, merge: bool, out: Path | None, compare: bool
+) -> None:
     """Build the Allure HTML report of RUN_DIR (default: the newest folder under reports/).
 
     With --merge, join the shards' folders into one report folder instead (summary,
     junit.xml, allure-results, and the certificate of a certified run); the exit code
-    is the merged run's.
+    is the merged run's. With --diff OLD_RUN NEW_RUN, list each requirement whose verdict
+    changed, old → new with its cause; exit 1 when one passed before and fails now.
     """
     from crm_conformance.run import html_report
+
+    def compared() -> int:
+        from crm_conformance.reporting.diff import diff_runs
+
+        if len(run_dirs) != 2 or merge:
+            raise UsageError("--diff needs two report folders: OLD_RUN NEW_RUN")
+        changes = diff_runs(*run_dirs)
+        click.echo(changes.text())
+        return changes.exit_code
 
     def merged() -> int:
         from crm_conformance.run import runner
@@ -234,7 +261,7 @@ def report(run_dirs: tuple[Path, ...], history: Path | None, merge: bool, out: P
         click.echo(f"Multi-file report: {built.directory / 'index.html'}")
         return 0
 
-    _guarded("report", merged if merge else call)
+    _guarded("report", compared if compare else merged if merge else call)
 
 
 @main.command()

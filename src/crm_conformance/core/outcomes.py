@@ -46,8 +46,9 @@ PROP_CAUSE = "crm_cause"
 PROP_FAILED = "crm_failed"
 """user_properties key: a requirement id a failure is charged to (one entry per id)."""
 PROP_FUZZ = "fuzz"
-"""user_properties key: `{seed, profile, requests}` of a fuzz test (written by the fuzz
-suites; its seed replays the test's cases)."""
+"""user_properties key: `{seed, profile, requests, sent}` of a fuzz test, and `rounds`
+under the deep profile (written by the fuzz suites; its seed and rounds replay the test's
+cases, `sent` is their fingerprint)."""
 PROP_RATE_WAIT = "crm_rate_wait"
 """user_properties key: `{seconds, 429s}` the test waited for its tokens' rate allowance."""
 PROP_FAULTS = "crm_faults"
@@ -368,6 +369,9 @@ class OutcomeRecord:
     were neither verified nor broken by it."""
     seeds: list[int] = field(default_factory=list)
     """The seeds a generating test ran with (replay: `--seed`)."""
+    rounds: int | None = None
+    """The rounds a deep-profile fuzz test started, a failing one included (replay:
+    `--fuzz-rounds RUN_DIR`); None for any other test."""
     rate_wait: dict[str, Any] = field(default_factory=dict)
     """Seconds the test waited for its tokens' rate allowance and the 429s it waited out
     (`{"seconds": s, "429s": n}`); empty when it never waited."""

@@ -10,7 +10,9 @@ names without loading schemathesis.
   each round of a test with the next seed (the first round also sends the coverage
   phase's cases), until the test's share of `--fuzz-minutes` is spent. The minutes are
   shared equally by the fuzz tests of the run; a round is started only when the last
-  one would still fit, and every test runs at least one.
+  one would still fit, and every test runs at least one. A replay of a deep run
+  (`--fuzz-rounds RUN_DIR`) runs each fuzz test the rounds it ran there instead, so
+  another machine sends the same cases (`fuzz.replayed_rounds`).
 """
 
 import math

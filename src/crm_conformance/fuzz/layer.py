@@ -20,11 +20,14 @@ content-type control); through `requests` they would skip the harness's policy, 
 
 import copy
 import functools
+import hashlib
+import json
 import os
 import secrets
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -35,12 +38,13 @@ from schemathesis.transport.requests import REQUESTS_TRANSPORT
 
 from crm_conformance.core import bounds, checks, profiles, retries
 from crm_conformance.core.catalogue import load_catalogue
+from crm_conformance.core.outcomes import OUTCOMES_FILE, read_records
 from crm_conformance.core.paths import OPENAPI
 from crm_conformance.core.profiles import Profile
 from crm_conformance.fuzz import charges as fuzz_charges
 
 if TYPE_CHECKING:
-    from crm_conformance.core.client import ApiClient
+    from crm_conformance.core.client import ApiClient, Exchange
 
 ALIASES: Mapping[str, tuple[tuple[str, str], ...]] = {
     "post": (("201", "200"), ("200", "201")),
@@ -483,9 +487,12 @@ def time_share(request: Any) -> float:
     return minutes * 60 / max(1, tests)
 
 
-def in_rounds(run_round: Callable[[int], None], *, seconds: float) -> int:
+def in_rounds(
+    run_round: Callable[[int], None], *, seconds: float, exactly: int | None = None
+) -> int:
     """Call `run_round(0)`, `run_round(1)`, ... while one more round, as long as the
-    longest so far, still fits in `seconds`; at least one. Returns how many ran.
+    longest so far, still fits in `seconds`; at least one. With `exactly` (a replay,
+    `replayed_rounds`), that many rounds whatever the time. Returns how many ran.
 
     A failing round ends the test at once: its exception carries the round's number.
     """
@@ -503,14 +510,20 @@ def in_rounds(run_round: Callable[[int], None], *, seconds: float) -> int:
             raise
         rounds += 1
         longest = max(longest, time.monotonic() - began)
-        if time.monotonic() - started + longest > seconds:
+        if exactly is not None:
+            if rounds >= exactly:
+                return rounds
+        elif time.monotonic() - started + longest > seconds:
             return rounds
 
 
-def timed(test: Any, *, seconds: float, rounds: list[int]) -> Callable[..., None]:
-    """The built Hypothesis test `test` as a test running `in_rounds` for `seconds`: round
-    r with its seed + r, and after the first round generated cases only (the coverage
-    phase's explicit cases would be the same again). Appends the rounds run to `rounds`."""
+def timed(
+    test: Any, *, seconds: float, rounds: list[int], exactly: int | None = None
+) -> Callable[..., None]:
+    """The built Hypothesis test `test` as a test running `in_rounds` for `seconds` (or
+    `exactly` rounds): round r with its seed + r, and after the first round generated
+    cases only (the coverage phase's explicit cases would be the same again). Keeps in
+    `rounds` the rounds started, a failing one included: what a replay must run."""
     from hypothesis import Phase
     from hypothesis import settings as hypothesis_settings
 
@@ -520,13 +533,46 @@ def timed(test: Any, *, seconds: float, rounds: list[int]) -> Callable[..., None
 
     def run(**fixtures: Any) -> None:
         def round_of(number: int) -> None:
+            rounds[:] = [number + 1]
             test._hypothesis_internal_use_seed = seed + number
             test._hypothesis_internal_use_settings = again if number else first
             test(**fixtures)
 
-        rounds.append(in_rounds(round_of, seconds=seconds))
+        in_rounds(round_of, seconds=seconds, exactly=exactly)
 
     return run
+
+
+@functools.cache
+def _rounds_of_run(run_dir: str) -> Mapping[str, int]:
+    """The rounds each deep fuzz test of the run in `run_dir` ran, by node id."""
+    return {
+        record.nodeid: record.rounds
+        for record in read_records(Path(run_dir) / OUTCOMES_FILE)
+        if record.rounds is not None
+    }
+
+
+def replayed_rounds(request: Any) -> int | None:
+    """The rounds this deep fuzz test runs to replay an earlier run (`--fuzz-rounds
+    RUN_DIR`: as many as it ran there; one when it did not run there), else None (the
+    time budget bounds it)."""
+    run_dir = request.config.getoption("crm_fuzz_rounds", default=None)
+    if run_dir is None:
+        return None
+    return _rounds_of_run(str(run_dir)).get(request.node.nodeid, 1)
+
+
+def sent_digest(exchanges: Iterable["Exchange"]) -> str:
+    """A fingerprint of the requests `exchanges` sent: method, path, query and body, not
+    the host (a replay's embedded server has another port), so two runs that sent the
+    same cases have the same one (recorded in the `fuzz` property)."""
+    digest = hashlib.sha256()
+    for exchange in exchanges:
+        url = httpx.URL(exchange.url)
+        sent = [exchange.method, url.raw_path.decode("ascii"), exchange.request_body or ""]
+        digest.update(json.dumps(sent).encode("utf-8"))
+    return digest.hexdigest()[:16]
 
 
 def run_seed() -> int:

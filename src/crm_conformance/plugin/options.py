@@ -72,6 +72,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help=f"the deep profile's time budget, shared by all fuzz tests "
         f"(default: $CRM_FUZZ_MINUTES, else {profiles.DEFAULT_FUZZ_MINUTES:g})",
     )
+    group.addoption(
+        "--fuzz-rounds",
+        dest="crm_fuzz_rounds",
+        metavar="RUN_DIR",
+        help="the deep profile replaying an earlier run: each fuzz test runs as many rounds "
+        "as it ran in that run's outcomes.jsonl (one if it did not run there), not minutes",
+    )
     group.addoption("--waivers", dest="crm_waivers", metavar="FILE", help=waivers.HELP)
     group.addoption(
         "--crm-outcomes",

@@ -120,6 +120,14 @@ def outcome_record(reports: list[pytest.TestReport], waived: Mapping[str, Waiver
         observations=observations,
         failed_requirements=charged,
         seeds=[int(v["seed"]) for v in _values(reports, PROP_FUZZ) if isinstance(v, dict)],
+        rounds=next(
+            (
+                int(v["rounds"])
+                for v in _values(reports, PROP_FUZZ)
+                if isinstance(v, dict) and "rounds" in v
+            ),
+            None,
+        ),
         rate_wait=rate_waits[0] if rate_waits else {},
         faults=faults[0] if faults else {},
     )

@@ -311,13 +311,15 @@ def _unique(observations: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def seed_text(summary: dict[str, Any]) -> str:
-    """The seeds that ran and how to replay them."""
+    """The seeds that ran and how to replay them: the summary's `replay` command (the
+    runner's, `reporting.replay`: profile, classes, a deep run's rounds), else the seed."""
     seeds = sorted({*summary["seeds"], *([summary["seed"]] if summary["seed"] is not None else [])})
     if not seeds:
         return "no seed"
     shown = ", ".join(str(seed) for seed in seeds)
     word = "seed" if len(seeds) == 1 else "seeds"
-    return f"{word} {shown} (replay: crm-conformance run --seed {seeds[0]})"
+    replay = summary.get("replay") or f"crm-conformance run --seed {seeds[0]}"
+    return f"{word} {shown} (replay: {replay})"
 
 
 def render_markdown(summary: dict[str, Any]) -> str:

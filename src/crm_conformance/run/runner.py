@@ -21,7 +21,7 @@ import sys
 import uuid
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -43,6 +43,7 @@ from crm_conformance.core.waivers import Waiver, load_waivers
 from crm_conformance.plugin.session import EXIT_UNREACHABLE as _CHILD_UNREACHABLE
 from crm_conformance.reporting.allure_labels import stabilise_history
 from crm_conformance.reporting.certificate import write_certificate
+from crm_conformance.reporting.replay import replay_command
 from crm_conformance.reporting.summary import (
     RunInfo,
     build_summary,
@@ -81,6 +82,8 @@ class RunRequest:
     seed: int | None = None
     profile: str = "quick"
     fuzz_minutes: float | None = None
+    fuzz_rounds: Path | None = None
+    """An earlier deep run's report folder: each fuzz test runs the rounds it ran there."""
     report_dir: Path | None = None
     pytest_args: Sequence[str] = ()
     rerun_failed: Path | None = None
@@ -123,6 +126,8 @@ def validate(request: RunRequest) -> None:
         raise UsageError(f"-n={request.workers}: expected 0 or a positive number of workers")
     if request.target is not None and not request.target.is_file():
         raise TargetFileError(f"--target={request.target}: no such file")
+    if request.fuzz_rounds is not None:
+        _check_fuzz_rounds(request, request.fuzz_rounds)
     if request.rerun_failed is not None and not (request.rerun_failed / OUTCOMES_FILE).is_file():
         raise UsageError(
             f"--rerun-failed={request.rerun_failed}: no {OUTCOMES_FILE} there; "
@@ -143,6 +148,21 @@ def validate(request: RunRequest) -> None:
         if request.shard is None:
             raise UsageError(f"--shard-by={request.shard_by}: give --shard K/N too")
         durations_of(request.shard_by)
+
+
+def _check_fuzz_rounds(request: RunRequest, run_dir: Path) -> None:
+    """`--fuzz-rounds RUN_DIR` replays a deep run's rounds: the deep profile, no minutes."""
+    if request.profile != "deep":
+        raise UsageError(
+            f"--fuzz-rounds={run_dir}: rounds are the deep profile's; add --profile deep"
+        )
+    if request.fuzz_minutes is not None:
+        raise UsageError("--fuzz-rounds replays rounds: --fuzz-minutes is not allowed with it")
+    if not (run_dir / OUTCOMES_FILE).is_file():
+        raise UsageError(
+            f"--fuzz-rounds={run_dir}: no {OUTCOMES_FILE} there; "
+            "give the report folder of the deep run to replay"
+        )
 
 
 def public_target(request: RunRequest) -> dict[str, Any]:
@@ -198,6 +218,8 @@ def pytest_command(
     command += ["--profile", request.profile, "--run-id", run_id]
     if request.fuzz_minutes is not None:
         command += ["--fuzz-minutes", str(request.fuzz_minutes)]
+    if request.fuzz_rounds is not None:
+        command += ["--fuzz-rounds", str(request.fuzz_rounds.resolve())]
     if listing is not None:
         return [*command, "--collect-only", "-q", "--crm-list", str(listing)]
     if seed is not None:
@@ -362,6 +384,8 @@ def run(request: RunRequest, *, echo: Callable[[str], None] = print) -> RunResul
         interrupted=done.interrupted,
     )
     summary = build_summary(records, info, catalogue)
+    default = claimed_classes(replace(request, classes=None, certify=False), catalogue)
+    summary["replay"] = replay_command(summary, report_dir=report_dir, default_claim=default)
     write_summary(report_dir, summary)
     if done.interrupted:
         code = EXIT_INTERRUPTED
