@@ -41,12 +41,14 @@ from crm_conformance.outcomes import (
 from crm_conformance.plugin.session import EXIT_UNREACHABLE as _CHILD_UNREACHABLE
 from crm_conformance.reporting.allure_labels import stabilise_history
 from crm_conformance.reporting.certificate import write_certificate
+from crm_conformance.reporting.requirements_page import PAGE_FILE
 from crm_conformance.reporting.summary import (
     RunInfo,
     build_summary,
     seed_text,
     write_summary,
 )
+from crm_conformance.reporting.views import VIEW_FILES, write_views
 from crm_conformance.sharding import SHARD_FILE, Shard, durations_of
 from crm_conformance.target import load_target
 from crm_conformance.waivers import Waiver, load_waivers
@@ -362,6 +364,7 @@ def run(request: RunRequest, *, echo: Callable[[str], None] = print) -> RunResul
     )
     summary = build_summary(records, info, catalogue)
     write_summary(report_dir, summary)
+    write_views(report_dir, summary, records, catalogue)
     if done.interrupted:
         code = EXIT_INTERRUPTED
         message = interrupted_text(
@@ -389,6 +392,7 @@ def _clear(report_dir: Path) -> None:
         "summary.md",
         "certificate.json",
         SHARD_FILE,
+        *VIEW_FILES,
     ):
         (report_dir / name).unlink(missing_ok=True)
 
@@ -540,5 +544,8 @@ def verdict_text(result: RunResult) -> str:
             f"Not applicable to this target: {skipped} tests (summary.md says what would "
             "verify their requirements)"
         )
+    page = result.report_dir / PAGE_FILE
+    if page.is_file():
+        lines.append(f"The document coloured by verdict: {page}")
     lines.append(f"Report: {result.report_dir}")
     return "\n".join(lines)

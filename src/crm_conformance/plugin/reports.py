@@ -17,6 +17,7 @@ from crm_conformance.inert import inert, inert_lines
 from crm_conformance.outcomes import (
     PROP_CAUSE,
     PROP_CLASS,
+    PROP_DETAILS,
     PROP_FAILED,
     PROP_FAULTS,
     PROP_OBSERVATION,
@@ -142,6 +143,12 @@ def pytest_runtest_makereport(
                 (PROP_OUTCOME, str(classified.outcome)),
                 (PROP_CAUSE, _one_line(classified.cause, state)),
             ]
+            if classified.outcome == Outcome.FAILED:  # on the call report only, not in JUnit
+                redacted = _redactor(state).text(classified.cause)
+                report.user_properties = [
+                    *report.user_properties,
+                    (PROP_DETAILS, inert_lines(redacted)),
+                ]
             if classified.stops_run:
                 item.session.shouldstop = classified.cause
         if call.when == "call" and (classified is None or classified.outcome == Outcome.FAILED):
