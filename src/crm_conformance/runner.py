@@ -544,8 +544,8 @@ def verdict_text(result: RunResult) -> str:
             f"Not applicable to this target: {skipped} tests (summary.md says what would "
             "verify their requirements)"
         )
+    lines.append(f"Report: {result.report_dir}")
     page = result.report_dir / PAGE_FILE
     if page.is_file():
         lines.append(f"The document coloured by verdict: {page}")
-    lines.append(f"Report: {result.report_dir}")
     return "\n".join(lines)

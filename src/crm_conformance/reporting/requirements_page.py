@@ -374,7 +374,7 @@ function describe(id) {
 function show(ids) {
   panel.replaceChildren(...ids.map(describe));
   document.querySelectorAll('.q.picked').forEach(n => n.classList.remove('picked'));
-  document.querySelectorAll('.q').forEach(n => {
+  document.querySelectorAll('article .q').forEach(n => {
     if (n.dataset.ids.split(' ').some(i => ids.includes(i))) n.classList.add('picked');
   });
 }
