@@ -239,3 +239,27 @@ def test_in_chromium_a_served_faults_clause_shows_red_with_its_cause(tmp_path: P
               profile=profile)  # fmt: skip
     assert shot.stat().st_size > 50_000  # a blank page is a few kilobytes
     print(f"screenshot: {shot}")
+
+
+def test_the_page_stays_under_2_mb_however_much_failed() -> None:
+    """Thirty tests each failing every requirement with a report at the record's bound."""
+    catalogue = load_catalogue()
+    ids = [r.id for r in catalogue]
+    records = [
+        OutcomeRecord(
+            nodeid=f"suites/test_x.py::test_{n}",
+            outcome=Outcome.FAILED,
+            requirements=ids,
+            classes=list(catalogue.classes),
+            cause="broken",
+            failed_requirements=ids,
+            details="Reproduce with:\n  curl " + "x" * 64_000,
+        )
+        for n in range(30)
+    ]
+    html = render_page(build_summary(records, INFO, catalogue), records, catalogue)
+    assert len(html.encode("utf-8")) < 2_000_000
+    first = _data(html)[ids[0]]
+    assert len(first["tests"]) == 10 and first["more"] == 20
+    assert first["tests"][0]["details"].startswith("Reproduce with:\n  curl xxx")
+    assert "details" not in first["tests"][3] and first["tests"][3]["cause"] == "Reproduce with:"

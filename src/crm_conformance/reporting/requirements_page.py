@@ -61,8 +61,18 @@ _MARK_BASE = 0xE000
 """The first private-use character marking a clause boundary (the BMP's area holds
 6,400: two per requirement)."""
 
-_TESTS_SHOWN = 20
+_TESTS_SHOWN = 10
 """Tests listed per requirement (a fuzz requirement may have dozens)."""
+
+_REPORTS_SHOWN = 3
+"""Failure reports shown per requirement: its first failures say what broke."""
+
+_REPORT_LIMIT = 4000
+"""Characters of one failure report on the page (a curl line carries a whole body)."""
+
+_REPORTS_BUDGET = 800_000
+"""Characters of failure reports on the whole page, which stays under 2 MB however much
+failed; the rest are in `pytest.log` and the Allure report."""
 
 
 @dataclass(frozen=True)
@@ -170,8 +180,8 @@ def _wrapped(text: str, active: list[str], verdicts: dict[str, str]) -> str:
 
 
 def _tests_of(records: Iterable[OutcomeRecord]) -> dict[str, list[dict[str, str]]]:
-    """Per requirement: the tests asserting it, each with its outcome and, unless it
-    passed, its cause (the lines charged to this requirement) and its failure's report."""
+    """Per requirement: the tests asserting it, failures first, each with its outcome and,
+    unless it passed, its failure's report or its cause (the lines charged to it)."""
     tests: dict[str, list[dict[str, str]]] = {}
     for record in records:
         for req_id in record.requirements:
@@ -180,11 +190,31 @@ def _tests_of(records: Iterable[OutcomeRecord]) -> dict[str, list[dict[str, str]
                 entry["outcome"] = "stopped"
                 entry["cause"] = f"stopped at a failure of {', '.join(sorted(record.charged))}"
             elif record.details and record.outcome == Outcome.FAILED:
-                entry["details"] = inert_lines(record.details)  # its cause's first line too
+                entry["details"] = record.details  # its cause's lines too
             elif record.outcome != Outcome.PASSED:
                 entry["cause"] = inert_lines(cause_for(record.cause, req_id))
             tests.setdefault(req_id, []).append(entry)
-    return tests
+    rank = {str(Outcome.FAILED): 0, str(Outcome.PASSED): 2}  # what else ran between
+    return {
+        req_id: sorted(own, key=lambda test: rank.get(test["outcome"], 1))
+        for req_id, own in tests.items()
+    }
+
+
+def _shown(tests: list[dict[str, str]], budget: list[int]) -> list[dict[str, str]]:
+    """The tests a requirement lists: the first few, the first reports cut to a bound,
+    within what the page has left for reports (`budget`, spent here)."""
+    shown = []
+    for index, test in enumerate(tests[:_TESTS_SHOWN]):
+        test = dict(test)
+        details = test.pop("details", "")
+        if details and index < _REPORTS_SHOWN and budget[0] > 0:
+            test["details"] = inert_lines(details, limit=_REPORT_LIMIT)
+            budget[0] -= len(test["details"])
+        elif details:
+            test["cause"] = inert(details.splitlines()[0])
+        shown.append(test)
+    return shown
 
 
 def page_data(
@@ -192,17 +222,18 @@ def page_data(
 ) -> dict[str, dict[str, Any]]:
     """What the script shows for each requirement: its verdict, tests, cause, reason."""
     tests = _tests_of(records)
+    budget = [_REPORTS_BUDGET]
     data: dict[str, dict[str, Any]] = {}
     for req_id, entry in summary["requirements"].items():
         colour, words = SHOWN_AS[Verdict(entry["verdict"])]
-        own = sorted(tests.get(req_id, []), key=lambda t: t["outcome"] == Outcome.PASSED)
+        own = tests.get(req_id, [])
         data[req_id] = {
             "title": entry["title"],
             "class": entry["class"],
             "verdict": colour,
             "words": words,
             "reason": inert(entry["reason"]),
-            "tests": own[:_TESTS_SHOWN],
+            "tests": _shown(own, budget),
             "more": max(0, len(own) - _TESTS_SHOWN),
         }
     return data
