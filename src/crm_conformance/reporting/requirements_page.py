@@ -58,8 +58,9 @@ SHOWN_AS = {
 """Each verdict's colour class and words: the legend's five colours."""
 
 _MARK_BASE = 0xE000
-"""The first private-use character marking a clause boundary (the BMP's area holds
-6,400: two per requirement)."""
+"""The first private-use character marking a clause boundary."""
+_MARK_COUNT = 6400
+"""The BMP's private-use characters: boundaries for 3,200 requirements."""
 
 _TESTS_SHOWN = 10
 """Tests listed per requirement (a fuzz requirement may have dozens)."""
@@ -117,6 +118,8 @@ def _marked(document: str, requirements: Iterable[Requirement]) -> tuple[str, li
                 _Boundary(span[0], True, requirement.id),
                 _Boundary(span[1], False, requirement.id),
             ]
+    if len(boundaries) > _MARK_COUNT:
+        raise ValueError(f"{len(boundaries) // 2} clauses: more than the page can mark")
     # At one offset, closes go before opens, so touching clauses do not overlap.
     boundaries.sort(key=lambda b: (b.offset, b.opens))
     pieces: list[str] = []
@@ -129,7 +132,7 @@ def _marked(document: str, requirements: Iterable[Requirement]) -> tuple[str, li
 
 
 def _is_mark(char: str) -> bool:
-    return _MARK_BASE <= ord(char) < _MARK_BASE + 6400
+    return _MARK_BASE <= ord(char) < _MARK_BASE + _MARK_COUNT
 
 
 def highlighted_html(
@@ -145,7 +148,7 @@ def highlighted_html(
     out: list[str] = []
     active: list[str] = []
     for part in re.split(r"(<[^>]*>)", rendered):
-        if part.startswith("<"):
+        if part.startswith("<"):  # a mark in a link's address: that clause goes unmarked
             out.append("".join(c for c in part if not _is_mark(c)))
             continue
         run: list[str] = []
