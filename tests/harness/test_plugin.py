@@ -706,3 +706,43 @@ def test_spent_retries_are_an_error_the_verdict_calls_target_unavailable(
     assert summary["unavailable"] == {"tests": 1, "faults": {"502": 4}}
     assert summary["retried"] == {"502": 3}
     assert exit_code(result.ret, records, "", pytester.path / "log")[0] == EXIT_FAILED
+
+
+FOREIGN_FAILURE = """
+import pytest
+
+@pytest.mark.req("PAG-001", "HDR-001")
+def test_fuzzed(api):
+    api.get("/v1/contacts")
+    error = AssertionError("Response violates schema")
+    error.crm_requirements = ("PAG-001",)
+    error.crm_request = "GET /v1/contacts -> 200"
+    error.add_note("\\nReproduce with:\\n\\n    curl -H 'Authorization: Bearer {token}' http://x/")
+    raise error
+
+
+@pytest.mark.req("HDR-001")
+def test_passes(api):
+    api.get("/v1/contacts")
+"""
+"""A failure as schemathesis raises one: charged where it was caught, its curl line a note."""
+
+
+def test_a_failure_keeps_its_report_and_curl_line_redacted_for_the_requirements_page(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CRM_TOKEN_FULL", TOKEN)
+    suite(pytester, FOREIGN_FAILURE.format(token=TOKEN))
+    with serve(conformant) as url:
+        result = run(pytester, "--base-url", url, "--crm-outcomes", "out.jsonl")
+    result.assert_outcomes(failed=1, passed=1)
+    failed, passed = read_records(pytester.path / "out.jsonl")
+    assert failed.details.splitlines()[0] == (
+        "PAG-001: Response violates schema (GET /v1/contacts -> 200)"
+    )
+    assert (
+        "Reproduce with:" in failed.details and "curl -H 'Authorization: Bearer" in failed.details
+    )
+    assert TOKEN not in failed.details
+    assert passed.details == ""
+    assert TOKEN not in (pytester.path / "out.jsonl").read_text()

@@ -56,3 +56,6 @@ def test_wheel_installs_and_runs_against_the_embedded_server(tmp_path: Path) -> 
     assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-3000:]
     assert ran.stdout.startswith(("crm-conformance: CONFORMANT", "crm-conformance: NOTHING FAILED"))
     assert (elsewhere / "report" / "summary.md").is_file()
+    # the document ships in the wheel and its renderer is a declared dependency
+    page = (elsewhere / "report" / "requirements.html").read_text(encoding="utf-8")
+    assert 'class="anchor" id="HDR-001"' in page

@@ -54,6 +54,9 @@ PROP_RATE_WAIT = "crm_rate_wait"
 PROP_FAULTS = "crm_faults"
 """user_properties key: `{retried: {reason: n}, given_up: {reason: n}}`, the transport
 faults the test met (`retries`): those sent again, and those that ended its retries."""
+PROP_DETAILS = "crm_details"
+"""user_properties key: a failed test's report (request, expected, got, the curl line),
+redacted and inert, which `requirements.html` shows beside the clause it breaks."""
 PROP_ADAPTER_FEATURE = "adapter_feature"
 """user_properties key: an adapter feature the test required (`run --list --by-feature`)."""
 
@@ -378,6 +381,9 @@ class OutcomeRecord:
     faults: dict[str, dict[str, int]] = field(default_factory=dict)
     """The transport faults the test met, by reason: `retried` (sent again) and
     `given_up` (ended its retries: the target was unavailable); empty when none."""
+    details: str = ""
+    """Of a failed test: its failure's report (request, expected, got, the curl line),
+    redacted and inert; empty otherwise (`PROP_DETAILS`)."""
 
     @property
     def charged(self) -> frozenset[str]:

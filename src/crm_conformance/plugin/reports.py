@@ -17,6 +17,7 @@ from crm_conformance.core.inert import inert, inert_lines
 from crm_conformance.core.outcomes import (
     PROP_CAUSE,
     PROP_CLASS,
+    PROP_DETAILS,
     PROP_FAILED,
     PROP_FAULTS,
     PROP_OBSERVATION,
@@ -27,6 +28,7 @@ from crm_conformance.core.outcomes import (
     classify,
     failed_requirements,
     failure_causes,
+    failure_members,
 )
 from crm_conformance.plugin.session import jsonable
 from crm_conformance.plugin.state import STATE
@@ -143,6 +145,8 @@ def pytest_runtest_makereport(
                 (PROP_OUTCOME, str(classified.outcome)),
                 (PROP_CAUSE, _one_line(classified.cause, state)),
             ]
+            if classified.outcome == Outcome.FAILED:
+                _add_details(report, classified.cause, state)
             if classified.stops_run:
                 item.session.shouldstop = classified.cause
         if call.when == "call" and (classified is None or classified.outcome == Outcome.FAILED):
@@ -151,11 +155,27 @@ def pytest_runtest_makereport(
             causes = "\n".join(failure_causes(exc))
             redacted = state.redactor.text(causes) if state and state.redactor else causes
             properties.append((PROP_CAUSE, redacted))
+            _add_details(report, "\n".join([causes, *_reproductions(exc)]), state)
         # On the item too: JUnit writes the teardown report's properties only.
         item.user_properties.extend(properties)
         report.user_properties = [*report.user_properties, *properties]
     _clean_report(report, _redactor(state))
     return report
+
+
+def _add_details(report: pytest.TestReport, details: str, state: "RunState | None") -> None:
+    """A failure's report for `requirements.html` (`PROP_DETAILS`), redacted, then inert;
+    on the call report only: JUnit has it already as the failure's text."""
+    clean = inert_lines(_redactor(state).text(details))
+    report.user_properties = [*report.user_properties, (PROP_DETAILS, clean)]
+
+
+def _reproductions(exc: BaseException) -> list[str]:
+    """The "Reproduce with:" notes schemathesis adds to a failure (its curl line), of the
+    failure and of each member of a group."""
+    failures = [exc, *failure_members(exc)]
+    notes = [note for member in failures for note in getattr(member, "__notes__", ())]
+    return list(dict.fromkeys(note.strip() for note in notes if "Reproduce with:" in note))
 
 
 def _tallied(faults: "list[Fault]") -> dict[str, dict[str, int]]:

@@ -14,6 +14,7 @@ import pytest
 from crm_conformance.core.outcomes import (
     PROP_CAUSE,
     PROP_CLASS,
+    PROP_DETAILS,
     PROP_FAILED,
     PROP_FAULTS,
     PROP_FUZZ,
@@ -86,6 +87,7 @@ def outcome_record(reports: list[pytest.TestReport], waived: Mapping[str, Waiver
     causes = _values(reports, PROP_CAUSE)
     rate_waits = [v for v in _values(reports, PROP_RATE_WAIT) if isinstance(v, dict)]
     faults = [v for v in _values(reports, PROP_FAULTS) if isinstance(v, dict)]
+    details = _values(reports, PROP_DETAILS)
     outcome, cause = Outcome.PASSED, ""
     for report in reports:
         if report.skipped and not hasattr(report, "wasxfail"):
@@ -130,6 +132,7 @@ def outcome_record(reports: list[pytest.TestReport], waived: Mapping[str, Waiver
         ),
         rate_wait=rate_waits[0] if rate_waits else {},
         faults=faults[0] if faults else {},
+        details=str(details[0]) if details and outcome == Outcome.FAILED else "",
     )
 
 

@@ -28,6 +28,7 @@ from crm_conformance.core.outcomes import OUTCOMES_FILE, Outcome, OutcomeRecord,
 from crm_conformance.core.partition import SHARD_FILE, Shard, ShardRecord, check_parts
 from crm_conformance.reporting.certificate import sha256_file, write_certificate
 from crm_conformance.reporting.summary import RunInfo, build_summary, write_summary
+from crm_conformance.reporting.views import VIEW_FILES, write_views
 from crm_conformance.run.runner import RunResult, exit_code
 
 SUMMARY_FILE = "summary.json"
@@ -83,13 +84,14 @@ def merge_shards(folders: Sequence[Path], out: Path) -> RunResult:
     summary = build_summary(records, _info(parts), load_catalogue())
     summary["shards"] = [_describe(part) for part in parts]
     out.mkdir(parents=True, exist_ok=True)
-    for name in (*PART_FILES, "certificate.json"):
+    for name in (*PART_FILES, *VIEW_FILES, "certificate.json"):
         (out / name).unlink(missing_ok=True)
     shutil.rmtree(out / ALLURE_DIR, ignore_errors=True)
     write_summary(out, summary)
     (out / OUTCOMES_FILE).write_text(
         "".join(record.to_json() + "\n" for record in records), encoding="utf-8"
     )
+    write_views(out, summary, records)
     _merge_junit([part.folder / JUNIT_FILE for part in parts], out / JUNIT_FILE, parts)
     _merge_allure([part.folder / ALLURE_DIR for part in parts], out / ALLURE_DIR)
     if summary["certify"]:

@@ -44,12 +44,14 @@ from crm_conformance.plugin.session import EXIT_UNREACHABLE as _CHILD_UNREACHABL
 from crm_conformance.reporting.allure_labels import stabilise_history
 from crm_conformance.reporting.certificate import write_certificate
 from crm_conformance.reporting.replay import replay_command
+from crm_conformance.reporting.requirements_page import PAGE_FILE
 from crm_conformance.reporting.summary import (
     RunInfo,
     build_summary,
     seed_text,
     write_summary,
 )
+from crm_conformance.reporting.views import VIEW_FILES, write_views
 from crm_conformance.run import smoke
 from crm_conformance.run.interruptible import EXIT_INTERRUPTED, interrupted_text, run_interruptible
 
@@ -387,6 +389,7 @@ def run(request: RunRequest, *, echo: Callable[[str], None] = print) -> RunResul
     default = claimed_classes(replace(request, classes=None, certify=False), catalogue)
     summary["replay"] = replay_command(summary, report_dir=report_dir, default_claim=default)
     write_summary(report_dir, summary)
+    write_views(report_dir, summary, records, catalogue)
     if done.interrupted:
         code = EXIT_INTERRUPTED
         message = interrupted_text(
@@ -414,6 +417,7 @@ def _clear(report_dir: Path) -> None:
         "summary.md",
         "certificate.json",
         SHARD_FILE,
+        *VIEW_FILES,
     ):
         (report_dir / name).unlink(missing_ok=True)
 
@@ -566,4 +570,7 @@ def verdict_text(result: RunResult) -> str:
             "verify their requirements)"
         )
     lines.append(f"Report: {result.report_dir}")
+    page = result.report_dir / PAGE_FILE
+    if page.is_file():
+        lines.append(f"The document coloured by verdict: {page}")
     return "\n".join(lines)
