@@ -53,6 +53,10 @@ PROP_RATE_WAIT = "crm_rate_wait"
 PROP_FAULTS = "crm_faults"
 """user_properties key: `{retried: {reason: n}, given_up: {reason: n}}`, the transport
 faults the test met (`retries`): those sent again, and those that ended its retries."""
+PROP_REQUESTS = "crm_requests"
+"""user_properties key: how many requests the test sent to the API (answered or not)."""
+PROP_TOKEN = "crm_token"
+"""user_properties key: the name of the token the test's `api` sent (`token_pool`)."""
 PROP_ADAPTER_FEATURE = "adapter_feature"
 """user_properties key: an adapter feature the test required (`run --list --by-feature`)."""
 
@@ -374,6 +378,10 @@ class OutcomeRecord:
     faults: dict[str, dict[str, int]] = field(default_factory=dict)
     """The transport faults the test met, by reason: `retried` (sent again) and
     `given_up` (ended its retries: the target was unavailable); empty when none."""
+    requests: int = 0
+    """Requests the test sent to the API, each attempt counted (the adapter's apart)."""
+    token: str = ""
+    """The name of the token its `api` sent: `tokens.full`, or `pool K` of a token pool."""
 
     @property
     def charged(self) -> frozenset[str]:

@@ -89,6 +89,8 @@ class RunRequest:
     """`K/N`: run the K-th of N balanced parts of the tests (`crm_conformance.sharding`)."""
     shard_by: Path | None = None
     """An earlier run's report folder whose test durations balance the shards."""
+    token_pool: int | None = None
+    """Full-scope tokens to mint for the run's pool (`token_pool`); None: the target's."""
     suites_dir: Path = field(default_factory=lambda: paths.SUITES_DIR)
 
 
@@ -221,6 +223,8 @@ def pytest_command(
         command += ["--shard", request.shard, f"--crm-shard-record={report_dir / SHARD_FILE}"]
     if request.shard_by is not None:
         command.append(f"--shard-by={request.shard_by.resolve()}")
+    if request.token_pool is not None:
+        command.append(f"--token-pool={request.token_pool}")
     return [*command, *request.pytest_args]
 
 

@@ -22,7 +22,9 @@ from crm_conformance.outcomes import (
     PROP_OBSERVATION,
     PROP_OUTCOME,
     PROP_RATE_WAIT,
+    PROP_REQUESTS,
     PROP_REQUIREMENT,
+    PROP_TOKEN,
     Outcome,
     classify,
     failed_requirements,
@@ -31,6 +33,7 @@ from crm_conformance.outcomes import (
 from crm_conformance.plugin.session import STATE, jsonable
 
 if TYPE_CHECKING:
+    from crm_conformance.client import Wait
     from crm_conformance.plugin.session import RunState
     from crm_conformance.redaction import Redactor
     from crm_conformance.retries import Fault
@@ -51,6 +54,30 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         item.stash[_EXCHANGE_MARK] = (state.log.mark(), len(state.log.missing_retry_after))
         item.stash[_WAIT_MARK] = len(state.log.waits)
         item.stash[_FAULT_MARK] = len(state.log.faults)
+
+
+OTHER_TOKENS = "other tokens"
+"""Where the waits of the tokens a test issued for itself are summed (scopes, rate limits)."""
+
+
+def _waited(waits: "list[Wait]", labels: dict[str, str]) -> dict[str, Any]:
+    """`{seconds, 429s, tokens: {name: seconds}}` of a test's waits for the allowance."""
+    by_token: dict[str, float] = {}
+    for wait in waits:
+        name = labels.get(wait.key, OTHER_TOKENS)
+        by_token[name] = round(by_token.get(name, 0.0) + wait.seconds, 3)
+    return {
+        "seconds": round(sum(wait.seconds for wait in waits), 3),
+        "429s": sum(wait.after_429 for wait in waits),
+        "tokens": by_token,
+    }
+
+
+def _name_of(state: "RunState") -> str:
+    """The name of the token the process's `api` sends (never its value)."""
+    from crm_conformance.token_pool import CONFIGURED, label
+
+    return label(state.pool_index) if state.pool is not None else CONFIGURED
 
 
 def exchanges_of(item: pytest.Item) -> list[dict[str, Any]]:
@@ -125,9 +152,13 @@ def pytest_runtest_makereport(
             )
         waits = state.log.waits[item.stash.get(_WAIT_MARK, 0) :]
         if waits:  # how long this test waited for the allowance (summed in the summary)
-            seconds = round(sum(wait.seconds for wait in waits), 3)
-            after_429 = sum(wait.after_429 for wait in waits)
-            item.user_properties.append((PROP_RATE_WAIT, {"seconds": seconds, "429s": after_429}))
+            item.user_properties.append((PROP_RATE_WAIT, _waited(waits, state.token_labels())))
+        mark, _ = item.stash.get(_EXCHANGE_MARK, (0, 0))
+        assert state.target is not None
+        api = state.target.base_url + "/"
+        sent = sum(e.url.startswith(api) for e in state.log.since(mark))
+        item.user_properties.append((PROP_REQUESTS, sent))
+        item.user_properties.append((PROP_TOKEN, _name_of(state)))
         faults = state.log.faults[item.stash.get(_FAULT_MARK, 0) :]
         if faults:  # the transport faults this test met (summed in the summary)
             item.user_properties.append((PROP_FAULTS, _tallied(faults)))

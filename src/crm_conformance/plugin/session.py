@@ -24,12 +24,13 @@ import pytest
 from crm_conformance.plugin.options import Options, read_options
 
 if TYPE_CHECKING:
-    from crm_conformance.client import CircuitBreaker, ExchangeLog, RequestBudget
+    from crm_conformance.client import ApiClient, CircuitBreaker, ExchangeLog, RequestBudget
     from crm_conformance.embedded import EmbeddedServer
     from crm_conformance.ledger import Ledger
     from crm_conformance.pacing import Pacer
     from crm_conformance.redaction import Redactor
     from crm_conformance.target import Target
+    from crm_conformance.token_pool import TokenPool
 
 BREAKER_THRESHOLD = 8
 """Consecutive 5xx or connection errors after which a run stops."""
@@ -70,6 +71,29 @@ class RunState:
     """The embedded server started as collection began (`pytest_collection`), if it was."""
     booting_all: "list[EmbeddedServer]" = field(default_factory=list)
     """With `--crm-forks N`, the N servers started as collection began, one per child."""
+    pool: "TokenPool | None" = None
+    """The run's pool of full-scope tokens (`token_pool`), when it has one."""
+    clients: "dict[str, ApiClient]" = field(default_factory=dict, repr=False)
+    """The session's API clients by token (`api`, `configured_api`)."""
+    pool_index: int = 0
+    """Which of the pool's tokens this process's `api` sends (`TokenPool.index_for`)."""
+
+    @property
+    def api_token(self) -> str:
+        """The token of the `api` fixture: this process's pool token, else tokens.full."""
+        assert self.target is not None
+        return self.pool.tokens[self.pool_index] if self.pool else self.target.tokens["full"]
+
+    def token_labels(self) -> dict[str, str]:
+        """The name of each token a report may speak of, by its pacing key (never its value)."""
+        from crm_conformance.pacing import token_key
+        from crm_conformance.token_pool import CONFIGURED, label
+
+        assert self.target is not None
+        names = {token_key(f"Bearer {self.target.tokens['full']}"): CONFIGURED}
+        for index, token in enumerate(self.pool.tokens if self.pool else ()):
+            names[token_key(f"Bearer {token}")] = label(index)
+        return names
 
     @property
     def run_prefix(self) -> str:
@@ -90,7 +114,7 @@ class RunState:
         self.target = target
         directory = self.pacing_dir if shared else None
         self.pacer = Pacer(FileLedger(Path(directory)) if directory else None)
-        self.redactor = Redactor(target.secrets)
+        self.redactor = Redactor((*target.secrets, *(self.pool.tokens if self.pool else ())))
         self.log = ExchangeLog()
         share = -(-self.options.request_budget // self.worker_count)  # ceiling division
         self.budget = RequestBudget(share)
@@ -100,6 +124,8 @@ class RunState:
         outcomes = self.options.outcomes
         if shared and outcomes is not None:
             self.ledger = Ledger(outcomes.parent / LEDGER_FILE, tokens=target.tokens)
+            for token in self.pool.tokens if self.pool else ():
+                self.ledger.note_token(token, "primary")  # the workspace of tokens.full
 
 
 STATE = pytest.StashKey[RunState]()
@@ -150,6 +176,79 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     problem = probe(state.target)
     if problem is not None:
         pytest.exit(problem, returncode=EXIT_UNREACHABLE)
+    start_pool(state, config)
+
+
+EXIT_USAGE = 4
+"""pytest's usage error status, which the runner reports as its own (exit 2)."""
+
+
+def start_pool(state: RunState, config: pytest.Config) -> None:
+    """The run's token pool, before any test or fork: the target file's further tokens
+    and those minted now, revoked at unconfigure (after Ctrl-C too). Without a pool,
+    nothing changes: every test sends tokens.full."""
+    assert state.target is not None
+    target = state.target
+    count = state.options.token_pool if state.options.token_pool is not None else target.token_pool
+    if not count and not target.pool:
+        return
+    from crm_conformance.token_pool import TokenPool, mint, revoke
+
+    if not count:
+        state.pool = TokenPool(tokens=target.pool)
+    else:
+        from crm_conformance.adapter_client import AdapterClient
+
+        if target.adapter_url is None:
+            pytest.exit(
+                f"a token pool of {count} is minted through the adapter: the target file "
+                "names no adapter_url (or set token_pool = 0)",
+                returncode=EXIT_USAGE,
+            )
+        from crm_conformance._errors import AdapterError
+
+        adapter = AdapterClient(
+            adapter_url=target.adapter_url,
+            redactor=state.redactor,
+            timeout=target.timeout,
+            max_response_bytes=target.max_response_bytes,
+            token=target.adapter_token,
+        )
+        state.closers.append(adapter.close)
+        try:
+            offered = adapter.has("tokens")
+            state.pool = mint(adapter, target.pool, count) if offered else None
+        except AdapterError as exc:
+            pytest.exit(f"the token pool could not be minted: {exc}", returncode=EXIT_UNREACHABLE)
+        if state.pool is None:
+            pytest.exit(
+                f"a token pool of {count} is minted through the adapter's tokens feature, "
+                "which the adapter does not list: give the tokens in [tokens.full] values_env",
+                returncode=EXIT_USAGE,
+            )
+        state.closers.append(functools.partial(revoke, adapter, state.pool, _warn))
+    state.pool_index = state.pool.index_for(_shard_offset(config, 1))
+    state.adopt(target)  # the redactor and the ledger know every pool token
+
+
+def _warn(message: str) -> None:
+    sys.stderr.write(message + "\n")
+
+
+def _shard_offset(config: pytest.Config, processes: int) -> int:
+    """The first pool index of this run's processes: a shard K of N, each running
+    `processes` processes, starts after the earlier shards' (each shard its own tokens)."""
+    from crm_conformance.sharding import Shard
+
+    raw = config.getoption("crm_shard", None)
+    return (Shard.parse(raw).index - 1) * processes if raw else 0
+
+
+def use_pool_token(config: pytest.Config, worker: int, processes: int) -> None:
+    """A forked worker's own token of the pool, paced apart from the others'."""
+    state = state_of(config)
+    if state.pool is not None:
+        state.pool_index = state.pool.index_for(_shard_offset(config, processes) + worker)
 
 
 _QUOTED = 200

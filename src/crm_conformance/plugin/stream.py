@@ -20,7 +20,9 @@ from crm_conformance.outcomes import (
     PROP_OBSERVATION,
     PROP_OUTCOME,
     PROP_RATE_WAIT,
+    PROP_REQUESTS,
     PROP_REQUIREMENT,
+    PROP_TOKEN,
     Outcome,
     OutcomeRecord,
     append_record,
@@ -122,6 +124,8 @@ def outcome_record(reports: list[pytest.TestReport], waived: Mapping[str, Waiver
         seeds=[int(v["seed"]) for v in _values(reports, PROP_FUZZ) if isinstance(v, dict)],
         rate_wait=rate_waits[0] if rate_waits else {},
         faults=faults[0] if faults else {},
+        requests=sum(int(v) for v in _values(reports, PROP_REQUESTS)[:1]),
+        token=str(next(iter(_values(reports, PROP_TOKEN)), "")),
     )
 
 
