@@ -197,6 +197,12 @@ def _tallied(faults: "list[Fault]") -> dict[str, dict[str, int]]:
     return tally
 
 
+def redacted(config: pytest.Config, text: str) -> str:
+    """`text` through the run's redactor as it stands now (it learns the tokens minted
+    for a pool and those the adapter issues), for writers outside the harness's reports."""
+    return _redactor(config.stash.get(STATE, None)).text(text)
+
+
 def _redactor(state: "RunState | None") -> "Redactor":
     """The run's redactor; outside a run, one filtering token shapes only."""
     from crm_conformance.redaction import Redactor

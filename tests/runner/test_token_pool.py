@@ -1,0 +1,90 @@
+"""A run's token pool (issue 22): each forked worker sends its own minted token, no
+pool token reaches the report folder, and the minted tokens are revoked when the run
+ends, after Ctrl-C too."""
+
+import os
+import signal
+import textwrap
+from pathlib import Path
+
+import httpx
+import pytest
+from click.testing import CliRunner
+from interrupting import run_until
+
+from crm_conformance import paths
+from crm_conformance.cli import main
+from crm_conformance.reference import running_server
+
+POOL_SUITE = """
+import time
+from pathlib import Path
+
+import pytest
+
+
+@pytest.mark.req("HDR-001")
+@pytest.mark.parametrize("n", range({tests}))
+def test_sends_its_pool_token(api, configured_api, n):
+    with open({seen!r}, "a") as seen:
+        seen.write(api.token + "\\n")
+    assert api.get("/v1/contacts").status_code == 200
+    assert configured_api.get("/v1/me").status_code == 200
+    assert configured_api.token != api.token  # tokens.full stays the configured one
+    Path({marker!r}).write_text("sent")
+    time.sleep({pause})
+    raise AssertionError(f"a message quoting the pool token {{api.token}}")
+"""
+
+
+def write_suite(suites: Path, tmp_path: Path, *, tests: int, pause: float) -> tuple[Path, Path]:
+    seen, marker = tmp_path / "seen.txt", tmp_path / "marker"
+    text = POOL_SUITE.format(tests=tests, seen=str(seen), marker=str(marker), pause=pause)
+    (suites / "test_fake.py").write_text(textwrap.dedent(text), encoding="utf-8")
+    return seen, marker
+
+
+def refused(base_url: str, token: str) -> bool:
+    """Whether the server refuses `token` (401): revoked."""
+    answer = httpx.get(f"{base_url}/v1/me", headers={"Authorization": f"Bearer {token}"})
+    return answer.status_code == 401
+
+
+def test_each_worker_sends_its_own_minted_token_kept_out_of_the_report_and_revoked(
+    suites: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen, _ = write_suite(suites, tmp_path, tests=6, pause=0.2)
+    monkeypatch.setattr(paths, "SUITES_DIR", suites)
+    report = tmp_path / "report"
+    with running_server() as served:
+        target = served.write_target_file(tmp_path / "target.toml")
+        args = ["run", "--target", str(target), "-n", "2", "--token-pool", "2"]
+        ran = CliRunner().invoke(main, [*args, "--report-dir", str(report)])
+        pool = set(seen.read_text(encoding="utf-8").split())
+        assert len(pool) == 2 and served.tokens["full"] not in pool, ran.output
+        assert all(refused(served.base_url, token) for token in pool)  # revoked at the end
+        assert not refused(served.base_url, served.tokens["full"])
+    assert ran.exit_code == 1, ran.output  # every fake test fails, quoting its token
+    assert "2 tokens of the token pool carried the run" in (report / "summary.md").read_text()
+    for path in (p for p in report.rglob("*") if p.is_file()):
+        content = path.read_bytes()
+        assert not any(token.encode() in content for token in pool), path
+
+
+def test_the_minted_tokens_are_revoked_after_ctrl_c(
+    suites: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen, marker = write_suite(suites, tmp_path, tests=40, pause=0.3)
+    monkeypatch.chdir(tmp_path)
+    report = tmp_path / "report"
+    with running_server() as served:
+        target = served.write_target_file(tmp_path / "target.toml")
+        run = run_until(
+            marker, suites, target, "-n", "2", "--token-pool", "2", "--report-dir", str(report)
+        )
+        os.killpg(run.pid, signal.SIGINT)
+        out, err = run.communicate(timeout=120)
+        assert run.returncode == 130, out + err
+        pool = set(seen.read_text(encoding="utf-8").split())
+        assert pool and served.tokens["full"] not in pool
+        assert all(refused(served.base_url, token) for token in pool)
