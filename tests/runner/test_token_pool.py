@@ -14,6 +14,7 @@ from interrupting import run_until
 
 from crm_conformance import paths
 from crm_conformance.cli import main
+from crm_conformance.outcomes import OUTCOMES_FILE, read_records
 from crm_conformance.reference import running_server
 
 POOL_SUITE = """
@@ -66,6 +67,9 @@ def test_each_worker_sends_its_own_minted_token_kept_out_of_the_report_and_revok
         assert not refused(served.base_url, served.tokens["full"])
     assert ran.exit_code == 1, ran.output  # every fake test fails, quoting its token
     assert "2 tokens of the token pool carried the run" in (report / "summary.md").read_text()
+    records = list(read_records(report / OUTCOMES_FILE))
+    assert {record.token for record in records} == {"pool 1", "pool 2"}
+    assert {record.requests for record in records} == {2}  # GET /v1/contacts, GET /v1/me
     for path in (p for p in report.rglob("*") if p.is_file()):
         content = path.read_bytes()
         assert not any(token.encode() in content for token in pool), path
