@@ -73,6 +73,17 @@ def _waited(waits: "list[Wait]", labels: dict[str, str]) -> dict[str, Any]:
     }
 
 
+def _api_requests(state: "RunState", mark: int) -> int:
+    """The exchanges since `mark` with the API, not with the adapter (which may live under
+    the API's base URL, as the reference's `/_adapter` does)."""
+    assert state.target is not None and state.log is not None
+    api, adapter = state.target.base_url + "/", state.target.adapter_url
+    return sum(
+        e.url.startswith(api) and not (adapter and e.url.startswith(adapter + "/"))
+        for e in state.log.since(mark)
+    )
+
+
 def _name_of(state: "RunState") -> str:
     """The name of the token the process's `api` sends (never its value)."""
     from crm_conformance.token_pool import CONFIGURED, label
@@ -154,10 +165,7 @@ def pytest_runtest_makereport(
         if waits:  # how long this test waited for the allowance (summed in the summary)
             item.user_properties.append((PROP_RATE_WAIT, _waited(waits, state.token_labels())))
         mark, _ = item.stash.get(_EXCHANGE_MARK, (0, 0))
-        assert state.target is not None
-        api = state.target.base_url + "/"
-        sent = sum(e.url.startswith(api) for e in state.log.since(mark))
-        item.user_properties.append((PROP_REQUESTS, sent))
+        item.user_properties.append((PROP_REQUESTS, _api_requests(state, mark)))
         item.user_properties.append((PROP_TOKEN, _name_of(state)))
         faults = state.log.faults[item.stash.get(_FAULT_MARK, 0) :]
         if faults:  # the transport faults this test met (summed in the summary)
