@@ -133,13 +133,13 @@ def run_one(config: Config, classes: str, timeout: float, keep: Path | None) -> 
     busiest = tokens.get(busiest_key, 0)
     times = seen.get(busiest_key, [])
     least = busiest / limit * window
-    spread = sum(tokens.values()) / (limit * max(1, config.pool)) * window
+    spread = sum(carriers) / (limit * len(carriers)) * window if carriers else 0.0
     print(f"== {config}: {limit} requests per {window} s per token, --classes {classes}")
     print(f"exit code {done.returncode}; tests {summary['tests']}")
     print(f"requests the limiter counted: {sum(tally.values())}, {sum(tokens.values())} on tokens")
     per_token = ", ".join(map(str, sorted(tokens.values(), reverse=True)))
     print(f"requests per token, busiest first: {per_token}")
-    print(f"the {len(carriers)} busiest tokens carried {sum(carriers)}")
+    print(f"the {len(carriers)} busiest tokens (the run's api tokens) carried {sum(carriers)}")
     print(
         f"requests ÷ (allowance × tokens): {spread:.0f} s; busiest token ÷ allowance: {least:.0f} s"
     )
