@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from interrupting import run_until
 
 from crm_conformance import paths
+from crm_conformance.adapter_client import AdapterClient
 from crm_conformance.cli import main
 from crm_conformance.outcomes import OUTCOMES_FILE, read_records
 from crm_conformance.reference import running_server
@@ -94,3 +95,36 @@ def test_the_minted_tokens_are_revoked_after_ctrl_c(
         pool = set(seen.read_text(encoding="utf-8").split())
         assert pool and served.tokens["full"] not in pool
         assert all(refused(served.base_url, token) for token in pool)
+
+
+def test_a_shard_sends_its_own_tokens_of_the_target_files_pool(
+    suites: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`[tokens.full] values_env`: shard 2 of 2 with `-n 2` takes the pool's third and
+    fourth tokens (shard 1 the first two), keeps them out of its report, and leaves them
+    alive: they are the vendor's, not the run's to revoke."""
+    seen, _ = write_suite(suites, tmp_path, tests=4, pause=0.1)
+    (suites / "test_fake_too.py").write_text((suites / "test_fake.py").read_text())
+    monkeypatch.setattr(paths, "SUITES_DIR", suites)
+    report = tmp_path / "report"
+    with running_server() as served:
+        assert served.adapter_url is not None
+        adapter = AdapterClient(adapter_url=served.adapter_url)
+        pool = [adapter.create_token().token for _ in range(4)]
+        adapter.close()
+        for number, token in enumerate(pool, start=1):
+            monkeypatch.setenv(f"CRM_POOL_{number}", token)
+        names = ", ".join(f'"CRM_POOL_{number}"' for number in range(1, 5))
+        text = served.target_file_text().replace(
+            "[tokens.full]\n", f"[tokens.full]\nvalues_env = [{names}]\n"
+        )
+        target = tmp_path / "target.toml"
+        target.write_text(text, encoding="utf-8")
+        args = ["run", "--target", str(target), "-n", "2", "--shard", "2/2", "--seed", "7"]
+        ran = CliRunner().invoke(main, [*args, "--report-dir", str(report)])
+        sent = set(seen.read_text(encoding="utf-8").split())
+        assert sent and sent <= set(pool[2:]), ran.output
+        assert not any(refused(served.base_url, token) for token in pool)
+    for path in (p for p in report.rglob("*") if p.is_file()):
+        content = path.read_bytes()
+        assert not any(token.encode() in content for token in pool), path
