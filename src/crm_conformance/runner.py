@@ -146,6 +146,26 @@ def validate(request: RunRequest) -> None:
         durations_of(request.shard_by)
 
 
+def check_pool(request: RunRequest) -> None:
+    """A token pool to mint needs a given target with an adapter: one usage error before
+    any test when it has none (the plugin would stop the run at its start)."""
+    if request.target is None and request.base_url is None:
+        if request.token_pool:
+            raise UsageError(
+                "--token-pool spreads a given target's requests over several tokens: give "
+                "--target (each worker of the embedded reference server tests its own)"
+            )
+        return
+    target = load_target(path=request.target, base_url=request.base_url)
+    count = request.token_pool if request.token_pool is not None else target.token_pool
+    if count and target.adapter_url is None:
+        raise UsageError(
+            f"a token pool of {count} is minted through the adapter (feature tokens), and "
+            "the target names no adapter_url: add it, or list the tokens in "
+            "[tokens.full] values_env"
+        )
+
+
 def public_target(request: RunRequest) -> dict[str, Any]:
     """The target as reports show it: URLs and token role names, never token values.
 
@@ -321,6 +341,7 @@ def run(request: RunRequest, *, echo: Callable[[str], None] = print) -> RunResul
     validate(request)
     if request.target is not None or request.base_url is not None:
         smoke.check(target_path=request.target, base_url=request.base_url)
+    check_pool(request)
     run_id = uuid.uuid4().hex[:8]
     started = datetime.now(UTC)
     report_dir = (request.report_dir or default_report_dir(run_id, started)).resolve()

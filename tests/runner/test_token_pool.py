@@ -128,3 +128,18 @@ def test_a_shard_sends_its_own_tokens_of_the_target_files_pool(
     for path in (p for p in report.rglob("*") if p.is_file()):
         content = path.read_bytes()
         assert not any(token.encode() in content for token in pool), path
+
+
+def test_a_pool_to_mint_without_an_adapter_is_one_usage_error(tmp_path: Path) -> None:
+    with running_server() as served:
+        target = served.write_target_file(tmp_path / "target.toml")
+        lines = target.read_text(encoding="utf-8").splitlines()
+        target.write_text("\n".join(x for x in lines if not x.startswith("adapter_url")))
+        args = ["run", "--target", str(target), "--token-pool", "2"]
+        ran = CliRunner().invoke(main, [*args, "--report-dir", str(tmp_path / "report")])
+    assert ran.exit_code == 2
+    assert ran.output.splitlines()[0] == (
+        "Error: a token pool of 2 is minted through the adapter (feature tokens), and the "
+        "target names no adapter_url: add it, or list the tokens in [tokens.full] values_env"
+    )
+    assert not (tmp_path / "report").exists()
