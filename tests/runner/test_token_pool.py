@@ -2,6 +2,7 @@
 pool token reaches the report folder, and the minted tokens are revoked when the run
 ends, after Ctrl-C too."""
 
+import json
 import os
 import signal
 import textwrap
@@ -15,6 +16,7 @@ from interrupting import run_until
 from crm_conformance import paths
 from crm_conformance.adapter_client import AdapterClient
 from crm_conformance.cli import main
+from crm_conformance.ledger import LEDGER_FILE
 from crm_conformance.outcomes import OUTCOMES_FILE, read_records
 from crm_conformance.reference import running_server
 
@@ -31,7 +33,10 @@ def test_sends_its_pool_token(api, configured_api, adapter, n):
     assert adapter.has("tokens")  # the adapter's requests are not the API's
     with open({seen!r}, "a") as seen:
         seen.write(api.token + "\\n")
-    assert api.get("/v1/contacts").status_code == 200
+    tag = {{"name": f"cc-pool-{{n}}-{{time.time_ns()}}", "kind": "contact"}}
+    made = api.post("/v1/tags", json=tag)
+    with open({made!r}, "a") as noted:
+        noted.write(made.json()["id"] + "\\n")
     assert configured_api.get("/v1/me").status_code == 200
     assert configured_api.token != api.token  # tokens.full stays the configured one
     Path({marker!r}).write_text("sent")
@@ -42,7 +47,10 @@ def test_sends_its_pool_token(api, configured_api, adapter, n):
 
 def write_suite(suites: Path, tmp_path: Path, *, tests: int, pause: float) -> tuple[Path, Path]:
     seen, marker = tmp_path / "seen.txt", tmp_path / "marker"
-    text = POOL_SUITE.format(tests=tests, seen=str(seen), marker=str(marker), pause=pause)
+    made = tmp_path / "made.txt"
+    text = POOL_SUITE.format(
+        tests=tests, seen=str(seen), marker=str(marker), pause=pause, made=str(made)
+    )
     (suites / "test_fake.py").write_text(textwrap.dedent(text), encoding="utf-8")
     return seen, marker
 
@@ -71,8 +79,14 @@ def test_each_worker_sends_its_own_minted_token_kept_out_of_the_report_and_revok
     assert "2 tokens of the token pool carried the run" in (report / "summary.md").read_text()
     records = list(read_records(report / OUTCOMES_FILE))
     assert {record.token for record in records} == {"pool 1", "pool 2"}
-    # GET /v1/contacts and GET /v1/me; not the adapter's GET /v1/health (under base_url).
+    # POST /v1/tags and GET /v1/me; not the adapter's GET /v1/health (under base_url).
     assert {record.requests for record in records} == {2}
+    made = set((tmp_path / "made.txt").read_text(encoding="utf-8").split())
+    ledger = {
+        entry["id"]: entry["workspace"]
+        for entry in map(json.loads, (report / LEDGER_FILE).read_text().splitlines())
+    }
+    assert len(made) == 6 and all(ledger.get(i) == "primary" for i in made)  # sweepable
     for path in (p for p in report.rglob("*") if p.is_file()):
         content = path.read_bytes()
         assert not any(token.encode() in content for token in pool), path

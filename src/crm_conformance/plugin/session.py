@@ -124,8 +124,6 @@ class RunState:
         outcomes = self.options.outcomes
         if shared and outcomes is not None:
             self.ledger = Ledger(outcomes.parent / LEDGER_FILE, tokens=target.tokens)
-            for token in self.pool.tokens if self.pool else ():
-                self.ledger.note_token(token, "primary")  # the workspace of tokens.full
 
 
 STATE = pytest.StashKey[RunState]()
