@@ -36,6 +36,14 @@ DUPLICATES = 6
 THREAD_TIMEOUT = 30.0
 
 
+@pytest.fixture
+def api(configured_api: ApiClient) -> ApiClient:
+    """The configured tokens.full, even when the run has a token pool: the scope of a key
+    is not shown (the reference keeps it per workspace, token and key), so every keyed
+    write of this module and each of its repeats go through that one token."""
+    return configured_api
+
+
 @dataclass(frozen=True)
 class Write:
     """A write: where to POST, and a body maker (each call a new, distinct body; None

@@ -278,7 +278,7 @@ def test_messages_write_is_needed_by_no_operation(
 
 @pytest.mark.req("SCOPE-026", "SCOPE-001", "SCOPE-005", "SCOPE-009", "SCOPE-012", "SCOPE-014")
 def test_me_lists_the_scopes_of_the_token(
-    api: ApiClient,
+    configured_api: ApiClient,
     tokens: ScopedTokens,
     target: Target,
     observe: Callable[[str, Any], None],
@@ -287,7 +287,9 @@ def test_me_lists_the_scopes_of_the_token(
     space-separated one: the shape is not shown); where the harness can read a scope
     list from it (`capabilities.listed_scopes`), that list is exactly the held scopes. A
     scope of the table missing from the full token's answer is charged to its row: the
-    table defines it."""
+    table defines it. `/v1/me` of the configured tokens.full, even when the run has a
+    token pool: the target file declares that token's scopes."""
+    api = configured_api
     response = api.get("/v1/me")
     full = expect_status(response, "SCOPE-026", 200)
     observe("GET /v1/me (tokens.full)", full)

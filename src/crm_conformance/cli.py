@@ -139,6 +139,13 @@ def main() -> None:
     metavar="RUN_DIR",
     help="balance the shards by the test durations of this earlier run (default: by module)",
 )
+@click.option(
+    "--token-pool",
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="mint N full-scope tokens through the adapter (feature tokens) and spread the "
+    "run's requests over them, one per worker; revoked at the end (target key token_pool)",
+)
 @click.argument("pytest_args", nargs=-1, type=click.UNPROCESSED)
 def run(
     target: Path | None,
@@ -157,6 +164,7 @@ def run(
     certify: bool,
     shard: str | None,
     shard_by: Path | None,
+    token_pool: int | None,
     pytest_args: tuple[str, ...],
 ) -> None:
     """Run the suites against a target (the embedded reference server when none is given).
@@ -181,6 +189,7 @@ def run(
         certify=certify,
         shard=shard,
         shard_by=shard_by,
+        token_pool=token_pool,
     )
 
     def call() -> int:

@@ -94,6 +94,8 @@ class Wait:
 
     seconds: float
     after_429: bool
+    key: str = field(default="", compare=False)
+    """The token's pacing key (`pacing.token_key`: a hash, never the token)."""
 
 
 @dataclass
@@ -382,7 +384,7 @@ class ApiClient:
             self._sleep(admission.wait)
             waited += admission.wait
         if waited or after_429:
-            self.log.waits.append(Wait(waited, after_429))
+            self.log.waits.append(Wait(waited, after_429, key))
         return admission.ticket
 
     def _too_long(self, request: httpx.Request, said: str) -> RateLimitWaitError:

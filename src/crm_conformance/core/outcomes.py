@@ -57,6 +57,10 @@ faults the test met (`retries`): those sent again, and those that ended its retr
 PROP_DETAILS = "crm_details"
 """user_properties key: a failed test's report (request, expected, got, the curl line),
 redacted and inert, which `requirements.html` shows beside the clause it breaks."""
+PROP_REQUESTS = "crm_requests"
+"""user_properties key: how many requests the test sent to the API (answered or not)."""
+PROP_TOKEN = "crm_token"
+"""user_properties key: the name of the token the test's `api` sent (`token_pool`)."""
 PROP_ADAPTER_FEATURE = "adapter_feature"
 """user_properties key: an adapter feature the test required (`run --list --by-feature`)."""
 
@@ -384,6 +388,10 @@ class OutcomeRecord:
     details: str = ""
     """Of a failed test: its failure's report (request, expected, got, the curl line),
     redacted and inert; empty otherwise (`PROP_DETAILS`)."""
+    requests: int = 0
+    """Requests the test sent to the API, each attempt counted (the adapter's apart)."""
+    token: str = ""
+    """The name of the token its `api` sent: `tokens.full`, or `pool K` of a token pool."""
 
     @property
     def charged(self) -> frozenset[str]:

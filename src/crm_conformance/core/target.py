@@ -36,9 +36,12 @@ _TOP_LEVEL_KEYS = frozenset(
         "conventions",
         "write_policy",
         "max_response_bytes",
+        "token_pool",
     }
 )
-_TOKEN_KEYS = frozenset({"value", "value_env", "scopes"})
+_TOKEN_KEYS = frozenset({"value", "value_env", "scopes", "values_env"})
+LARGEST_TOKEN_POOL = 32
+"""The most tokens `token_pool` (or `--token-pool`) may mint."""
 _LIVE_PREFIX = "sk_live_"
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024
@@ -74,6 +77,12 @@ class Target:
     sources: Mapping[str, str] = field(default_factory=dict)
     adapter_token: str | None = field(default=None, repr=False)
     """The secret the adapter requires as `Authorization: Bearer` (`[adapter_token]`), if any."""
+    pool: tuple[str, ...] = field(default=(), repr=False)
+    """More full-scope tokens of the workspace of tokens.full (`[tokens.full] values_env`):
+    "Rate limits are per token", so a run spreads its requests over them (`token_pool`)."""
+    token_pool: int = 0
+    """How many full-scope tokens to mint through the adapter for the run's pool
+    (`token_pool` in the file, `--token-pool` on the command line); 0: none."""
 
     def token(self, role: str) -> str | None:
         """The token value of `role`, or None when the target does not give one."""
@@ -83,7 +92,7 @@ class Target:
     def secrets(self) -> tuple[str, ...]:
         """Every secret of the target (the tokens and the adapter's), for the redactor."""
         extra = (self.adapter_token,) if self.adapter_token is not None else ()
-        return (*self.tokens.values(), *extra)
+        return (*self.tokens.values(), *self.pool, *extra)
 
     def describe(self) -> dict[str, Any]:
         """The target without secrets, for reports and the certificate bundle."""
@@ -95,6 +104,7 @@ class Target:
             "max_rate_limit_wait": self.max_rate_limit_wait,
             "max_response_bytes": self.max_response_bytes,
             "token_roles": sorted(self.tokens),
+            "token_pool": {"given": len(self.pool), "minted": self.token_pool},
             "adapter_token": self.adapter_token is not None,
             "conventions": dict(self.conventions),
             "declared_scopes": {role: sorted(s) for role, s in self.declared_scopes.items()},
@@ -240,7 +250,13 @@ def _from_mapping(
         sources["max_rate_limit_wait"] = origin
     max_response_bytes = _response_cap(data, origin, sources)
     tokens, scopes = _tokens(data.get("tokens"), origin, env, sources)
-    _refuse_live(tokens, allow_live=allow_live, origin=origin)
+    pool = _pool(data["tokens"]["full"], origin, env, sources)
+    pooled = {f"full.values_env[{i}]": value for i, value in enumerate(pool)}
+    _refuse_live({**tokens, **pooled}, allow_live=allow_live, origin=origin)
+    token_pool = 0
+    if "token_pool" in data:
+        token_pool = pool_size(data["token_pool"], f"{origin}: token_pool")
+        sources["token_pool"] = origin
     adapter_token = _adapter_token(data.get("adapter_token"), origin, env, sources)
     return Target(
         base_url=base_url,
@@ -255,7 +271,38 @@ def _from_mapping(
         write_policy=MappingProxyType(_write_policy(data.get("write_policy", {}), origin)),
         sources=MappingProxyType(sources),
         adapter_token=adapter_token,
+        pool=pool,
+        token_pool=token_pool,
     )
+
+
+def pool_size(raw: Any, where: str) -> int:
+    """A pool size (`token_pool`, `--token-pool`): a whole number from 0 to the largest."""
+    if isinstance(raw, bool) or not isinstance(raw, int) or not 0 <= raw <= LARGEST_TOKEN_POOL:
+        raise TargetFileError(
+            f"{where} = {raw!r} must be a whole number of tokens to mint, from 0 to "
+            f"{LARGEST_TOKEN_POOL}, e.g. token_pool = 4"
+        )
+    return raw
+
+
+def _pool(
+    entry: Mapping[str, Any], origin: str, env: Mapping[str, str], sources: dict[str, str]
+) -> tuple[str, ...]:
+    """`[tokens.full] values_env = [...]`: more tokens like tokens.full, each named by an
+    environment variable (never inline: a list of secrets in a file is easy to leak)."""
+    if "values_env" not in entry:
+        return ()
+    listed = entry["values_env"]
+    key = "tokens.full.values_env"
+    if not isinstance(listed, list) or not all(isinstance(v, str) and v for v in listed):
+        raise TargetFileError(
+            f"{origin}: {key} must be a list of environment variable names, e.g. "
+            'values_env = ["CRM_TOKEN_FULL_2", "CRM_TOKEN_FULL_3"]'
+        )
+    values = tuple(_secret({"value_env": v}, key, origin, env, sources) for v in listed)
+    sources[key] = ", ".join(f"environment variable {v}" for v in listed)
+    return values
 
 
 def _response_cap(data: Mapping[str, Any], origin: str, sources: dict[str, str]) -> int:
@@ -323,6 +370,11 @@ def _tokens(
         if unknown:
             raise TargetFileError(
                 f"{origin}: unknown key '{key}.{unknown[0]}'; known: value, value_env, scopes"
+                + (", values_env" if role == "full" else "")
+            )
+        if "values_env" in entry and role != "full":
+            raise TargetFileError(
+                f"{origin}: unknown key '{key}.values_env'; a pool of tokens is of tokens.full"
             )
         tokens[role] = _secret(entry, key, origin, env, sources)
         if "scopes" in entry:

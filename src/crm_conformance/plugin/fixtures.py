@@ -55,8 +55,27 @@ def _client(state: RunState, token: str | None) -> "ApiClient":
 
 @pytest.fixture(scope="session")
 def api(pytestconfig: pytest.Config, target: "Target") -> "ApiClient":
-    """ApiClient bound to tokens.full; `api.with_token(value)` for another token."""
-    return _client(state_of(pytestconfig), target.tokens["full"])
+    """ApiClient bound to tokens.full, or to this process's token of the run's pool (a
+    full-scope token of the same workspace: `token_pool`); `api.with_token(value)` for
+    another token."""
+    return _session_client(state_of(pytestconfig), state_of(pytestconfig).api_token)
+
+
+@pytest.fixture(scope="session")
+def configured_api(pytestconfig: pytest.Config, target: "Target") -> "ApiClient":
+    """ApiClient bound to the configured tokens.full, even when the run has a token pool:
+    for the tests whose meaning depends on that one token (what `/v1/me` says of it, the
+    scopes the target file declares for it). Without a pool, the client of `api`."""
+    return _session_client(state_of(pytestconfig), target.tokens["full"])
+
+
+def _session_client(state: RunState, token: str) -> "ApiClient":
+    """The process's one client of `token` (`api` and `configured_api` share it when
+    they send the same token, as they do without a pool)."""
+    client = state.clients.get(token)
+    if client is None:
+        client = state.clients[token] = _client(state, token)
+    return client
 
 
 @pytest.fixture(scope="session")
@@ -214,10 +233,14 @@ def convention(target: "Target") -> Callable[[str], str]:
 
 
 @pytest.fixture(scope="session")
-def capabilities(pytestconfig: pytest.Config, target: "Target", api: "ApiClient") -> "Capabilities":
-    """Scopes per token and write policy, read from the target, else from the target file."""
+def capabilities(
+    pytestconfig: pytest.Config, target: "Target", configured_api: "ApiClient"
+) -> "Capabilities":
+    """Scopes per token and write policy, read from the target, else from the target file
+    (whose declared scopes are those of the configured tokens.full: `configured_api`)."""
     from crm_conformance.core.capabilities import discover
 
+    api = configured_api
     clients = {"full": api}
     other = target.token("other_workspace")
     if other is not None:

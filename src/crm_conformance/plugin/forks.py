@@ -47,7 +47,7 @@ import pytest
 
 from crm_conformance.core import profiles
 from crm_conformance.plugin.ordering import weight
-from crm_conformance.plugin.state import fork_count, shared_pacing_dir, state_of
+from crm_conformance.plugin.state import fork_count, shared_pacing_dir, state_of, use_pool_token
 
 _INDEX = struct.Struct("!I")
 _PIPE_BUF = 512
@@ -382,6 +382,7 @@ def _become_worker(session: pytest.Session, number: int, count: int) -> None:
     state.worker = f"gw{number}"
     state.worker_count = count
     state.closers.clear()  # the parent stops the servers and removes the pacing directory
+    use_pool_token(session.config, number, count)  # the parent revokes the pool at its end
     if state.target is not None:
         state.adopt(state.target, shared=True)  # the allowances shared with the other children
     elif state.booting_all:

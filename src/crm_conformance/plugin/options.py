@@ -79,6 +79,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="the deep profile replaying an earlier run: each fuzz test runs as many rounds "
         "as it ran in that run's outcomes.jsonl (one if it did not run there), not minutes",
     )
+    group.addoption(
+        "--token-pool",
+        dest="crm_token_pool",
+        metavar="N",
+        help="mint N full-scope tokens through the adapter's tokens feature and give each "
+        "forked worker its own (overrides the target file's token_pool)",
+    )
     group.addoption("--waivers", dest="crm_waivers", metavar="FILE", help=waivers.HELP)
     group.addoption(
         "--crm-outcomes",
@@ -130,6 +137,8 @@ class Options:
     waived: Mapping[str, waivers.Waiver] = field(default_factory=dict)
     """Waivers in force, by requirement id."""
     waiver_warnings: tuple[str, ...] = ()
+    token_pool: int | None = None
+    """`--token-pool N`: tokens to mint for the run's pool; None: the target file's."""
 
     @property
     def names_a_target(self) -> bool:
@@ -153,7 +162,20 @@ def read_options(config: pytest.Config) -> Options:
         outcomes=Path(outcomes) if outcomes else None,
         waived=waived,
         waiver_warnings=tuple(warnings),
+        token_pool=_token_pool(config.getoption("crm_token_pool")),
     )
+
+
+def _token_pool(raw: str | None) -> int | None:
+    from crm_conformance._errors import TargetFileError
+    from crm_conformance.core.target import pool_size
+
+    if raw is None:
+        return None
+    try:
+        return pool_size(int(raw) if raw.strip().isdigit() else raw, "--token-pool")
+    except TargetFileError as exc:
+        raise pytest.UsageError(str(exc)) from None
 
 
 def _profile(raw: str | None) -> str:

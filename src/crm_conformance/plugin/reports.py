@@ -23,7 +23,9 @@ from crm_conformance.core.outcomes import (
     PROP_OBSERVATION,
     PROP_OUTCOME,
     PROP_RATE_WAIT,
+    PROP_REQUESTS,
     PROP_REQUIREMENT,
+    PROP_TOKEN,
     Outcome,
     classify,
     failed_requirements,
@@ -34,6 +36,7 @@ from crm_conformance.plugin.session import jsonable
 from crm_conformance.plugin.state import STATE
 
 if TYPE_CHECKING:
+    from crm_conformance.core.client import Wait
     from crm_conformance.core.redaction import Redactor
     from crm_conformance.core.retries import Fault
     from crm_conformance.plugin.state import RunState
@@ -54,6 +57,41 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         item.stash[_EXCHANGE_MARK] = (state.log.mark(), len(state.log.missing_retry_after))
         item.stash[_WAIT_MARK] = len(state.log.waits)
         item.stash[_FAULT_MARK] = len(state.log.faults)
+
+
+OTHER_TOKENS = "other tokens"
+"""Where the waits of the tokens a test issued for itself are summed (scopes, rate limits)."""
+
+
+def _waited(waits: "list[Wait]", labels: dict[str, str]) -> dict[str, Any]:
+    """`{seconds, 429s, tokens: {name: seconds}}` of a test's waits for the allowance."""
+    by_token: dict[str, float] = {}
+    for wait in waits:
+        name = labels.get(wait.key, OTHER_TOKENS)
+        by_token[name] = round(by_token.get(name, 0.0) + wait.seconds, 3)
+    return {
+        "seconds": round(sum(wait.seconds for wait in waits), 3),
+        "429s": sum(wait.after_429 for wait in waits),
+        "tokens": by_token,
+    }
+
+
+def _api_requests(state: "RunState", mark: int) -> int:
+    """The exchanges since `mark` with the API, not with the adapter (which may live under
+    the API's base URL, as the reference's `/_adapter` does)."""
+    assert state.target is not None and state.log is not None
+    api, adapter = state.target.base_url + "/", state.target.adapter_url
+    return sum(
+        e.url.startswith(api) and not (adapter and e.url.startswith(adapter + "/"))
+        for e in state.log.since(mark)
+    )
+
+
+def _name_of(state: "RunState") -> str:
+    """The name of the token the process's `api` sends (never its value)."""
+    from crm_conformance.adapter.token_pool import CONFIGURED, label
+
+    return label(state.pool_index) if state.pool is not None else CONFIGURED
 
 
 def exchanges_of(item: pytest.Item) -> list[dict[str, Any]]:
@@ -128,9 +166,10 @@ def pytest_runtest_makereport(
             )
         waits = state.log.waits[item.stash.get(_WAIT_MARK, 0) :]
         if waits:  # how long this test waited for the allowance (summed in the summary)
-            seconds = round(sum(wait.seconds for wait in waits), 3)
-            after_429 = sum(wait.after_429 for wait in waits)
-            item.user_properties.append((PROP_RATE_WAIT, {"seconds": seconds, "429s": after_429}))
+            item.user_properties.append((PROP_RATE_WAIT, _waited(waits, state.token_labels())))
+        mark, _ = item.stash.get(_EXCHANGE_MARK, (0, 0))
+        item.user_properties.append((PROP_REQUESTS, _api_requests(state, mark)))
+        item.user_properties.append((PROP_TOKEN, _name_of(state)))
         faults = state.log.faults[item.stash.get(_FAULT_MARK, 0) :]
         if faults:  # the transport faults this test met (summed in the summary)
             item.user_properties.append((PROP_FAULTS, _tallied(faults)))
@@ -185,6 +224,12 @@ def _tallied(faults: "list[Fault]") -> dict[str, dict[str, int]]:
         counts = tally["retried" if fault.retried else "given_up"]
         counts[fault.reason] = counts.get(fault.reason, 0) + 1
     return tally
+
+
+def redacted(config: pytest.Config, text: str) -> str:
+    """`text` through the run's redactor as it stands now (it learns the tokens minted
+    for a pool and those the adapter issues), for writers outside the harness's reports."""
+    return _redactor(config.stash.get(STATE, None)).text(text)
 
 
 def _redactor(state: "RunState | None") -> "Redactor":

@@ -6,6 +6,7 @@ that tests starts its own embedded reference server, in a child process
 (`crm_conformance.plugin.embedded`), and stops it at the end.
 """
 
+import functools
 import json
 import sys
 from pathlib import Path
@@ -20,6 +21,7 @@ from crm_conformance.plugin.state import (
     RunState,
     fork_count,
     is_worker,
+    shard_offset,
     shared_pacing_dir,
     state_of,
 )
@@ -69,6 +71,63 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     problem = probe(state.target)
     if problem is not None:
         pytest.exit(problem, returncode=EXIT_UNREACHABLE)
+    start_pool(state, config)
+
+
+EXIT_USAGE = 4
+"""pytest's usage error status, which the runner reports as its own (exit 2)."""
+
+
+def start_pool(state: RunState, config: pytest.Config) -> None:
+    """The run's token pool, before any test or fork: the target file's further tokens
+    and those minted now, revoked at unconfigure (after Ctrl-C too). Without a pool,
+    nothing changes: every test sends tokens.full."""
+    assert state.target is not None
+    target = state.target
+    count = state.options.token_pool if state.options.token_pool is not None else target.token_pool
+    if not count and not target.pool:
+        return
+    from crm_conformance.adapter.token_pool import TokenPool, mint, revoke
+
+    if not count:
+        state.pool = TokenPool(tokens=target.pool)
+    else:
+        from crm_conformance.adapter.client import AdapterClient
+
+        if target.adapter_url is None:
+            pytest.exit(
+                f"a token pool of {count} is minted through the adapter: the target file "
+                "names no adapter_url (or set token_pool = 0)",
+                returncode=EXIT_USAGE,
+            )
+        from crm_conformance._errors import AdapterError
+
+        adapter = AdapterClient(
+            adapter_url=target.adapter_url,
+            redactor=state.redactor,
+            timeout=target.timeout,
+            max_response_bytes=target.max_response_bytes,
+            token=target.adapter_token,
+        )
+        state.closers.append(adapter.close)
+        try:
+            offered = adapter.has("tokens")
+            state.pool = mint(adapter, target.pool, count) if offered else None
+        except AdapterError as exc:
+            pytest.exit(f"the token pool could not be minted: {exc}", returncode=EXIT_UNREACHABLE)
+        if state.pool is None:
+            pytest.exit(
+                f"a token pool of {count} is minted through the adapter's tokens feature, "
+                "which the adapter does not list: give the tokens in [tokens.full] values_env",
+                returncode=EXIT_USAGE,
+            )
+        state.closers.append(functools.partial(revoke, adapter, state.pool, _warn))
+    state.pool_index = state.pool.index_for(shard_offset(config, 1))
+    state.adopt(target)  # the redactor and the ledger know every pool token
+
+
+def _warn(message: str) -> None:
+    sys.stderr.write(message + "\n")
 
 
 _QUOTED = 200

@@ -22,7 +22,8 @@ import pytest
 from crm_conformance.plugin.options import Options
 
 if TYPE_CHECKING:
-    from crm_conformance.core.client import CircuitBreaker, ExchangeLog, RequestBudget
+    from crm_conformance.adapter.token_pool import TokenPool
+    from crm_conformance.core.client import ApiClient, CircuitBreaker, ExchangeLog, RequestBudget
     from crm_conformance.core.ledger import Ledger
     from crm_conformance.core.pacing import Pacer
     from crm_conformance.core.redaction import Redactor
@@ -63,6 +64,29 @@ class RunState:
     """The embedded server started as collection began (`pytest_collection`), if it was."""
     booting_all: "list[EmbeddedServer]" = field(default_factory=list)
     """With `--crm-forks N`, the N servers started as collection began, one per child."""
+    pool: "TokenPool | None" = None
+    """The run's pool of full-scope tokens (`token_pool`), when it has one."""
+    clients: "dict[str, ApiClient]" = field(default_factory=dict, repr=False)
+    """The session's API clients by token (`api`, `configured_api`)."""
+    pool_index: int = 0
+    """Which of the pool's tokens this process's `api` sends (`TokenPool.index_for`)."""
+
+    @property
+    def api_token(self) -> str:
+        """The token of the `api` fixture: this process's pool token, else tokens.full."""
+        assert self.target is not None
+        return self.pool.tokens[self.pool_index] if self.pool else self.target.tokens["full"]
+
+    def token_labels(self) -> dict[str, str]:
+        """The name of each token a report may speak of, by its pacing key (never its value)."""
+        from crm_conformance.adapter.token_pool import CONFIGURED, label
+        from crm_conformance.core.pacing import token_key
+
+        assert self.target is not None
+        names = {token_key(f"Bearer {self.target.tokens['full']}"): CONFIGURED}
+        for index, token in enumerate(self.pool.tokens if self.pool else ()):
+            names[token_key(f"Bearer {token}")] = label(index)
+        return names
 
     @property
     def run_prefix(self) -> str:
@@ -83,7 +107,7 @@ class RunState:
         self.target = target
         directory = self.pacing_dir if shared else None
         self.pacer = Pacer(FileLedger(Path(directory)) if directory else None)
-        self.redactor = Redactor(target.secrets)
+        self.redactor = Redactor((*target.secrets, *(self.pool.tokens if self.pool else ())))
         self.log = ExchangeLog()
         share = -(-self.options.request_budget // self.worker_count)  # ceiling division
         self.budget = RequestBudget(share)
@@ -124,3 +148,19 @@ def fork_count(config: pytest.Config) -> int:
     if count < 1 or is_worker(config) or config.option.collectonly or not hasattr(os, "fork"):
         return 0
     return count
+
+
+def shard_offset(config: pytest.Config, processes: int) -> int:
+    """The first pool index of this run's processes: a shard K of N, each running
+    `processes` processes, starts after the earlier shards' (each shard its own tokens)."""
+    from crm_conformance.core.partition import Shard
+
+    raw = config.getoption("crm_shard", None)
+    return (Shard.parse(raw).index - 1) * processes if raw else 0
+
+
+def use_pool_token(config: pytest.Config, worker: int, processes: int) -> None:
+    """A forked worker's own token of the pool, paced apart from the others'."""
+    state = state_of(config)
+    if state.pool is not None:
+        state.pool_index = state.pool.index_for(shard_offset(config, processes) + worker)

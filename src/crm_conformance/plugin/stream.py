@@ -21,7 +21,9 @@ from crm_conformance.core.outcomes import (
     PROP_OBSERVATION,
     PROP_OUTCOME,
     PROP_RATE_WAIT,
+    PROP_REQUESTS,
     PROP_REQUIREMENT,
+    PROP_TOKEN,
     Outcome,
     OutcomeRecord,
     append_record,
@@ -133,6 +135,8 @@ def outcome_record(reports: list[pytest.TestReport], waived: Mapping[str, Waiver
         rate_wait=rate_waits[0] if rate_waits else {},
         faults=faults[0] if faults else {},
         details=str(details[0]) if details and outcome == Outcome.FAILED else "",
+        requests=sum(int(v) for v in _values(reports, PROP_REQUESTS)[:1]),
+        token=str(next(iter(_values(reports, PROP_TOKEN)), "")),
     )
 
 

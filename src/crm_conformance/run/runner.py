@@ -95,6 +95,8 @@ class RunRequest:
     """`K/N`: run the K-th of N balanced parts of the tests (`crm_conformance.core.partition`)."""
     shard_by: Path | None = None
     """An earlier run's report folder whose test durations balance the shards."""
+    token_pool: int | None = None
+    """Full-scope tokens to mint for the run's pool (`token_pool`); None: the target's."""
     suites_dir: Path = field(default_factory=lambda: paths.SUITES_DIR)
 
 
@@ -164,6 +166,26 @@ def _check_fuzz_rounds(request: RunRequest, run_dir: Path) -> None:
         raise UsageError(
             f"--fuzz-rounds={run_dir}: no {OUTCOMES_FILE} there; "
             "give the report folder of the deep run to replay"
+        )
+
+
+def check_pool(request: RunRequest) -> None:
+    """A token pool to mint needs a given target with an adapter: one usage error before
+    any test when it has none (the plugin would stop the run at its start)."""
+    if request.target is None and request.base_url is None:
+        if request.token_pool:
+            raise UsageError(
+                "--token-pool spreads a given target's requests over several tokens: give "
+                "--target (each worker of the embedded reference server tests its own)"
+            )
+        return
+    target = load_target(path=request.target, base_url=request.base_url)
+    count = request.token_pool if request.token_pool is not None else target.token_pool
+    if count and target.adapter_url is None:
+        raise UsageError(
+            f"a token pool of {count} is minted through the adapter (feature tokens), and "
+            "the target names no adapter_url: add it, or list the tokens in "
+            "[tokens.full] values_env"
         )
 
 
@@ -246,6 +268,8 @@ def pytest_command(
         command += ["--shard", request.shard, f"--crm-shard-record={report_dir / SHARD_FILE}"]
     if request.shard_by is not None:
         command.append(f"--shard-by={request.shard_by.resolve()}")
+    if request.token_pool is not None:
+        command.append(f"--token-pool={request.token_pool}")
     return [*command, *request.pytest_args]
 
 
@@ -342,6 +366,7 @@ def run(request: RunRequest, *, echo: Callable[[str], None] = print) -> RunResul
     validate(request)
     if request.target is not None or request.base_url is not None:
         smoke.check(target_path=request.target, base_url=request.base_url)
+    check_pool(request)
     run_id = uuid.uuid4().hex[:8]
     started = datetime.now(UTC)
     report_dir = (request.report_dir or default_report_dir(run_id, started)).resolve()
