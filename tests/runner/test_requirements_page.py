@@ -31,6 +31,9 @@ from crm_conformance.reporting.requirements_page import (
 )
 from crm_conformance.reporting.summary import RunInfo, build_summary
 
+ARTIFACTS = Path(__file__).resolve().parents[2] / "reports" / "artifacts"
+"""Where the Chromium test keeps its screenshot (git-ignored, beside a checkout's reports)."""
+
 CHROMIUM = shutil.which("chromium")
 INFO = RunInfo("0.1.0", None, {"base_url": "http://127.0.0.1:1"}, 7, "quick", "t0", "t1")
 
@@ -203,7 +206,8 @@ filter shows, written in the DOM."""
 def test_in_chromium_a_served_faults_clause_shows_red_with_its_cause(tmp_path: Path) -> None:
     """A reference that leaves out the replay header fails IDEM-004: opened at
     `#IDEM-004`, the page shows the clause red, its test's expected/got and curl line in
-    the side panel, and the class bars. The screenshot stays in the report folder."""
+    the side panel, and the class bars. The screenshot is kept where a checkout keeps its
+    reports (`ARTIFACTS`), so CI can publish it."""
     report = tmp_path / "report"
     settings = ServerSettings(faults=frozenset({"replay_missing_header"}))
     with running_server(settings) as served:
@@ -238,7 +242,8 @@ def test_in_chromium_a_served_faults_clause_shows_red_with_its_cause(tmp_path: P
     _chromium("--window-size=1400,1000", f"--screenshot={shot}", f"{page.as_uri()}#IDEM-004",
               profile=profile)  # fmt: skip
     assert shot.stat().st_size > 50_000  # a blank page is a few kilobytes
-    print(f"screenshot: {shot}")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(shot, ARTIFACTS / "requirements-IDEM-004.png")
 
 
 def test_the_page_stays_under_2_mb_however_much_failed() -> None:
