@@ -75,14 +75,14 @@ time.sleep = _timed(time.sleep, _add_sleep)
 def pytest_configure(config: pytest.Config) -> None:
     import httpx
 
-    from crm_conformance.fuzz import layer as fuzz
+    from crm_conformance.fuzz import loader
     from crm_conformance.plugin import embedded
 
     httpx.Client.send = _timed(httpx.Client.send, _add_http)  # type: ignore[method-assign]
     embedded.EmbeddedServer.target = _timed(  # type: ignore[method-assign]
         embedded.EmbeddedServer.target, _add("server_start")
     )
-    fuzz.load = _timed(fuzz.load, _add_schema_load)
+    loader.load = _timed(loader.load, _add_schema_load)
     workerinput = getattr(config, "workerinput", None)
     FIGURES["process"] = workerinput["workerid"] if workerinput else "main"
     FIGURES["configured"] = time.time()

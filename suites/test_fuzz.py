@@ -3,84 +3,42 @@ schemathesis's checks and the harness's universal rules.
 
 One test per operation (its own node id, JUnit case and Allure history id), running the
 examples, coverage and fuzzing phases with valid and invalid data. Requests go through
-the harness client (`api`), schemathesis's own probes too (`fuzz.sent_through`): the run's
-token, pacing, retries, budget, redaction and exchange log apply.
+the harness client (`api`), schemathesis's own probes too: the run's token, pacing,
+retries, budget, redaction and exchange log apply.
 Points the document leaves open are settled in the fuzz layer's overlay
-(`crm_conformance.fuzz.layer`), never by dropping a failure here. Outside the embedded
+(`crm_conformance.fuzz.overlay`), never by dropping a failure here. Outside the embedded
 reference server no undeclared method is sent and no write may reach a record the run
-did not create (`fuzz.sends_to`); an operation whose every case was held back is skipped
-as not applicable, never passed. The seed is printed; `--hypothesis-seed=N` replays it.
-The profile (`crm_conformance.core.profiles`) sets the cases per operation; `deep` runs each
-operation in rounds until its share of `--fuzz-minutes` is spent, or, replaying a run
-(`--fuzz-rounds RUN_DIR`), as many rounds as it ran there.
+did not create (`guard.sends_to`); an operation whose every case was held back is
+skipped as not applicable, never passed. The seed is printed; `--hypothesis-seed=N`
+replays it. The profile (`crm_conformance.core.profiles`) sets the cases per operation;
+`deep` runs each operation in rounds until its share of `--fuzz-minutes` is spent, or,
+replaying a run (`--fuzz-rounds RUN_DIR`), as many rounds as it ran there. The plugin
+does all of this for a test marked `generated("examples")` (`crm_conformance.plugin.fuzz`).
 """
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from crm_conformance import ApiClient, Target
-from crm_conformance.fuzz import layer as fuzz
+from crm_conformance.fuzz import adapters, guard, judging, loader, replay
 
-SEED = fuzz.run_seed()
-schema = fuzz.load(seed=SEED, coverage_when_run=True)
-CHECKS = fuzz.harness_checks()
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _announce_seed(request: pytest.FixtureRequest) -> None:
-    """One line per run, so any failure can be replayed."""
-    fuzz.announce(request.config, seed=SEED)
+schema = loader.load(seed=replay.run_seed(), coverage_when_run=True)
+CHECKS = judging.harness_checks()
 
 
-@pytest.fixture(autouse=True)
-def _profile(request: pytest.FixtureRequest, api: ApiClient) -> Iterator[None]:
-    """Give this operation's test its coverage cases (built when it runs, so an xdist
-        worker builds only its own tests'), apply the run's profile (the deep profile runs it
-        in rounds for its share of `--fuzz-minutes`); send what schemathesis sends itself
-    (`ignored_auth`'s probes) through the harness client; record seed, profile, rounds, how many
-        requests the harness client sent and their fingerprint (JUnit property `fuzz`)."""
-    profile = fuzz.profile_of(request.config)
-    fuzz.add_coverage_cases(request.node, schema)
-    fuzz.use_examples(request.node.obj, profile.examples)
-    rounds: list[int] = []
-    if profile.timed:
-        request.node.obj = fuzz.timed(
-            request.node.obj,
-            seconds=fuzz.time_share(request),
-            rounds=rounds,
-            exactly=fuzz.replayed_rounds(request),
-        )
-    fuzz.distinguish_in_allure(request.node)
-    before = api.log.mark()
-    request.node.obj = fuzz.skipped_unless_sent(
-        request.node.obj,
-        sent=lambda: api.log.mark() - before,
-        label=getattr(request.node, "operation_label", request.node.name),
-    )
-    with fuzz.sent_through(api):  # schemathesis's own probes go through the harness client
-        yield
-    exchanges = api.log.since(before)
-    ran = {"rounds": rounds[0]} if rounds else {}
-    fingerprint = {"requests": len(exchanges), "sent": fuzz.sent_digest(exchanges)}
-    request.node.user_properties.append(
-        ("fuzz", {"seed": SEED, "profile": profile.name, **fingerprint, **ran})
-    )
-
-
-@pytest.mark.req(*fuzz.requirement_ids(), "ERR-013")
+@pytest.mark.req(*judging.requirement_ids(), "ERR-013")
 @pytest.mark.generated("examples")
 @schema.parametrize()  # type: ignore[untyped-decorator]  # schemathesis ships no type hints
 def test_operation(case: Any, api: ApiClient, target: Target) -> None:
-    if not fuzz.sends_to(case, embedded=fuzz.is_embedded(target)):
+    if not guard.sends_to(case, embedded=guard.is_embedded(target)):
         return
-    response = api.request(str(case.method), case.formatted_path, **fuzz.transport(case))
-    # Each failure is stamped with its requirement and request (fuzz.validate);
-    # schemathesis's own probes are bounded as every exchange is (fuzz.probe_kwargs).
-    fuzz.validate(
+    response = api.request(str(case.method), case.formatted_path, **adapters.transport(case))
+    # Each failure is stamped with its requirement and request (judging.validate);
+    # schemathesis's own probes are bounded as every exchange is (adapters.probe_kwargs).
+    judging.validate(
         case,
-        fuzz.as_schemathesis(response),
+        adapters.as_schemathesis(response),
         additional_checks=CHECKS,
-        transport_kwargs=fuzz.probe_kwargs(target),
+        transport_kwargs=adapters.probe_kwargs(target),
     )

@@ -18,8 +18,9 @@ from schemathesis.core.failures import FailureGroup
 from crm_conformance.core import profiles
 from crm_conformance.core.catalogue import load_catalogue
 from crm_conformance.core.failure import ConformanceFailure
+from crm_conformance.fuzz import adapters, budget, guard, judging, loader, overlay, replay
 from crm_conformance.fuzz import charges as fuzz_charges
-from crm_conformance.fuzz import layer as fuzz
+from crm_conformance.plugin import fuzz as plugin_fuzz
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 
@@ -120,7 +121,7 @@ def app(*, request_id_on_errors: bool, compress: bool = False) -> Callable[..., 
 
 def loaded(*, request_id_on_errors: bool, compress: bool = False) -> Any:
     raw = json.loads(json.dumps(SPEC))
-    fuzz.overlay(raw)
+    overlay.overlay(raw)
     schema = schemathesis.openapi.from_dict(raw)
     schema.app = app(request_id_on_errors=request_id_on_errors, compress=compress)
     return schema
@@ -128,7 +129,7 @@ def loaded(*, request_id_on_errors: bool, compress: bool = False) -> Any:
 
 def test_overlay_documents_the_open_alternatives_and_keeps_the_documented_ones() -> None:
     raw = json.loads(json.dumps(SPEC))
-    fuzz.overlay(raw)
+    overlay.overlay(raw)
     responses = raw["paths"]["/v1/notes"]["post"]["responses"]
     assert sorted(responses) == ["200", "201", "400", "422"]
     assert responses["200"] is responses["201"]
@@ -138,7 +139,7 @@ def test_overlay_documents_the_open_alternatives_and_keeps_the_documented_ones()
 def _validate(schema: Any, body: Any) -> None:
     case = schema["/v1/notes"]["POST"].Case(body=body, media_type="application/json")
     response = case.call()
-    case.validate_response(response, additional_checks=fuzz.harness_checks())
+    case.validate_response(response, additional_checks=judging.harness_checks())
 
 
 def test_conforming_app_passes_on_the_open_statuses() -> None:
@@ -170,17 +171,17 @@ def test_a_gzipped_answer_fetched_by_the_harness_client_is_checked_as_it_read_it
     with httpx.Client(transport=httpx.MockTransport(server)) as client:
         response = client.post("http://api.test/v1/notes", json={"text": 1})
     response.elapsed = datetime.timedelta(0)  # a MockTransport answer is never timed
-    converted = fuzz.as_schemathesis(response)
+    converted = adapters.as_schemathesis(response)
     assert converted.headers["content-encoding"] == ["gzip"]
     assert json.loads(converted.content)["error"]["code"] == "x"
-    assert fuzz.as_httpx(converted) is response
-    case.validate_response(converted, additional_checks=fuzz.harness_checks())
+    assert adapters.as_httpx(converted) is response
+    case.validate_response(converted, additional_checks=judging.harness_checks())
 
 
 def test_adapted_checks_cover_every_registered_rule() -> None:
-    names = {check.__name__ for check in fuzz.harness_checks()}
+    names = {check.__name__ for check in judging.harness_checks()}
     assert "crm_request_id_header" in names and "crm_rate_limit_headers" in names
-    assert {"ERR-001", "HDR-001", "IDN-001", "PAG-002"} <= set(fuzz.requirement_ids())
+    assert {"ERR-001", "HDR-001", "IDN-001", "PAG-002"} <= set(judging.requirement_ids())
     assert issubclass(ConformanceFailure, AssertionError)
 
 
@@ -189,9 +190,9 @@ def test_undeclared_methods_are_sent_to_the_embedded_server_only() -> None:
     operation = schema["/v1/notes"]["POST"]
     declared = operation.Case(body={"text": "a"}, media_type="application/json")
     undeclared = operation.Case(method="DELETE")
-    assert fuzz.sends_to(declared, embedded=False)
-    assert not fuzz.sends_to(undeclared, embedded=False)
-    assert fuzz.sends_to(undeclared, embedded=True)
+    assert guard.sends_to(declared, embedded=False)
+    assert not guard.sends_to(undeclared, embedded=False)
+    assert guard.sends_to(undeclared, embedded=True)
 
 
 def test_transport_leaves_the_token_to_the_client_and_keeps_the_body() -> None:
@@ -199,7 +200,7 @@ def test_transport_leaves_the_token_to_the_client_and_keeps_the_body() -> None:
     case = schema["/v1/notes"]["POST"].Case(
         body={"text": "a"}, media_type="application/json", headers={"Authorization": "Bearer x"}
     )
-    sent = fuzz.transport(case)
+    sent = adapters.transport(case)
     assert sent["json"] == {"text": "a"}
     assert all(name.lower() != "authorization" for name in sent["headers"])
 
@@ -239,7 +240,7 @@ class FakeClock:
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
     fake = FakeClock()
-    monkeypatch.setattr(fuzz, "time", fake)
+    monkeypatch.setattr(budget, "time", fake)
     return fake
 
 
@@ -250,9 +251,9 @@ def test_rounds_run_while_one_more_as_long_as_the_longest_still_fits(clock: Fake
         ran.append(number)
         clock.now += 10
 
-    assert fuzz.in_rounds(ten_seconds, seconds=35) == 3  # the 4th would end at 40
+    assert budget.in_rounds(ten_seconds, seconds=35) == 3  # the 4th would end at 40
     assert ran == [0, 1, 2]
-    assert fuzz.in_rounds(ten_seconds, seconds=0) == 1  # always one
+    assert budget.in_rounds(ten_seconds, seconds=0) == 1  # always one
 
 
 def test_a_failing_round_ends_the_test_and_says_which(clock: FakeClock) -> None:
@@ -262,7 +263,7 @@ def test_a_failing_round_ends_the_test_and_says_which(clock: FakeClock) -> None:
             raise AssertionError("HDR-001")
 
     with pytest.raises(AssertionError, match="HDR-001") as raised:
-        fuzz.in_rounds(fails_second, seconds=100)
+        budget.in_rounds(fails_second, seconds=100)
     assert "in round 2" in " ".join(raised.value.__notes__)
 
 
@@ -283,7 +284,7 @@ def test_a_timed_test_gets_the_next_seed_and_generated_cases_only_after_round_on
     built._hypothesis_internal_use_seed = 7  # type: ignore[attr-defined]
     built._hypothesis_internal_use_settings = hypothesis_settings(max_examples=3)  # type: ignore[attr-defined]
     rounds: list[int] = []
-    fuzz.timed(built, seconds=25, rounds=rounds)(api="client")
+    budget.timed(built, seconds=25, rounds=rounds)(api="client")
     assert seen == [(7, True), (8, False)]
     assert rounds == [2]
 
@@ -295,8 +296,8 @@ def test_a_replay_runs_exactly_the_rounds_given_whatever_the_time(clock: FakeClo
         ran.append(number)
         clock.now += 10
 
-    assert fuzz.in_rounds(ten_seconds, seconds=0, exactly=3) == 3  # time would allow one
-    assert fuzz.in_rounds(ten_seconds, seconds=1000, exactly=1) == 1  # and here a hundred
+    assert budget.in_rounds(ten_seconds, seconds=0, exactly=3) == 3  # time would allow one
+    assert budget.in_rounds(ten_seconds, seconds=1000, exactly=1) == 1  # and here a hundred
     assert ran == [0, 1, 2, 0]
 
 
@@ -314,7 +315,7 @@ def test_a_timed_test_keeps_the_rounds_it_started_the_failing_one_included(
     built._hypothesis_internal_use_settings = hypothesis_settings(max_examples=3)  # type: ignore[attr-defined]
     rounds: list[int] = []
     with pytest.raises(AssertionError, match="round 3 failed"):
-        fuzz.timed(built, seconds=100, rounds=rounds)()
+        budget.timed(built, seconds=100, rounds=rounds)()
     assert rounds == [3]  # a replay runs three rounds and meets the failure again
 
 
@@ -332,9 +333,15 @@ def test_replayed_rounds_come_from_the_earlier_runs_outcome_records(tmp_path: An
             node=SimpleNamespace(nodeid=nodeid),
         )
 
-    assert fuzz.replayed_rounds(request("suites/test_fuzz.py::t[GET /v1/tags]", tmp_path)) == 4
-    assert fuzz.replayed_rounds(request("suites/test_fuzz.py::t[GET /v1/users]", tmp_path)) == 1
-    assert fuzz.replayed_rounds(request("suites/test_fuzz.py::t[GET /v1/tags]", None)) is None
+    assert (
+        plugin_fuzz.replayed_rounds(request("suites/test_fuzz.py::t[GET /v1/tags]", tmp_path)) == 4
+    )
+    assert (
+        plugin_fuzz.replayed_rounds(request("suites/test_fuzz.py::t[GET /v1/users]", tmp_path)) == 1
+    )
+    assert (
+        plugin_fuzz.replayed_rounds(request("suites/test_fuzz.py::t[GET /v1/tags]", None)) is None
+    )
 
 
 def test_the_fingerprint_of_sent_requests_ignores_the_host_only() -> None:
@@ -343,38 +350,41 @@ def test_the_fingerprint_of_sent_requests_ignores_the_host_only() -> None:
     def sent(url: str, body: str | None = None) -> Exchange:
         return Exchange("GET", url, {}, body, 200, {}, None, 0.1)
 
-    here = fuzz.sent_digest([sent("http://127.0.0.1:5000/v1/tags?limit=3")])
-    assert here == fuzz.sent_digest([sent("http://127.0.0.1:6111/v1/tags?limit=3")])
-    assert here != fuzz.sent_digest([sent("http://127.0.0.1:5000/v1/tags?limit=4")])
-    assert here != fuzz.sent_digest([sent("http://127.0.0.1:5000/v1/tags?limit=3", "{}")])
+    here = replay.sent_digest([sent("http://127.0.0.1:5000/v1/tags?limit=3")])
+    assert here == replay.sent_digest([sent("http://127.0.0.1:6111/v1/tags?limit=3")])
+    assert here != replay.sent_digest([sent("http://127.0.0.1:5000/v1/tags?limit=4")])
+    assert here != replay.sent_digest([sent("http://127.0.0.1:5000/v1/tags?limit=3", "{}")])
 
 
 def test_the_fuzz_minutes_are_shared_by_the_fuzz_tests_selected() -> None:
-    from pathlib import Path
     from types import SimpleNamespace
 
-    items = [SimpleNamespace(path=Path(f"suites/{name}")) for name in fuzz.MODULES * 2]
-    items.append(SimpleNamespace(path=Path("suites/test_tags.py")))
+    def item(marker: str | None) -> SimpleNamespace:
+        return SimpleNamespace(
+            get_closest_marker=lambda name: marker if name == "generated" else None
+        )
+
+    items = [item("examples"), item("steps")] * 2 + [item(None)]
     request = SimpleNamespace(
         config=SimpleNamespace(getoption=lambda name, default=None: 2.0),
         session=SimpleNamespace(items=items),
     )
-    assert fuzz.time_share(request) == 2.0 * 60 / 4
+    assert plugin_fuzz.time_share(request) == 2.0 * 60 / 4
 
 
 def test_open_methods_follow_what_the_document_leaves_open() -> None:
-    assert fuzz.open_methods("/v1/contacts") == {"get", "post"}
-    assert fuzz.open_methods("/v1/contacts/{contact_id}") == {"put", "patch", "delete"}
-    assert fuzz.open_methods("/v1/pipelines") == frozenset()  # "no endpoints" for writes
-    assert fuzz.open_methods("/v1/conversations/{conversation_id}/close") == frozenset()
+    assert overlay.open_methods("/v1/contacts") == {"get", "post"}
+    assert overlay.open_methods("/v1/contacts/{contact_id}") == {"put", "patch", "delete"}
+    assert overlay.open_methods("/v1/pipelines") == frozenset()  # "no endpoints" for writes
+    assert overlay.open_methods("/v1/conversations/{conversation_id}/close") == frozenset()
 
 
 def test_declared_open_methods_are_marked_and_left_out_of_generation() -> None:
     raw: dict[str, Any] = {"paths": {"/v1/notes": {"post": {"responses": {}}}}}
-    fuzz.declare_open_methods(raw)
-    assert raw["paths"]["/v1/notes"]["get"][fuzz.NOT_SHOWN] is True
-    assert fuzz.NOT_SHOWN not in raw["paths"]["/v1/notes"]["post"]
-    labels = {result.ok().label for result in fuzz.load().get_all_operations()}
+    overlay.declare_open_methods(raw)
+    assert raw["paths"]["/v1/notes"]["get"][overlay.NOT_SHOWN] is True
+    assert overlay.NOT_SHOWN not in raw["paths"]["/v1/notes"]["post"]
+    labels = {result.ok().label for result in loader.load().get_all_operations()}
     assert "POST /v1/contacts" not in labels and "GET /v1/contacts" in labels
 
 
@@ -387,7 +397,7 @@ def test_a_literal_path_beside_a_record_path_shares_its_open_methods() -> None:
             "/v1/conversations/{conversation_id}/close": {"post": {"responses": {}}},
         }
     }
-    fuzz.declare_open_methods(raw)
+    overlay.declare_open_methods(raw)
     assert set(raw["paths"]["/v1/contacts/search"]) == {"post", "put", "patch", "delete"}
     assert set(raw["paths"]["/v1/conversations/{conversation_id}/close"]) == {"post"}
 
@@ -397,7 +407,7 @@ def test_what_may_be_left_out_may_also_be_null_and_shared_schemas_stay() -> None
     raw["paths"]["/v1/notes"]["post"]["requestBody"]["required"] = False
     body = raw["paths"]["/v1/notes"]["post"]["requestBody"]["content"]["application/json"]
     body["schema"]["properties"]["tag"] = {"type": "string"}
-    fuzz.absent_may_be_null(raw)
+    overlay.absent_may_be_null(raw)
     optional, inner = body["schema"]["anyOf"]
     assert inner == {"type": "null"}
     assert optional["properties"]["text"] == {"type": "string"}  # required: unchanged
@@ -405,20 +415,20 @@ def test_what_may_be_left_out_may_also_be_null_and_shared_schemas_stay() -> None
 
 
 def test_upsert_bodies_that_could_match_a_record_stay_on_the_embedded_server() -> None:
-    schema = fuzz.load()
+    schema = loader.load()
     operation = schema["/v1/contacts/upsert"]["POST"]
     matching = operation.Case(body={"phone": "+15550100"}, media_type="application/json")
     harmless = operation.Case(body={"name": "x"}, media_type="application/json")
-    assert not fuzz.sends_to(matching, embedded=False)
-    assert fuzz.sends_to(matching, embedded=True)
-    assert fuzz.sends_to(harmless, embedded=False)
+    assert not guard.sends_to(matching, embedded=False)
+    assert guard.sends_to(matching, embedded=True)
+    assert guard.sends_to(harmless, embedded=False)
 
 
 def test_only_the_embedded_reference_server_counts_as_embedded() -> None:
     from crm_conformance.core.target import Target
 
-    assert fuzz.is_embedded(Target("http://x", sources={"base_url": "embedded reference server"}))
-    assert not fuzz.is_embedded(Target("http://x", sources={"base_url": "target file t.toml"}))
+    assert guard.is_embedded(Target("http://x", sources={"base_url": "embedded reference server"}))
+    assert not guard.is_embedded(Target("http://x", sources={"base_url": "target file t.toml"}))
 
 
 class _Replayed:
@@ -433,16 +443,16 @@ class _Replayed:
 
 def test_a_diverging_replay_reports_the_failure_seen_first() -> None:
     with pytest.raises(AssertionError, match="HDR-001"):
-        fuzz.run_replay_safe(_Replayed, None)
+        replay.run_replay_safe(_Replayed, None)
     _Replayed.first_failure = None
     with pytest.raises(FlakyStrategyDefinition):
-        fuzz.run_replay_safe(_Replayed, None)
+        replay.run_replay_safe(_Replayed, None)
 
 
 def test_the_fuzz_tests_name_no_opt_in_requirement() -> None:
     """An opt-in rule (Retry-After on 429) must not keep them from any target."""
     catalogue = load_catalogue()
-    classes = {catalogue.class_of(req) for req in fuzz.requirement_ids()}
+    classes = {catalogue.class_of(req) for req in judging.requirement_ids()}
     assert classes and not classes & catalogue.opt_in_classes
 
 
@@ -458,7 +468,7 @@ def test_schemathesis_checks_are_attributed_by_names_schemathesis_uses() -> None
     import schemathesis.openapi.checks  # noqa: F401  # defines the OpenAPI failure kinds
     from schemathesis.core.failures import Failure
 
-    assert set(fuzz.SCHEMATHESIS_CHECKS) <= _failure_kinds(Failure)
+    assert set(judging.SCHEMATHESIS_CHECKS) <= _failure_kinds(Failure)
     catalogue = load_catalogue()
     tables = [
         *fuzz_charges.BY_CHECK.values(),
@@ -592,7 +602,7 @@ def test_coverage_cases_built_when_a_test_runs_are_schemathesis_own() -> None:
             feedback=FeedbackSources(),
         )
 
-    eager, deferred = fuzz.load(seed=7), fuzz.load(seed=7, coverage_when_run=True)
+    eager, deferred = loader.load(seed=7), loader.load(seed=7, coverage_when_run=True)
     compared = 0
     for at_collection, when_run in zip(
         eager.get_all_operations(), deferred.get_all_operations(), strict=True
@@ -603,8 +613,8 @@ def test_coverage_cases_built_when_a_test_runs_are_schemathesis_own() -> None:
             expected.hypothesis_explicit_examples
         )
         item = SimpleNamespace(obj=test, test_function=test_operation)
-        fuzz.add_coverage_cases(item, deferred)
-        fuzz.add_coverage_cases(item, deferred)  # a second call adds nothing
+        loader.add_coverage_cases(item, deferred)
+        loader.add_coverage_cases(item, deferred)  # a second call adds nothing
         assert _coverage_cases(test) == _coverage_cases(expected), at_collection.ok().label
         compared += len(expected.hypothesis_explicit_examples)
     assert compared > 500

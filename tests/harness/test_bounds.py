@@ -20,7 +20,7 @@ from crm_conformance.core.bounds import (
 from crm_conformance.core.client import ApiClient, CircuitBreaker
 from crm_conformance.core.outcomes import Outcome, classify
 from crm_conformance.core.target import load_target, target_from_data
-from crm_conformance.fuzz import layer as fuzz
+from crm_conformance.fuzz import adapters
 
 TIMEOUT = 0.5
 """The tests' target timeout: each answer below would go on for 5 s or more."""
@@ -150,7 +150,7 @@ def test_schemathesis_requests_are_bounded_too(kind: Kind, said: str) -> None:
         origin="test",
     )
     with serve_unending(kind) as url, pytest.raises(ExchangeBoundExceeded, match=said):
-        schema.transport.send(case, base_url=url, **fuzz.probe_kwargs(target))
+        schema.transport.send(case, base_url=url, **adapters.probe_kwargs(target))
 
 
 def test_requests_bounds_leave_a_whole_answer_as_it_is() -> None:

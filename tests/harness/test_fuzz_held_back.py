@@ -1,5 +1,5 @@
 """The fuzz suite on someone else's server: an operation whose every generated case the
-guard (`fuzz.sends_to`) held back checked nothing, so it is not applicable, never
+guard (`guard.sends_to`) held back checked nothing, so it is not applicable, never
 passed. The real suite module runs by pytester against a tiny fake target."""
 
 import shutil
@@ -11,17 +11,18 @@ import yaml  # noqa: F401
 
 from crm_conformance.core.outcomes import Outcome, read_records
 from crm_conformance.core.paths import SUITES_DIR
-from crm_conformance.fuzz import layer as fuzz
+from crm_conformance.plugin import fuzz as plugin_fuzz
 
 pytest_plugins = ["pytester"]
 
 HOLD_EVERYTHING_BACK = """
 import pytest
-from crm_conformance.fuzz import layer as fuzz
+
+from crm_conformance.fuzz import guard
 
 @pytest.fixture(autouse=True)
 def _hold_back(monkeypatch):
-    monkeypatch.setattr(fuzz, "sends_to", lambda case, *, embedded: False)
+    monkeypatch.setattr(guard, "sends_to", lambda case, *, embedded: False)
 """
 
 
@@ -48,7 +49,7 @@ def test_an_operation_whose_every_case_was_held_back_is_not_applicable(
     result.stdout.fnmatch_lines(["*was held back on this target*nothing was sent*"])
     records = read_records(pytester.path / "out.jsonl")
     assert records and all(r.outcome is Outcome.NOT_APPLICABLE for r in records)
-    assert all("fuzz.sends_to" in r.cause for r in records)
+    assert all("guard.sends_to" in r.cause for r in records)
 
 
 def test_a_held_back_test_keeps_its_hypothesis_identity_and_runs_when_a_case_was_sent() -> None:
@@ -59,7 +60,7 @@ def test_a_held_back_test_keeps_its_hypothesis_identity_and_runs_when_a_case_was
 
     built.is_hypothesis_test = True  # type: ignore[attr-defined]
     sent = [0]
-    wrapped = fuzz.skipped_unless_sent(built, sent=lambda: sent[0], label="GET /v1/users")
+    wrapped = plugin_fuzz.skipped_unless_sent(built, sent=lambda: sent[0], label="GET /v1/users")
     assert wrapped.is_hypothesis_test  # type: ignore[attr-defined]
     with pytest.raises(pytest.skip.Exception, match="GET /v1/users was held back"):
         wrapped(api="client")

@@ -6,7 +6,7 @@ from schemathesis.specs.openapi.checks import ignored_auth
 
 from crm_conformance.core.client import ApiClient
 from crm_conformance.core.pacing import Pacer
-from crm_conformance.fuzz import layer as fuzz
+from crm_conformance.fuzz import adapters, loader, transport
 
 
 def test_a_429_on_an_ignored_auth_probe_is_waited_out_not_judged() -> None:
@@ -23,19 +23,19 @@ def test_a_429_on_an_ignored_auth_probe_is_waited_out_not_judged() -> None:
         return conformant(request)
 
     clock = FakeClock()
-    case = fuzz.load()["/v1/me"]["GET"].Case()
+    case = loader.load()["/v1/me"]["GET"].Case()
     with serve(handle) as base_url:
         api = ApiClient(
             base_url=base_url, token=TOKEN, sleep=clock.sleep, pacer=Pacer(clock=clock.now)
         )
         response = api.get("/v1/me")
-        with fuzz.sent_through(api):
+        with transport.sent_through(api):
             case.validate_response(
-                fuzz.as_schemathesis(response),
+                adapters.as_schemathesis(response),
                 checks=[ignored_auth],
                 headers=dict(response.request.headers),
             )
     probes = [r for r in seen if "Authorization" not in r.headers]
     assert len(probes) == 2, "the 429 probe is sent again"
     assert clock.slept == [1.0]
-    assert fuzz.TRANSPORT.client is None, "the harness client is the transport's only inside"
+    assert transport.TRANSPORT.client is None, "the harness client is the transport's only inside"

@@ -97,7 +97,7 @@ def test_the_package_is_marked_typed() -> None:
 SUITE_MODULES = {
     "crm_conformance.core": {"conventions", "document"},
     "crm_conformance.steps": {"operations"},
-    "crm_conformance.fuzz": {"layer"},
+    "crm_conformance.fuzz": {"adapters", "budget", "guard", "judging", "loader", "replay"},
 }
 """Modules a suite reads by name (`document.page_limit()`, `conventions.Lookup`): the
 document's constants, the target's conventions, one call of each operation, the fuzz layer."""

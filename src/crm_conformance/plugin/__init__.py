@@ -16,4 +16,5 @@ pytest_plugins = [
     "crm_conformance.plugin.sharding",  # --shard K/N: this machine's part of the tests
     "crm_conformance.plugin.ordering",  # under xdist, tests that wait go first
     "crm_conformance.plugin.forks",  # --crm-forks N: the tests in N forks after collection
+    "crm_conformance.plugin.fuzz",  # the generated tests: seed, profile, rounds, coverage cases
 ]

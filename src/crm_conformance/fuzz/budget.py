@@ -1,0 +1,109 @@
+"""What a built fuzz test spends: its generated cases per run (the profile's), and the
+deep profile's rounds within a time budget.
+
+Why here and not in the test's decorators: the profile is an option, known after the
+schema (and its tests) were built at import; Hypothesis reads a test's settings when it
+runs, so they can change before.
+"""
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from crm_conformance.core.profiles import Profile
+from crm_conformance.fuzz import internals
+
+
+def in_rounds(
+    run_round: Callable[[int], None], *, seconds: float, exactly: int | None = None
+) -> int:
+    """Call `run_round(0)`, `run_round(1)`, ... while one more round, as long as the
+    longest so far, still fits in `seconds`; at least one. With `exactly` (a replay,
+    `replayed_rounds`), that many rounds whatever the time. Returns how many ran.
+
+    A failing round ends the test at once: its exception carries the round's number.
+    """
+    started = time.monotonic()
+    longest = 0.0
+    rounds = 0
+    while True:
+        began = time.monotonic()
+        try:
+            run_round(rounds)
+        except BaseException as exc:
+            exc.add_note(
+                f"(deep profile: in round {rounds + 1}; the seed of round r is seed + r - 1)"
+            )
+            raise
+        rounds += 1
+        longest = max(longest, time.monotonic() - began)
+        if exactly is not None:
+            if rounds >= exactly:
+                return rounds
+        elif time.monotonic() - started + longest > seconds:
+            return rounds
+
+
+def timed(
+    test: Any, *, seconds: float, rounds: list[int], exactly: int | None = None
+) -> Callable[..., None]:
+    """The built Hypothesis test `test` as a test running `in_rounds` for `seconds` (or
+    `exactly` rounds): round r with its seed + r, and after the first round generated
+    cases only (the coverage phase's explicit cases would be the same again). Keeps in
+    `rounds` the rounds started, a failing one included: what a replay must run."""
+    from hypothesis import Phase
+    from hypothesis import seed as hypothesis_seed
+    from hypothesis import settings as hypothesis_settings
+
+    seed = internals.seed_of(test)
+    first = internals.settings_of(test)
+    again = hypothesis_settings(first, phases=[Phase.generate, Phase.target, Phase.shrink])
+
+    def run(**fixtures: Any) -> None:
+        def round_of(number: int) -> None:
+            rounds[:] = [number + 1]
+            internals.set_settings(test, again if number else first)
+            hypothesis_seed(seed + number)(test)
+            test(**fixtures)
+
+        in_rounds(round_of, seconds=seconds, exactly=exactly)
+
+    return run
+
+
+def use_examples(test: Any, examples: int) -> None:
+    """Give the built Hypothesis test `test` `examples` generated cases per run.
+
+    The profile is an option, known after the schema (and its tests) were built at
+    import; Hypothesis reads these settings when the test runs, so they can change here.
+    """
+    from hypothesis import settings as hypothesis_settings
+
+    current = internals.settings_of(test)
+    internals.set_settings(test, hypothesis_settings(current, max_examples=examples))
+
+
+@dataclass
+class FuzzRun:
+    """What a generated test is given: the run's seed and profile, and its budget."""
+
+    seed: int
+    profile: Profile
+    seconds: float
+    """Its share of `--fuzz-minutes` under a timed profile; 0 (one round) otherwise."""
+    exactly: int | None
+    """The rounds to run when replaying an earlier run (`--fuzz-rounds`), else None."""
+    before: int
+    """The harness client's exchange log mark when the test began."""
+    rounds: list[int] = field(default_factory=list)
+    """The rounds started, a failing one included: what a replay must run."""
+
+    def in_rounds(self, run_round: Callable[[int], None]) -> None:
+        """`run_round(0)`, `run_round(1)`, ... within this test's budget (`in_rounds`)."""
+
+        def counted(number: int) -> None:
+            self.rounds[:] = [number + 1]
+            run_round(number)
+
+        in_rounds(counted, seconds=self.seconds, exactly=self.exactly)

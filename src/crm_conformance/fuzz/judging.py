@@ -1,0 +1,77 @@
+"""What judges a fuzz case: the harness's checks adapted to schemathesis, and
+`validate`, which stamps each failure with its own requirement.
+
+Why an adapter: the hand-written suites and this layer must fail on the same rules with
+the same requirement ids (STYLE.md), so each registered harness check is wrapped as a
+schemathesis check rather than re-written.
+"""
+
+from collections.abc import Callable
+from typing import Any
+
+from schemathesis.checks import CheckContext
+from schemathesis.core.transport import Response
+
+from crm_conformance.core import checks
+from crm_conformance.core.catalogue import load_catalogue
+from crm_conformance.fuzz import charges as fuzz_charges
+from crm_conformance.fuzz.adapters import as_httpx
+
+
+def adapted(check: checks.Check) -> Callable[[CheckContext, Response, Any], None]:
+    """`check` as a schemathesis check; its ConformanceFailure (AssertionError) carries the id."""
+
+    def run(ctx: CheckContext, response: Response, case: Any) -> None:
+        check.function(as_httpx(response))
+
+    run.__name__ = f"crm_{check.name}"
+    return run
+
+
+def fuzzed_checks() -> tuple[checks.Check, ...]:
+    """The harness checks the fuzz layer runs: all but those of opt-in classes.
+
+    An opt-in requirement (Retry-After on a 429, of the rate-limits class) must never
+    keep the fuzz tests from running against a target that did not claim its class;
+    its own tests (suites/test_rate_limits.py) check it when the class is claimed.
+    """
+    catalogue = load_catalogue()
+    opt_in = catalogue.opt_in_classes
+    return tuple(
+        check
+        for check in checks.registered()
+        if not any(catalogue.class_of(req) in opt_in for req in check.requirements)
+    )
+
+
+def harness_checks() -> list[Callable[[CheckContext, Response, Any], None]]:
+    """Every fuzzed harness check, adapted."""
+    return [adapted(check) for check in fuzzed_checks()]
+
+
+def requirement_ids() -> tuple[str, ...]:
+    """The requirement ids the adapted checks enforce, for the suites' req markers."""
+    return tuple(dict.fromkeys(req for c in fuzzed_checks() for req in c.requirements))
+
+
+SCHEMATHESIS_CHECKS = fuzz_charges.BY_CHECK
+"""Requirement ids of schemathesis's own checks that one sentence covers whatever the
+case; the others (by where the case or the body broke) and the reasons for each choice
+are in `fuzz_charges`, which attributes every check this layer runs, so a failure lands
+on its own requirement and never on every id of its test."""
+
+
+def validate(case: Any, response: Any, **kwargs: Any) -> None:
+    """`case.validate_response` on `response` (schemathesis's, made from the harness
+    client's by `as_schemathesis`), with the headers as sent (they tell schemathesis
+    the token was the run's own, not generated) and its failures stamped
+    (`fuzz_charges.stamp`), so each lands on its own requirement with its own request:
+    what the fuzz suites call."""
+    from schemathesis.core.failures import Failure, FailureGroup
+
+    sent = as_httpx(response)
+    try:
+        case.validate_response(response, headers=dict(sent.request.headers), **kwargs)
+    except (FailureGroup, Failure) as exc:
+        fuzz_charges.stamp(exc, case, sent)
+        raise

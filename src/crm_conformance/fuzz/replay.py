@@ -1,0 +1,74 @@
+"""What makes a fuzz run reproducible: its seed, the rounds an earlier run ran, the
+fingerprint of what it sent, and a failing scenario reported as first seen.
+"""
+
+import functools
+import hashlib
+import json
+import os
+import secrets
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import httpx
+
+from crm_conformance.core.outcomes import OUTCOMES_FILE, read_records
+
+if TYPE_CHECKING:
+    from crm_conformance.core.client import Exchange
+
+
+@functools.cache
+def rounds_of_run(run_dir: str) -> Mapping[str, int]:
+    """The rounds each deep fuzz test of the run in `run_dir` ran, by node id."""
+    return {
+        record.nodeid: record.rounds
+        for record in read_records(Path(run_dir) / OUTCOMES_FILE)
+        if record.rounds is not None
+    }
+
+
+def sent_digest(exchanges: Iterable["Exchange"]) -> str:
+    """A fingerprint of the requests `exchanges` sent: method, path, query and body, not
+    the host (a replay's embedded server has another port), so two runs that sent the
+    same cases have the same one (recorded in the `fuzz` property)."""
+    digest = hashlib.sha256()
+    for exchange in exchanges:
+        url = httpx.URL(exchange.url)
+        sent = [exchange.method, url.raw_path.decode("ascii"), exchange.request_body or ""]
+        digest.update(json.dumps(sent).encode("utf-8"))
+    return digest.hexdigest()[:16]
+
+
+@functools.cache
+def run_seed() -> int:
+    """The seed of this run: `--hypothesis-seed` when given, else one shared by the xdist
+    workers of the run, else a fresh one (printed by the suites, so it can be given back).
+
+    Schemathesis seeds each operation from its own config seed, which `--hypothesis-seed`
+    alone does not reach (schemathesis-4x-cookbook §6.4), hence this bridge. One per
+    process: the suites load their schemas with it and the plugin records it.
+    """
+    from hypothesis import core
+
+    if core.global_force_seed is not None:
+        return int(core.global_force_seed)
+    shared = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    if shared:
+        return int(shared[:8], 16)
+    return secrets.randbelow(2**32)
+
+
+def run_replay_safe(machine: Any, settings: Any) -> None:
+    """Run the state machine `machine`; if Hypothesis's replay of a failing scenario
+    diverges (a server that kept its state answers differently: `Flaky`), raise the
+    failure the machine saw first (`machine.first_failure`) instead of that noise."""
+    from hypothesis.errors import Flaky
+
+    try:
+        machine.run(settings=settings)
+    except Flaky:
+        if machine.first_failure is None:
+            raise
+        raise machine.first_failure from None
