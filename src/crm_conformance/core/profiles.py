@@ -12,7 +12,7 @@ names without loading schemathesis.
   shared equally by the fuzz tests of the run; a round is started only when the last
   one would still fit, and every test runs at least one. A replay of a deep run
   (`--fuzz-rounds RUN_DIR`) runs each fuzz test the rounds it ran there instead, so
-  another machine sends the same cases (`fuzz.replayed_rounds`).
+  another machine sends the same cases (`plugin.fuzz.replayed_rounds`).
 """
 
 import math
