@@ -112,10 +112,12 @@ def add_coverage_cases(item: Any, schema: Any) -> None:
 
 
 def schema_of(item: Any) -> Any:
-    """The schema whose `parametrize()` built the test of `item` (a schemathesis item)."""
+    """The schema whose `parametrize()` built the test of `item`; None when schemathesis
+    did not build it."""
     from schemathesis.pytest.plugin import SchemaHandleMark
 
-    return SchemaHandleMark.get(item.test_function)
+    function = getattr(item, "test_function", None)
+    return None if function is None else SchemaHandleMark.get(function)
 
 
 _COVERAGE_ADDED = "_crm_coverage_added"

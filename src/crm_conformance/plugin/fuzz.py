@@ -1,15 +1,17 @@
-"""The fuzz layer's pytest glue: what a test marked `@pytest.mark.generated(...)` is
-given and how it is run, so the suite files vendors read hold only the tests.
+"""The fuzz layer's pytest glue, for tests marked `@pytest.mark.generated(...)`, so the
+suite files vendors read hold only the tests.
 
-Every generated test gets the `fuzz_run` fixture: the run's seed (printed once, so any
+The `fuzz_run` fixture gives a generated test the run's seed (printed once, so any
 failure can be replayed), its profile, its share of the deep profile's `--fuzz-minutes`
-or the rounds an earlier run ran (`--fuzz-rounds RUN_DIR`); what schemathesis sends
-itself goes through the harness client (`api`); and the seed, profile, rounds, requests
-sent and their fingerprint are recorded (JUnit property `fuzz`). A fuzz operation
-(`generated("examples")`, a test schemathesis built) is also given its coverage cases
-and the profile's examples, run in rounds under the deep profile, named in Allure, and
-skipped when none of its cases was sent (`skipped_unless_sent`). A stateful run
-(`generated("steps")`) runs its own rounds with `fuzz_run.in_rounds`.
+among the generated tests selected or the rounds an earlier run ran (`--fuzz-rounds
+RUN_DIR`); while the test runs, what schemathesis sends itself goes through the harness
+client (`api`); after it, the seed, profile, rounds, requests sent and their
+fingerprint are recorded (JUnit property `fuzz`). A fuzz operation (`generated
+("examples")`, a test schemathesis built) gets it without asking, and its built test is
+rewritten: its coverage cases and the profile's examples, rounds under the deep
+profile, its Allure parameter, and a skip when none of its cases was sent
+(`skipped_unless_sent`). A stateful run (`generated("steps")`) asks for `fuzz_run` and
+runs its rounds with `fuzz_run.in_rounds`.
 """
 
 import functools
@@ -149,23 +151,23 @@ def fuzz_run(request: pytest.FixtureRequest, api: "ApiClient") -> Iterator[FuzzR
 
 @pytest.fixture(autouse=True)
 def _generated(request: pytest.FixtureRequest) -> None:
-    """Give each generated test its `fuzz_run`; a fuzz operation's built test is also
-    given its coverage cases (built when it runs, so an xdist worker builds only its own
-    tests'), the profile's examples, the deep profile's rounds and the held-back skip."""
+    """Rewrite the built test of a fuzz operation (marked `generated("examples")`, built
+    by schemathesis) for this run: its coverage cases (built when it runs, so an xdist
+    worker builds only its own tests'), the profile's examples, the deep profile's
+    rounds, its Allure parameter and the held-back skip. Other tests are left alone; a
+    stateful run asks for `fuzz_run` itself."""
     marker = request.node.get_closest_marker("generated")
-    if marker is None:
+    if marker is None or marker.args[:1] != ("examples",):
         return
-    run: FuzzRun = request.getfixturevalue("fuzz_run")
-    if marker.args[:1] == ("examples",):
-        _operation(request.node, run, request.getfixturevalue("api"))
-
-
-def _operation(item: Any, run: FuzzRun, api: "ApiClient") -> None:
-    """Rewrite the built test of the fuzz operation `item` (a `schema.parametrize()`
-    test) for this run."""
     from crm_conformance.fuzz import budget, loader
 
-    loader.add_coverage_cases(item, loader.schema_of(item))
+    item: Any = request.node
+    schema = loader.schema_of(item)
+    if schema is None:
+        return
+    run: FuzzRun = request.getfixturevalue("fuzz_run")
+    api: ApiClient = request.getfixturevalue("api")
+    loader.add_coverage_cases(item, schema)
     budget.use_examples(item.obj, run.profile.examples)
     if run.profile.timed:
         item.obj = budget.timed(
