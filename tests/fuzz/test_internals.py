@@ -5,10 +5,13 @@ fails here, not in a run against a vendor's server."""
 from typing import Any
 
 import hypothesis
+import pytest
 from hypothesis import Phase, given
 from hypothesis import strategies as st
 
 from crm_conformance.fuzz import internals, loader
+
+pytest_plugins = ["pytester"]
 
 
 def _counting(calls: list[int]) -> Any:
@@ -46,3 +49,17 @@ def test_the_schemas_constants_source_is_still_built_from_a_schema() -> None:
     with schemathesis's own in test_fuzz_layer.py."""
     source = internals.constants_source(loader.load(seed=7))
     assert source is None or not source.is_empty()
+
+
+def test_the_seed_of_the_command_line_is_read(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+        from crm_conformance.fuzz import internals
+
+        def test_seed():
+            assert internals.forced_seed() == 4242
+        """
+    )
+    pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "--hypothesis-seed=4242"
+    ).assert_outcomes(passed=1)

@@ -6,7 +6,8 @@ Why: a built Hypothesis test keeps its settings and its seed in attributes
 reads when the test runs. `hypothesis.seed(n)(test)` is the public way to set the seed
 (the fuzz layer uses it), but nothing public reads the seed back or replaces the settings
 of a test already decorated (`settings(...)(test)` refuses a second time). Schemathesis
-builds a test's coverage cases with the schema's constants from a private module.
+builds a test's coverage cases with the schema's constants from a private module. And
+the seed `--hypothesis-seed` gives is a module global Hypothesis does not document.
 tests/fuzz/test_internals.py fails when an upgrade moves any of them.
 """
 
@@ -41,3 +42,11 @@ def constants_source(schema: Any) -> Any:
     from schemathesis.python._constants.orchestrator import make_constants_value_source
 
     return make_constants_value_source(schema)
+
+
+def forced_seed() -> int | None:
+    """The seed of `--hypothesis-seed` (Hypothesis's pytest plugin sets it), else None."""
+    from hypothesis import core
+
+    seed = core.global_force_seed
+    return None if seed is None else int(seed)

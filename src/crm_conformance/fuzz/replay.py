@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from crm_conformance.core.outcomes import OUTCOMES_FILE, read_records
+from crm_conformance.fuzz import internals
 
 if TYPE_CHECKING:
     from crm_conformance.core.client import Exchange
@@ -41,22 +42,26 @@ def sent_digest(exchanges: Iterable["Exchange"]) -> str:
     return digest.hexdigest()[:16]
 
 
-@functools.cache
 def run_seed() -> int:
     """The seed of this run: `--hypothesis-seed` when given, else one shared by the xdist
-    workers of the run, else a fresh one (printed by the suites, so it can be given back).
+    workers of the run, else a fresh one drawn once per process (printed by the plugin,
+    so it can be given back; the suites load their schemas with it, the plugin records
+    it).
 
     Schemathesis seeds each operation from its own config seed, which `--hypothesis-seed`
-    alone does not reach (schemathesis-4x-cookbook §6.4), hence this bridge. One per
-    process: the suites load their schemas with it and the plugin records it.
+    alone does not reach (schemathesis-4x-cookbook §6.4), hence this bridge.
     """
-    from hypothesis import core
-
-    if core.global_force_seed is not None:
-        return int(core.global_force_seed)
+    forced = internals.forced_seed()
+    if forced is not None:
+        return forced
     shared = os.environ.get("PYTEST_XDIST_TESTRUNUID")
     if shared:
         return int(shared[:8], 16)
+    return _fresh_seed()
+
+
+@functools.cache
+def _fresh_seed() -> int:
     return secrets.randbelow(2**32)
 
 
