@@ -7,8 +7,6 @@ kept here. `py.typed` ships, so a vendor's type checker sees our types.
 
 import ast
 import importlib
-import subprocess
-import sys
 from pathlib import Path
 
 import crm_conformance
@@ -42,15 +40,6 @@ def test_type_checkers_see_every_exported_name() -> None:
         for alias in node.names
     }
     assert set(crm_conformance.__all__) - imported == {"__version__"}
-
-
-def test_importing_the_package_loads_no_http_client_or_catalogue() -> None:
-    code = (
-        "import sys, crm_conformance\n"
-        "print([m for m in ('httpx', 'yaml', 'crm_conformance.catalogue') if m in sys.modules])"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"
 
 
 def test_an_unknown_name_is_an_attribute_error() -> None:
