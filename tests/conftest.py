@@ -1,10 +1,9 @@
-"""Project tests' tiers: each test is marked `unit` or `integration` (see tests/README.md).
+"""Project tests' tiers: each test is marked `unit` or `integration` (tests/README.md).
 
-The tier is read from the test's code by `tiers.py`, so no test file carries a marker
-line; an explicit `unit` or `integration` marker wins.
+The tier is read from the test's code by `tiers.py` (type-checked there; mypy skips this
+file, whose module name `conftest` tests/harness/conftest.py holds already).
 """
 
-import inspect
 import sys
 from pathlib import Path
 
@@ -12,29 +11,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from tiers import tier
-
-
-def _definitions(item: pytest.Function) -> list[tuple[Path, str]]:
-    """The test function and every fixture function it uses, as (module path, qualname)."""
-    found = [(Path(inspect.getfile(item.function)), item.function.__qualname__)]
-    for defs in item._fixtureinfo.name2fixturedefs.values():
-        for fixturedef in defs:
-            func = inspect.unwrap(fixturedef.func)
-            try:
-                found.append((Path(inspect.getfile(func)), func.__qualname__))
-            except TypeError:  # a built-in fixture
-                continue
-    return [(path, name) for path, name in found if path.suffix == ".py" and path.is_file()]
+from tiers import mark_tiers
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    for item in items:
-        if item.get_closest_marker("unit") or item.get_closest_marker("integration"):
-            continue
-        if isinstance(item, pytest.Function):
-            fixtures = item.fixturenames
-            item.add_marker(tier(_definitions(item), fixtures))
-        else:
-            item.add_marker("integration")
+    mark_tiers(items)

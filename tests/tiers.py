@@ -8,9 +8,12 @@ without a marker line in each file; a test may still carry an explicit `unit` or
 """
 
 import ast
+import inspect
 from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
+
+import pytest
 
 # Names whose use starts a process or a listening server: the pytest child of
 # `suite_run.run_suite`, pytester's nested pytest, the CLI (whose `run` spawns pytest),
@@ -109,3 +112,27 @@ def tier(definitions: Iterable[tuple[Path, str]], fixtures: Iterable[str]) -> st
     if any(starts_something(path, name) for path, name in definitions):
         return "integration"
     return "unit"
+
+
+def _definitions(item: pytest.Function) -> list[tuple[Path, str]]:
+    """The test function and every fixture function it uses, as (module path, qualname)."""
+    found = [(Path(inspect.getfile(item.function)), item.function.__qualname__)]
+    for defs in item._fixtureinfo.name2fixturedefs.values():
+        for fixturedef in defs:
+            func = inspect.unwrap(fixturedef.func)
+            try:
+                found.append((Path(inspect.getfile(func)), func.__qualname__))
+            except TypeError:  # a built-in fixture
+                continue
+    return [(path, name) for path, name in found if path.suffix == ".py" and path.is_file()]
+
+
+def mark_tiers(items: list[pytest.Item]) -> None:
+    """Mark each item `unit` or `integration` unless it carries one of them already."""
+    for item in items:
+        if item.get_closest_marker("unit") or item.get_closest_marker("integration"):
+            continue
+        if isinstance(item, pytest.Function):
+            item.add_marker(tier(_definitions(item), item.fixturenames))
+        else:
+            item.add_marker("integration")
