@@ -319,7 +319,7 @@ def test_rates_that_do_not_end_are_fractions_too(api: ApiClient, campaigns: Reco
     expect_rate(response, body, "conversion_rate", 2, 3, "STAT-019")
 
 
-@pytest.mark.req("STAT-018", "STAT-019")
+@pytest.mark.req("STAT-018", "STAT-019", "STAT-009")
 @pytest.mark.parametrize("who", ["nobody enrolled", "nobody messaged", "messaged after the window"])
 def test_rates_are_null_when_nobody_was_contacted(
     api: ApiClient, campaigns: RecordFactory, who: str
@@ -465,7 +465,7 @@ def test_the_default_window_is_the_30_days_ending_now(
     expect_value(response, "STAT-007", "contacted (29 and 31 days ago)", body["contacted"], 1)
 
 
-@pytest.mark.req("STAT-006")
+@pytest.mark.req("STAT-006", "STAT-009")
 def test_window_end_defaults_to_now(api: ApiClient, campaigns: RecordFactory) -> None:
     now = datetime.now(UTC)
     campaign = campaigns.campaign(
