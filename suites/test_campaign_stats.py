@@ -84,8 +84,10 @@ def stats_of(response: httpx.Response, req_id: str, campaign_id: str) -> dict[st
     expect_true(
         response, req_id, isinstance(body, dict), expected="a JSON object", got=repr(body)[:200]
     )
-    expect_value(response, "STAT-001", "object", body.get("object"), "campaign_stats")
-    expect_value(response, "STAT-002", "campaign_id", body.get("campaign_id"), campaign_id)
+    expect_value(response, "STAT-001", "object", got=body.get("object"), expected="campaign_stats")
+    expect_value(
+        response, "STAT-002", "campaign_id", got=body.get("campaign_id"), expected=campaign_id
+    )
     expect_present(response, "STAT-001", body, (*COUNTS, "not_contacted"))
     for field in ("window_start", "window_end"):
         expect_present(response, "STAT-003", body, (field,))
@@ -155,21 +157,21 @@ def expect_counts(response: httpx.Response, body: Mapping[str, Any], expected: E
         got=f"replied = {body['replied']}, contacted = {body['contacted']}",
     )
     for field, req_id in COUNT_REQS.items():
-        expect_value(response, req_id, field, body[field], getattr(expected, field))
+        expect_value(response, req_id, field, got=body[field], expected=getattr(expected, field))
     reasons = {item["reason"]: item["count"] for item in body["not_contacted"]}
     expect_value(
         response,
         "STAT-016",
         f"not_contacted count of {DOCUMENTED_REASON}",
-        reasons.get(DOCUMENTED_REASON),
-        expected.not_contacted,
+        got=reasons.get(DOCUMENTED_REASON),
+        expected=expected.not_contacted,
     )
     expect_value(
         response,
         "STAT-016",
         "sum of the not_contacted counts",
-        sum(reasons.values()),
-        expected.not_contacted,
+        got=sum(reasons.values()),
+        expected=expected.not_contacted,
     )
     for field, numerator, req_id in (
         ("reply_rate", expected.replied, "STAT-017"),
@@ -228,7 +230,7 @@ def test_stats_have_the_documented_fields(api: ApiClient, campaigns: RecordFacto
     response = get_stats(api, campaign["id"], window.params)
     body = stats_of(response, "STAT-001", campaign["id"])
     for field, requested in (("window_start", window.start), ("window_end", window.end)):
-        expect_value(response, "STAT-003", field, instant(body[field]), requested)
+        expect_value(response, "STAT-003", field, got=instant(body[field]), expected=requested)
 
 
 # --- the counts -----------------------------------------------------------------------
@@ -295,8 +297,10 @@ def test_automated_replies_are_counted_apart(api: ApiClient, campaigns: RecordFa
     campaign = campaigns.campaign(participants=participants)
     response = get_stats(api, campaign["id"], window.params)
     body = stats_of(response, "STAT-010", campaign["id"])
-    expect_value(response, "STAT-010", "replied", body["replied"], 1)
-    expect_value(response, "STAT-011", "replied_automated", body["replied_automated"], 2)
+    expect_value(response, "STAT-010", "replied", got=body["replied"], expected=1)
+    expect_value(
+        response, "STAT-011", "replied_automated", got=body["replied_automated"], expected=2
+    )
     expect_rate(response, body, "reply_rate", 1, 4, "STAT-017")
 
 
@@ -339,7 +343,7 @@ def test_rates_are_null_when_nobody_was_contacted(
     campaign = campaigns.campaign(participants=participants)
     response = get_stats(api, campaign["id"], window.params)
     body = stats_of(response, "STAT-018", campaign["id"])
-    expect_value(response, "STAT-009", "contacted", body["contacted"], 0)
+    expect_value(response, "STAT-009", "contacted", got=body["contacted"], expected=0)
     for field in ("reply_rate", "conversion_rate"):
         expect_rate(response, body, field, 0, 0, "STAT-018")
 
@@ -357,7 +361,9 @@ def test_enrolled_covers_the_whole_campaign(api: ApiClient, campaigns: RecordFac
         before = Window(window.start - timedelta(days=days), window.end - timedelta(days=days))
         response = get_stats(api, campaign["id"], before.params)
         body = stats_of(response, "STAT-013", campaign["id"])
-        expect_value(response, "STAT-013", "enrolled", body["enrolled"], len(participants))
+        expect_value(
+            response, "STAT-013", "enrolled", got=body["enrolled"], expected=len(participants)
+        )
 
 
 # --- the window -----------------------------------------------------------------------
@@ -395,7 +401,7 @@ def test_window_start_is_inclusive_and_window_end_exclusive(
     ):
         # fewer: the start was left out; more: the end was let in
         bound = "STAT-004" if got is None or got < wanted else "STAT-006"
-        expect_value(response, bound, what, got, wanted)
+        expect_value(response, bound, what, got=got, expected=wanted)
 
 
 @pytest.mark.req("STAT-005")
@@ -462,7 +468,9 @@ def test_the_default_window_is_the_30_days_ending_now(
         expected="window_start 30 days before window_end",
         got=f"window_start = {body['window_start']!r}, window_end = {body['window_end']!r}",
     )
-    expect_value(response, "STAT-007", "contacted (29 and 31 days ago)", body["contacted"], 1)
+    expect_value(
+        response, "STAT-007", "contacted (29 and 31 days ago)", got=body["contacted"], expected=1
+    )
 
 
 @pytest.mark.req("STAT-006", "STAT-009")
@@ -485,7 +493,7 @@ def test_window_end_defaults_to_now(api: ApiClient, campaigns: RecordFactory) ->
         expected=f"window_end now (about {stamp(now)})",
         got=f"window_end = {body['window_end']!r}",
     )
-    expect_value(response, "STAT-009", "contacted (an hour ago)", body["contacted"], 1)
+    expect_value(response, "STAT-009", "contacted (an hour ago)", got=body["contacted"], expected=1)
 
 
 # --- not_contacted ----------------------------------------------------------------------
@@ -521,7 +529,13 @@ def test_not_contacted_lists_every_reason_in_a_fixed_order(
             expected=f"{DOCUMENTED_REASON} listed, with a zero count when none",
             got=f"not_contacted = {body['not_contacted']!r}"[:300],
         )
-        expect_value(response, "STAT-015", "not_contacted reasons in order", orders[-1], orders[0])
+        expect_value(
+            response,
+            "STAT-015",
+            "not_contacted reasons in order",
+            got=orders[-1],
+            expected=orders[0],
+        )
     observe("not_contacted_reasons", orders[0])
 
 

@@ -12,7 +12,7 @@ pytest_plugins = ["pytester"]
 
 
 def _sample(response: object, api: object) -> None:
-    expect_value(response, "STAT-009", "contacted", 0, 0)  # type: ignore[name-defined]  # noqa: F821
+    expect_value(response, "STAT-009", "contacted", got=0, expected=0)  # type: ignore[name-defined]  # noqa: F821
     req_id = "ERR-004"  # an id in a variable is not read
     expect_true(response, req_id, True, expected="x", got="y")  # type: ignore[name-defined]  # noqa: F821
 
@@ -39,11 +39,11 @@ from crm_conformance.expect import expect_value
 
 @pytest.mark.req("STAT-018")
 def test_rates(api=None):
-    expect_value(None, "STAT-009", "contacted", 0, 0)
+    expect_value(None, "STAT-009", "contacted", got=0, expected=0)
 
 @pytest.mark.req("STAT-009")
 def test_counts():
-    expect_value(None, "STAT-009", "contacted", 0, 0)
+    expect_value(None, "STAT-009", "contacted", got=0, expected=0)
 """
 
 BRANCHED = """
