@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from crm_conformance import (
     ApiClient,
     RecordFactory,
+    document,
     expect_error,
     expect_present,
     expect_status,
@@ -36,6 +37,8 @@ from crm_conformance import (
 )
 
 COUNTS = ("contacted", "replied", "replied_automated", "converted", "enrolled")
+WINDOW_DAYS = document.default_window_days()
+"""The default window's length in days ("30 days ending now")."""
 DOCUMENTED_REASON = "meta_account"
 """The one `not_contacted` reason the document names ("beyond the example `meta_account`:
 not shown"); the only one a test can give a participant."""
@@ -446,9 +449,10 @@ def test_the_default_window_is_the_30_days_ending_now(
 ) -> None:
     now = datetime.now(UTC)
     day = timedelta(days=1)
+    enrolled = now - (WINDOW_DAYS + 10) * day
     participants = [
-        {"enrolled_at": stamp(now - 40 * day), "contacted_at": stamp(now - 29 * day)},
-        {"enrolled_at": stamp(now - 40 * day), "contacted_at": stamp(now - 31 * day)},
+        {"enrolled_at": stamp(enrolled), "contacted_at": stamp(now - (WINDOW_DAYS - 1) * day)},
+        {"enrolled_at": stamp(enrolled), "contacted_at": stamp(now - (WINDOW_DAYS + 1) * day)},
     ]
     campaign = campaigns.campaign(participants=participants)
     response = get_stats(api, campaign["id"])
@@ -464,12 +468,16 @@ def test_the_default_window_is_the_30_days_ending_now(
     expect_true(
         response,
         "STAT-007",
-        abs((end - start) - timedelta(days=30)) <= timedelta(seconds=1),
-        expected="window_start 30 days before window_end",
+        abs((end - start) - WINDOW_DAYS * day) <= timedelta(seconds=1),
+        expected=f"window_start {WINDOW_DAYS} days before window_end",
         got=f"window_start = {body['window_start']!r}, window_end = {body['window_end']!r}",
     )
     expect_value(
-        response, "STAT-007", "contacted (29 and 31 days ago)", got=body["contacted"], expected=1
+        response,
+        "STAT-007",
+        f"contacted ({WINDOW_DAYS - 1} and {WINDOW_DAYS + 1} days ago)",
+        got=body["contacted"],
+        expected=1,
     )
 
 
