@@ -63,7 +63,7 @@ from parallelism import measure as measure_parallelism
 from quick_run import describe, quick_run, two_worker_floor
 from versus_plain import failures, layer_run, load, plain_run
 
-from crm_conformance.embedded import EmbeddedServer
+from crm_conformance.plugin.embedded import EmbeddedServer
 
 TRIVIAL_SERVER = Path(__file__).resolve().with_name("trivial_server.py")
 PAGE = 50
@@ -94,7 +94,7 @@ class Served:
 
 @contextmanager
 def serve_reference() -> Iterator[Served]:
-    """The reference server as the suite's runs get it (`crm_conformance.embedded`: a
+    """The reference server as the suite's runs get it (`crm_conformance.plugin.embedded`: a
     child process, default settings, no request log), until the block ends."""
     server = EmbeddedServer.spawn()
     try:

@@ -26,9 +26,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from crm_conformance.chaos import CHAOS_MODES, CHAOS_SEED, Chaos
 from crm_conformance.reference import running_server
-from crm_conformance.wire_faults import running_wire_proxy
+from crm_conformance.selftest.chaos import CHAOS_MODES, CHAOS_SEED, Chaos
+from crm_conformance.selftest.wire_faults import running_wire_proxy
 
 
 def run_behind(mode: str, options: argparse.Namespace) -> dict[str, Any]:

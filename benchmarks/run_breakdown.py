@@ -75,7 +75,8 @@ time.sleep = _timed(time.sleep, _add_sleep)
 def pytest_configure(config: pytest.Config) -> None:
     import httpx
 
-    from crm_conformance import embedded, fuzz
+    from crm_conformance.fuzz import layer as fuzz
+    from crm_conformance.plugin import embedded
 
     httpx.Client.send = _timed(httpx.Client.send, _add_http)  # type: ignore[method-assign]
     embedded.EmbeddedServer.target = _timed(  # type: ignore[method-assign]

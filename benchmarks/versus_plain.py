@@ -54,7 +54,7 @@ from fuzz_suites import FUZZ_MODULES, ROOT, fuzz_requests
 
 from crm_conformance.reference import ServerSettings, running_server
 from crm_conformance.reference.faults import FAULTS, Fault
-from crm_conformance.suite_run import SuiteRun, run_suite
+from crm_conformance.selftest.suite_run import SuiteRun, run_suite
 
 ST = Path(sys.executable).with_name("st")
 """The `st` command of the interpreter's environment (the project's venv)."""

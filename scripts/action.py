@@ -7,7 +7,9 @@ against the target and names the report folder for the upload step.
                                        # INPUT_SHARD, INPUT_WORKERS (empty: not given)
 
 Both read RUNNER_TEMP for the environment's place (CRM_ACTION_VENV overrides it) and
-write their outputs to GITHUB_OUTPUT as the Actions runner expects. `run` exits with
+write their outputs to GITHUB_OUTPUT as the Actions runner expects; `run` appends the
+verdict to GITHUB_STEP_SUMMARY, the job's page (`crm_conformance.reporting.step_summary`,
+built from the run's summary.json). `run` exits with
 the run's own exit code (README's exit-code table), so the job's verdict is the suite's.
 The inputs go to `crm-conformance run` as given: it validates
 them (a bad one is its exit 2 with one line naming it), so nothing is checked twice.
@@ -104,6 +106,40 @@ def write_outputs(environ: Mapping[str, str], outputs: Mapping[str, str]) -> Non
         sys.stdout.write(lines)
 
 
+def step_summary_command(venv: Path, report_dir: Path, exit_code: int, artifact: str) -> list[str]:
+    """The command that prints the run's job summary (Markdown), in the suite's venv."""
+    return [
+        str(venv / "bin" / "python"),
+        "-m",
+        "crm_conformance.reporting.step_summary",
+        str(report_dir),
+        "--exit-code",
+        str(exit_code),
+        "--artifact",
+        artifact,
+    ]
+
+
+def write_step_summary(
+    environ: Mapping[str, str], inputs: Inputs, report_dir: Path, exit_code: int
+) -> None:
+    """Append the run's verdict to GITHUB_STEP_SUMMARY (nothing when not on a runner).
+
+    A summary that cannot be made is said on stderr and leaves the job's verdict alone:
+    the exit code is the run's.
+    """
+    path = environ.get("GITHUB_STEP_SUMMARY")
+    if not path:
+        return
+    command = step_summary_command(venv_of(environ), report_dir, exit_code, inputs.artifact_name)
+    done = subprocess.run(command, env=dict(environ), capture_output=True, text=True, check=False)
+    if done.returncode:
+        sys.stderr.write(f"no job summary: {done.stderr.strip()[-500:]}\n")
+        return
+    with open(path, "a", encoding="utf-8") as sink:
+        sink.write(done.stdout)
+
+
 def install(environ: Mapping[str, str]) -> int:
     action_path = Path(environ.get("ACTION_PATH") or Path(__file__).resolve().parent.parent)
     for command in install_commands(action_path, venv_of(environ)):
@@ -120,6 +156,7 @@ def run(environ: Mapping[str, str]) -> int:
     write_outputs(environ, {"report-dir": str(report_dir), "artifact-name": inputs.artifact_name})
     done = subprocess.run(run_command(inputs, venv_of(environ), report_dir), check=False)
     write_outputs(environ, {"exit-code": str(done.returncode)})
+    write_step_summary(environ, inputs, report_dir, done.returncode)
     return done.returncode
 
 

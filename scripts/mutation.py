@@ -1,6 +1,6 @@
 """Mutation testing of the harness's checks module: reported, never gated.
 
-Every universal rule a vendor is judged by lives in `src/crm_conformance/checks.py`; a
+Every universal rule a vendor is judged by lives in `src/crm_conformance/core/checks.py`; a
 mutant of it that the harness's own fast tests (`TESTS`) do not notice is a rule that
 could break silently. This script measures that and prints the figures and each
 surviving mutant. It exits 0 whatever the score and non-zero only when the tool itself
@@ -40,7 +40,7 @@ from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkItem, WorkResul
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRATCH = ROOT / ".mutation"
-MODULE = "src/crm_conformance/checks.py"
+MODULE = "src/crm_conformance/core/checks.py"
 TESTS = ("tests/harness/test_checks.py", "tests/harness/test_expect.py")
 TEST_COMMAND = shlex.join([sys.executable, "-m", "pytest", "-x", "-q", *TESTS])
 
@@ -90,7 +90,7 @@ def _prepare(timeout: float, rev: str | None) -> float:
     )
     env = _environment(tree)
     where = subprocess.run(
-        [sys.executable, "-c", "import crm_conformance.checks as c; print(c.__file__)"],
+        [sys.executable, "-c", "import crm_conformance.core.checks as c; print(c.__file__)"],
         cwd=tree,
         env=env,
         capture_output=True,

@@ -16,12 +16,11 @@ from typing import Any
 
 import pytest
 
-from crm_conformance import (
-    AdapterClient,
-    ApiClient,
+from crm_conformance import AdapterClient, ApiClient
+from crm_conformance.core import document
+from crm_conformance.steps import (
     RecordFactory,
     absent_id,
-    document,
     expect_enum,
     expect_error,
     expect_error_among,

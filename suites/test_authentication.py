@@ -7,7 +7,7 @@ expired token answers 401 `unauthorized`; an expired OAuth token answers 401
 `token_expired`") hold on every endpoint ("All need `Authorization: Bearer
 <ACCESS_TOKEN>`"), so they are a matrix: each kind of bad token on a read and a write
 of each resource group `spec/openapi.yaml` has operations for
-(`crm_conformance.operations`: one acceptable call per group and side, made once per
+(`crm_conformance.steps.operations`: one acceptable call per group and side, made once per
 module and sent with each token, since every answer is a refusal that changes nothing).
 """
 
@@ -20,18 +20,9 @@ from dataclasses import dataclass
 import httpx
 import pytest
 
-from crm_conformance import (
-    AdapterClient,
-    ApiClient,
-    ConformanceFailure,
-    RecordFactory,
-    Target,
-    document,
-    expect_error,
-    expect_true,
-    operations,
-    run_checks,
-)
+from crm_conformance import AdapterClient, ApiClient, ConformanceFailure, Target
+from crm_conformance.core import document
+from crm_conformance.steps import RecordFactory, expect_error, expect_true, operations, run_checks
 
 READ = "/v1/contacts"
 WORKSPACE_TOKEN = re.compile(r"sk_(?:live|test)_[A-Za-z0-9_-]+={0,2}\.[A-Za-z0-9_-]+={0,2}")

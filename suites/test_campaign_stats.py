@@ -22,10 +22,10 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from crm_conformance import (
-    ApiClient,
+from crm_conformance import ApiClient
+from crm_conformance.core import document
+from crm_conformance.steps import (
     RecordFactory,
-    document,
     expect_error,
     expect_present,
     expect_status,

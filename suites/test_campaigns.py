@@ -15,12 +15,10 @@ from typing import Any
 import httpx
 import pytest
 
-from crm_conformance import (
-    ApiClient,
-    ConformanceFailure,
+from crm_conformance import ApiClient, ConformanceFailure
+from crm_conformance.core import conventions, document
+from crm_conformance.steps import (
     RecordFactory,
-    conventions,
-    document,
     error_of,
     expect_enum,
     expect_error,

@@ -21,11 +21,10 @@ from typing import Any
 import httpx
 import pytest
 
-from crm_conformance import (
-    AdapterClient,
-    ApiClient,
+from crm_conformance import AdapterClient, ApiClient
+from crm_conformance.core import conventions
+from crm_conformance.steps import (
     RecordFactory,
-    conventions,
     expect_enum,
     expect_error,
     expect_identifier,

@@ -18,14 +18,11 @@ from typing import Any, cast
 import httpx
 import pytest
 
-from crm_conformance import (
-    AdapterClient,
-    ApiClient,
-    ConformanceFailure,
+from crm_conformance import AdapterClient, ApiClient, ConformanceFailure
+from crm_conformance.core import conventions, document
+from crm_conformance.steps import (
     RecordFactory,
     absent_id,
-    conventions,
-    document,
     expect_enum,
     expect_error,
     expect_identifier,

@@ -16,10 +16,10 @@ from typing import Any
 import httpx
 import pytest
 
-from crm_conformance import (
-    ApiClient,
+from crm_conformance import ApiClient
+from crm_conformance.core import document
+from crm_conformance.steps import (
     RecordFactory,
-    document,
     error_of,
     expect_error,
     expect_status,

@@ -6,12 +6,13 @@ examples, coverage and fuzzing phases with valid and invalid data. Requests go t
 the harness client (`api`), schemathesis's own probes too (`fuzz.sent_through`): the run's
 token, pacing, retries, budget, redaction and exchange log apply.
 Points the document leaves open are settled in the fuzz layer's overlay
-(`crm_conformance.fuzz`), never by dropping a failure here. Outside the embedded
+(`crm_conformance.fuzz.layer`), never by dropping a failure here. Outside the embedded
 reference server no undeclared method is sent and no write may reach a record the run
 did not create (`fuzz.sends_to`); an operation whose every case was held back is skipped
 as not applicable, never passed. The seed is printed; `--hypothesis-seed=N` replays it.
-The profile (`crm_conformance.profiles`) sets the cases per operation; `deep` runs each
-operation in rounds until its share of `--fuzz-minutes` is spent.
+The profile (`crm_conformance.core.profiles`) sets the cases per operation; `deep` runs each
+operation in rounds until its share of `--fuzz-minutes` is spent, or, replaying a run
+(`--fuzz-rounds RUN_DIR`), as many rounds as it ran there.
 """
 
 from collections.abc import Iterator
@@ -19,7 +20,8 @@ from typing import Any
 
 import pytest
 
-from crm_conformance import ApiClient, Target, fuzz
+from crm_conformance import ApiClient, Target
+from crm_conformance.fuzz import layer as fuzz
 
 SEED = fuzz.run_seed()
 schema = fuzz.load(seed=SEED, coverage_when_run=True)
@@ -37,15 +39,18 @@ def _profile(request: pytest.FixtureRequest, api: ApiClient) -> Iterator[None]:
     """Give this operation's test its coverage cases (built when it runs, so an xdist
         worker builds only its own tests'), apply the run's profile (the deep profile runs it
         in rounds for its share of `--fuzz-minutes`); send what schemathesis sends itself
-    (`ignored_auth`'s probes) through the harness client; record seed, profile, rounds and how many
-        requests the harness client sent (JUnit property `fuzz`)."""
+    (`ignored_auth`'s probes) through the harness client; record seed, profile, rounds, how many
+        requests the harness client sent and their fingerprint (JUnit property `fuzz`)."""
     profile = fuzz.profile_of(request.config)
     fuzz.add_coverage_cases(request.node, schema)
     fuzz.use_examples(request.node.obj, profile.examples)
     rounds: list[int] = []
     if profile.timed:
         request.node.obj = fuzz.timed(
-            request.node.obj, seconds=fuzz.time_share(request), rounds=rounds
+            request.node.obj,
+            seconds=fuzz.time_share(request),
+            rounds=rounds,
+            exactly=fuzz.replayed_rounds(request),
         )
     fuzz.distinguish_in_allure(request.node)
     before = api.log.mark()
@@ -56,10 +61,11 @@ def _profile(request: pytest.FixtureRequest, api: ApiClient) -> Iterator[None]:
     )
     with fuzz.sent_through(api):  # schemathesis's own probes go through the harness client
         yield
-    sent = api.log.mark() - before
+    exchanges = api.log.since(before)
     ran = {"rounds": rounds[0]} if rounds else {}
+    fingerprint = {"requests": len(exchanges), "sent": fuzz.sent_digest(exchanges)}
     request.node.user_properties.append(
-        ("fuzz", {"seed": SEED, "profile": profile.name, "requests": sent, **ran})
+        ("fuzz", {"seed": SEED, "profile": profile.name, **fingerprint, **ran})
     )
 
 

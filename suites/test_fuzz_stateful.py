@@ -16,7 +16,8 @@ import hypothesis
 import pytest
 from schemathesis.core.failures import FailureGroup
 
-from crm_conformance import ApiClient, Target, fuzz
+from crm_conformance import ApiClient, Target
+from crm_conformance.fuzz import layer as fuzz
 
 SEED = fuzz.run_seed()
 CHECKS = fuzz.harness_checks()
@@ -68,18 +69,23 @@ def test_linked_operations(api: ApiClient, target: Target, request: pytest.Fixtu
         deadline=None,
     )
 
+    rounds = 0  # started, a failing one included: what a replay must run
+
     def round_of(number: int) -> None:
+        nonlocal rounds
+        rounds = number + 1
         machine._hypothesis_internal_use_seed = SEED + number
         fuzz.run_replay_safe(machine, bounds)
 
-    rounds = 0
     try:
         seconds = fuzz.time_share(request) if profile.timed else 0.0  # 0: one round
+        exactly = fuzz.replayed_rounds(request) if profile.timed else None
         with fuzz.sent_through(api):  # schemathesis's own probes go through the harness client
-            rounds = fuzz.in_rounds(round_of, seconds=seconds)
+            fuzz.in_rounds(round_of, seconds=seconds, exactly=exactly)
     finally:
-        sent = api.log.mark() - before
+        exchanges = api.log.since(before)
         ran = {"rounds": rounds} if profile.timed else {}
+        fingerprint = {"requests": len(exchanges), "sent": fuzz.sent_digest(exchanges)}
         request.node.user_properties.append(
-            ("fuzz", {"seed": SEED, "profile": profile.name, "requests": sent, **ran})
+            ("fuzz", {"seed": SEED, "profile": profile.name, **fingerprint, **ran})
         )

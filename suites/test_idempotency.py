@@ -17,10 +17,10 @@ from typing import Any
 import httpx
 import pytest
 
-from crm_conformance import (
-    ApiClient,
+from crm_conformance import ApiClient
+from crm_conformance.core import document
+from crm_conformance.steps import (
     RecordFactory,
-    document,
     expect_error,
     expect_success,
     expect_true,
@@ -34,6 +34,14 @@ MAX_KEY = document.max_idempotency_key()
 DUPLICATES = 6
 """Concurrent requests sent with one key; enough to overlap on any server."""
 THREAD_TIMEOUT = 30.0
+
+
+@pytest.fixture
+def api(configured_api: ApiClient) -> ApiClient:
+    """The configured tokens.full, even when the run has a token pool: the scope of a key
+    is not shown (the reference keeps it per workspace, token and key), so every keyed
+    write of this module and each of its repeats go through that one token."""
+    return configured_api
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,8 @@ from typing import Any
 import httpx
 import pytest
 
-from crm_conformance import (
-    ApiClient,
+from crm_conformance import ApiClient
+from crm_conformance.steps import (
     RecordFactory,
     error_of,
     expect_error,

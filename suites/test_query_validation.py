@@ -24,7 +24,9 @@ from dataclasses import dataclass
 
 import pytest
 
-from crm_conformance import ApiClient, RecordFactory, document, expect_error
+from crm_conformance import ApiClient
+from crm_conformance.core import document
+from crm_conformance.steps import RecordFactory, expect_error
 
 STATUSES = document.enum("Contact", "status")
 SCORES = document.enum("Contact", "score")

@@ -24,9 +24,8 @@ from typing import Any
 import httpx
 import pytest
 
-from crm_conformance import (
-    ApiClient,
-    ConformanceFailure,
+from crm_conformance import ApiClient, ConformanceFailure
+from crm_conformance.steps import (
     RecordFactory,
     expect_error,
     expect_status,

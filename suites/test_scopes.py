@@ -9,7 +9,7 @@ for every token (403 `local_write_denied`).
 The matrix covers every operation `spec/openapi.yaml` gives a scope (`x-scopes`) and the
 deletion feed of every resource the target file names a value for
 (`deleted_records_values`): the scope alone is enough, and a token with every scope but
-that one is refused. Each call is one the target accepts (`crm_conformance.operations`:
+that one is refused. Each call is one the target accepts (`crm_conformance.steps.operations`:
 a body the document shows or the target's convention, a record in a state the operation
 allows), so the only thing wrong with it is the token. Tokens are minted once per scope
 set per module (`ScopedTokens`).
@@ -17,7 +17,7 @@ set per module (`ScopedTokens`).
 Policy tests mirror an entity in the second workspace (`tokens.other_workspace`), so
 the rest of a parallel run, which works in the first, is not refused meanwhile; and
 every test that uses the second workspace holds it alone while it runs (the
-`other_api` fixture, `crm_conformance.run_lock`).
+`other_api` fixture, `crm_conformance.core.run_lock`).
 """
 
 from collections.abc import Callable, Iterable, Iterator
@@ -28,14 +28,10 @@ from typing import Any
 import httpx
 import pytest
 
-from crm_conformance import (
-    AdapterClient,
-    ApiClient,
-    Target,
-    Workspace,
-    conventions,
+from crm_conformance import AdapterClient, ApiClient, Target, Workspace
+from crm_conformance.core import conventions, document
+from crm_conformance.steps import (
     discover,
-    document,
     expect_error,
     expect_status,
     expect_success,
@@ -282,7 +278,7 @@ def test_messages_write_is_needed_by_no_operation(
 
 @pytest.mark.req("SCOPE-026", "SCOPE-001", "SCOPE-005", "SCOPE-009", "SCOPE-012", "SCOPE-014")
 def test_me_lists_the_scopes_of_the_token(
-    api: ApiClient,
+    configured_api: ApiClient,
     tokens: ScopedTokens,
     target: Target,
     observe: Callable[[str, Any], None],
@@ -291,7 +287,9 @@ def test_me_lists_the_scopes_of_the_token(
     space-separated one: the shape is not shown); where the harness can read a scope
     list from it (`capabilities.listed_scopes`), that list is exactly the held scopes. A
     scope of the table missing from the full token's answer is charged to its row: the
-    table defines it."""
+    table defines it. `/v1/me` of the configured tokens.full, even when the run has a
+    token pool: the target file declares that token's scopes."""
+    api = configured_api
     response = api.get("/v1/me")
     full = expect_status(response, "SCOPE-026", 200)
     observe("GET /v1/me (tokens.full)", full)

@@ -17,14 +17,9 @@ from typing import Any
 import httpx
 import pytest
 
-from crm_conformance import (
-    AdapterClient,
-    ApiClient,
-    conventions,
-    error_of,
-    expect_error,
-    expect_status,
-)
+from crm_conformance import AdapterClient, ApiClient
+from crm_conformance.core import conventions
+from crm_conformance.steps import error_of, expect_error, expect_status
 
 VALUE = 100
 """A value every event that needs one can carry (its type is not shown; a sale's amount)."""

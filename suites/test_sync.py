@@ -22,11 +22,10 @@ from typing import Any
 
 import pytest
 
-from crm_conformance import (
-    AdapterClient,
-    ApiClient,
+from crm_conformance import AdapterClient, ApiClient
+from crm_conformance.core import conventions
+from crm_conformance.steps import (
     RecordFactory,
-    conventions,
     expect_error,
     expect_pages,
     expect_status,

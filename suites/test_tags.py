@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from crm_conformance import (
-    ApiClient,
+from crm_conformance import ApiClient
+from crm_conformance.core import document
+from crm_conformance.steps import (
     RecordFactory,
-    document,
     expect_error,
     expect_identifier,
     expect_success,

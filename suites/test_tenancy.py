@@ -40,13 +40,10 @@ from typing import Any
 import httpx
 import pytest
 
-from crm_conformance import (
-    AdapterClient,
-    AdapterError,
-    ApiClient,
+from crm_conformance import AdapterClient, AdapterError, ApiClient, Workspace
+from crm_conformance.core import conventions, document
+from crm_conformance.steps import (
     absent_id,
-    conventions,
-    document,
     error_of,
     expect_error,
     expect_pages,
@@ -829,7 +826,8 @@ def test_two_workspaces_may_share_an_external_id(
     api: ApiClient, other_api: ApiClient, adapter: AdapterClient, unique: Callable[[str], str]
 ) -> None:
     shared = unique("ext")
-    for client, workspace in ((api, "primary"), (other_api, "secondary")):
+    sides: tuple[tuple[ApiClient, Workspace], ...] = ((api, "primary"), (other_api, "secondary"))
+    for client, workspace in sides:
         pipelines = adapter.fixtures(workspace=workspace).pipelines
         if not pipelines or not pipelines[0].stages:
             pytest.skip(f"the adapter's GET /v1/fixtures lists no pipeline in {workspace}")

@@ -9,7 +9,8 @@ any token with `contacts:read` may make.
 
 import pytest
 
-from crm_conformance import ApiClient, RecordFactory, expect_error, expect_status
+from crm_conformance import ApiClient
+from crm_conformance.steps import RecordFactory, expect_error, expect_status
 
 READ = "/v1/contacts"
 KINDS = ("workspace", "oauth")

@@ -21,10 +21,10 @@ from typing import Any
 import httpx
 import pytest
 
-from crm_conformance import (
-    ApiClient,
+from crm_conformance import ApiClient
+from crm_conformance.core import conventions
+from crm_conformance.steps import (
     RecordFactory,
-    conventions,
     error_of,
     expect_error,
     expect_status,

@@ -18,8 +18,9 @@ import jsonschema  # type: ignore[import-untyped]  # no stubs in the dev extras
 import pytest
 import yaml
 
-from crm_conformance import CatalogueError, checks, paths
-from crm_conformance.catalogue import (
+from crm_conformance import CatalogueError
+from crm_conformance.core import checks, paths
+from crm_conformance.core.catalogue import (
     DOCUMENT,
     SCHEMA,
     Catalogue,

@@ -6,12 +6,12 @@ import re
 
 import pytest
 
-from crm_conformance.catalogue import load_catalogue
-from crm_conformance.paths import SPEC_DIR
+from crm_conformance.core.catalogue import load_catalogue
+from crm_conformance.core.paths import SPEC_DIR
 from crm_conformance.reference.faults import FAULTS
 from crm_conformance.reference.variants import VARIANTS
 from crm_conformance.selftest import decisions_doc
-from crm_conformance.wire_faults import WIRE_FAULTS
+from crm_conformance.selftest.wire_faults import WIRE_FAULTS
 
 ROOT = SPEC_DIR.parent
 ROWS = [(table["title"], row) for table in decisions_doc.findings() for row in table["rows"]]

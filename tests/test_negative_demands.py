@@ -10,9 +10,9 @@ from typing import Any
 
 import yaml
 
-from crm_conformance.catalogue import load_catalogue
-from crm_conformance.paths import OPENAPI
-from crm_conformance.request_constraints import constrained_places
+from crm_conformance.core.catalogue import load_catalogue
+from crm_conformance.core.paths import OPENAPI
+from crm_conformance.fuzz.request_constraints import constrained_places
 
 
 def _spec() -> dict[str, Any]:

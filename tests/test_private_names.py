@@ -97,16 +97,16 @@ def test_the_check_sees_each_kind_of_reach() -> None:
     """The scan itself is tested: each form of reach in a suite-like file is found."""
     source = (
         "import crm_conformance.plugin.session as session\n"
-        "from crm_conformance import fuzz\n"
+        "from crm_conformance.fuzz import layer as fuzz\n"
         "from crm_conformance._errors import UsageError\n"
-        "from crm_conformance.failure import _scrub\n"
+        "from crm_conformance.core.failure import _scrub\n"
         "fuzz._matching_labels(None)\n"
         "def test(monkeypatch):\n"
         "    monkeypatch.setattr(session, '_SHARED_TARGET', 'x')\n"
     )
     assert list(_reaches(source, "")) == [
         "line 3: imports the private module crm_conformance._errors",
-        "line 4: imports crm_conformance.failure._scrub",
-        "line 5: reaches crm_conformance.fuzz._matching_labels",
+        "line 4: imports crm_conformance.core.failure._scrub",
+        "line 5: reaches crm_conformance.fuzz.layer._matching_labels",
         "line 7: patches crm_conformance.plugin.session._SHARED_TARGET",
     ]

@@ -1,8 +1,8 @@
 """Every requirement a test could verify is named by some suite test: otherwise its
 class can never pass in full, even against the reference server."""
 
-from crm_conformance import runner
-from crm_conformance.catalogue import load_catalogue
+from crm_conformance.core.catalogue import load_catalogue
+from crm_conformance.run import runner
 
 
 def test_every_testable_requirement_is_named_by_a_suite_test() -> None:

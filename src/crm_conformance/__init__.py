@@ -1,188 +1,53 @@
 """crm-conformance: a contract-conformance suite for the Messaging and CRM service API.
 
-The package's public surface: what a suite test may import, ours and a vendor's own
-tests beside ours (`from crm_conformance import ApiClient, expect_status`). Every other
-module is the harness's business and may change between releases.
+The package's public surface, for a vendor and a pytest user: the target, the client,
+the outcomes and verdicts a run writes, the adapter (its client and the kit that serves
+one) and the errors. A run is `crm-conformance run` or `pytest --target FILE` (the
+plugin); its records are read with `read_records`. What a suite test calls to write its
+steps is `crm_conformance.steps`. Every other module is the harness's business and may
+change between releases.
 
 The names load on first use (PEP 562): pytest imports this package for every session
 of the environment (the plugin lives in it), so importing it must not load the HTTP
-client, the catalogue or the fuzz layer.
+client, the catalogue or the fuzz layer. The imports under TYPE_CHECKING are the one
+list of exports: type checkers read them, and `core.exports` derives `__all__` and the
+lazy loading from them.
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from crm_conformance._errors import (
-    AdapterError,
-    BudgetExhausted,
-    CatalogueError,
-    ConformanceError,
-    ExchangeBoundExceeded,
-    FeatureMissing,
-    RateLimitWaitError,
-    ReportError,
-    SetupFailed,
-    TargetFileError,
-    TargetUnavailable,
-    TargetUnreachable,
-    UsageError,
-)
-from crm_conformance.failure import ConformanceFailure
+from crm_conformance.core.exports import lazy_exports
 
 if TYPE_CHECKING:
-    from crm_conformance import conventions, document, fuzz, operations
-    from crm_conformance.adapter_client import AdapterClient, Fixtures, IssuedToken, Workspace
-    from crm_conformance.capabilities import Capabilities, discover
-    from crm_conformance.checks import is_timestamp, run_checks
-    from crm_conformance.client import ApiClient
-    from crm_conformance.expect import (
-        error_of,
-        expect_enum,
-        expect_error,
-        expect_error_among,
-        expect_identifier,
-        expect_narrowed,
-        expect_organization,
-        expect_owner,
-        expect_pages,
-        expect_present,
-        expect_refused_body,
-        expect_status,
-        expect_success,
-        expect_timestamp,
-        expect_true,
-        expect_type_or_null,
-        expect_unset_custom_fields,
-        expect_value,
-        expect_walk,
-        first_page,
-        ids_of,
-        instant,
-        matches,
-        strings_in,
-        with_cursor,
-        words_in,
-    )
-    from crm_conformance.factories import RecordFactory, absent_id, phone_number, stamp
-    from crm_conformance.pacing import refill_window
-    from crm_conformance.target import Target
+    from crm_conformance._errors import AdapterError as AdapterError
+    from crm_conformance._errors import BudgetExhausted as BudgetExhausted
+    from crm_conformance._errors import CatalogueError as CatalogueError
+    from crm_conformance._errors import ConformanceError as ConformanceError
+    from crm_conformance._errors import ExchangeBoundExceeded as ExchangeBoundExceeded
+    from crm_conformance._errors import FeatureMissing as FeatureMissing
+    from crm_conformance._errors import RateLimitWaitError as RateLimitWaitError
+    from crm_conformance._errors import ReportError as ReportError
+    from crm_conformance._errors import SetupFailed as SetupFailed
+    from crm_conformance._errors import TargetFileError as TargetFileError
+    from crm_conformance._errors import TargetUnavailable as TargetUnavailable
+    from crm_conformance._errors import TargetUnreachable as TargetUnreachable
+    from crm_conformance._errors import UsageError as UsageError
+    from crm_conformance.adapter.client import AdapterClient as AdapterClient
+    from crm_conformance.adapter_kit import Fixtures as Fixtures
+    from crm_conformance.adapter_kit import IssuedToken as IssuedToken
+    from crm_conformance.adapter_kit import Workspace as Workspace
+    from crm_conformance.adapter_kit import adapter_app as adapter_app
+    from crm_conformance.core.capabilities import Capabilities as Capabilities
+    from crm_conformance.core.client import ApiClient as ApiClient
+    from crm_conformance.core.failure import ConformanceFailure as ConformanceFailure
+    from crm_conformance.core.outcomes import Outcome as Outcome
+    from crm_conformance.core.outcomes import OutcomeRecord as OutcomeRecord
+    from crm_conformance.core.outcomes import Verdict as Verdict
+    from crm_conformance.core.outcomes import read_records as read_records
+    from crm_conformance.core.target import Target as Target
+    from crm_conformance.core.target import load_target as load_target
 
 __version__ = "0.1.0"
 
-_LAZY = {
-    "AdapterClient": "adapter_client",
-    "ApiClient": "client",
-    "Capabilities": "capabilities",
-    "Fixtures": "adapter_client",
-    "IssuedToken": "adapter_client",
-    "RecordFactory": "factories",
-    "Target": "target",
-    "Workspace": "adapter_client",
-    "absent_id": "factories",
-    "discover": "capabilities",
-    "error_of": "expect",
-    "expect_enum": "expect",
-    "expect_error": "expect",
-    "expect_error_among": "expect",
-    "expect_identifier": "expect",
-    "expect_narrowed": "expect",
-    "expect_organization": "expect",
-    "expect_owner": "expect",
-    "expect_pages": "expect",
-    "expect_present": "expect",
-    "expect_refused_body": "expect",
-    "expect_status": "expect",
-    "expect_success": "expect",
-    "expect_timestamp": "expect",
-    "expect_true": "expect",
-    "expect_type_or_null": "expect",
-    "expect_unset_custom_fields": "expect",
-    "expect_value": "expect",
-    "expect_walk": "expect",
-    "first_page": "expect",
-    "ids_of": "expect",
-    "instant": "expect",
-    "is_timestamp": "checks",
-    "matches": "expect",
-    "phone_number": "factories",
-    "refill_window": "pacing",
-    "run_checks": "checks",
-    "stamp": "factories",
-    "strings_in": "expect",
-    "with_cursor": "expect",
-    "words_in": "expect",
-}
-"""Exported name -> the module (under crm_conformance) it is loaded from on first use."""
-
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'crm_conformance' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"crm_conformance.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-__all__ = [
-    "AdapterClient",
-    "AdapterError",
-    "ApiClient",
-    "BudgetExhausted",
-    "Capabilities",
-    "CatalogueError",
-    "ConformanceError",
-    "ConformanceFailure",
-    "ExchangeBoundExceeded",
-    "FeatureMissing",
-    "Fixtures",
-    "IssuedToken",
-    "RateLimitWaitError",
-    "RecordFactory",
-    "ReportError",
-    "SetupFailed",
-    "Target",
-    "TargetFileError",
-    "TargetUnavailable",
-    "TargetUnreachable",
-    "UsageError",
-    "Workspace",
-    "__version__",
-    "absent_id",
-    "conventions",
-    "discover",
-    "document",
-    "error_of",
-    "expect_enum",
-    "expect_error",
-    "expect_error_among",
-    "expect_identifier",
-    "expect_narrowed",
-    "expect_organization",
-    "expect_owner",
-    "expect_pages",
-    "expect_present",
-    "expect_refused_body",
-    "expect_status",
-    "expect_success",
-    "expect_timestamp",
-    "expect_true",
-    "expect_type_or_null",
-    "expect_unset_custom_fields",
-    "expect_value",
-    "expect_walk",
-    "first_page",
-    "fuzz",
-    "ids_of",
-    "instant",
-    "is_timestamp",
-    "matches",
-    "operations",
-    "phone_number",
-    "refill_window",
-    "run_checks",
-    "stamp",
-    "strings_in",
-    "with_cursor",
-    "words_in",
-]
+_exports, __getattr__ = lazy_exports(__name__, __file__)
+__all__ = sorted([*_exports, "__version__"])

@@ -15,10 +15,10 @@ from typing import Any, TextIO
 
 import click
 
-from crm_conformance import profiles, waivers
 from crm_conformance._errors import ConformanceError, UsageError
-from crm_conformance.inert import TEXT_LIMIT, inert
-from crm_conformance.interruptible import EXIT_INTERRUPTED
+from crm_conformance.core import profiles, waivers
+from crm_conformance.core.inert import TEXT_LIMIT, inert
+from crm_conformance.run.interruptible import EXIT_INTERRUPTED
 
 
 class _Exit(click.ClickException):
@@ -103,6 +103,13 @@ def main() -> None:
     f"(default {profiles.DEFAULT_FUZZ_MINUTES:g})",
 )
 @click.option(
+    "--fuzz-rounds",
+    type=click.Path(path_type=Path),
+    metavar="RUN_DIR",
+    help="with --profile deep, replay that run: each fuzz test runs the rounds it ran there "
+    "(the summary's replay line gives it)",
+)
+@click.option(
     "--report-dir", type=click.Path(path_type=Path), help="default reports/<time>-<run id>"
 )
 @click.option("--list", "list_only", is_flag=True, help="list tests, ids and classes; send nothing")
@@ -132,6 +139,13 @@ def main() -> None:
     metavar="RUN_DIR",
     help="balance the shards by the test durations of this earlier run (default: by module)",
 )
+@click.option(
+    "--token-pool",
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="mint N full-scope tokens through the adapter (feature tokens) and spread the "
+    "run's requests over them, one per worker; revoked at the end (target key token_pool)",
+)
 @click.argument("pytest_args", nargs=-1, type=click.UNPROCESSED)
 def run(
     target: Path | None,
@@ -141,6 +155,7 @@ def run(
     seed: int | None,
     profile: str,
     fuzz_minutes: float | None,
+    fuzz_rounds: Path | None,
     report_dir: Path | None,
     list_only: bool,
     by_feature: bool,
@@ -149,13 +164,14 @@ def run(
     certify: bool,
     shard: str | None,
     shard_by: Path | None,
+    token_pool: int | None,
     pytest_args: tuple[str, ...],
 ) -> None:
     """Run the suites against a target (the embedded reference server when none is given).
 
     Arguments after `--` go to pytest unchanged.
     """
-    from crm_conformance import runner
+    from crm_conformance.run import runner
 
     request = runner.RunRequest(
         target=target,
@@ -165,6 +181,7 @@ def run(
         seed=seed,
         profile=profile,
         fuzz_minutes=fuzz_minutes,
+        fuzz_rounds=fuzz_rounds,
         report_dir=report_dir,
         pytest_args=pytest_args,
         rerun_failed=rerun_failed,
@@ -172,11 +189,12 @@ def run(
         certify=certify,
         shard=shard,
         shard_by=shard_by,
+        token_pool=token_pool,
     )
 
     def call() -> int:
         if by_feature:
-            from crm_conformance import adapter_features
+            from crm_conformance.adapter import features as adapter_features
 
             click.echo(adapter_features.by_feature(request.suites_dir, list_only=list_only))
             return 0
@@ -206,18 +224,36 @@ def run(
     help="merge the report folders of a run's shards (RUN_DIR...) into --out",
 )
 @click.option("--out", type=click.Path(path_type=Path), metavar="DIR", help="with --merge")
-def report(run_dirs: tuple[Path, ...], history: Path | None, merge: bool, out: Path | None) -> None:
+@click.option(
+    "--diff",
+    "compare",
+    is_flag=True,
+    help="list the requirements whose verdict changed from OLD_RUN to NEW_RUN (RUN_DIR...)",
+)
+def report(
+    run_dirs: tuple[Path, ...], history: Path | None, merge: bool, out: Path | None, compare: bool
+) -> None:
     """Build the Allure HTML report of RUN_DIR (default: the newest folder under reports/).
 
     With --merge, join the shards' folders into one report folder instead (summary,
     junit.xml, allure-results, and the certificate of a certified run); the exit code
-    is the merged run's.
+    is the merged run's. With --diff OLD_RUN NEW_RUN, list each requirement whose verdict
+    changed, old → new with its cause; exit 1 when one passed before and fails now.
     """
-    from crm_conformance import html_report
+    from crm_conformance.run import html_report
+
+    def compared() -> int:
+        from crm_conformance.reporting.diff import diff_runs
+
+        if len(run_dirs) != 2 or merge:
+            raise UsageError("--diff needs two report folders: OLD_RUN NEW_RUN")
+        changes = diff_runs(*run_dirs)
+        click.echo(changes.text())
+        return changes.exit_code
 
     def merged() -> int:
-        from crm_conformance import runner
-        from crm_conformance.report_merge import merge_shards
+        from crm_conformance.run import runner
+        from crm_conformance.run.merge import merge_shards
 
         if out is None or not run_dirs:
             raise UsageError("--merge needs the shards' folders and --out DIR")
@@ -228,13 +264,17 @@ def report(run_dirs: tuple[Path, ...], history: Path | None, merge: bool, out: P
     def call() -> int:
         if len(run_dirs) > 1:
             raise UsageError(f"{len(run_dirs)} folders given: one, or --merge for shards")
-        run_dir = run_dirs[0] if run_dirs else None
-        built = html_report.build(run_dir or html_report.latest_run(Path("reports")), history)
+        from crm_conformance.reporting.views import rewrite_views
+
+        run_dir = run_dirs[0] if run_dirs else html_report.latest_run(Path("reports"))
+        if (run_dir / "summary.json").is_file():
+            click.echo(f"The document coloured by verdict: {rewrite_views(run_dir)}")
+        built = html_report.build(run_dir, history)
         click.echo(f"HTML report: {built.single_file}")
         click.echo(f"Multi-file report: {built.directory / 'index.html'}")
         return 0
 
-    _guarded("report", merged if merge else call)
+    _guarded("report", compared if compare else merged if merge else call)
 
 
 @main.command()
@@ -242,7 +282,7 @@ def report(run_dirs: tuple[Path, ...], history: Path | None, merge: bool, out: P
 @click.option("--base-url", help="API root; overrides the target file's base_url")
 def smoke(target: Path, base_url: str | None) -> None:
     """Check the setup: reachable, token accepted, a list answers JSON."""
-    from crm_conformance import smoke as smoke_module
+    from crm_conformance.run import smoke as smoke_module
 
     def call() -> int:
         for line in smoke_module.check(target_path=target, base_url=base_url):
@@ -260,7 +300,7 @@ def adapter_check(target: Path, base_url: str | None) -> None:
 
     Exit 0 when every feature GET /v1/health lists is ready, 1 when one is broken.
     """
-    from crm_conformance import adapter_check as adapter_check_module
+    from crm_conformance.adapter_check import command as adapter_check_module
 
     def call() -> int:
         checked = adapter_check_module.check_adapter(target_path=target, base_url=base_url)
@@ -292,8 +332,8 @@ def sweep(
     Exit 0 when nothing found remains, 1 when something remains or a list could not be
     read.
     """
-    from crm_conformance import ledger_sweep
-    from crm_conformance import sweep as sweep_module
+    from crm_conformance.run import ledger_sweep
+    from crm_conformance.run import sweep as sweep_module
 
     def call() -> int:
         result: ledger_sweep.LedgerSweep | sweep_module.SweepResult

@@ -5,7 +5,7 @@ import re
 import textwrap
 from pathlib import Path
 
-from crm_conformance.adapter_features import Needs, learn, table, unlocks
+from crm_conformance.adapter.features import Needs, learn, table, unlocks
 from crm_conformance.adapter_kit import FEATURES
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "vendors.md"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from crm_conformance import adapter_exposure
+from crm_conformance.adapter_check import exposure as adapter_exposure
 from crm_conformance.cli import main
 from crm_conformance.reference import ServerSettings, running_server
 from crm_conformance.reference.server import ServedTarget

@@ -8,7 +8,7 @@ that look at the rule the fault breaks; a failed test must name one of the fault
 import pytest
 
 from crm_conformance.reference.faults import FAULTS
-from crm_conformance.suite_run import run_suite
+from crm_conformance.selftest.suite_run import run_suite
 
 MODULES = ("test_scopes.py", "test_oauth.py", "test_tenancy.py", "test_token_lifecycle.py")
 

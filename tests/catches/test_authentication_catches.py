@@ -1,7 +1,7 @@
 """The authentication suite fails against a server that accepts what it must refuse."""
 
 from crm_conformance.reference.faults import FAULTS
-from crm_conformance.suite_run import run_suite
+from crm_conformance.selftest.suite_run import run_suite
 
 
 def test_passes_against_the_reference_server() -> None:

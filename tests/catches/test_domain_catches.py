@@ -4,7 +4,7 @@ with one of their faults, naming the fault's requirement ids, and pass without."
 import pytest
 
 from crm_conformance.reference.faults import FAULTS
-from crm_conformance.suite_run import run_suite
+from crm_conformance.selftest.suite_run import run_suite
 
 MODULES = (
     "test_conversations.py",

@@ -3,7 +3,7 @@
 import pytest
 
 from crm_conformance.reference.faults import FAULTS
-from crm_conformance.suite_run import run_suite
+from crm_conformance.selftest.suite_run import run_suite
 
 ERRORS = "test_errors_and_headers.py"
 RATES = "test_rate_limits.py"

@@ -7,7 +7,7 @@ that look at the rule the fault breaks.
 import pytest
 
 from crm_conformance.reference.faults import FAULTS
-from crm_conformance.suite_run import run_suite
+from crm_conformance.selftest.suite_run import run_suite
 
 MODULES = ("test_contacts.py", "test_deals.py", "test_activities.py", "test_tags.py")
 

@@ -8,7 +8,7 @@ at the rule the fault breaks; a failed test must name one of the fault's ids.
 import pytest
 
 from crm_conformance.reference.faults import FAULTS
-from crm_conformance.suite_run import run_suite
+from crm_conformance.selftest.suite_run import run_suite
 
 KILLS = [
     # (fault, keyword of the tests that catch it)

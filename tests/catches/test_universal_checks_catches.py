@@ -6,7 +6,7 @@ fault counts as killed where it lives.
 """
 
 from crm_conformance.reference.faults import FAULTS
-from crm_conformance.suite_run import run_suite
+from crm_conformance.selftest.suite_run import run_suite
 
 
 def test_a_contact_list_missing_an_always_present_field_is_caught() -> None:

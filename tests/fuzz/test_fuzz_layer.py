@@ -15,9 +15,11 @@ import schemathesis
 from hypothesis.errors import FlakyStrategyDefinition
 from schemathesis.core.failures import FailureGroup
 
-from crm_conformance import fuzz, fuzz_charges, profiles
-from crm_conformance.catalogue import load_catalogue
-from crm_conformance.failure import ConformanceFailure
+from crm_conformance.core import profiles
+from crm_conformance.core.catalogue import load_catalogue
+from crm_conformance.core.failure import ConformanceFailure
+from crm_conformance.fuzz import charges as fuzz_charges
+from crm_conformance.fuzz import layer as fuzz
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 
@@ -294,6 +296,67 @@ def test_a_timed_test_gets_the_next_seed_and_generated_cases_only_after_round_on
     assert rounds == [2]
 
 
+def test_a_replay_runs_exactly_the_rounds_given_whatever_the_time(clock: FakeClock) -> None:
+    ran: list[int] = []
+
+    def ten_seconds(number: int) -> None:
+        ran.append(number)
+        clock.now += 10
+
+    assert fuzz.in_rounds(ten_seconds, seconds=0, exactly=3) == 3  # time would allow one
+    assert fuzz.in_rounds(ten_seconds, seconds=1000, exactly=1) == 1  # and here a hundred
+    assert ran == [0, 1, 2, 0]
+
+
+def test_a_timed_test_keeps_the_rounds_it_started_the_failing_one_included(
+    clock: FakeClock,
+) -> None:
+    from hypothesis import settings as hypothesis_settings
+
+    def built(**fixtures: Any) -> None:
+        clock.now += 1
+        if built._hypothesis_internal_use_seed == 9:  # type: ignore[attr-defined]
+            raise AssertionError("round 3 failed")
+
+    built._hypothesis_internal_use_seed = 7  # type: ignore[attr-defined]
+    built._hypothesis_internal_use_settings = hypothesis_settings(max_examples=3)  # type: ignore[attr-defined]
+    rounds: list[int] = []
+    with pytest.raises(AssertionError, match="round 3 failed"):
+        fuzz.timed(built, seconds=100, rounds=rounds)()
+    assert rounds == [3]  # a replay runs three rounds and meets the failure again
+
+
+def test_replayed_rounds_come_from_the_earlier_runs_outcome_records(tmp_path: Any) -> None:
+    from crm_conformance.core.outcomes import OUTCOMES_FILE, Outcome, OutcomeRecord, append_record
+
+    for nodeid, rounds in (("suites/test_fuzz.py::t[GET /v1/tags]", 4), ("suites/x.py::y", None)):
+        record = OutcomeRecord(nodeid, Outcome.PASSED, [], [], rounds=rounds)
+        append_record(tmp_path / OUTCOMES_FILE, record)
+
+    def request(nodeid: str, run_dir: Any) -> Any:
+        options = {"crm_fuzz_rounds": run_dir}
+        return SimpleNamespace(
+            config=SimpleNamespace(getoption=lambda name, default=None: options.get(name)),
+            node=SimpleNamespace(nodeid=nodeid),
+        )
+
+    assert fuzz.replayed_rounds(request("suites/test_fuzz.py::t[GET /v1/tags]", tmp_path)) == 4
+    assert fuzz.replayed_rounds(request("suites/test_fuzz.py::t[GET /v1/users]", tmp_path)) == 1
+    assert fuzz.replayed_rounds(request("suites/test_fuzz.py::t[GET /v1/tags]", None)) is None
+
+
+def test_the_fingerprint_of_sent_requests_ignores_the_host_only() -> None:
+    from crm_conformance.core.client import Exchange
+
+    def sent(url: str, body: str | None = None) -> Exchange:
+        return Exchange("GET", url, {}, body, 200, {}, None, 0.1)
+
+    here = fuzz.sent_digest([sent("http://127.0.0.1:5000/v1/tags?limit=3")])
+    assert here == fuzz.sent_digest([sent("http://127.0.0.1:6111/v1/tags?limit=3")])
+    assert here != fuzz.sent_digest([sent("http://127.0.0.1:5000/v1/tags?limit=4")])
+    assert here != fuzz.sent_digest([sent("http://127.0.0.1:5000/v1/tags?limit=3", "{}")])
+
+
 def test_the_fuzz_minutes_are_shared_by_the_fuzz_tests_selected() -> None:
     from pathlib import Path
     from types import SimpleNamespace
@@ -360,7 +423,7 @@ def test_upsert_bodies_that_could_match_a_record_stay_on_the_embedded_server() -
 
 
 def test_only_the_embedded_reference_server_counts_as_embedded() -> None:
-    from crm_conformance.target import Target
+    from crm_conformance.core.target import Target
 
     assert fuzz.is_embedded(Target("http://x", sources={"base_url": "embedded reference server"}))
     assert not fuzz.is_embedded(Target("http://x", sources={"base_url": "target file t.toml"}))

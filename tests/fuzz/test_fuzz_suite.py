@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from crm_conformance.outcomes import Outcome, cause_for, read_records
-from crm_conformance.suite_run import run_suite
+from crm_conformance.core.outcomes import Outcome, cause_for, read_records
+from crm_conformance.selftest.suite_run import run_suite
 
 SHAPING = (
     "create_returns_200",

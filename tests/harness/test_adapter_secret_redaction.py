@@ -5,11 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from crm_conformance.adapter_probe import Probe
+from crm_conformance.adapter_check.probe import Probe
+from crm_conformance.core.redaction import FILTERED, Redactor
+from crm_conformance.core.target import target_from_data
 from crm_conformance.plugin.options import Options
-from crm_conformance.plugin.session import RunState
-from crm_conformance.redaction import FILTERED, Redactor
-from crm_conformance.target import target_from_data
+from crm_conformance.plugin.state import RunState
 
 SECRET = "adapter-secret-c0ffee42"
 TARGET = target_from_data(
@@ -41,7 +41,7 @@ def test_adapter_check_filters_the_adapter_secret() -> None:
 
 
 def test_sweep_sends_the_adapter_secret(monkeypatch: pytest.MonkeyPatch) -> None:
-    from crm_conformance import sweep
+    from crm_conformance.run import sweep
 
     class Stop(Exception):
         pass

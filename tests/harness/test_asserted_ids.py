@@ -35,7 +35,7 @@ def test_the_literal_ids_of_expect_calls_are_read_nested_ones_too() -> None:
 
 MISMATCH = """
 import pytest
-from crm_conformance.expect import expect_value
+from crm_conformance.steps.expect import expect_value
 
 @pytest.mark.req("STAT-018")
 def test_rates(api=None):
@@ -48,7 +48,7 @@ def test_counts():
 
 BRANCHED = """
 import pytest
-from crm_conformance.expect import expect_error
+from crm_conformance.steps.expect import expect_error
 
 @pytest.mark.parametrize(
     "sort",

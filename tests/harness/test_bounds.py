@@ -9,17 +9,18 @@ import pytest
 from fake_target import TOKEN
 from unending_target import Kind, serve_unending
 
-from crm_conformance import AdapterError, ExchangeBoundExceeded, TargetFileError, fuzz
-from crm_conformance.adapter_client import AdapterClient
-from crm_conformance.bounds import (
+from crm_conformance import AdapterError, ExchangeBoundExceeded, TargetFileError
+from crm_conformance.adapter.client import AdapterClient
+from crm_conformance.core.bounds import (
     DEFAULT_MAX_RESPONSE_BYTES,
     ExchangeBounds,
     read_bounded,
     requests_kwargs,
 )
-from crm_conformance.client import ApiClient, CircuitBreaker
-from crm_conformance.outcomes import Outcome, classify
-from crm_conformance.target import load_target, target_from_data
+from crm_conformance.core.client import ApiClient, CircuitBreaker
+from crm_conformance.core.outcomes import Outcome, classify
+from crm_conformance.core.target import load_target, target_from_data
+from crm_conformance.fuzz import layer as fuzz
 
 TIMEOUT = 0.5
 """The tests' target timeout: each answer below would go on for 5 s or more."""

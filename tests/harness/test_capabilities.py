@@ -3,9 +3,9 @@
 import httpx
 from fake_target import TOKEN
 
-from crm_conformance.capabilities import discover
-from crm_conformance.client import ApiClient
-from crm_conformance.target import Target
+from crm_conformance.core.capabilities import discover
+from crm_conformance.core.client import ApiClient
+from crm_conformance.core.target import Target
 
 
 def client(answers: dict[str, httpx.Response]) -> ApiClient:

@@ -9,8 +9,8 @@ import httpx
 import pytest
 from fake_target import TOKEN, contact, error_body, hexid, rate_headers
 
-from crm_conformance import checks
-from crm_conformance.failure import ConformanceFailure
+from crm_conformance.core import checks
+from crm_conformance.core.failure import ConformanceFailure
 
 REQUEST_ID = "req_" + "a" * 32
 

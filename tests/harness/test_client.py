@@ -12,10 +12,10 @@ from crm_conformance import (
     TargetUnavailable,
     TargetUnreachable,
 )
-from crm_conformance.client import ApiClient, CircuitBreaker, RequestBudget, Wait
-from crm_conformance.pacing import Pacer
-from crm_conformance.redaction import FILTERED, Redactor
-from crm_conformance.retries import RetryPolicy
+from crm_conformance.core.client import ApiClient, CircuitBreaker, RequestBudget, Wait
+from crm_conformance.core.pacing import Pacer
+from crm_conformance.core.redaction import FILTERED, Redactor
+from crm_conformance.core.retries import RetryPolicy
 
 
 def client(

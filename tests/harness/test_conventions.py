@@ -8,11 +8,17 @@ from typing import Any
 
 import pytest
 
-from crm_conformance import conventions
-from crm_conformance.conventions import OMIT, ConventionError, fill_body, fill_path, query_pairs
+from crm_conformance.core import conventions
+from crm_conformance.core.conventions import (
+    OMIT,
+    ConventionError,
+    fill_body,
+    fill_path,
+    query_pairs,
+)
+from crm_conformance.core.target import target_from_data
 from crm_conformance.reference.conventions import CONVENTIONS, conventions_for
 from crm_conformance.reference.variants import VARIANTS
-from crm_conformance.target import target_from_data
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "target.toml"
 

@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ET
 import httpx
 import pytest
 
-from crm_conformance.embedded import EmbeddedServer
+from crm_conformance.plugin.embedded import EmbeddedServer
 
 pytest_plugins = ["pytester"]
 
@@ -83,7 +83,7 @@ def test_each_xdist_worker_serves_its_own_embedded_server(pytester: pytest.Pytes
 
 
 BOOTING = """
-from crm_conformance.plugin.session import STATE
+from crm_conformance.plugin.state import STATE
 
 def pytest_collection_finish(session):
     print("booting during collection:", session.config.stash[STATE].booting is not None)

@@ -6,9 +6,10 @@ import httpx
 import pytest
 from fake_target import TOKEN, contact, error_body, rate_headers
 
-from crm_conformance.checks import is_timestamp
-from crm_conformance.client import ApiClient
-from crm_conformance.expect import (
+from crm_conformance.core.checks import is_timestamp
+from crm_conformance.core.client import ApiClient
+from crm_conformance.core.failure import ConformanceFailure
+from crm_conformance.steps.expect import (
     expect_enum,
     expect_error,
     expect_pages,
@@ -18,7 +19,6 @@ from crm_conformance.expect import (
     expect_timestamp,
     with_cursor,
 )
-from crm_conformance.failure import ConformanceFailure
 
 REQUEST_ID = "req_" + "b" * 32
 
@@ -129,7 +129,7 @@ def test_expect_pages_asks_for_the_first_page_without_a_cursor() -> None:
 
 
 def test_got_and_expected_are_named_so_they_cannot_be_swapped() -> None:
-    from crm_conformance.expect import expect_value
+    from crm_conformance.steps.expect import expect_value
 
     with pytest.raises(TypeError):
         expect_value(None, "CON-001", "name", "Ada", "Ada")  # type: ignore[call-arg]

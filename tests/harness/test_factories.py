@@ -9,10 +9,10 @@ import pytest
 from fake_target import TOKEN, hexid
 
 from crm_conformance import SetupFailed
-from crm_conformance.adapter_client import AdapterClient
-from crm_conformance.client import ApiClient
-from crm_conformance.factories import RecordFactory
-from crm_conformance.target import Target
+from crm_conformance.adapter.client import AdapterClient
+from crm_conformance.core.client import ApiClient
+from crm_conformance.core.target import Target
+from crm_conformance.steps.factories import RecordFactory
 
 
 class Skipped(Exception):

@@ -3,8 +3,8 @@
 import httpx
 from fake_target import TOKEN
 
-from crm_conformance.client import ApiClient
-from crm_conformance.failure import ConformanceFailure
+from crm_conformance.core.client import ApiClient
+from crm_conformance.core.failure import ConformanceFailure
 
 
 def test_the_fixed_format() -> None:

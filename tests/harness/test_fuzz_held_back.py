@@ -9,15 +9,15 @@ import httpcore  # noqa: F401
 import pytest
 import yaml  # noqa: F401
 
-from crm_conformance import fuzz
-from crm_conformance.outcomes import Outcome, read_records
-from crm_conformance.paths import SUITES_DIR
+from crm_conformance.core.outcomes import Outcome, read_records
+from crm_conformance.core.paths import SUITES_DIR
+from crm_conformance.fuzz import layer as fuzz
 
 pytest_plugins = ["pytester"]
 
 HOLD_EVERYTHING_BACK = """
 import pytest
-from crm_conformance import fuzz
+from crm_conformance.fuzz import layer as fuzz
 
 @pytest.fixture(autouse=True)
 def _hold_back(monkeypatch):

@@ -4,9 +4,9 @@ import httpx
 from fake_target import TOKEN, FakeClock, conformant, error_body, rate_headers, serve
 from schemathesis.specs.openapi.checks import ignored_auth
 
-from crm_conformance import fuzz
-from crm_conformance.client import ApiClient
-from crm_conformance.pacing import Pacer
+from crm_conformance.core.client import ApiClient
+from crm_conformance.core.pacing import Pacer
+from crm_conformance.fuzz import layer as fuzz
 
 
 def test_a_429_on_an_ignored_auth_probe_is_waited_out_not_judged() -> None:

@@ -8,9 +8,9 @@ from typing import Any
 
 import httpx
 
-from crm_conformance.adapter_client import AdapterClient
-from crm_conformance.client import ApiClient
-from crm_conformance.ledger import Ledger, read
+from crm_conformance.adapter.client import AdapterClient
+from crm_conformance.core.client import ApiClient
+from crm_conformance.core.ledger import Ledger, read
 
 FULL, OTHER = "secret-full-token", "secret-other-token"
 

@@ -1,7 +1,8 @@
 """The operations the matrices send: every operation the description has is one they
 can build, and each group stands for itself with a read and a write where it has them."""
 
-from crm_conformance import document, operations
+from crm_conformance.core import document
+from crm_conformance.steps import operations
 
 
 def test_every_described_operation_has_a_call() -> None:

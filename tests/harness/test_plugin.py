@@ -14,8 +14,9 @@ import pytest
 import yaml  # noqa: F401
 from fake_target import TOKEN, conformant, error_body, rate_headers, serve
 
-from crm_conformance.outcomes import read_records
+from crm_conformance.core.outcomes import read_records
 from crm_conformance.plugin import session
+from crm_conformance.plugin.state import BREAKER_THRESHOLD, RunState
 
 pytest_plugins = ["pytester"]
 
@@ -164,8 +165,8 @@ def test_a_target_file_error_names_the_key(pytester: pytest.Pytester) -> None:
 
 USES_API = """
 import pytest
-from crm_conformance.checks import run_checks
-from crm_conformance.failure import ConformanceFailure
+from crm_conformance.core.checks import run_checks
+from crm_conformance.core.failure import ConformanceFailure
 
 @pytest.mark.req("PAG-001")
 def test_contacts_conform(api):
@@ -286,7 +287,7 @@ def as_text_plain(request: httpx.Request) -> httpx.Response:
 
 LISTS = """
 import pytest
-from crm_conformance import expect_status
+from crm_conformance.steps import expect_status
 
 @pytest.mark.req("PAG-001")
 def test_lists(api):
@@ -326,7 +327,7 @@ def test_a_crashing_target_stops_the_run_with_one_breaker_error(
 
     with serve(crash) as url:
         result = run(pytester, "--base-url", url)
-    result.assert_outcomes(passed=session.BREAKER_THRESHOLD, errors=1)
+    result.assert_outcomes(passed=BREAKER_THRESHOLD, errors=1)
     result.stdout.fnmatch_lines(["*circuit breaker open after 8 consecutive*"])
 
 
@@ -459,11 +460,11 @@ def test_two(api):
 
 def fake_reference(monkeypatch: pytest.MonkeyPatch, url: str) -> list[str]:
     """Make the plugin's embedded server the fake one; returns a list growing per start."""
-    from crm_conformance.target import target_from_data
+    from crm_conformance.core.target import target_from_data
 
     starts: list[str] = []
 
-    def start(state: session.RunState) -> object:
+    def start(state: RunState) -> object:
         starts.append(url)
         return target_from_data(
             {"base_url": url, "tokens": {"full": {"value": TOKEN}}}, origin="fake reference"
@@ -539,7 +540,7 @@ def test_a_hanging_target_is_one_transport_error_per_test(pytester: pytest.Pytes
 def test_an_embedded_server_that_cannot_start_stops_the_run_with_one_error(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def fail(state: session.RunState) -> object:
+    def fail(state: RunState) -> object:
         raise RuntimeError("port in use")
 
     monkeypatch.setattr(session, "start_reference", fail)
@@ -553,7 +554,7 @@ def test_an_embedded_server_that_cannot_start_stops_the_run_with_one_error(
 
 UNIVERSAL_FAILURE = """
 import pytest
-from crm_conformance.failure import ConformanceFailure
+from crm_conformance.core.failure import ConformanceFailure
 
 @pytest.mark.req("AUTH-001")
 def test_a_universal_check_fails(api):
@@ -643,7 +644,7 @@ def test_workers_share_one_pacing_ledger_and_each_wait_reaches_junit(
 
 GATEWAY = """
 import pytest
-from crm_conformance import expect_status
+from crm_conformance.steps import expect_status
 
 @pytest.mark.req("PAG-001")
 def test_lists(api):
@@ -684,9 +685,9 @@ def test_a_gateway_page_on_a_read_is_retried_and_the_test_passes(
 def test_spent_retries_are_an_error_the_verdict_calls_target_unavailable(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from crm_conformance.catalogue import load_catalogue
+    from crm_conformance.core.catalogue import load_catalogue
     from crm_conformance.reporting.summary import RunInfo, build_summary
-    from crm_conformance.runner import EXIT_FAILED, exit_code
+    from crm_conformance.run.runner import EXIT_FAILED, exit_code
 
     monkeypatch.setenv("CRM_TOKEN_FULL", TOKEN)
     suite(pytester, GATEWAY)
@@ -705,3 +706,43 @@ def test_spent_retries_are_an_error_the_verdict_calls_target_unavailable(
     assert summary["unavailable"] == {"tests": 1, "faults": {"502": 4}}
     assert summary["retried"] == {"502": 3}
     assert exit_code(result.ret, records, "", pytester.path / "log")[0] == EXIT_FAILED
+
+
+FOREIGN_FAILURE = """
+import pytest
+
+@pytest.mark.req("PAG-001", "HDR-001")
+def test_fuzzed(api):
+    api.get("/v1/contacts")
+    error = AssertionError("Response violates schema")
+    error.crm_requirements = ("PAG-001",)
+    error.crm_request = "GET /v1/contacts -> 200"
+    error.add_note("\\nReproduce with:\\n\\n    curl -H 'Authorization: Bearer {token}' http://x/")
+    raise error
+
+
+@pytest.mark.req("HDR-001")
+def test_passes(api):
+    api.get("/v1/contacts")
+"""
+"""A failure as schemathesis raises one: charged where it was caught, its curl line a note."""
+
+
+def test_a_failure_keeps_its_report_and_curl_line_redacted_for_the_requirements_page(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CRM_TOKEN_FULL", TOKEN)
+    suite(pytester, FOREIGN_FAILURE.format(token=TOKEN))
+    with serve(conformant) as url:
+        result = run(pytester, "--base-url", url, "--crm-outcomes", "out.jsonl")
+    result.assert_outcomes(failed=1, passed=1)
+    failed, passed = read_records(pytester.path / "out.jsonl")
+    assert failed.details.splitlines()[0] == (
+        "PAG-001: Response violates schema (GET /v1/contacts -> 200)"
+    )
+    assert (
+        "Reproduce with:" in failed.details and "curl -H 'Authorization: Bearer" in failed.details
+    )
+    assert TOKEN not in failed.details
+    assert passed.details == ""
+    assert TOKEN not in (pytester.path / "out.jsonl").read_text()

@@ -16,10 +16,10 @@ import yaml  # noqa: F401
 from click.testing import CliRunner
 from fake_target import TOKEN, error_body, rate_headers, serve
 
-from crm_conformance.catalogue import load_catalogue
 from crm_conformance.cli import main
-from crm_conformance.inert import LINE_LIMIT, TEXT_LIMIT
-from crm_conformance.outcomes import read_records
+from crm_conformance.core.catalogue import load_catalogue
+from crm_conformance.core.inert import LINE_LIMIT, TEXT_LIMIT
+from crm_conformance.core.outcomes import read_records
 from crm_conformance.reporting.summary import RunInfo, build_summary, render_markdown
 
 pytest_plugins = ["pytester"]
@@ -50,7 +50,7 @@ def hostile_url(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
 SUITE = """
 import pytest
 from crm_conformance._errors import SetupFailed
-from crm_conformance.failure import ConformanceFailure
+from crm_conformance.core.failure import ConformanceFailure
 
 def message(api):
     return api.get("/v1/contacts").json()["error"]["message"]

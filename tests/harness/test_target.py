@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from crm_conformance import TargetFileError
-from crm_conformance.target import load_target
+from crm_conformance.core.target import load_target
 
 GOOD = """
 base_url = "http://127.0.0.1:8000/"
@@ -198,3 +198,48 @@ def test_a_bad_adapter_token_is_one_error_naming_the_key(
     )
     with pytest.raises(TargetFileError, match=message.replace("(", r"\(").replace(".", r"\.")):
         load_target(path=write(tmp_path, text), environ={})
+
+
+POOLED = 'base_url = "http://h:1"\n[tokens.full]\nvalue = "sk_test_a.b"\n'
+
+
+def test_a_pool_of_full_tokens_is_read_from_the_environment_and_kept_secret(
+    tmp_path: Path,
+) -> None:
+    text = "token_pool = 3\n" + POOLED + 'values_env = ["CRM_POOL_1", "CRM_POOL_2"]\n'
+    environ = {"CRM_POOL_1": "sk_test_p1.v", "CRM_POOL_2": "sk_test_p2.v"}
+    target = load_target(path=write(tmp_path, text), environ=environ)
+    assert target.pool == ("sk_test_p1.v", "sk_test_p2.v")
+    assert target.token_pool == 3
+    assert target.tokens == {"full": "sk_test_a.b"}  # the configured token stays the one
+    assert set(target.secrets) >= {"sk_test_p1.v", "sk_test_p2.v"}  # the redactor's
+    assert target.describe()["token_pool"] == {"given": 2, "minted": 3}
+    assert "sk_test_p" not in str(target.describe()) + repr(target)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (POOLED + 'values_env = "CRM_POOL_1"\n', "tokens.full.values_env must be a list"),
+        (POOLED + 'values_env = ["CRM_UNSET_FOR_TEST"]\n', "'CRM_UNSET_FOR_TEST' names an"),
+        (
+            POOLED + '[tokens.other_workspace]\nvalue = "x"\nvalues_env = ["A"]\n',
+            "unknown key 'tokens.other_workspace.values_env'",
+        ),
+        ("token_pool = -1\n" + POOLED, "token_pool = -1 must be a whole number of tokens"),
+        ("token_pool = 33\n" + POOLED, "from 0 to 32"),
+        ('token_pool = "4"\n' + POOLED, "token_pool = '4' must be"),
+    ],
+)
+def test_each_mistake_of_a_token_pool_names_its_key(
+    tmp_path: Path, text: str, message: str
+) -> None:
+    with pytest.raises(TargetFileError) as caught:
+        load_target(path=write(tmp_path, text), environ={})
+    assert message in str(caught.value)
+
+
+def test_a_live_token_in_the_pool_is_refused_unless_allowed(tmp_path: Path) -> None:
+    text = POOLED + 'values_env = ["CRM_POOL_1"]\n'
+    with pytest.raises(TargetFileError, match=r"values_env\[0\] is a live workspace token"):
+        load_target(path=write(tmp_path, text), environ={"CRM_POOL_1": "sk_live_x.y"})

@@ -24,8 +24,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from crm_conformance.paths import OPENAPI
-from crm_conformance.suite_run import run_suite
+from crm_conformance.core.paths import OPENAPI
+from crm_conformance.selftest.suite_run import run_suite
 
 ROOT = Path(__file__).resolve().parents[2]
 PRISM = ROOT / "tools" / "node_modules" / ".bin" / "prism"

@@ -7,13 +7,13 @@ from typing import Any, NoReturn
 import pytest
 from starlette.testclient import TestClient
 
-from crm_conformance.adapter_client import FEATURES, AdapterClient
+from crm_conformance.adapter.client import FEATURES, AdapterClient
 from crm_conformance.adapter_kit import load_contract
-from crm_conformance.client import ApiClient
-from crm_conformance.factories import RecordFactory
+from crm_conformance.core.client import ApiClient
+from crm_conformance.core.target import target_from_served
 from crm_conformance.reference import ServerSettings, running_server
 from crm_conformance.reference.app import ReferenceApp
-from crm_conformance.target import target_from_served
+from crm_conformance.steps.factories import RecordFactory
 
 
 @pytest.fixture

@@ -13,8 +13,8 @@ import httpx
 from click.testing import CliRunner
 
 from crm_conformance.cli import main
+from crm_conformance.core.target import load_target
 from crm_conformance.reference import ServerSettings, running_server
-from crm_conformance.target import load_target
 
 
 def test_running_server_serves_and_writes_a_loadable_target_file(tmp_path: Path) -> None:

@@ -7,14 +7,14 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from crm_conformance.adapter_client import AdapterClient
-from crm_conformance.capabilities import discover
-from crm_conformance.client import ApiClient
+from crm_conformance.adapter.client import AdapterClient
+from crm_conformance.core.capabilities import discover
+from crm_conformance.core.client import ApiClient
+from crm_conformance.core.target import target_from_served
 from crm_conformance.reference import ServerSettings, policy, running_server
 from crm_conformance.reference.app import ReferenceApp
 from crm_conformance.reference.scopes import ALL_SCOPES
 from crm_conformance.reference.tokens import issue_token
-from crm_conformance.target import target_from_served
 
 
 def code(response: Any) -> str:

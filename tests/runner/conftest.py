@@ -17,7 +17,7 @@ from fake_target import TOKEN, conformant, serve
 
 SUITE = """
 import pytest
-from crm_conformance.failure import ConformanceFailure
+from crm_conformance.core.failure import ConformanceFailure
 
 
 @pytest.mark.req("HDR-001")

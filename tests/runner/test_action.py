@@ -1,8 +1,10 @@
 """The GitHub Action: action.yml wires the inputs to scripts/action.py, the script builds
-the `crm-conformance run` command, and its `run` step works (without a shard) end to end."""
+the `crm-conformance run` command, and its `run` step works (without a shard) end to end
+and writes the verdict to the job summary (a fake GITHUB_STEP_SUMMARY file)."""
 
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 from dataclasses import fields
@@ -13,6 +15,9 @@ import pytest
 import yaml
 
 from crm_conformance.cli import main
+from crm_conformance.reporting import step_summary
+from crm_conformance.run import runner
+from crm_conformance.run.runner import RunRequest
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "action.py"
@@ -115,6 +120,7 @@ def test_the_run_step_works_without_a_shard(tmp_path: Path) -> None:
         **os.environ,
         "CRM_ACTION_VENV": sys.prefix,  # the suite is installed here already
         "GITHUB_OUTPUT": str(outputs),
+        "GITHUB_STEP_SUMMARY": str(tmp_path / "step_summary.md"),
         "GITHUB_WORKSPACE": str(tmp_path),
         "INPUT_TARGET": "",  # the embedded reference server
         "INPUT_CLASSES": "tags",
@@ -135,3 +141,115 @@ def test_the_run_step_works_without_a_shard(tmp_path: Path) -> None:
     assert written["exit-code"] == "0"
     assert written["artifact-name"] == "crm-conformance-report"
     assert (Path(written["report-dir"]) / "summary.json").is_file()
+    assert (tmp_path / "step_summary.md").read_text().startswith("## crm-conformance: ")
+
+
+def summary_environ(tmp_path: Path, **more: str) -> dict[str, str]:
+    """The runner's environment for the run step: a fake GITHUB_STEP_SUMMARY file."""
+    return {
+        **os.environ,
+        "CRM_ACTION_VENV": sys.prefix,  # the suite is installed here already
+        "GITHUB_STEP_SUMMARY": str(tmp_path / "step_summary.md"),
+        "GITHUB_SERVER_URL": "https://github.example",
+        "GITHUB_REPOSITORY": "vendor/server",
+        "GITHUB_RUN_ID": "77",
+        **more,
+    }
+
+
+def run_fake(suites: Path, target_file: Path, report_dir: Path) -> int:
+    request = RunRequest(target=target_file, suites_dir=suites, report_dir=report_dir)
+    return runner.run(request).exit_code
+
+
+def test_a_failing_run_writes_its_verdict_classes_failures_and_reports_to_the_job_summary(
+    tmp_path: Path, suites: Path, target_file: Path
+) -> None:
+    report = tmp_path / "report"
+    code = run_fake(suites, target_file, report)
+    assert code == 1
+    environ = summary_environ(tmp_path)
+    (tmp_path / "step_summary.md").write_text("an earlier step's summary\n")
+    action.write_step_summary(environ, action.Inputs(), report, code)
+    text = (tmp_path / "step_summary.md").read_text()
+    assert text.startswith("an earlier step's summary\n## crm-conformance: NOT CONFORMANT")
+    assert "| Class | Verdict | Verified |" in text
+    assert re.search(r"\n\| pagination \| ❌ failed \| 0 of \d+ \|\n", text), text
+    assert re.search(r"\n\| core \| partially verified \\\(1 of \d+\\\) \| 1 of \d+ \|\n", text)
+    (row,) = [line for line in text.splitlines() if line.startswith("| PAG\\-001 |")]
+    assert row.endswith("| fake\\-suites\\/test\\_fake\\.py\\:\\:test\\_last\\_page |"), row
+    assert "requirements.html" in text
+    assert "(https://github.example/vendor/server/actions/runs/77#artifacts)" in text
+
+
+PASSING_SUITE = """
+import pytest
+
+
+@pytest.mark.req("HDR-001")
+def test_lists_answer(api):
+    assert api.get("/v1/contacts").status_code == 200
+"""
+
+
+def test_a_passing_run_writes_its_verdict_and_no_failed_requirements(
+    tmp_path: Path, suites: Path, target_file: Path
+) -> None:
+    (suites / "test_fake.py").write_text(PASSING_SUITE)
+    report = tmp_path / "report"
+    code = run_fake(suites, target_file, report)
+    assert code == 0
+    action.write_step_summary(summary_environ(tmp_path), action.Inputs(), report, code)
+    text = (tmp_path / "step_summary.md").read_text()
+    assert text.startswith("## crm-conformance: NOTHING FAILED")
+    assert "Failed requirements" not in text and "| core |" in text
+
+
+def test_a_run_without_a_summary_says_its_exit_code_and_leaves_no_job_summary_off_a_runner(
+    tmp_path: Path,
+) -> None:
+    environ = summary_environ(tmp_path)
+    action.write_step_summary(environ, action.Inputs(shard="1/2"), tmp_path / "none", 3)
+    text = (tmp_path / "step_summary.md").read_text()
+    assert text.startswith("## crm-conformance: TARGET UNREACHABLE \\(exit 3\\)")
+    assert "crm\\-conformance\\-report\\-shard\\-1\\-of\\-2" in text
+    del environ["GITHUB_STEP_SUMMARY"]
+    action.write_step_summary(environ, action.Inputs(), tmp_path / "none", 3)  # no file
+
+
+HOSTILE = "x | y <img src=x onerror=alert(1)> `code` [link](http://evil.example) **b**\n# h"
+
+
+def hostile_summary() -> dict[str, object]:
+    return {
+        "headline": "NOT CONFORMANT: 1 requirement failed; <b>x</b>",
+        "tests": {"failed": 1},
+        "claimed": ["core"],
+        "classes": {"core": {"verdict": "failed", "verified": 0, "testable": 1, "lacks": []}},
+        "requirements": {
+            "HDR-001": {
+                "verdict": "failed",
+                "title": "Title | with a pipe",
+                "causes": [
+                    f"suites/t.py::test_x: HDR-001 got {HOSTILE} sk_live_ab.cd SecretValue12345"
+                ],
+                "reason": "",
+            }
+        },
+    }
+
+
+def test_target_text_in_the_job_summary_is_inert_and_redacted(tmp_path: Path) -> None:
+    text = step_summary.render(
+        hostile_summary(),
+        exit_code=1,
+        report_dir=tmp_path,
+        artifact="crm-conformance-report",
+        environ={"CRM_TOKEN_FULL": "SecretValue12345"},
+    )
+    (row,) = [line for line in text.splitlines() if line.startswith("| HDR\\-001 |")]
+    assert len(re.findall(r"(?<!\\)\|", row)) == 5  # four cells: no pipe of the target's
+    for raw in ("<img", "<b>", "`code`", "](http", "**b**", "sk_live_ab", "SecretValue12345"):
+        assert raw not in text, raw
+    assert "&lt;img src\\=x onerror\\=alert\\(1\\)&gt;" in row and "\\[Filtered\\]" in row
+    assert not any(line.startswith("# h") for line in text.splitlines())

@@ -13,8 +13,8 @@ import pytest
 from click.testing import CliRunner, Result
 from fake_target import TOKEN, conformant, rate_headers, serve
 
-from crm_conformance import paths
 from crm_conformance.cli import main
+from crm_conformance.core import paths
 
 
 @pytest.fixture(autouse=True)
@@ -256,7 +256,7 @@ def test_an_internal_error_of_pytest_points_to_the_log_and_is_not_unreachable(
 
 TEXT_PLAIN_SUITE = """
 import pytest
-from crm_conformance import expect_status
+from crm_conformance.steps import expect_status
 
 @pytest.mark.req("PAG-001")
 def test_lists(api):
@@ -352,7 +352,7 @@ def test_an_error_line_on_stderr_off_a_terminal_is_cut_at_600_characters(tmp_pat
 
 
 def test_the_readme_documents_every_exit_code_of_run() -> None:
-    from crm_conformance import runner
+    from crm_conformance.run import runner
 
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     table = readme.split("### Exit codes", 1)[1].split("\n\n", 3)[2]

@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from crm_conformance.cli import main
-from crm_conformance.target import load_target
+from crm_conformance.core.target import load_target
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -69,6 +69,20 @@ def test_there_are_github_gitlab_and_nightly_examples() -> None:
     assert "gitlab-ci/.gitlab-ci.yml" in names
     assert "report" in (EXAMPLES / "github-actions" / "nightly.yml").read_text()
     assert "--history" in (EXAMPLES / "github-actions" / "nightly.yml").read_text()
+    assert (
+        "report --diff reports/previous"
+        in (EXAMPLES / "github-actions" / "nightly.yml").read_text()
+    )
+
+
+def test_the_gitlab_example_links_requirements_html_from_the_merge_request() -> None:
+    """`expose_as` links the merge request to the one file the job's artifacts hold."""
+    data = yaml.safe_load((EXAMPLES / "gitlab-ci" / ".gitlab-ci.yml").read_text())
+    exposing = [job for job in data.values() if isinstance(job, dict) and "expose_as" in str(job)]
+    (job,) = exposing
+    assert job["artifacts"]["paths"] == ["reports/conformance/requirements.html"]
+    assert job["needs"] == ["merge"] and job["when"] == "always"
+    assert data["merge"]["artifacts"]["paths"] == ["reports/conformance"]
 
 
 def test_example_target_file_loads_with_tokens_from_the_environment() -> None:
@@ -88,7 +102,7 @@ def test_example_target_file_loads_with_tokens_from_the_environment() -> None:
 
 
 def test_example_waivers_load() -> None:
-    from crm_conformance.waivers import load_waivers
+    from crm_conformance.core.waivers import load_waivers
 
     assert load_waivers(EXAMPLES / "waivers.yaml")[0].id == "PAG-004"
 

@@ -57,10 +57,10 @@ def _project(tmp_path: Path) -> Path:
 
 
 def _run(project: Path, *args: str) -> tuple[int, str]:
-    """`python -m crm_conformance.fast_exit`, as the runner starts it; its output goes to
+    """`python -m crm_conformance.run.fast_exit`, as the runner starts it; its output goes to
     a file, as the runner's goes to pytest.log (block-buffered)."""
     output = project / "output.txt"
-    command = [sys.executable, "-m", "crm_conformance.fast_exit"]
+    command = [sys.executable, "-m", "crm_conformance.run.fast_exit"]
     with output.open("w") as out:
         done = subprocess.run(
             [*command, "-p", "no:cacheprovider", "-p", "no:xdist", "-q", *args],

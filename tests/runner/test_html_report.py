@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from crm_conformance import html_report, paths
 from crm_conformance.cli import main
+from crm_conformance.core import paths
+from crm_conformance.run import html_report
 
 CHROMIUM = shutil.which("chromium")
 

@@ -35,7 +35,7 @@ except KeyboardInterrupt:
 PARENT = """
 import sys
 from pathlib import Path
-from crm_conformance.interruptible import run_interruptible
+from crm_conformance.run.interruptible import run_interruptible
 
 finished = run_interruptible(
     [sys.executable, sys.argv[1], sys.argv[2], sys.argv[3]], cwd=Path.cwd(), env={}

@@ -15,8 +15,8 @@ from click.testing import CliRunner, Result
 from fake_target import error_body, rate_headers, serve
 from interrupting import run_until
 
-from crm_conformance import paths
 from crm_conformance.cli import main
+from crm_conformance.core import paths
 
 
 def invoke(*args: str) -> Result:

@@ -15,10 +15,10 @@ import pytest
 from click.testing import CliRunner, Result
 
 from crm_conformance.cli import main
-from crm_conformance.outcomes import OUTCOMES_FILE
+from crm_conformance.core.outcomes import OUTCOMES_FILE
 from crm_conformance.reference import ServerSettings, running_server
 from crm_conformance.reference.server import ServedTarget
-from crm_conformance.runner import RunRequest, list_tests
+from crm_conformance.run.runner import RunRequest, list_tests
 
 NO_ADAPTER = "needs the provisioning adapter"
 

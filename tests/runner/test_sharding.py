@@ -12,17 +12,19 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from crm_conformance import UsageError, paths
+from crm_conformance import UsageError
 from crm_conformance.cli import main
-from crm_conformance.outcomes import OUTCOMES_FILE
-from crm_conformance.sharding import SHARD_FILE, Plan, Shard, by_module, module_of
+from crm_conformance.core import paths
+from crm_conformance.core.outcomes import OUTCOMES_FILE
+from crm_conformance.core.partition import SHARD_FILE, Plan, Shard, by_module, module_of
+from crm_conformance.reporting.requirements_page import PAGE_FILE, verdict_ids
 
 REAL_SUITES = paths.SUITES_DIR
 
 MODULES = {
     "test_one.py": """
         import pytest
-        from crm_conformance.failure import ConformanceFailure
+        from crm_conformance.core.failure import ConformanceFailure
 
         @pytest.mark.req("HDR-001")
         @pytest.mark.parametrize("n", range(4))
@@ -169,6 +171,14 @@ def test_two_shards_merge_into_the_verdict_of_one_run(tmp_path: Path, target_fil
     results = list((tmp_path / "merged" / "allure-results").glob("*-result.json"))
     assert len(results) == 9
     assert len((tmp_path / "merged" / OUTCOMES_FILE).read_text().splitlines()) == 9
+    for view in ("badge.json", PAGE_FILE):  # the views of the merged run are the whole's
+        assert (tmp_path / "merged" / view).is_file()
+    assert (tmp_path / "merged" / "badge.json").read_text() == (
+        tmp_path / "whole" / "badge.json"
+    ).read_text()
+    assert list(verdict_ids((tmp_path / "merged" / PAGE_FILE).read_text())) == list(
+        verdict_ids((tmp_path / "whole" / PAGE_FILE).read_text())
+    )
 
 
 def test_shards_balanced_by_an_earlier_runs_durations(tmp_path: Path, target_file: Path) -> None:

@@ -3,8 +3,8 @@ the run's wait for the rate allowance."""
 
 from typing import Any
 
-from crm_conformance.catalogue import Catalogue, ConformanceClass, Requirement
-from crm_conformance.outcomes import Outcome, OutcomeRecord
+from crm_conformance.core.catalogue import Catalogue, ConformanceClass, Requirement
+from crm_conformance.core.outcomes import Outcome, OutcomeRecord
 from crm_conformance.reporting.certificate import write_certificate
 from crm_conformance.reporting.summary import (
     RunInfo,
@@ -219,3 +219,28 @@ def test_the_summary_says_how_long_the_run_waited_for_the_allowance() -> None:
     assert "waited 63.5 s for the target's rate allowance (2 429s waited out)" in (
         render_markdown(summary)
     )
+
+
+def test_the_summary_says_how_many_tokens_carried_the_run_and_each_ones_wait() -> None:
+    def carried(name: str, waits: dict[str, float]) -> OutcomeRecord:
+        wait = {"seconds": sum(waits.values()), "tokens": waits}
+        return OutcomeRecord(f"suites/t.py::{name}", Outcome.PASSED, [], [], rate_wait=wait,
+                             token=name)  # fmt: skip
+
+    pooled = [
+        carried("pool 1", {"pool 1": 30.0}),
+        carried("pool 2", {"pool 2": 12.5, "other tokens": 4.0}),
+        carried("pool 1", {"pool 1": 1.5}),
+    ]
+    info = RunInfo("0", None, {"base_url": "http://t"}, None, "quick", "s", "f")
+    summary = build_summary(pooled, info, CATALOGUE)
+    assert summary["tokens"] == {
+        "carried": 2,
+        "waited": {"pool 1": 31.5, "pool 2": 12.5, "other tokens": 4.0},
+    }
+    assert (
+        "2 tokens of the token pool carried the run; each waited for its allowance: "
+        "pool 1 31.5 s, pool 2 12.5 s, other tokens 4 s."
+    ) in render_markdown(summary)
+    alone = build_summary([record("passed", "DEAL-001")], info, CATALOGUE)
+    assert "token pool" not in render_markdown(alone)  # without a pool, as before

@@ -6,9 +6,9 @@ from typing import Any
 
 from click.testing import CliRunner, Result
 
-from crm_conformance.adapter_client import AdapterClient
+from crm_conformance.adapter.client import AdapterClient
 from crm_conformance.cli import main
-from crm_conformance.client import ApiClient
+from crm_conformance.core.client import ApiClient
 from crm_conformance.reference import running_server
 from crm_conformance.reference.server import ServedTarget
 

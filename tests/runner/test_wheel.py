@@ -41,7 +41,8 @@ def test_wheel_installs_and_runs_against_the_embedded_server(tmp_path: Path) -> 
     elsewhere.mkdir()
 
     where = _run(
-        [str(python), "-c", "from crm_conformance import paths; print(paths.SPEC_DIR)"], elsewhere
+        [str(python), "-c", "from crm_conformance.core import paths; print(paths.SPEC_DIR)"],
+        elsewhere,
     )
     assert "_bundled" in where.stdout and str(ROOT) not in where.stdout
     assert (Path(where.stdout.strip()) / "openapi.yaml").is_file()
@@ -56,3 +57,6 @@ def test_wheel_installs_and_runs_against_the_embedded_server(tmp_path: Path) -> 
     assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-3000:]
     assert ran.stdout.startswith(("crm-conformance: CONFORMANT", "crm-conformance: NOTHING FAILED"))
     assert (elsewhere / "report" / "summary.md").is_file()
+    # the document ships in the wheel and its renderer is a declared dependency
+    page = (elsewhere / "report" / "requirements.html").read_text(encoding="utf-8")
+    assert 'class="anchor" id="HDR-001"' in page

@@ -8,8 +8,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from crm_conformance.chaos import CHAOS_MODES, Chaos
-from crm_conformance.wire_faults import running_wire_proxy
+from crm_conformance.selftest.chaos import CHAOS_MODES, Chaos
+from crm_conformance.selftest.wire_faults import running_wire_proxy
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "harness"))
 from fake_target import conformant, serve

@@ -6,15 +6,15 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from crm_conformance.chaos import CHAOS_MODES
 from crm_conformance.cli import main
 from crm_conformance.selftest import MATRIX_MARKDOWN, write_report
+from crm_conformance.selftest.chaos import CHAOS_MODES
 from crm_conformance.selftest.judging import judge_chaos, lost_at_most, perform
 from crm_conformance.selftest.matrix import Matrix
 from crm_conformance.selftest.planning import CHAOS_SUITES, Job, SuiteCall, SuiteTest, plan
 from crm_conformance.selftest.report import summary_lines
-from crm_conformance.suite_run import SuiteRun
-from crm_conformance.suite_run import TestResult as Outcome
+from crm_conformance.selftest.suite_run import SuiteRun
+from crm_conformance.selftest.suite_run import TestResult as Outcome
 
 LOST = "target unavailable: 502 Bad Gateway, 3 tries"
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from crm_conformance.chaos import CHAOS_MODES
 from crm_conformance.selftest import MATRIX_MARKDOWN, SelftestRequest, run_selftest
+from crm_conformance.selftest.chaos import CHAOS_MODES
 
 pytestmark = pytest.mark.slow
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from crm_conformance.pytest_child import PytestChild, can_fork
+from crm_conformance.selftest.pytest_child import PytestChild, can_fork
 
 TESTS = """
 def test_passes():
@@ -55,7 +55,7 @@ def test_a_fork_runs_the_session_and_reports_like_a_fresh_interpreter(tests: Pat
         f"""
         import sys
         from pathlib import Path
-        from crm_conformance.pytest_child import PytestChild
+        from crm_conformance.selftest.pytest_child import PytestChild
         folder = Path({str(tests)!r})
         with PytestChild(fork=True) as child:
             assert child.pid is not None, "no fork"
@@ -80,7 +80,7 @@ def test_a_fork_past_its_deadline_is_killed(tmp_path: Path) -> None:
         f"""
         import subprocess
         from pathlib import Path
-        from crm_conformance.pytest_child import PytestChild
+        from crm_conformance.selftest.pytest_child import PytestChild
         folder = Path({str(tmp_path)!r})
         with PytestChild(fork=True) as child:
             try:
@@ -99,7 +99,7 @@ def test_a_fork_never_given_its_command_line_ends_with_its_parent() -> None:
     script = textwrap.dedent(
         """
         import os
-        from crm_conformance.pytest_child import PytestChild
+        from crm_conformance.selftest.pytest_child import PytestChild
         child = PytestChild(fork=True)
         pid = child.pid
         child.close()

@@ -15,7 +15,7 @@ from crm_conformance import UsageError
 from crm_conformance.cli import main
 from crm_conformance.reference.faults import FAULTS as REFERENCE_FAULTS
 from crm_conformance.reference.variants import VARIANTS, Variant
-from crm_conformance.runner import RunRequest, list_tests
+from crm_conformance.run.runner import RunRequest, list_tests
 from crm_conformance.selftest import (
     MATRIX_JSON,
     MATRIX_MARKDOWN,
@@ -26,8 +26,8 @@ from crm_conformance.selftest import (
 from crm_conformance.selftest.judging import confirmed, judge_fault
 from crm_conformance.selftest.matrix import Matrix, Row
 from crm_conformance.selftest.planning import Job, SuiteCall, SuiteTest, combinations, plan
-from crm_conformance.suite_run import SuiteRun
-from crm_conformance.suite_run import TestResult as Outcome
+from crm_conformance.selftest.suite_run import SuiteRun
+from crm_conformance.selftest.suite_run import TestResult as Outcome
 
 TESTS = (
     SuiteTest("suites/test_a.py::test_one", frozenset({"AUTH-004"})),
@@ -173,7 +173,7 @@ def test_every_real_variant_is_in_a_combination_and_none_with_its_group() -> Non
 
 def test_every_variants_suites_are_real_modules() -> None:
     """A typo in `Variant.suites` would leave the variant run on no module of that name."""
-    from crm_conformance.paths import SUITES_DIR
+    from crm_conformance.core.paths import SUITES_DIR
 
     modules = {path.name for path in SUITES_DIR.glob("test_*.py")}
     for variant in VARIANTS.values():

@@ -1,4 +1,4 @@
-"""The adapter kit: the provisioning adapter (`spec/adapter.yaml`) as plain Python methods.
+"""Layer 2, the adapter kit: the provisioning adapter (`spec/adapter.yaml`) as plain methods.
 
 A vendor writes the methods of the features they can offer, on any object, calling
 their own admin API or database; `adapter_app(obj)` serves them over HTTP with routing,
@@ -14,7 +14,7 @@ adapter in one short file.
 
     app = adapter_app(MyAdapter())        # GET /v1/health lists ["tokens"]
 
-The kit imports nothing of the harness but `crm_conformance.paths` (to find the spec),
+The kit imports nothing of the harness but `crm_conformance.core.paths` (to find the spec),
 so the reference server builds its own adapter on it too.
 """
 

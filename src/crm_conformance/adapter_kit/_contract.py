@@ -21,8 +21,8 @@ from jsonschema import (  # type: ignore[import-untyped]  # no stubs in the dev 
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from crm_conformance import paths
 from crm_conformance.adapter_kit._types import Problem
+from crm_conformance.core import paths
 
 _URI = "urn:crm-conformance:adapter"
 _METHODS = ("get", "put", "post", "delete", "patch")

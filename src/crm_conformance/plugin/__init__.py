@@ -1,4 +1,4 @@
-"""The pytest plugin of the harness (entry point `pytest11`): one module per concern.
+"""Layer 5, the pytest plugin of the harness (entry point `pytest11`): a module per concern.
 
 Import-light on purpose: pytest loads it for every session of the environment, so
 httpx, the catalogue and the reference server load inside hooks and fixtures only, and

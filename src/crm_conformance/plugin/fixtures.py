@@ -11,16 +11,17 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from crm_conformance import run_lock
-from crm_conformance.outcomes import PROP_ADAPTER_FEATURE, PROP_OBSERVATION
-from crm_conformance.plugin.session import RunState, ensure_target, jsonable, state_of
+from crm_conformance.core import run_lock
+from crm_conformance.core.outcomes import PROP_ADAPTER_FEATURE, PROP_OBSERVATION
+from crm_conformance.plugin.session import ensure_target, jsonable
+from crm_conformance.plugin.state import RunState, state_of
 
 if TYPE_CHECKING:
-    from crm_conformance.adapter_client import AdapterClient
-    from crm_conformance.capabilities import Capabilities
-    from crm_conformance.client import ApiClient
-    from crm_conformance.factories import RecordFactory
-    from crm_conformance.target import Target
+    from crm_conformance.adapter.client import AdapterClient
+    from crm_conformance.core.capabilities import Capabilities
+    from crm_conformance.core.client import ApiClient
+    from crm_conformance.core.target import Target
+    from crm_conformance.steps.factories import RecordFactory
 
 _ADAPTER = pytest.StashKey["AdapterClient"]()
 
@@ -32,7 +33,7 @@ def target(pytestconfig: pytest.Config) -> "Target":
 
 
 def _client(state: RunState, token: str | None) -> "ApiClient":
-    from crm_conformance.client import ApiClient
+    from crm_conformance.core.client import ApiClient
 
     assert state.target is not None and state.redactor is not None
     client = ApiClient(
@@ -54,8 +55,27 @@ def _client(state: RunState, token: str | None) -> "ApiClient":
 
 @pytest.fixture(scope="session")
 def api(pytestconfig: pytest.Config, target: "Target") -> "ApiClient":
-    """ApiClient bound to tokens.full; `api.with_token(value)` for another token."""
-    return _client(state_of(pytestconfig), target.tokens["full"])
+    """ApiClient bound to tokens.full, or to this process's token of the run's pool (a
+    full-scope token of the same workspace: `token_pool`); `api.with_token(value)` for
+    another token."""
+    return _session_client(state_of(pytestconfig), state_of(pytestconfig).api_token)
+
+
+@pytest.fixture(scope="session")
+def configured_api(pytestconfig: pytest.Config, target: "Target") -> "ApiClient":
+    """ApiClient bound to the configured tokens.full, even when the run has a token pool:
+    for the tests whose meaning depends on that one token (what `/v1/me` says of it, the
+    scopes the target file declares for it). Without a pool, the client of `api`."""
+    return _session_client(state_of(pytestconfig), target.tokens["full"])
+
+
+def _session_client(state: RunState, token: str) -> "ApiClient":
+    """The process's one client of `token` (`api` and `configured_api` share it when
+    they send the same token, as they do without a pool)."""
+    client = state.clients.get(token)
+    if client is None:
+        client = state.clients[token] = _client(state, token)
+    return client
 
 
 @pytest.fixture(scope="session")
@@ -88,7 +108,7 @@ def _adapter_or_none(config: pytest.Config) -> "AdapterClient | None":
         return None
     cached = config.stash.get(_ADAPTER, None)
     if cached is None:
-        from crm_conformance.adapter_client import AdapterClient
+        from crm_conformance.adapter.client import AdapterClient
 
         cached = AdapterClient(
             adapter_url=target.adapter_url,
@@ -119,7 +139,7 @@ def adapter(pytestconfig: pytest.Config) -> "AdapterClient":
     """AdapterClient for adapter_url; skipped when the target has none."""
     client = _adapter_or_none(pytestconfig)
     if client is None:
-        from crm_conformance.factories import NO_ADAPTER
+        from crm_conformance.steps.factories import NO_ADAPTER
 
         pytest.skip(NO_ADAPTER)
     return client
@@ -154,7 +174,7 @@ def factory(
     unique: Callable[[str], str],
 ) -> "RecordFactory":
     """RecordFactory: contacts, deals, tags, conversations, tokens, ... with the run prefix."""
-    from crm_conformance.factories import RecordFactory
+    from crm_conformance.steps.factories import RecordFactory
 
     return RecordFactory(
         api=api,
@@ -171,7 +191,7 @@ def module_factory(
 ) -> "RecordFactory":
     """A `RecordFactory` shared by one module's tests (in each process running them): for
     the records a matrix reads and never changes, made once instead of per point."""
-    from crm_conformance.factories import RecordFactory
+    from crm_conformance.steps.factories import RecordFactory
 
     return RecordFactory(
         api=api,
@@ -213,10 +233,14 @@ def convention(target: "Target") -> Callable[[str], str]:
 
 
 @pytest.fixture(scope="session")
-def capabilities(pytestconfig: pytest.Config, target: "Target", api: "ApiClient") -> "Capabilities":
-    """Scopes per token and write policy, read from the target, else from the target file."""
-    from crm_conformance.capabilities import discover
+def capabilities(
+    pytestconfig: pytest.Config, target: "Target", configured_api: "ApiClient"
+) -> "Capabilities":
+    """Scopes per token and write policy, read from the target, else from the target file
+    (whose declared scopes are those of the configured tokens.full: `configured_api`)."""
+    from crm_conformance.core.capabilities import discover
 
+    api = configured_api
     clients = {"full": api}
     other = target.token("other_workspace")
     if other is not None:

@@ -45,32 +45,13 @@ from typing import Any
 
 import pytest
 
-from crm_conformance import profiles
+from crm_conformance.core import profiles
 from crm_conformance.plugin.ordering import weight
-from crm_conformance.plugin.session import is_worker, shared_pacing_dir, state_of
+from crm_conformance.plugin.state import fork_count, shared_pacing_dir, state_of, use_pool_token
 
 _INDEX = struct.Struct("!I")
 _PIPE_BUF = 512
 """Bytes a pipe writes whole or not at all (POSIX's least PIPE_BUF), a multiple of 4."""
-
-
-def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("crm-conformance")
-    group.addoption(
-        "--crm-forks",
-        type=int,
-        default=0,
-        metavar="N",
-        help="run the collected tests in N forks of this process (crm-conformance run -n N)",
-    )
-
-
-def forks(config: pytest.Config) -> int:
-    """The children this process will fork to run its tests; 0: none."""
-    count = int(config.getoption("crm_forks", 0) or 0)
-    if count < 1 or is_worker(config) or config.option.collectonly or not hasattr(os, "fork"):
-        return 0
-    return count
 
 
 def queue_order(items: list[pytest.Item], profile: profiles.Profile) -> list[int]:
@@ -100,7 +81,7 @@ class _Child:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtestloop(session: pytest.Session) -> bool | None:
-    count = forks(session.config)
+    count = fork_count(session.config)
     if not count:
         return None
     if session.testsfailed and not session.config.option.continue_on_collection_errors:
@@ -401,6 +382,7 @@ def _become_worker(session: pytest.Session, number: int, count: int) -> None:
     state.worker = f"gw{number}"
     state.worker_count = count
     state.closers.clear()  # the parent stops the servers and removes the pacing directory
+    use_pool_token(session.config, number, count)  # the parent revokes the pool at its end
     if state.target is not None:
         state.adopt(state.target, shared=True)  # the allowances shared with the other children
     elif state.booting_all:

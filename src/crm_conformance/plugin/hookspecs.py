@@ -2,7 +2,7 @@
 
 import pytest
 
-from crm_conformance.outcomes import OutcomeRecord
+from crm_conformance.core.outcomes import OutcomeRecord
 
 
 @pytest.hookspec

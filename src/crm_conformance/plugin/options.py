@@ -1,4 +1,6 @@
-"""The plugin's command-line options, registered in one group and validated eagerly.
+"""The plugin's command-line options, all registered here in one group, validated eagerly.
+
+`--shard`, `--shard-by` (read by `plugin.sharding`) and `--crm-forks` (`plugin.forks`) too.
 
 A bad value is a `pytest.UsageError` naming the flag, the value and the accepted form
 (exit 4 under plain pytest; `crm-conformance run` maps it to its usage exit code).
@@ -14,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from crm_conformance import profiles, waivers
 from crm_conformance._errors import CatalogueError, UsageError
+from crm_conformance.core import profiles, waivers
 
 DEFAULT_REQUEST_BUDGET = 20_000
 _RUN_ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
@@ -70,12 +72,53 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help=f"the deep profile's time budget, shared by all fuzz tests "
         f"(default: $CRM_FUZZ_MINUTES, else {profiles.DEFAULT_FUZZ_MINUTES:g})",
     )
+    group.addoption(
+        "--fuzz-rounds",
+        dest="crm_fuzz_rounds",
+        metavar="RUN_DIR",
+        help="the deep profile replaying an earlier run: each fuzz test runs as many rounds "
+        "as it ran in that run's outcomes.jsonl (one if it did not run there), not minutes",
+    )
+    group.addoption(
+        "--token-pool",
+        dest="crm_token_pool",
+        metavar="N",
+        help="mint N full-scope tokens through the adapter's tokens feature and give each "
+        "forked worker its own (overrides the target file's token_pool)",
+    )
     group.addoption("--waivers", dest="crm_waivers", metavar="FILE", help=waivers.HELP)
     group.addoption(
         "--crm-outcomes",
         dest="crm_outcomes",
         metavar="FILE",
-        help="write the outcome records of the run (JSON lines, crm_conformance.outcomes) here",
+        help="write the outcome records of the run (JSON lines, core.outcomes) here",
+    )
+    group.addoption(
+        "--shard",
+        dest="crm_shard",
+        metavar="K/N",
+        help="run only the K-th of N balanced parts of the tests (one per machine of a CI "
+        "matrix); merge the report folders with `crm-conformance report --merge`",
+    )
+    group.addoption(
+        "--shard-by",
+        dest="crm_shard_by",
+        metavar="RUN_DIR",
+        help="balance the shards by the test durations of this earlier run's report folder "
+        "(default: whole modules, by their number of tests)",
+    )
+    group.addoption(
+        "--crm-shard-record",
+        dest="crm_shard_record",
+        metavar="FILE",
+        help="write what this shard collected and kept (JSON) here",
+    )
+    group.addoption(
+        "--crm-forks",
+        type=int,
+        default=0,
+        metavar="N",
+        help="run the collected tests in N forks of this process (crm-conformance run -n N)",
     )
 
 
@@ -94,6 +137,8 @@ class Options:
     waived: Mapping[str, waivers.Waiver] = field(default_factory=dict)
     """Waivers in force, by requirement id."""
     waiver_warnings: tuple[str, ...] = ()
+    token_pool: int | None = None
+    """`--token-pool N`: tokens to mint for the run's pool; None: the target file's."""
 
     @property
     def names_a_target(self) -> bool:
@@ -117,7 +162,20 @@ def read_options(config: pytest.Config) -> Options:
         outcomes=Path(outcomes) if outcomes else None,
         waived=waived,
         waiver_warnings=tuple(warnings),
+        token_pool=_token_pool(config.getoption("crm_token_pool")),
     )
+
+
+def _token_pool(raw: str | None) -> int | None:
+    from crm_conformance._errors import TargetFileError
+    from crm_conformance.core.target import pool_size
+
+    if raw is None:
+        return None
+    try:
+        return pool_size(int(raw) if raw.strip().isdigit() else raw, "--token-pool")
+    except TargetFileError as exc:
+        raise pytest.UsageError(str(exc)) from None
 
 
 def _profile(raw: str | None) -> str:
@@ -161,7 +219,7 @@ def _classes(raw: str | None) -> frozenset[str] | None:
     """The claimed classes (core always), from the catalogue's names; None claims none."""
     if raw is None:
         return None
-    from crm_conformance.catalogue import load_catalogue
+    from crm_conformance.core.catalogue import load_catalogue
 
     try:
         known = list(load_catalogue().classes)

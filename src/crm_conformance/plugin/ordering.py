@@ -28,8 +28,8 @@ from typing import TypeVar
 
 import pytest
 
-from crm_conformance import profiles
-from crm_conformance.plugin.session import is_worker, state_of
+from crm_conformance.core import profiles
+from crm_conformance.plugin.state import is_worker, state_of
 
 T = TypeVar("T")
 

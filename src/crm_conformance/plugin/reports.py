@@ -13,27 +13,33 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from crm_conformance.inert import inert, inert_lines
-from crm_conformance.outcomes import (
+from crm_conformance.core.inert import inert, inert_lines
+from crm_conformance.core.outcomes import (
     PROP_CAUSE,
     PROP_CLASS,
+    PROP_DETAILS,
     PROP_FAILED,
     PROP_FAULTS,
     PROP_OBSERVATION,
     PROP_OUTCOME,
     PROP_RATE_WAIT,
+    PROP_REQUESTS,
     PROP_REQUIREMENT,
+    PROP_TOKEN,
     Outcome,
     classify,
     failed_requirements,
     failure_causes,
+    failure_members,
 )
-from crm_conformance.plugin.session import STATE, jsonable
+from crm_conformance.plugin.session import jsonable
+from crm_conformance.plugin.state import STATE
 
 if TYPE_CHECKING:
-    from crm_conformance.plugin.session import RunState
-    from crm_conformance.redaction import Redactor
-    from crm_conformance.retries import Fault
+    from crm_conformance.core.client import Wait
+    from crm_conformance.core.redaction import Redactor
+    from crm_conformance.core.retries import Fault
+    from crm_conformance.plugin.state import RunState
 
 _EXCHANGE_MARK = pytest.StashKey[tuple[int, int]]()
 """Where the log stood when a test started: (exchanges, 429s without Retry-After)."""
@@ -51,6 +57,41 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         item.stash[_EXCHANGE_MARK] = (state.log.mark(), len(state.log.missing_retry_after))
         item.stash[_WAIT_MARK] = len(state.log.waits)
         item.stash[_FAULT_MARK] = len(state.log.faults)
+
+
+OTHER_TOKENS = "other tokens"
+"""Where the waits of the tokens a test issued for itself are summed (scopes, rate limits)."""
+
+
+def _waited(waits: "list[Wait]", labels: dict[str, str]) -> dict[str, Any]:
+    """`{seconds, 429s, tokens: {name: seconds}}` of a test's waits for the allowance."""
+    by_token: dict[str, float] = {}
+    for wait in waits:
+        name = labels.get(wait.key, OTHER_TOKENS)
+        by_token[name] = round(by_token.get(name, 0.0) + wait.seconds, 3)
+    return {
+        "seconds": round(sum(wait.seconds for wait in waits), 3),
+        "429s": sum(wait.after_429 for wait in waits),
+        "tokens": by_token,
+    }
+
+
+def _api_requests(state: "RunState", mark: int) -> int:
+    """The exchanges since `mark` with the API, not with the adapter (which may live under
+    the API's base URL, as the reference's `/_adapter` does)."""
+    assert state.target is not None and state.log is not None
+    api, adapter = state.target.base_url + "/", state.target.adapter_url
+    return sum(
+        e.url.startswith(api) and not (adapter and e.url.startswith(adapter + "/"))
+        for e in state.log.since(mark)
+    )
+
+
+def _name_of(state: "RunState") -> str:
+    """The name of the token the process's `api` sends (never its value)."""
+    from crm_conformance.adapter.token_pool import CONFIGURED, label
+
+    return label(state.pool_index) if state.pool is not None else CONFIGURED
 
 
 def exchanges_of(item: pytest.Item) -> list[dict[str, Any]]:
@@ -72,7 +113,7 @@ def _charged(item: pytest.Item, exc: BaseException) -> list[tuple[str, Any]]:
     classes, so the report shows it on that requirement's row. A failure that does not
     say which requirement it breaks (a plain assert) is charged to every id the test names.
     """
-    from crm_conformance.catalogue import load_catalogue
+    from crm_conformance.core.catalogue import load_catalogue
 
     named = [str(value) for name, value in item.user_properties if name == PROP_REQUIREMENT]
     said = failed_requirements(exc)
@@ -125,9 +166,10 @@ def pytest_runtest_makereport(
             )
         waits = state.log.waits[item.stash.get(_WAIT_MARK, 0) :]
         if waits:  # how long this test waited for the allowance (summed in the summary)
-            seconds = round(sum(wait.seconds for wait in waits), 3)
-            after_429 = sum(wait.after_429 for wait in waits)
-            item.user_properties.append((PROP_RATE_WAIT, {"seconds": seconds, "429s": after_429}))
+            item.user_properties.append((PROP_RATE_WAIT, _waited(waits, state.token_labels())))
+        mark, _ = item.stash.get(_EXCHANGE_MARK, (0, 0))
+        item.user_properties.append((PROP_REQUESTS, _api_requests(state, mark)))
+        item.user_properties.append((PROP_TOKEN, _name_of(state)))
         faults = state.log.faults[item.stash.get(_FAULT_MARK, 0) :]
         if faults:  # the transport faults this test met (summed in the summary)
             item.user_properties.append((PROP_FAULTS, _tallied(faults)))
@@ -142,6 +184,8 @@ def pytest_runtest_makereport(
                 (PROP_OUTCOME, str(classified.outcome)),
                 (PROP_CAUSE, _one_line(classified.cause, state)),
             ]
+            if classified.outcome == Outcome.FAILED:
+                _add_details(report, classified.cause, state)
             if classified.stops_run:
                 item.session.shouldstop = classified.cause
         if call.when == "call" and (classified is None or classified.outcome == Outcome.FAILED):
@@ -150,11 +194,27 @@ def pytest_runtest_makereport(
             causes = "\n".join(failure_causes(exc))
             redacted = state.redactor.text(causes) if state and state.redactor else causes
             properties.append((PROP_CAUSE, redacted))
+            _add_details(report, "\n".join([causes, *_reproductions(exc)]), state)
         # On the item too: JUnit writes the teardown report's properties only.
         item.user_properties.extend(properties)
         report.user_properties = [*report.user_properties, *properties]
     _clean_report(report, _redactor(state))
     return report
+
+
+def _add_details(report: pytest.TestReport, details: str, state: "RunState | None") -> None:
+    """A failure's report for `requirements.html` (`PROP_DETAILS`), redacted, then inert;
+    on the call report only: JUnit has it already as the failure's text."""
+    clean = inert_lines(_redactor(state).text(details))
+    report.user_properties = [*report.user_properties, (PROP_DETAILS, clean)]
+
+
+def _reproductions(exc: BaseException) -> list[str]:
+    """The "Reproduce with:" notes schemathesis adds to a failure (its curl line), of the
+    failure and of each member of a group."""
+    failures = [exc, *failure_members(exc)]
+    notes = [note for member in failures for note in getattr(member, "__notes__", ())]
+    return list(dict.fromkeys(note.strip() for note in notes if "Reproduce with:" in note))
 
 
 def _tallied(faults: "list[Fault]") -> dict[str, dict[str, int]]:
@@ -166,9 +226,15 @@ def _tallied(faults: "list[Fault]") -> dict[str, dict[str, int]]:
     return tally
 
 
+def redacted(config: pytest.Config, text: str) -> str:
+    """`text` through the run's redactor as it stands now (it learns the tokens minted
+    for a pool and those the adapter issues), for writers outside the harness's reports."""
+    return _redactor(config.stash.get(STATE, None)).text(text)
+
+
 def _redactor(state: "RunState | None") -> "Redactor":
     """The run's redactor; outside a run, one filtering token shapes only."""
-    from crm_conformance.redaction import Redactor
+    from crm_conformance.core.redaction import Redactor
 
     return state.redactor if state is not None and state.redactor is not None else Redactor()
 
@@ -181,7 +247,7 @@ def _one_line(cause: str, state: "RunState | None") -> str:
 
 def _clean_report(report: pytest.TestReport, redactor: "Redactor") -> None:
     """What reaches the terminal, JUnit or a worker's report: no token value (DESIGN.md
-    principle 4), and the target's text inert (`crm_conformance.inert`).
+    principle 4), and the target's text inert (`crm_conformance.core.inert`).
 
     Redacted first, so a cut never leaves half a secret; each line cut on its own, so a
     target's 1 MB message leaves the traceback around it readable.

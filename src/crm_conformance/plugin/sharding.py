@@ -1,4 +1,4 @@
-"""`--shard K/N`: keep this shard's part of the tests (`crm_conformance.sharding`).
+"""`--shard K/N`: keep this shard's part of the tests (`crm_conformance.core.partition`).
 
 Balanced by an earlier run's durations (`--shard-by`), a shard does not even collect
 the modules it does not run. Its part is taken last, after `-k`, `-m` and `--classes`
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from crm_conformance._errors import UsageError
-from crm_conformance.sharding import (
+from crm_conformance.core.partition import (
     BY_MODULE,
     Plan,
     Shard,
@@ -35,30 +35,6 @@ class Sharding:
 
 
 _SHARDING = pytest.StashKey[Sharding]()
-
-
-def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("crm-conformance")
-    group.addoption(
-        "--shard",
-        dest="crm_shard",
-        metavar="K/N",
-        help="run only the K-th of N balanced parts of the tests (one per machine of a CI "
-        "matrix); merge the report folders with `crm-conformance report --merge`",
-    )
-    group.addoption(
-        "--shard-by",
-        dest="crm_shard_by",
-        metavar="RUN_DIR",
-        help="balance the shards by the test durations of this earlier run's report folder "
-        "(default: whole modules, by their number of tests)",
-    )
-    group.addoption(
-        "--crm-shard-record",
-        dest="crm_shard_record",
-        metavar="FILE",
-        help="write what this shard collected and kept (JSON) here",
-    )
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -11,22 +11,25 @@ from typing import Any
 
 import pytest
 
-from crm_conformance.outcomes import (
+from crm_conformance.core.outcomes import (
     PROP_CAUSE,
     PROP_CLASS,
+    PROP_DETAILS,
     PROP_FAILED,
     PROP_FAULTS,
     PROP_FUZZ,
     PROP_OBSERVATION,
     PROP_OUTCOME,
     PROP_RATE_WAIT,
+    PROP_REQUESTS,
     PROP_REQUIREMENT,
+    PROP_TOKEN,
     Outcome,
     OutcomeRecord,
     append_record,
 )
-from crm_conformance.plugin.session import is_worker, state_of
-from crm_conformance.waivers import Waiver
+from crm_conformance.core.waivers import Waiver
+from crm_conformance.plugin.state import is_worker, state_of
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -86,6 +89,7 @@ def outcome_record(reports: list[pytest.TestReport], waived: Mapping[str, Waiver
     causes = _values(reports, PROP_CAUSE)
     rate_waits = [v for v in _values(reports, PROP_RATE_WAIT) if isinstance(v, dict)]
     faults = [v for v in _values(reports, PROP_FAULTS) if isinstance(v, dict)]
+    details = _values(reports, PROP_DETAILS)
     outcome, cause = Outcome.PASSED, ""
     for report in reports:
         if report.skipped and not hasattr(report, "wasxfail"):
@@ -120,8 +124,19 @@ def outcome_record(reports: list[pytest.TestReport], waived: Mapping[str, Waiver
         observations=observations,
         failed_requirements=charged,
         seeds=[int(v["seed"]) for v in _values(reports, PROP_FUZZ) if isinstance(v, dict)],
+        rounds=next(
+            (
+                int(v["rounds"])
+                for v in _values(reports, PROP_FUZZ)
+                if isinstance(v, dict) and "rounds" in v
+            ),
+            None,
+        ),
         rate_wait=rate_waits[0] if rate_waits else {},
         faults=faults[0] if faults else {},
+        details=str(details[0]) if details and outcome == Outcome.FAILED else "",
+        requests=sum(int(v) for v in _values(reports, PROP_REQUESTS)[:1]),
+        token=str(next(iter(_values(reports, PROP_TOKEN)), "")),
     )
 
 

@@ -1,4 +1,4 @@
-"""The reference server: the contract done right, served by `crm-conformance serve`.
+"""Layer 3, the reference server: the contract done right, served by `crm-conformance serve`.
 
 See README.md beside this file for how it is built and how to extend it.
 """

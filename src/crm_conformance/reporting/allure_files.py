@@ -15,6 +15,7 @@ configures, makes allure-pytest build `QuietFileLogger` where it builds its
 fails on an upgrade that drops it).
 """
 
+from collections.abc import Callable
 from typing import Any
 
 import allure_pytest.plugin
@@ -33,39 +34,54 @@ def shows_something(container: Any) -> bool:
     )
 
 
-def make_inert(result: Any) -> None:
-    """`result`'s messages and traces (its own, its steps' and fixtures'), inert.
+def _shapes_only(text: str) -> str:
+    from crm_conformance.core.redaction import Redactor
+
+    return Redactor().text(text)
+
+
+def make_inert(result: Any, redact: Callable[[str], str] = _shapes_only) -> None:
+    """`result`'s messages and traces (its own, its steps' and fixtures'), redacted, then
+    inert.
 
     allure-pytest writes the exception's own text (`exconly()`), not the harness's
-    report: an exception quoting the target would carry its escapes and its length
-    into the report a reader opens (`crm_conformance.inert`).
+    report: an exception quoting a token would carry it (`redact`: the run's redactor,
+    which knows every token of the run, a token pool's included), and one quoting the
+    target its escapes and its length, into the report a reader opens
+    (`crm_conformance.core.inert`).
     """
-    from crm_conformance.inert import inert_lines
+    from crm_conformance.core.inert import inert_lines
 
     for part in (result, *getattr(result, "befores", ()), *getattr(result, "afters", ())):
         details = getattr(part, "statusDetails", None)
         if details is not None:
-            details.message = details.message and inert_lines(details.message)
-            details.trace = details.trace and inert_lines(details.trace)
+            details.message = details.message and inert_lines(redact(details.message))
+            details.trace = details.trace and inert_lines(redact(details.trace))
         for step in getattr(part, "steps", ()):
-            make_inert(step)
+            make_inert(step, redact)
 
 
 class QuietFileLogger(AllureFileLogger):
-    """Allure's file logger, less the containers that show nothing, the target's text inert."""
+    """Allure's file logger, less the containers that show nothing, the target's text
+    inert, every token redacted."""
+
+    redact: Callable[[str], str] = staticmethod(_shapes_only)
+    """The run's redaction (`use_quiet_logger`)."""
 
     @hookimpl
     def report_result(self, result: Any) -> None:
-        make_inert(result)
+        make_inert(result, self.redact)
         super().report_result(result)  # type: ignore[no-untyped-call]
 
     @hookimpl
     def report_container(self, container: Any) -> None:
         if shows_something(container):
-            make_inert(container)
+            make_inert(container, self.redact)
             super().report_container(container)  # type: ignore[no-untyped-call]
 
 
-def use_quiet_logger() -> None:
-    """Have allure-pytest write through `QuietFileLogger` (call before it configures)."""
+def use_quiet_logger(redact: Callable[[str], str] = _shapes_only) -> None:
+    """Have allure-pytest write through `QuietFileLogger` (call before it configures),
+    redacting with `redact`."""
+    QuietFileLogger.redact = staticmethod(redact)
     allure_pytest.plugin.AllureFileLogger = QuietFileLogger

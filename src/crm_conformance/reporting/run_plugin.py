@@ -6,6 +6,7 @@ progress line follows the harness's outcome stream (`pytest_crm_outcome`); worke
 label Allure results and attach a failing test's exchanges (redacted by the harness).
 """
 
+import functools
 import json
 import sys
 import time
@@ -15,8 +16,8 @@ from typing import Any, TextIO
 
 import pytest
 
-from crm_conformance.outcomes import PROP_CLASS, PROP_REQUIREMENT, Outcome, OutcomeRecord
-from crm_conformance.plugin.reports import exchanges_of
+from crm_conformance.core.outcomes import PROP_CLASS, PROP_REQUIREMENT, Outcome, OutcomeRecord
+from crm_conformance.plugin.reports import exchanges_of, redacted
 from crm_conformance.reporting.allure_labels import HISTORY_LABEL
 
 _PROGRESS = pytest.StashKey["Progress"]()
@@ -94,7 +95,8 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("allure_report_dir", None):
         from crm_conformance.reporting.allure_files import use_quiet_logger
 
-        use_quiet_logger()  # before allure-pytest's own pytest_configure builds its logger
+        # Before allure-pytest's own pytest_configure builds its logger.
+        use_quiet_logger(functools.partial(redacted, config))
     is_worker = hasattr(config, "workerinput")
     enabled = bool(config.getoption("crm_progress")) and not is_worker
     config.stash[_PROGRESS] = Progress(enabled=enabled, stream=sys.stderr)

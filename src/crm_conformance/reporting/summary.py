@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from crm_conformance._errors import TargetUnavailable
-from crm_conformance.catalogue import Catalogue
-from crm_conformance.inert import inert
-from crm_conformance.outcomes import ClassVerdict, Outcome, OutcomeRecord, Verdict, cause_for
+from crm_conformance.core.catalogue import Catalogue
+from crm_conformance.core.inert import inert
+from crm_conformance.core.outcomes import ClassVerdict, Outcome, OutcomeRecord, Verdict, cause_for
 
 _PRECEDENCE = (
     Verdict.FAILED,
@@ -292,6 +292,8 @@ def build_summary(
             "seconds": round(sum(r.rate_wait.get("seconds", 0) for r in records), 1),
             "429s": sum(r.rate_wait.get("429s", 0) for r in records),
         },
+        "tokens": _tokens(records),
+        "requests": sum(r.requests for r in records),
         "retried": _fault_counts(records, "retried"),
         "unavailable": _unavailable(records),
     }
@@ -311,13 +313,15 @@ def _unique(observations: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def seed_text(summary: dict[str, Any]) -> str:
-    """The seeds that ran and how to replay them."""
+    """The seeds that ran and how to replay them: the summary's `replay` command (the
+    runner's, `reporting.replay`: profile, classes, a deep run's rounds), else the seed."""
     seeds = sorted({*summary["seeds"], *([summary["seed"]] if summary["seed"] is not None else [])})
     if not seeds:
         return "no seed"
     shown = ", ".join(str(seed) for seed in seeds)
     word = "seed" if len(seeds) == 1 else "seeds"
-    return f"{word} {shown} (replay: crm-conformance run --seed {seeds[0]})"
+    replay = summary.get("replay") or f"crm-conformance run --seed {seeds[0]}"
+    return f"{word} {shown} (replay: {replay})"
 
 
 def render_markdown(summary: dict[str, Any]) -> str:
@@ -363,6 +367,13 @@ def render_markdown(summary: dict[str, Any]) -> str:
         f"The run waited {waited.get('seconds', 0):g} s for the target's rate allowance "
         f"({waited.get('429s', 0)} 429s waited out)."
     )
+    tokens = summary.get("tokens", {})
+    if tokens.get("carried", 0) > 1:
+        each = ", ".join(f"{name} {s:g} s" for name, s in tokens["waited"].items())
+        lines.append(
+            f"{tokens['carried']} tokens of the token pool carried the run; "
+            f"each waited for its allowance: {each}."
+        )
     retried = summary.get("retried", {})
     if retried:
         spoiled = ", ".join(f"{reason} ×{n}" for reason, n in retried.items())
@@ -405,3 +416,14 @@ def _cell(text: str, width: int = 160) -> str:
 def write_summary(run_dir: Path, summary: dict[str, Any]) -> None:
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     (run_dir / "summary.md").write_text(render_markdown(summary), encoding="utf-8")
+
+
+def _tokens(records: list[OutcomeRecord]) -> dict[str, Any]:
+    """How many tokens carried the run's tests (`api`'s: tokens.full, or each of a token
+    pool's) and how long each waited for its allowance, by name (never by value)."""
+    carried = sorted({r.token for r in records if r.token})
+    waited = {name: 0.0 for name in carried}
+    for record in records:
+        for name, seconds in record.rate_wait.get("tokens", {}).items():
+            waited[name] = round(waited.get(name, 0.0) + seconds, 1)
+    return {"carried": len(carried), "waited": waited}

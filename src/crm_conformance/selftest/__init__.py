@@ -1,4 +1,4 @@
-"""The kill matrix: run the suites against every fault and every legal variant.
+"""Layer 8, the kill matrix: run the suites against every fault and every legal variant.
 
 A conformance suite is only worth what it catches and what it lets through. A fault is
 *killed* when a failed test names one of the fault's requirement ids (`SuiteRun.kills`,

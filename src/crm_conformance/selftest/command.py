@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from crm_conformance._errors import UsageError
-from crm_conformance.chaos import CHAOS_MODES
+from crm_conformance.selftest.chaos import CHAOS_MODES
 from crm_conformance.selftest.matrix import Matrix, Row
 from crm_conformance.selftest.planning import SuiteTest
 from crm_conformance.selftest.report import (
@@ -18,7 +18,7 @@ from crm_conformance.selftest.report import (
     write_report,
 )
 from crm_conformance.selftest.running import default_workers, selftest
-from crm_conformance.wire_faults import WIRE_FAULTS
+from crm_conformance.selftest.wire_faults import WIRE_FAULTS
 
 SAMPLE_SEED = 0
 """`--sample N` draws with this fixed seed, so the same N gives the same names."""
@@ -66,10 +66,10 @@ def _show(row: Row, echo: Callable[[str], None]) -> None:
 
 def run_selftest(request: SelftestRequest, *, echo: Callable[[str], None] = print) -> Matrix:
     """Collect the suites, run the matrix, write the report; the CLI's entry point."""
-    from crm_conformance import runner
-    from crm_conformance.catalogue import load_catalogue
+    from crm_conformance.core.catalogue import load_catalogue
     from crm_conformance.reference.faults import FAULTS
     from crm_conformance.reference.variants import VARIANTS
+    from crm_conformance.run import runner
 
     all_faults = {
         **{name: fault.reqs for name, fault in FAULTS.items()},

@@ -10,9 +10,9 @@ requirements a fault breaks (the declared catalogue) and how many a killed fault
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from crm_conformance.catalogue import load_catalogue
+from crm_conformance.core.catalogue import load_catalogue
 from crm_conformance.reference.faults import FAULTS
-from crm_conformance.wire_faults import WIRE_FAULTS
+from crm_conformance.selftest.wire_faults import WIRE_FAULTS
 
 
 @dataclass(frozen=True)

@@ -22,10 +22,10 @@ from dataclasses import replace
 from typing import Any
 
 from crm_conformance._errors import TargetUnavailable
-from crm_conformance.chaos import CHAOS_MODES
+from crm_conformance.selftest.chaos import CHAOS_MODES
 from crm_conformance.selftest.matrix import FLAKY, Row, RowKind
 from crm_conformance.selftest.planning import Job, SuiteCall
-from crm_conformance.suite_run import FAILED, PROBLEMS, SuiteRun
+from crm_conformance.selftest.suite_run import FAILED, PROBLEMS, SuiteRun
 
 Caller = Callable[[SuiteCall], SuiteRun]
 """Makes one suite run (`running.call_suite`, or a fake in the tests)."""

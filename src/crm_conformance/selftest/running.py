@@ -16,14 +16,14 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import replace
 
-from crm_conformance.chaos import Chaos
-from crm_conformance.pytest_child import warm_up
 from crm_conformance.reference.variants import Variant
+from crm_conformance.selftest.chaos import Chaos
 from crm_conformance.selftest.judging import Caller, perform
 from crm_conformance.selftest.matrix import ROW_ORDER, Matrix, Row
 from crm_conformance.selftest.planning import Job, SuiteCall, SuiteTest, plan
-from crm_conformance.suite_run import SuiteRun, run_suite
-from crm_conformance.wire_faults import running_wire_proxy
+from crm_conformance.selftest.pytest_child import warm_up
+from crm_conformance.selftest.suite_run import SuiteRun, run_suite
+from crm_conformance.selftest.wire_faults import running_wire_proxy
 
 
 def call_suite(call: SuiteCall) -> SuiteRun:

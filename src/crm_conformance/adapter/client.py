@@ -1,0 +1,374 @@
+"""Client of the provisioning adapter (`spec/adapter.yaml`, table in ARCHITECTURE.md).
+
+The adapter creates states the public API cannot (a running campaign, a token with
+chosen scopes, ...). Whatever goes wrong with it, a non-2xx answer, a body that is not
+JSON, a dropped connection, becomes one `AdapterError` saying which operation failed
+and how: the plugin reports that as a setup `error`, never as a target failure.
+"""
+
+import json as jsonlib
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any, NoReturn, cast
+
+import httpx
+
+from crm_conformance import adapter_kit as kit
+from crm_conformance._errors import AdapterError, ExchangeBoundExceeded, FeatureMissing
+from crm_conformance.adapter_kit import Fixtures, IssuedToken, Pipeline, Stage, Workspace
+from crm_conformance.adapter_kit._types import TokenKind, TokenState
+from crm_conformance.core.bounds import (
+    DEFAULT_MAX_RESPONSE_BYTES,
+    ExchangeBounds,
+    bounded_transport,
+    read_bounded,
+)
+from crm_conformance.core.client import ExchangeLog, RequestBudget, record_exchange
+from crm_conformance.core.ledger import Ledger
+from crm_conformance.core.redaction import Redactor
+
+FEATURES = tuple(kit.FEATURES)
+"""Features an adapter may offer, as `GET /v1/health` names them (the spec's `x-feature`)."""
+
+
+def _raise_missing(reason: str) -> NoReturn:
+    raise FeatureMissing(reason)
+
+
+class AdapterClient:
+    """Typed calls to the adapter at `adapter_url`; health and fixtures are cached."""
+
+    def __init__(
+        self,
+        *,
+        adapter_url: str,
+        redactor: Redactor | None = None,
+        log: ExchangeLog | None = None,
+        budget: RequestBudget | None = None,
+        timeout: float = 10.0,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+        transport: httpx.BaseTransport | None = None,
+        skip: Callable[[str], NoReturn] = _raise_missing,
+        on_require: Callable[[str], None] | None = None,
+        token: str | None = None,
+        ledger: Ledger | None = None,
+    ) -> None:
+        """`token`: the target's `adapter_token`, sent as `Authorization: Bearer` on every
+        request (and filtered from everything recorded)."""
+        self.adapter_url = adapter_url.rstrip("/")
+        self.redactor = redactor if redactor is not None else Redactor()
+        self._token = token
+        if token is not None:
+            self.redactor.add(token)
+        self.log = log if log is not None else ExchangeLog()
+        self.budget = budget
+        self._skip = skip
+        self._on_require = on_require
+        self._optional = 0
+        self.ledger = ledger
+        """Where the records this adapter makes are noted (`ledger`), if anywhere."""
+        self._bounds = ExchangeBounds(timeout, max_response_bytes)
+        self._http = httpx.Client(timeout=timeout, transport=transport or bounded_transport())
+        self._features: frozenset[str] | None = None
+        self._fixtures: dict[Workspace, Fixtures] = {}
+
+    def close(self) -> None:
+        """Close the connection pool."""
+        self._http.close()
+
+    # --- discovery ---------------------------------------------------------------
+
+    @property
+    def features(self) -> frozenset[str]:
+        """The features `GET /v1/health` lists (fetched once)."""
+        if self._features is None:
+            body = self._call("GET", "/v1/health")
+            listed = body.get("features")
+            if body.get("ok") is not True or not isinstance(listed, list):
+                raise AdapterError(
+                    f"adapter GET /v1/health answered {_short(body)}; expected "
+                    '{"ok": true, "features": [...]}'
+                )
+            self._features = frozenset(str(name) for name in listed)
+        return self._features
+
+    def has(self, feature: str) -> bool:
+        """Whether the adapter offers `feature` (one of `FEATURES`)."""
+        if feature not in FEATURES:
+            raise ValueError(f"feature={feature!r}: not an adapter feature; known: {FEATURES}")
+        return feature in self.features
+
+    def require(self, feature: str) -> None:
+        """Skip the calling test (via the `skip` callable) unless the adapter offers `feature`.
+
+        Every operation below requires its feature, so `on_require` hears of each feature
+        a test uses (`run --list --by-feature` learns from it what each feature unlocks).
+        """
+        if self._on_require is not None and not self._optional:
+            self._on_require(feature)
+        if not self.has(feature):
+            self._skip(
+                f"the adapter at adapter_url does not offer {feature!r} "
+                f"(GET /v1/health lists: {', '.join(sorted(self.features)) or 'nothing'}); "
+                f"implement it in the adapter to run this test"
+            )
+
+    @contextmanager
+    def optional(self) -> Iterator[None]:
+        """Features required inside are used when offered, not needed (the caller checked
+        `has` and has another way): `on_require` does not hear of them."""
+        self._optional += 1
+        try:
+            yield
+        finally:
+            self._optional -= 1
+
+    def fixtures(self, *, workspace: Workspace = "primary") -> Fixtures:
+        """Pipelines, lost reasons, users and contact custom fields of `workspace` (cached)."""
+        self.require("fixtures")
+        if workspace not in self._fixtures:
+            body = self._call("GET", "/v1/fixtures", params={"workspace": workspace})
+            try:
+                self._fixtures[workspace] = Fixtures(
+                    pipelines=tuple(
+                        Pipeline(
+                            id=p["id"],
+                            stages=tuple(
+                                Stage(id=s["id"], default_probability=s.get("default_probability"))
+                                for s in p["stages"]
+                            ),
+                        )
+                        for p in body["pipelines"]
+                    ),
+                    lost_reasons=tuple(body["lost_reasons"]),
+                    users=tuple(body["users"]),
+                    contact_custom_fields=tuple(body["contact_custom_fields"]),
+                    deal_custom_fields=tuple(body.get("deal_custom_fields") or ()),
+                    organization_custom_fields=tuple(body.get("organization_custom_fields") or ()),
+                )
+            except (KeyError, TypeError) as exc:
+                raise AdapterError(
+                    f"adapter GET /v1/fixtures answered {_short(body)}: missing or mistyped {exc}"
+                ) from None
+        return self._fixtures[workspace]
+
+    # --- provisioning ------------------------------------------------------------
+
+    def create_token(
+        self,
+        *,
+        workspace: Workspace = "primary",
+        kind: str = "workspace",
+        scopes: Sequence[str] | None = None,
+        user_id: str | None = None,
+        state: str | None = None,
+        live: bool | None = None,
+        rate_limit: Mapping[str, int] | None = None,
+    ) -> IssuedToken:
+        """Issue a token (`kind`: workspace | oauth; `state`: active | expired | revoked)."""
+        self.require("tokens")
+        body = _compact(
+            workspace=workspace,
+            kind=kind,
+            scopes=list(scopes) if scopes is not None else None,
+            user_id=user_id,
+            state=state,
+            live=live,
+            rate_limit=dict(rate_limit) if rate_limit is not None else None,
+        )
+        answer = self._call("POST", "/v1/tokens", json=body)
+        secret = answer.get("token")
+        if not isinstance(secret, str) or not isinstance(answer.get("id"), str):
+            raise AdapterError("adapter POST /v1/tokens answered without a string id and token")
+        self.redactor.add(secret)
+        return IssuedToken(  # the kit's, as a vendor's adapter makes it
+            id=answer["id"],
+            token=secret,  # already registered for redaction
+            kind=cast(TokenKind, str(answer.get("kind", kind))),
+            scopes=tuple(answer.get("scopes") or ()),
+            user_id=user_id,
+            state=cast(TokenState, state or "active"),
+        )
+
+    def revoke_token(self, token_id: str) -> dict[str, Any]:
+        """Revoke a token the adapter issued."""
+        self.require("tokens")
+        return self._call("POST", f"/v1/tokens/{token_id}/revoke")
+
+    def create_user(
+        self, *, workspace: Workspace = "primary", name: str | None = None
+    ) -> dict[str, Any]:
+        """Create a person an OAuth token can act for; returns the User record."""
+        self.require("users")
+        return self._call("POST", "/v1/users", json=_compact(workspace=workspace, name=name))
+
+    def create_record(
+        self,
+        *,
+        kind: str,
+        fields: Mapping[str, Any],
+        workspace: Workspace = "primary",
+        created_at: str | None = None,
+        updated_at: str | None = None,
+    ) -> dict[str, Any]:
+        """Create a contact, organization, deal or activity as the API renders it."""
+        self.require("records")
+        body = _compact(
+            workspace=workspace,
+            kind=kind,
+            fields=dict(fields),
+            created_at=created_at,
+            updated_at=updated_at,
+        )
+        return self._call("POST", "/v1/records", json=body)
+
+    def delete_record(self, record_id: str) -> None:
+        """Delete a record so it appears in the deletion feed."""
+        self.require("records")
+        self._call("DELETE", f"/v1/records/{record_id}")
+
+    def create_conversation(
+        self,
+        *,
+        status: str,
+        workspace: Workspace = "primary",
+        contact_id: str | bool | None = True,
+        handler: str | None = None,
+        channel: str | None = None,
+        agent_available: bool | None = None,
+    ) -> dict[str, Any]:
+        """Create a conversation; `contact_id=None` gives one with no contact,
+        `contact_id=True` (default) has the adapter make a new contact for it.
+        `agent_available=False` queues it where no AI agent can take it back."""
+        self.require("conversations")
+        body: dict[str, Any] = _compact(
+            workspace=workspace,
+            status=status,
+            handler=handler,
+            channel=channel,
+            agent_available=agent_available,
+        )
+        if contact_id is None:
+            body["contact_id"] = None
+        elif isinstance(contact_id, str):
+            body["contact_id"] = contact_id
+        return self._call("POST", "/v1/conversations", json=body)
+
+    def inbound(self, *, contact_id: str, workspace: Workspace = "primary") -> dict[str, Any]:
+        """The contact writes in: their open conversation, or a new one if the last closed."""
+        self.require("inbound")
+        return self._call(
+            "POST",
+            "/v1/conversations/inbound",
+            json={"workspace": workspace, "contact_id": contact_id},
+        )
+
+    def create_campaign(
+        self,
+        *,
+        status: str,
+        workspace: Workspace = "primary",
+        name: str | None = None,
+        participants: Sequence[Mapping[str, Any]] | None = None,
+    ) -> dict[str, Any]:
+        """Create a campaign in `status` with the given participants and their events."""
+        self.require("campaigns")
+        body = _compact(
+            workspace=workspace,
+            status=status,
+            name=name,
+            participants=[dict(p) for p in participants] if participants is not None else None,
+        )
+        return self._call("POST", "/v1/campaigns", json=body)
+
+    def set_policy(
+        self, entity: str, *, local_write: bool, workspace: Workspace = "primary"
+    ) -> dict[str, Any]:
+        """`local_write=False` mirrors `entity` from an external CRM (writes answer 403)."""
+        self.require("policy")
+        return self._call(
+            "PUT", f"/v1/policy/{entity}", json={"workspace": workspace, "local_write": local_write}
+        )
+
+    def create_success_event_type(
+        self, *, code: str, value: str, workspace: Workspace = "primary"
+    ) -> dict[str, Any]:
+        """Define a success event type whose `value` is `required` or `forbidden`."""
+        self.require("success_event_types")
+        return self._call(
+            "POST",
+            "/v1/success-event-types",
+            json={"workspace": workspace, "code": code, "value": value},
+        )
+
+    # --- transport ---------------------------------------------------------------
+
+    def _call(
+        self,
+        method: str,
+        path: str,
+        *,
+        json: Mapping[str, Any] | None = None,
+        params: Mapping[str, str] | None = None,
+    ) -> dict[str, Any]:
+        where = f"adapter {method} {path}"
+        if self.budget is not None:
+            self.budget.spend()
+        content = None if json is None else jsonlib.dumps(json).encode()
+        headers = {"Accept": "application/json"}
+        if content is not None:
+            headers["Content-Type"] = "application/json"
+        if self._token is not None:
+            headers["Authorization"] = f"Bearer {self._token}"
+        request = self._http.build_request(
+            method, self.adapter_url + path, params=params, content=content, headers=headers
+        )
+        started = time.perf_counter()
+        try:
+            response = read_bounded(self._http, request, self._bounds)
+        except (httpx.TransportError, ExchangeBoundExceeded) as exc:
+            self.log.exchanges.append(
+                record_exchange(
+                    self.redactor, request, None, time.perf_counter() - started, error=str(exc)
+                )
+            )
+            if isinstance(exc, ExchangeBoundExceeded):
+                raise AdapterError(f"{where} failed: {exc}") from None
+            raise AdapterError(
+                f"{where} failed: {type(exc).__name__}: {exc or 'no detail'} "
+                f"(is adapter_url = {self.adapter_url!r} right and the adapter running?)"
+            ) from None
+        self.log.exchanges.append(
+            record_exchange(self.redactor, request, response, time.perf_counter() - started)
+        )
+        if response.status_code == 204:
+            return {}
+        if not 200 <= response.status_code < 300:
+            raise AdapterError(
+                f"{where} answered {response.status_code}: "
+                f"{self.redactor.text(_short(response.text))}",
+                status=response.status_code,
+            )
+        try:
+            body = response.json()
+        except ValueError:
+            raise AdapterError(
+                f"{where} answered {response.status_code} with a body that is not JSON: "
+                f"{self.redactor.text(_short(response.text))}"
+            ) from None
+        if not isinstance(body, dict):
+            raise AdapterError(f"{where} answered {_short(body)}; expected a JSON object")
+        if method == "POST" and self.ledger is not None:
+            self.ledger.observe_adapter(path=path, sent=json, answer=body)
+        return body
+
+
+def _compact(**fields: Any) -> dict[str, Any]:
+    """The given fields without those left at None (the adapter's defaults apply)."""
+    return {key: value for key, value in fields.items() if value is not None}
+
+
+def _short(value: Any, limit: int = 300) -> str:
+    text = value if isinstance(value, str) else jsonlib.dumps(value, default=str)
+    return text if len(text) <= limit else text[:limit] + "…"

@@ -1,0 +1,508 @@
+"""The HTTP client every suite talks to the target through.
+
+It is polite to someone else's server (DESIGN.md principle 4) and honest in what it
+reports: it paces each token's requests by the rate-limit headers (`pacing.Pacer`),
+waits out a 429's `Retry-After` up to a ceiling (`max_rate_limit_wait`, the target
+file's key of that name), keeps a request budget per run, stops the run with one
+message when the target keeps failing (circuit breaker), and records every exchange
+with tokens redacted for the report, and every wait for the allowance. It retries
+what a gateway or the network spoiled when that is safe, and nothing the service
+answered (`retries`). A 429 that
+arrives without `Retry-After` is retried too, but recorded in
+`ExchangeLog.missing_retry_after` so a header test can fail on it instead of the
+client hiding it.
+"""
+
+import enum
+import json as jsonlib
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from crm_conformance._errors import (
+    BudgetExhausted,
+    ExchangeBoundExceeded,
+    RateLimitWaitError,
+    TargetUnavailable,
+    TargetUnreachable,
+)
+from crm_conformance.core import retries
+from crm_conformance.core.bounds import (
+    DEFAULT_MAX_RESPONSE_BYTES,
+    ExchangeBounds,
+    bounded_transport,
+    read_bounded,
+)
+from crm_conformance.core.inert import TEXT_LIMIT, inert
+from crm_conformance.core.ledger import Ledger
+from crm_conformance.core.pacing import DEFAULT_MAX_WAIT, RESET_SLACK, Pacer, token_key
+from crm_conformance.core.redaction import Redactor
+from crm_conformance.core.reproduction import curl_command
+
+
+class _Default(enum.Enum):
+    """Sentinel type: "argument not given", distinct from an explicit None."""
+
+    VALUE = enum.auto()
+
+
+DEFAULT = _Default.VALUE
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One request and its response (or transport error), redacted, as the report shows it."""
+
+    method: str
+    url: str
+    request_headers: Mapping[str, str]
+    request_body: str | None
+    status: int | None
+    response_headers: Mapping[str, str]
+    response_body: str | None
+    elapsed: float
+    error: str | None = None
+
+    def curl(self) -> str:
+        """The request as a curl line, with the token as `$TOKEN`."""
+        return curl_command(
+            method=self.method, url=self.url, headers=self.request_headers, body=self.request_body
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready form for reports and xdist transport."""
+        return {
+            "method": self.method,
+            "url": self.url,
+            "request_headers": dict(self.request_headers),
+            "request_body": self.request_body,
+            "status": self.status,
+            "response_headers": dict(self.response_headers),
+            "response_body": self.response_body,
+            "elapsed": round(self.elapsed, 4),
+            "error": self.error,
+            "curl": self.curl(),
+        }
+
+
+@dataclass(frozen=True)
+class Wait:
+    """Seconds one request waited for its token's allowance, and whether a 429 asked for it."""
+
+    seconds: float
+    after_429: bool
+    key: str = field(default="", compare=False)
+    """The token's pacing key (`pacing.token_key`: a hash, never the token)."""
+
+
+@dataclass
+class ExchangeLog:
+    """Every exchange of a run in order, the 429s retried without a usable Retry-After,
+    and every wait for the allowance."""
+
+    exchanges: list[Exchange] = field(default_factory=list)
+    missing_retry_after: list[Exchange] = field(default_factory=list)
+    waits: list[Wait] = field(default_factory=list)
+    faults: list[retries.Fault] = field(default_factory=list)
+    """Every transport fault met, retried or not (`retries`)."""
+
+    def mark(self) -> int:
+        """A position to read `since` from (the plugin marks the start of each test)."""
+        return len(self.exchanges)
+
+    def since(self, mark: int) -> list[Exchange]:
+        """The exchanges recorded after `mark`."""
+        return self.exchanges[mark:]
+
+
+class RequestBudget:
+    """A cap on requests per run (per xdist worker); shared by the API and adapter clients."""
+
+    def __init__(self, limit: int) -> None:
+        if limit < 1:
+            raise ValueError(f"limit={limit!r}: a request budget must be at least 1")
+        self.limit = limit
+        self.used = 0
+
+    def spend(self) -> None:
+        """Count one request, or raise `BudgetExhausted` when none is left."""
+        if self.used >= self.limit:
+            raise BudgetExhausted(
+                f"request budget exhausted: {self.used} requests sent, the limit is "
+                f"{self.limit}; raise it with --request-budget N if the target can take it"
+            )
+        self.used += 1
+
+
+class CircuitBreaker:
+    """Opens after `threshold` consecutive connection errors or 5xx answers, and stays open.
+
+    A crashed target then shows as one clear error instead of dozens of failures.
+    """
+
+    def __init__(self, threshold: int = 8) -> None:
+        if threshold < 1:
+            raise ValueError(f"threshold={threshold!r}: must be at least 1")
+        self.threshold = threshold
+        self.consecutive = 0
+        self.last_problem = ""
+        self.opened: str | None = None
+
+    def check(self) -> None:
+        """Raise `TargetUnreachable` when the breaker is open."""
+        if self.opened is not None:
+            raise TargetUnreachable(self.opened)
+
+    def record(self, *, problem: str | None) -> None:
+        """Count a bad outcome (`problem` says what) or reset on a good one."""
+        if problem is None:
+            self.consecutive = 0
+            return
+        self.consecutive += 1
+        self.last_problem = problem
+        if self.consecutive >= self.threshold:
+            self.opened = (
+                f"circuit breaker open after {self.consecutive} consecutive connection errors "
+                f"or 5xx answers from the target (last: {problem}); the run stops here"
+            )
+
+
+class ApiClient:
+    """Sends requests to the target's public API as one token; see ARCHITECTURE.md."""
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        token: str | None,
+        redactor: Redactor | None = None,
+        log: ExchangeLog | None = None,
+        budget: RequestBudget | None = None,
+        breaker: CircuitBreaker | None = None,
+        timeout: float = 10.0,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+        max_retries: int = 5,
+        max_rate_limit_wait: float = DEFAULT_MAX_WAIT,
+        pacer: Pacer | None = None,
+        retry: retries.RetryPolicy | None = None,
+        transport: httpx.BaseTransport | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        http: httpx.Client | None = None,
+        ledger: Ledger | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.token = token
+        self.redactor = redactor if redactor is not None else Redactor()
+        if token:
+            self.redactor.add(token)
+        self.log = log if log is not None else ExchangeLog()
+        self.budget = budget if budget is not None else RequestBudget(10_000)
+        self.breaker = breaker if breaker is not None else CircuitBreaker()
+        self.max_retries = max_retries
+        self.max_rate_limit_wait = max_rate_limit_wait
+        self.pacer = pacer if pacer is not None else Pacer()
+        self.retry = retry if retry is not None else retries.RetryPolicy()
+        self._sleep = sleep
+        self.ledger = ledger
+        """Where the records this client's POSTs create are noted (`ledger`), if anywhere."""
+        self.bounds = ExchangeBounds(timeout, max_response_bytes)
+        self._http = http or httpx.Client(
+            timeout=timeout, transport=transport or bounded_transport(), follow_redirects=False
+        )
+
+    def with_token(self, token: str | None) -> "ApiClient":
+        """A client for another token sharing this one's connection, budget, breaker, log
+        and pacer."""
+        return ApiClient(
+            base_url=self.base_url,
+            token=token,
+            redactor=self.redactor,
+            log=self.log,
+            budget=self.budget,
+            breaker=self.breaker,
+            timeout=self.bounds.timeout,
+            max_response_bytes=self.bounds.max_bytes,
+            max_retries=self.max_retries,
+            max_rate_limit_wait=self.max_rate_limit_wait,
+            pacer=self.pacer,
+            retry=self.retry,
+            sleep=self._sleep,
+            http=self._http,
+            ledger=self.ledger,
+        )
+
+    def close(self) -> None:
+        """Close the connection pool (shared with clients made by `with_token`)."""
+        self._http.close()
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, Any] | list[tuple[str, Any]] | None = None,
+        json: Any = DEFAULT,
+        content: bytes | str | None = None,
+        headers: Mapping[str, str] | None = None,
+        token: str | _Default | None = DEFAULT,
+        retry_429: bool = True,
+        idempotency_key: str | bool | None = True,
+    ) -> httpx.Response:
+        """Send one request; `path` starts with /v1.
+
+        `json` is serialised as given, so `json=None` sends the body `null`; leave it out
+        for no body. `token=None` sends no Authorization header, `token="..."` sends
+        `Bearer <that exact value>`; an explicit Authorization in `headers` wins.
+        `retry_429=False` neither paces nor waits: the first 429 comes back as is, for
+        the rate-limit suite, which spends a throwaway token's allowance on purpose.
+        A write gets a fresh `Idempotency-Key` (so a transport fault may be retried,
+        `retries`) unless `headers` carry one or `idempotency_key` names it (a value
+        the harness may send again: the fuzz layer's generated one); pass
+        `idempotency_key=None` to send a write without a key on purpose. A write sent
+        with no key, or with the caller's own, is never sent twice.
+        """
+        sent_headers = {"Accept": "application/json"}
+        bearer = self.token if token is DEFAULT else token
+        if bearer is not None:
+            self.redactor.add(bearer)
+            sent_headers["Authorization"] = f"Bearer {bearer}"
+        body: bytes | None = None
+        if json is not DEFAULT:
+            body = jsonlib.dumps(json).encode()
+            sent_headers["Content-Type"] = "application/json"
+        elif content is not None:
+            body = content.encode() if isinstance(content, str) else content
+        sent_headers.update(headers or {})
+        keyed = retries.fresh_key(method, sent_headers, idempotency_key)
+        request = self._http.build_request(
+            method.upper(), self.base_url + path, params=params, content=body, headers=sent_headers
+        )
+        return self._exchange(request, pace=retry_429, keyed=keyed)
+
+    def _exchange(self, request: httpx.Request, *, pace: bool, keyed: bool) -> httpx.Response:
+        """Send `request` until an answer the service gave: paced and with 429s waited out
+        when `pace`, transport faults retried when safe (`_after_fault`; `keyed`: the
+        harness gave the request its Idempotency-Key)."""
+        key = token_key(request.headers.get("Authorization"))
+        throttled = 0
+        faults: list[str] = []
+        after_429 = False
+        while True:
+            ticket = self._wait_for_allowance(key, request, after_429=after_429) if pace else 0
+            after_429 = False
+            try:
+                response = self._send(request)
+            except httpx.TransportError as exc:
+                reason = retries.fault_of_error(exc)
+                if reason is None:
+                    raise
+                self._after_fault(request, faults, reason, keyed, retry_after=None, cause=exc)
+                continue
+            if pace:
+                self.pacer.observe(key, response.headers, ticket=ticket)
+            if pace and response.status_code == 429:
+                self._after_429(request, key, response, throttled)
+                throttled += 1
+                after_429 = True
+                continue
+            reason = retries.fault_of_answer(response, retry=bool(faults))
+            if reason is None:
+                return response
+            self._after_fault(
+                request, faults, reason, keyed, retry_after=response.headers.get("Retry-After")
+            )
+
+    def _after_429(
+        self, request: httpx.Request, key: str, response: httpx.Response, throttled: int
+    ) -> None:
+        """Hold `key` for the wait a 429 asks, or raise when the run cannot wait it out."""
+        if throttled == self.max_retries:
+            raise RateLimitWaitError(
+                f"the target answered 429 to {request.method} {request.url.path} "
+                f"{throttled + 1} times, after waiting each time as it asked; the run stops "
+                "here rather than hand a test a refusal its server keeps making"
+            )
+        wait = _retry_after(response.headers.get("Retry-After"))
+        if wait is None:
+            # Recorded (not hidden) so a header test can fail on it; back off a little.
+            self.log.missing_retry_after.append(self.log.exchanges[-1])
+            wait = 0.5 * 2**throttled
+        elif wait > self.max_rate_limit_wait:
+            raise self._too_long(request, f"Retry-After: {wait:g} on its 429")
+        self.pacer.hold(key, wait)
+
+    def _after_fault(
+        self,
+        request: httpx.Request,
+        faults: list[str],
+        reason: str,
+        keyed: bool,
+        *,
+        retry_after: str | None,
+        cause: BaseException | None = None,
+    ) -> None:
+        """A transport fault (`reason`) met `request`: wait before sending it again, or
+        raise `TargetUnavailable` when that is not safe or the retries are spent.
+        `faults` (this request's so far) gets `reason`; the log records each fault."""
+        faults.append(reason)
+        said = f"{request.method} {request.url.path} met {retries.tally(faults)}"
+        wait = _retry_after(retry_after)
+        if wait is None:
+            wait = self.retry.backoff(len(faults) - 1)
+        problem = None
+        if not retries.safe_to_retry(request, keyed_by_harness=keyed):
+            problem = (
+                f"{said}; not sent again: a {request.method} without an "
+                f"{retries.KEY_HEADER} of the harness's is not safe to repeat"
+            )
+        elif len(faults) >= self.retry.attempts:
+            problem = f"{said} in {len(faults)} tries; the retries are spent"
+        elif wait > self.max_rate_limit_wait:
+            problem = (
+                f"{said}; it asks to wait {wait:g} s (Retry-After), more than "
+                f"max_rate_limit_wait = {self.max_rate_limit_wait:g} s"
+            )
+        self.log.faults.append(retries.Fault(reason, retried=problem is None))
+        if problem is not None:
+            raise TargetUnavailable(
+                f"{problem} (transport faults, not the service's answer)"
+            ) from cause
+        self._sleep(wait)
+
+    def _wait_for_allowance(self, key: str, request: httpx.Request, *, after_429: bool) -> int:
+        """Sleep until the pacer admits a request of `key`; log the wait when there was
+        one. Returns the request's ticket."""
+        waited = 0.0
+        while (admission := self.pacer.admit(key)).wait > 0:
+            if admission.wait > self.max_rate_limit_wait + RESET_SLACK:
+                raise self._too_long(
+                    request, f"X-RateLimit-Reset: the allowance refills in {admission.wait:.0f} s"
+                )
+            self._sleep(admission.wait)
+            waited += admission.wait
+        if waited or after_429:
+            self.log.waits.append(Wait(waited, after_429, key))
+        return admission.ticket
+
+    def _too_long(self, request: httpx.Request, said: str) -> RateLimitWaitError:
+        return RateLimitWaitError(
+            f"the target's rate limit asks {request.method} {request.url.path} to wait longer "
+            f"than max_rate_limit_wait = {self.max_rate_limit_wait:g} s ({said}); raise "
+            "max_rate_limit_wait in the target file to let the run wait that long"
+        )
+
+    def get(self, path: str, **kwargs: Any) -> httpx.Response:
+        """`request("GET", path, ...)`."""
+        return self.request("GET", path, **kwargs)
+
+    def post(self, path: str, **kwargs: Any) -> httpx.Response:
+        """`request("POST", path, ...)`."""
+        return self.request("POST", path, **kwargs)
+
+    def put(self, path: str, **kwargs: Any) -> httpx.Response:
+        """`request("PUT", path, ...)`."""
+        return self.request("PUT", path, **kwargs)
+
+    def patch(self, path: str, **kwargs: Any) -> httpx.Response:
+        """`request("PATCH", path, ...)`."""
+        return self.request("PATCH", path, **kwargs)
+
+    def delete(self, path: str, **kwargs: Any) -> httpx.Response:
+        """`request("DELETE", path, ...)`."""
+        return self.request("DELETE", path, **kwargs)
+
+    def _send(self, request: httpx.Request) -> httpx.Response:
+        self.breaker.check()
+        self.budget.spend()
+        started = time.perf_counter()
+        try:
+            response = read_bounded(self._http, request, self.bounds)
+        except (httpx.TransportError, ExchangeBoundExceeded) as exc:
+            elapsed = time.perf_counter() - started
+            problem = f"{type(exc).__name__} on {request.method} {request.url.path}"
+            self.log.exchanges.append(self._record(request, None, elapsed, error=problem))
+            self.breaker.record(problem=problem)
+            raise
+        elapsed = time.perf_counter() - started
+        self.log.exchanges.append(self._record(request, response, elapsed))
+        self._note_created(request, response)
+        server_error = response.status_code >= 500
+        self.breaker.record(
+            problem=f"{response.status_code} on {request.method} {request.url.path}"
+            if server_error
+            else None
+        )
+        return response
+
+    def _note_created(self, request: httpx.Request, response: httpx.Response) -> None:
+        """Tell the ledger of the record this answer created, if it created one."""
+        if self.ledger is not None:
+            self.ledger.observe_api(
+                method=request.method,
+                path=request.url.path,
+                status=response.status_code,
+                body=response.content,
+                authorization=request.headers.get("Authorization"),
+            )
+
+    def _record(
+        self,
+        request: httpx.Request,
+        response: httpx.Response | None,
+        elapsed: float,
+        *,
+        error: str | None = None,
+    ) -> Exchange:
+        return record_exchange(self.redactor, request, response, elapsed, error=error)
+
+
+def record_exchange(
+    redactor: Redactor,
+    request: httpx.Request,
+    response: httpx.Response | None,
+    elapsed: float,
+    *,
+    error: str | None = None,
+) -> Exchange:
+    """A redacted `Exchange` of one request and its response (shared with the adapter client)."""
+    return Exchange(
+        method=request.method,
+        url=inert(redactor.text(str(request.url)), limit=TEXT_LIMIT),
+        request_headers=_headers(redactor, _as_sent(request.headers)),
+        request_body=_text(redactor, request.content),
+        status=None if response is None else response.status_code,
+        response_headers={}
+        if response is None
+        else _headers(redactor, response.headers.multi_items()),
+        response_body=None if response is None else _text(redactor, response.content),
+        elapsed=elapsed,
+        error=None if error is None else inert(redactor.text(error)),
+    )
+
+
+def _headers(redactor: Redactor, headers: list[tuple[str, str]]) -> dict[str, str]:
+    """Redacted, then inert: a header a target sends is one line of text (`inert`)."""
+    # Names need no look: h11, which parses for httpx, takes only token characters in one.
+    return {name: inert(value) for name, value in redactor.headers(headers).items()}
+
+
+def _as_sent(headers: httpx.Headers) -> list[tuple[str, str]]:
+    """Header names as they went over the wire (httpx lower-cases them in `items()`)."""
+    return [(name.decode("latin-1"), value.decode("latin-1")) for name, value in headers.raw]
+
+
+def _text(redactor: Redactor, body: bytes) -> str | None:
+    if not body:
+        return None
+    # Redact before cutting, so no secret is cut in half and left readable.
+    return inert(redactor.text(body.decode("utf-8", "replace")), limit=TEXT_LIMIT, lines=True)
+
+
+def _retry_after(value: str | None) -> float | None:
+    """Seconds from a Retry-After header the document defines as an integer; else None."""
+    if value is None or not value.strip().isdigit():
+        return None
+    return float(int(value.strip()))

@@ -1,0 +1,166 @@
+"""The run state of one pytest process: what the plugin's modules share, in one place.
+
+One `RunState` per process (the xdist controller, each xdist worker, each forked child):
+the options, the target and the client machinery every test shares (redactor, exchange
+log, request budget, circuit breaker, pacer, ledger). The plugin's hook modules
+(`session`, `selection`, `fixtures`, `reports`, `stream`, `ordering`, `forks`) import it
+and nothing of each other's state, so no import cycle runs between them. No hooks here.
+"""
+
+import functools
+import itertools
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from crm_conformance.plugin.options import Options
+
+if TYPE_CHECKING:
+    from crm_conformance.adapter.token_pool import TokenPool
+    from crm_conformance.core.client import ApiClient, CircuitBreaker, ExchangeLog, RequestBudget
+    from crm_conformance.core.ledger import Ledger
+    from crm_conformance.core.pacing import Pacer
+    from crm_conformance.core.redaction import Redactor
+    from crm_conformance.core.target import Target
+    from crm_conformance.plugin.embedded import EmbeddedServer
+
+BREAKER_THRESHOLD = 8
+"""Consecutive 5xx or connection errors after which a run stops."""
+
+PACING_DIR_KEY = "crm_pacing_dir"
+"""Key of the run's pacing directory (`pacing.FileLedger`) in each worker's workerinput."""
+
+
+@dataclass
+class RunState:
+    """Everything a conformance run shares in one process (one per xdist worker)."""
+
+    options: Options
+    worker: str
+    worker_count: int
+    target: "Target | None" = None
+    redactor: "Redactor | None" = None
+    log: "ExchangeLog | None" = None
+    budget: "RequestBudget | None" = None
+    breaker: "CircuitBreaker | None" = None
+    pacer: "Pacer | None" = None
+    ledger: "Ledger | None" = None
+    """Where the clients note each record they create (`created.jsonl` beside the outcomes
+    file): only for a given target, written by every process of the run."""
+    pacing_dir: str | None = None
+    """The directory xdist workers share their tokens' allowances in (`pacing.FileLedger`)."""
+    pending_observations: list[tuple[str, Any]] = field(default_factory=list)
+    counter: Iterator[int] = field(default_factory=itertools.count)
+    closers: list[Callable[[], None]] = field(default_factory=list)
+    testing: "pytest.Item | None" = None
+    """The test running now: the adapter features it requires are noted on it."""
+    booting: "EmbeddedServer | None" = None
+    """The embedded server started as collection began (`pytest_collection`), if it was."""
+    booting_all: "list[EmbeddedServer]" = field(default_factory=list)
+    """With `--crm-forks N`, the N servers started as collection began, one per child."""
+    pool: "TokenPool | None" = None
+    """The run's pool of full-scope tokens (`token_pool`), when it has one."""
+    clients: "dict[str, ApiClient]" = field(default_factory=dict, repr=False)
+    """The session's API clients by token (`api`, `configured_api`)."""
+    pool_index: int = 0
+    """Which of the pool's tokens this process's `api` sends (`TokenPool.index_for`)."""
+
+    @property
+    def api_token(self) -> str:
+        """The token of the `api` fixture: this process's pool token, else tokens.full."""
+        assert self.target is not None
+        return self.pool.tokens[self.pool_index] if self.pool else self.target.tokens["full"]
+
+    def token_labels(self) -> dict[str, str]:
+        """The name of each token a report may speak of, by its pacing key (never its value)."""
+        from crm_conformance.adapter.token_pool import CONFIGURED, label
+        from crm_conformance.core.pacing import token_key
+
+        assert self.target is not None
+        names = {token_key(f"Bearer {self.target.tokens['full']}"): CONFIGURED}
+        for index, token in enumerate(self.pool.tokens if self.pool else ()):
+            names[token_key(f"Bearer {token}")] = label(index)
+        return names
+
+    @property
+    def run_prefix(self) -> str:
+        """`cc-<run id>-<worker>-`: names every record this worker creates."""
+        return f"cc-{self.options.run_id}-{self.worker}-"
+
+    def adopt(self, target: "Target", *, shared: bool = True) -> None:
+        """Make `target` the run's, with a fresh exchange log, budget share, breaker and
+        pacer. A `shared` target (the one given to the run, which every worker tests)
+        has its tokens' allowances kept in the run's pacing directory with the other
+        workers'; a worker's own embedded server answers it alone, so it paces alone, in
+        memory (a file lock per request cost a worker up to 1.6 s of a quick run)."""
+        from crm_conformance.core.client import CircuitBreaker, ExchangeLog, RequestBudget
+        from crm_conformance.core.ledger import LEDGER_FILE, Ledger
+        from crm_conformance.core.pacing import FileLedger, Pacer
+        from crm_conformance.core.redaction import Redactor
+
+        self.target = target
+        directory = self.pacing_dir if shared else None
+        self.pacer = Pacer(FileLedger(Path(directory)) if directory else None)
+        self.redactor = Redactor((*target.secrets, *(self.pool.tokens if self.pool else ())))
+        self.log = ExchangeLog()
+        share = -(-self.options.request_budget // self.worker_count)  # ceiling division
+        self.budget = RequestBudget(share)
+        self.breaker = CircuitBreaker(BREAKER_THRESHOLD)
+        # An embedded server's records go with it: only a given target's are kept, and
+        # only where the run has a report folder (beside its outcomes file).
+        outcomes = self.options.outcomes
+        if shared and outcomes is not None:
+            self.ledger = Ledger(outcomes.parent / LEDGER_FILE, tokens=target.tokens)
+
+
+STATE = pytest.StashKey[RunState]()
+
+
+def state_of(config: pytest.Config) -> RunState:
+    """The run state of `config`'s process (set in pytest_configure)."""
+    return config.stash[STATE]
+
+
+def is_worker(config: pytest.Config) -> bool:
+    """Whether `config` is an xdist worker's (reports are gathered by the controller)."""
+    return hasattr(config, "workerinput")
+
+
+def shared_pacing_dir(state: RunState) -> str:
+    """The run's pacing directory, made on first use and removed at unconfigure: one per
+    run, where the processes testing one target share its tokens' allowances (xdist's
+    workers, or the forked ones of `plugin.forks`) and the second workspace's lock."""
+    if state.pacing_dir is None:
+        state.pacing_dir = tempfile.mkdtemp(prefix="crm-conformance-pacing-")
+        state.closers.append(functools.partial(shutil.rmtree, state.pacing_dir, True))
+    return state.pacing_dir
+
+
+def fork_count(config: pytest.Config) -> int:
+    """The children this process will fork to run its tests (`--crm-forks N`); 0: none."""
+    count = int(config.getoption("crm_forks", 0) or 0)
+    if count < 1 or is_worker(config) or config.option.collectonly or not hasattr(os, "fork"):
+        return 0
+    return count
+
+
+def shard_offset(config: pytest.Config, processes: int) -> int:
+    """The first pool index of this run's processes: a shard K of N, each running
+    `processes` processes, starts after the earlier shards' (each shard its own tokens)."""
+    from crm_conformance.core.partition import Shard
+
+    raw = config.getoption("crm_shard", None)
+    return (Shard.parse(raw).index - 1) * processes if raw else 0
+
+
+def use_pool_token(config: pytest.Config, worker: int, processes: int) -> None:
+    """A forked worker's own token of the pool, paced apart from the others'."""
+    state = state_of(config)
+    if state.pool is not None:
+        state.pool_index = state.pool.index_for(shard_offset(config, processes) + worker)

@@ -1,0 +1,52 @@
+"""Layer 4, the steps a suite test calls: expectations, factories, pages, operations.
+
+`crm_conformance.steps` is the suite author's surface, as `crm_conformance` is the
+vendor's: the shared steps our suites and a vendor's own tests beside them import
+(`from crm_conformance.steps import expect_status, RecordFactory`). Loaded on first use
+from the one list under TYPE_CHECKING (`core.exports`), so importing one module of this
+package (the plugin's fixtures import the factories) loads no other.
+"""
+
+from typing import TYPE_CHECKING
+
+from crm_conformance.core.exports import lazy_exports
+
+if TYPE_CHECKING:
+    from crm_conformance.core.capabilities import discover as discover
+    from crm_conformance.core.checks import is_timestamp as is_timestamp
+    from crm_conformance.core.checks import run_checks as run_checks
+    from crm_conformance.core.pacing import refill_window as refill_window
+    from crm_conformance.steps.expect import error_of as error_of
+    from crm_conformance.steps.expect import expect_enum as expect_enum
+    from crm_conformance.steps.expect import expect_error as expect_error
+    from crm_conformance.steps.expect import expect_error_among as expect_error_among
+    from crm_conformance.steps.expect import expect_identifier as expect_identifier
+    from crm_conformance.steps.expect import expect_narrowed as expect_narrowed
+    from crm_conformance.steps.expect import expect_organization as expect_organization
+    from crm_conformance.steps.expect import expect_owner as expect_owner
+    from crm_conformance.steps.expect import expect_pages as expect_pages
+    from crm_conformance.steps.expect import expect_present as expect_present
+    from crm_conformance.steps.expect import expect_refused_body as expect_refused_body
+    from crm_conformance.steps.expect import expect_status as expect_status
+    from crm_conformance.steps.expect import expect_success as expect_success
+    from crm_conformance.steps.expect import expect_timestamp as expect_timestamp
+    from crm_conformance.steps.expect import expect_true as expect_true
+    from crm_conformance.steps.expect import expect_type_or_null as expect_type_or_null
+    from crm_conformance.steps.expect import (
+        expect_unset_custom_fields as expect_unset_custom_fields,
+    )
+    from crm_conformance.steps.expect import expect_value as expect_value
+    from crm_conformance.steps.expect import expect_walk as expect_walk
+    from crm_conformance.steps.expect import first_page as first_page
+    from crm_conformance.steps.expect import ids_of as ids_of
+    from crm_conformance.steps.expect import instant as instant
+    from crm_conformance.steps.expect import matches as matches
+    from crm_conformance.steps.expect import strings_in as strings_in
+    from crm_conformance.steps.expect import with_cursor as with_cursor
+    from crm_conformance.steps.expect import words_in as words_in
+    from crm_conformance.steps.factories import RecordFactory as RecordFactory
+    from crm_conformance.steps.factories import absent_id as absent_id
+    from crm_conformance.steps.factories import phone_number as phone_number
+    from crm_conformance.steps.factories import stamp as stamp
+
+__all__, __getattr__ = lazy_exports(__name__, __file__)

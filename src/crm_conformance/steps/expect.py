@@ -1,0 +1,461 @@
+"""Shared steps of suite tests: "expect this answer", each raising `ConformanceFailure`.
+
+Every step first applies the universal rules (`checks.run_checks`), then the one rule
+the test is about, so a suite says what it expects in one line and a failure always
+names the requirement the test checks. Where the document leaves a choice open (the
+success status of a create, the order of validation) these steps accept every
+reading; a test that wants to record what the target chose calls `observe` itself.
+"""
+
+import re
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+import httpx
+
+from crm_conformance.core import document
+from crm_conformance.core.checks import ALWAYS_PRESENT, is_timestamp, run_checks
+from crm_conformance.core.client import ApiClient
+from crm_conformance.core.failure import ConformanceFailure
+
+_SHORT = 200
+
+
+def _text(response: httpx.Response) -> str:
+    return f"{response.status_code} {response.text[:_SHORT]}"
+
+
+def expect_status(response: httpx.Response, req_id: str, *statuses: int) -> Any:
+    """The parsed body of `response`, which must have one of `statuses`."""
+    if not statuses:
+        raise ValueError("expect_status needs at least one status")
+    run_checks(response)
+    if response.status_code not in statuses:
+        raise ConformanceFailure(
+            req_id,
+            expected=f"status {' or '.join(str(s) for s in statuses)}",
+            got=_text(response),
+            response=response,
+        )
+    return response.json() if response.content else None
+
+
+def expect_success(response: httpx.Response, req_id: str) -> dict[str, Any]:
+    """The JSON object of a 2xx answer.
+
+    "Success status code of create operations: not shown", so any 2xx is success; the
+    caller observes which one if it matters.
+    """
+    run_checks(response)
+    body = response.json() if 200 <= response.status_code < 300 and response.content else None
+    if not isinstance(body, dict):
+        raise ConformanceFailure(
+            req_id,
+            expected="a 2xx answer with a JSON object body",
+            got=_text(response),
+            response=response,
+        )
+    return body
+
+
+def error_of(response: httpx.Response) -> dict[str, Any]:
+    """The `error` object of an answer, or `{}` when it has none (no JSON, no envelope)."""
+    try:
+        body = response.json() if response.content else None
+    except ValueError:
+        return {}
+    error = body.get("error") if isinstance(body, dict) else None
+    return error if isinstance(error, dict) else {}
+
+
+_UNSET: Any = object()
+
+
+def expect_error(
+    response: httpx.Response,
+    req_id: str,
+    *,
+    status: int,
+    code: str | Collection[str],
+    param: str | None = _UNSET,
+) -> dict[str, Any]:
+    """The `error` object of an answer with `status` and `code` (one of `code` when several).
+
+    `param`, when given, must equal `error.param` (for rules such as "`param` names
+    the field"); left out, `param` is not looked at.
+    """
+    run_checks(response)
+    codes = (code,) if isinstance(code, str) else tuple(code)
+    error = error_of(response)
+    wanted = f"{status} with error.code {' or '.join(repr(c) for c in codes)}"
+    if response.status_code != status or error.get("code") not in codes:
+        raise ConformanceFailure(req_id, expected=wanted, got=_text(response), response=response)
+    if param is not _UNSET and error.get("param") != param:
+        raise ConformanceFailure(
+            req_id,
+            expected=f"{wanted} and error.param {param!r}",
+            got=f"error.param = {error.get('param')!r}",
+            response=response,
+        )
+    return error
+
+
+def expect_error_among(
+    response: httpx.Response, req_id: str, allowed: Mapping[int, Collection[str]]
+) -> dict[str, Any]:
+    """The `error` of an answer whose status is a key of `allowed` with one of its codes:
+    for a request two rules refuse and the document does not rank them."""
+    status = response.status_code if response.status_code in allowed else min(allowed)
+    if len(allowed) > 1 and response.status_code not in allowed:
+        run_checks(response)
+        wanted = "; ".join(f"{s} with error.code {' or '.join(c)}" for s, c in allowed.items())
+        raise ConformanceFailure(req_id, expected=wanted, got=_text(response), response=response)
+    return expect_error(response, req_id, status=status, code=tuple(allowed[status]))
+
+
+def expect_refused_body(response: httpx.Response, req_id: str) -> dict[str, Any]:
+    """The `error` of a body the target rejects, as "unknown keys rejected" asks.
+
+    Which status is not pinned: a body problem reads as 422 (`validation_failed`, "fields
+    invalid"), and 400 (`bad_request`, "request not understood") reads as fitting too.
+    Any code is taken, since "new codes may appear under a type"; the caller observes it.
+    """
+    body = expect_status(response, req_id, 400, 422)
+    error = body.get("error") if isinstance(body, dict) else None
+    return error if isinstance(error, dict) else {}
+
+
+def expect_value(
+    response: httpx.Response | None, req_id: str, what: str, *, got: Any, expected: Any
+) -> None:
+    """`got` (the value of `what` in `response`) equals `expected`.
+
+    Both are keyword-only: they are values of one type, so swapped positions would go
+    unnoticed and turn the failure message around."""
+    if got != expected:
+        raise ConformanceFailure(
+            req_id, expected=f"{what} = {expected!r}", got=f"{what} = {got!r}", response=response
+        )
+
+
+def expect_true(
+    response: httpx.Response | None, req_id: str, holds: bool, *, expected: str, got: str
+) -> None:
+    """A rule that is not a plain equality: fail with `expected`/`got` unless `holds`.
+
+    `response` is None for a rule about several answers (a walk over many pages)."""
+    if not holds:
+        raise ConformanceFailure(req_id, expected=expected, got=got, response=response)
+
+
+def expect_present(
+    response: httpx.Response, req_id: str, record: Mapping[str, Any], fields: Collection[str]
+) -> None:
+    """Every name in `fields` is a key of `record` (for "Always present: ..." lists)."""
+    missing = [name for name in fields if name not in record]
+    expect_true(
+        response,
+        req_id,
+        not missing,
+        expected=f"fields {', '.join(fields)} present",
+        got=f"missing: {', '.join(missing)}",
+    )
+
+
+def expect_narrowed(
+    response: httpx.Response, req_id: str, record: Mapping[str, Any], names: Collection[str]
+) -> None:
+    """`record` carries no field beyond `names`, `id` and `object` (what `fields` asked for).
+
+    A contact's or deal's "Always present" fields may stay too: the document says both
+    that `fields` returns the names given and that those fields are always present, and a
+    server reading "always" as winning is as right as one reading `fields` as winning.
+    """
+    _, always = ALWAYS_PRESENT.get(str(record.get("object")), ("", ()))
+    extra = sorted(set(record) - {"id", "object", *names, *always})
+    expect_true(
+        response,
+        req_id,
+        not extra,
+        expected=f"only {', '.join(['id', 'object', *names])} (and Always present fields)",
+        got=f"also {', '.join(extra)}",
+    )
+
+
+def expect_unset_custom_fields(
+    response: httpx.Response, req_id: str, record: Mapping[str, Any], keys: Collection[str]
+) -> None:
+    """ "Every custom field defined for that resource in the workspace appears; an unset
+    one is null": `record` (made with none set) has `custom_fields`, an object holding
+    each of `keys` as null."""
+    custom = record.get("custom_fields")
+    wrong = (
+        {key: custom.get(key, "(absent)") for key in keys if custom.get(key, "") is not None}
+        if isinstance(custom, Mapping)
+        else custom
+    )
+    expect_true(
+        response,
+        req_id,
+        isinstance(custom, Mapping) and not wrong,
+        expected=f"custom_fields with every field ({', '.join(keys)}) present and null",
+        got=f"custom_fields = {custom!r}" if not isinstance(custom, Mapping) else f"{wrong!r}",
+    )
+
+
+def expect_owner(
+    response: httpx.Response,
+    req_id: str,
+    record: Mapping[str, Any],
+    field: str,
+    user_id: str,
+    *,
+    kind_req: str = "IDN-019",
+    object_req: str = "IDN-021",
+) -> None:
+    """`record[field]` is the Owner of teammate `user_id`: `{id, kind: user, name, object:
+    owner}` (the Owner table); a failure of its kind or object names `kind_req` or
+    `object_req`, of its `usr_` id IDN-018, of `name` (string or null) IDN-020."""
+    owner = record.get(field)
+    expect_true(
+        response,
+        req_id,
+        isinstance(owner, Mapping) and owner.get("id") == user_id,
+        expected=f"{field} an Owner with id {user_id}",
+        got=f"{field} = {owner!r}",
+    )
+    assert isinstance(owner, Mapping)
+    expect_identifier(response, "IDN-018", owner, "id", "usr_")
+    expect_value(response, object_req, f"{field}.object", got=owner.get("object"), expected="owner")
+    expect_value(response, kind_req, f"{field}.kind", got=owner.get("kind"), expected="user")
+    expect_type_or_null(response, "IDN-020", owner, "name", str, "a string")
+
+
+def expect_organization(
+    response: httpx.Response,
+    req_id: str,
+    record: Mapping[str, Any],
+    organization_id: str | None,
+) -> dict[str, Any] | None:
+    """ "`organization`: present only when `organization` is in `expand`": with an id
+    (the request expanded it), the embedded organization record of that id; with None
+    (it did not), no organization object (absent, or null)."""
+    embedded = record.get("organization")
+    if organization_id is None:
+        expect_true(
+            response,
+            req_id,
+            embedded is None,
+            expected="no organization object without expand=organization",
+            got=f"organization = {embedded!r}",
+        )
+        return None
+    expect_true(
+        response,
+        req_id,
+        isinstance(embedded, Mapping)
+        and embedded.get("id") == organization_id
+        and embedded.get("object") == "organization",
+        expected=f"organization the record {organization_id} (object organization) when expanded",
+        got=f"organization = {embedded!r}",
+    )
+    assert isinstance(embedded, dict)
+    return embedded
+
+
+def ids_of(records: Iterable[Mapping[str, Any]]) -> list[str]:
+    """The `id` of each record, in order (as strings, so a missing one shows as 'None')."""
+    return [str(record.get("id")) for record in records]
+
+
+def expect_enum(
+    response: httpx.Response,
+    req_id: str,
+    record: Mapping[str, Any],
+    field: str,
+    allowed: Collection[str],
+) -> None:
+    """`record[field]` is one of `allowed` when it is there and not null.
+
+    Presence is a separate rule ("Always present"), so an absent or null value passes.
+    """
+    value = record.get(field)
+    expect_true(
+        response,
+        req_id,
+        value is None or value in allowed,
+        expected=f"{field} one of {', '.join(allowed)}",
+        got=f"{field} = {value!r}",
+    )
+
+
+def expect_identifier(
+    response: httpx.Response | None,
+    req_id: str,
+    record: Mapping[str, Any],
+    field: str,
+    prefix: str,
+    *,
+    nullable: bool = False,
+) -> None:
+    """`record[field]` is `prefix` then 32 lowercase hex (the identifier table and format).
+
+    With `nullable`, a null or absent value passes: the field is "string or null".
+    """
+    value = record.get(field)
+    expect_true(
+        response,
+        req_id,
+        (nullable and value is None) or matches(rf"{prefix}[0-9a-f]{{32}}", value),
+        expected=f"{field} {prefix} followed by 32 lowercase hex"
+        + (" (or null)" if nullable else ""),
+        got=f"{field} = {value!r}",
+    )
+
+
+def expect_type_or_null(
+    response: httpx.Response | None,
+    req_id: str,
+    record: Mapping[str, Any],
+    field: str,
+    kind: type,
+    called: str,
+) -> None:
+    """`record[field]` is a `kind` (`called` in the message, e.g. "a string") or null;
+    absent reads as null, since presence is a rule of its own ("Always present")."""
+    value = record.get(field)
+    expect_true(
+        response,
+        req_id,
+        value is None or isinstance(value, kind),
+        expected=f"{field} {called} or null",
+        got=f"{field} = {value!r}",
+    )
+
+
+def instant(value: Any) -> datetime:
+    """The instant an ISO 8601 date-time string names, so stamps in any offset compare
+    as instants (ValueError when `value` is not one)."""
+    return datetime.fromisoformat(str(value).replace("z", "Z"))
+
+
+def expect_timestamp(
+    response: httpx.Response, req_id: str, record: Mapping[str, Any], field: str
+) -> None:
+    """`record[field]` is a date-time string when it is there and not null."""
+    value = record.get(field)
+    expect_true(
+        response,
+        req_id,
+        value is None or is_timestamp(value),
+        expected=f"{field} an ISO 8601 date-time",
+        got=f"{field} = {value!r}",
+    )
+
+
+def matches(pattern: str, value: Any) -> bool:
+    """Whether `value` is a string matching `pattern` in full."""
+    return isinstance(value, str) and re.fullmatch(pattern, value) is not None
+
+
+def strings_in(value: Any) -> set[str]:
+    """Every string anywhere in a JSON value: for answers whose shape is not shown
+    (`GET /v1/me`, the deletion feed), where only "it names X" can be checked."""
+    if isinstance(value, str):
+        return {value}
+    if isinstance(value, Mapping):
+        return {s for item in value.values() for s in strings_in(item)}
+    if isinstance(value, list):
+        return {s for item in value for s in strings_in(item)}
+    return set()
+
+
+def words_in(value: Any) -> set[str]:
+    """Every whitespace-separated word of every string in a JSON value: a list written as
+    one string ("contacts:read deals:write") names each of its items too."""
+    return {word for text in strings_in(value) for word in text.split()}
+
+
+Query = Mapping[str, Any] | Sequence[tuple[str, Any]]
+"""Query parameters as httpx takes them: a mapping, or pairs (for repeated names)."""
+
+
+def with_cursor(query: Query, cursor: str | None) -> Query:
+    """`query` with `cursor` added when there is one: the first page is asked for
+    without a cursor, never with an empty `cursor=` (which is no cursor the target
+    issued, and may be refused as `invalid_cursor`)."""
+    if cursor is None:
+        return query
+    if isinstance(query, Mapping):
+        return {**query, "cursor": cursor}
+    return [*query, ("cursor", cursor)]
+
+
+def expect_pages(
+    client: ApiClient,
+    path: str,
+    req_id: str,
+    params: Mapping[str, Any],
+    *,
+    max_pages: int = 20,
+) -> list[dict[str, Any]]:
+    """The records of a list query, page after page through `links.next` (each a 200).
+
+    Bounded by `max_pages` pages of the largest `limit`, so a busy target cannot make a test loop; a
+    test asserting that a record is absent reads at most that many, which can let a
+    fault through but never fails a conforming target.
+    """
+    records: list[dict[str, Any]] = []
+    query = {**params, "limit": str(document.page_limit())}
+    cursor: str | None = None
+    for _ in range(max_pages):
+        page = expect_status(client.get(path, params=with_cursor(query, cursor)), req_id, 200)
+        records.extend(item for item in page.get("data") or () if isinstance(item, dict))
+        cursor = (page.get("links") or {}).get("next")
+        if not isinstance(cursor, str) or not page.get("meta", {}).get("has_more", True):
+            break
+    return records
+
+
+def first_page(client: ApiClient, path: str, params: Query) -> httpx.Response:
+    """The first page of a list query at the largest `limit`: the answer a failure about
+    the whole list (read with `expect_pages`) shows."""
+    if isinstance(params, Mapping):
+        return client.get(path, params={**params, "limit": str(document.page_limit())})
+    return client.get(path, params=[*params, ("limit", str(document.page_limit()))])
+
+
+def expect_walk(
+    fetch: Callable[[str | None], httpx.Response],
+    req_id: str,
+    *,
+    max_pages: int,
+    between: Callable[[int], None] | None = None,
+) -> list[list[dict[str, Any]]]:
+    """Every page of one list query, read through `links.next` until it is null.
+
+    `fetch(cursor)` sends the query (cursor None for the first page), so one walker
+    serves query cursors and search-body cursors alike; `between(n)` runs after page
+    `n` is read and before the next is asked for (to change records mid-walk). Each
+    page must be a 200. A walk longer than `max_pages` fails `req_id`: the caller knows
+    how many rows exist, so a walk that does not end is serving rows again.
+    """
+    pages: list[list[dict[str, Any]]] = []
+    cursor: str | None = None
+    while True:
+        response = fetch(cursor)
+        body = expect_status(response, req_id, 200)
+        pages.append([item for item in body.get("data") or () if isinstance(item, dict)])
+        cursor = (body.get("links") or {}).get("next")
+        if not isinstance(cursor, str):
+            return pages
+        expect_true(
+            response,
+            req_id,
+            len(pages) < max_pages,
+            expected=f"the last page (links.next null) within {max_pages} pages",
+            got=f"a next cursor after page {len(pages)}",
+        )
+        if between is not None:
+            between(len(pages))

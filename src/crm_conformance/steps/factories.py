@@ -1,0 +1,212 @@
+"""`RecordFactory`: the shared steps that make a test's data, named with the run prefix.
+
+Every record a test makes carries the per-run, per-worker prefix (in names and external
+ids), so runs never see each other's data and `sweep` can find it afterwards. Where the
+document shows a create body (deals, activities, tags) the public API is used, so the
+data is made the way a client would; otherwise (contacts, organizations, conversations,
+campaigns, tokens, users) the provisioning adapter makes it. A create the target
+refuses raises `SetupFailed`: the test is blocked by that, it did not fail.
+"""
+
+import secrets
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any, NoReturn
+
+from crm_conformance._errors import SetupFailed
+from crm_conformance.adapter.client import AdapterClient
+from crm_conformance.adapter_kit import IssuedToken
+from crm_conformance.core.client import ApiClient
+from crm_conformance.core.target import Target
+
+NO_ADAPTER = (
+    "needs the provisioning adapter: add adapter_url to the target file "
+    "(spec/adapter.yaml describes what to implement)"
+)
+
+
+def absent_id(prefix: str) -> str:
+    """A well-formed id of `prefix` (`con`, `deal`, ...) that names no record: 128 random
+    bits, so it never names a real one."""
+    return f"{prefix}_{secrets.token_hex(16)}"
+
+
+def stamp(when: datetime | None = None) -> str:
+    """`when` (now when None) as an ISO 8601 date-time in UTC, to the whole second: the
+    form every test sends, which any storage precision keeps exact."""
+    return (when or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="seconds")
+
+
+def phone_number() -> str:
+    """A fresh E.164 number strict validators accept: London 020 7xxx xxxx, random
+    because phones are unique per workspace."""
+    return f"+44207{secrets.randbelow(10**7):07d}"
+
+
+class RecordFactory:
+    """Makes records for one test; see ARCHITECTURE.md, "What the plugin gives a suite"."""
+
+    def __init__(
+        self,
+        *,
+        api: ApiClient,
+        adapter: AdapterClient | None,
+        target: Target,
+        unique: Callable[[str], str],
+        skip: Callable[[str], NoReturn],
+    ) -> None:
+        self.api = api
+        self.target = target
+        self.unique = unique
+        self._adapter = adapter
+        self._skip = skip
+        self.created: list[tuple[str, str]] = []
+        """(kind, id) of everything made, in order (for reports and sweeping)."""
+
+    def requiring(self, feature: str) -> "RecordFactory":
+        """This factory, once the adapter is known to offer `feature` (skipped otherwise):
+        the gate of a suite whose every test needs it (`campaigns`, `conversations`)."""
+        self.adapter.require(feature)
+        return self
+
+    @property
+    def adapter(self) -> AdapterClient:
+        """The adapter, or a skip saying to configure one."""
+        if self._adapter is None:
+            self._skip(NO_ADAPTER)
+        return self._adapter
+
+    # --- records through the adapter (no documented create body) ---------------------
+
+    def contact(self, **fields: Any) -> dict[str, Any]:
+        """A contact (adapter: "Contact create and update bodies: not shown")."""
+        values = {"first_name": self.unique("contact"), "last_name": "Conformance", **fields}
+        return self._made("contact", self.adapter.create_record(kind="contact", fields=values))
+
+    def organization(self, **fields: Any) -> dict[str, Any]:
+        """An organization (adapter: its create body is not shown)."""
+        values = {"name": self.unique("org"), **fields}
+        return self._made(
+            "organization", self.adapter.create_record(kind="organization", fields=values)
+        )
+
+    def conversation(
+        self, *, status: str = "active", contact: bool = True, **fields: Any
+    ) -> dict[str, Any]:
+        """A conversation in `status` (waiting | active); `contact=False` gives none.
+
+        Its contact carries the run prefix when the adapter can make records; otherwise
+        the adapter makes one itself.
+        """
+        contact_id: str | bool | None = None
+        if contact and self.adapter.has("records"):
+            with self.adapter.optional():  # without records, the adapter makes the contact
+                contact_id = self.contact()["id"]
+        elif contact:
+            contact_id = True
+        made = self.adapter.create_conversation(status=status, contact_id=contact_id, **fields)
+        return self._made("conversation", made)
+
+    def campaign(
+        self, *, status: str = "running", participants: Sequence[Mapping[str, Any]] | None = None
+    ) -> dict[str, Any]:
+        """A campaign in `status` with `participants` (each a dict of adapter fields)."""
+        made = self.adapter.create_campaign(
+            status=status, name=self.unique("campaign"), participants=participants
+        )
+        return self._made("campaign", made)
+
+    def token(
+        self,
+        *,
+        scopes: Sequence[str] | None = None,
+        kind: str = "workspace",
+        state: str | None = None,
+        **options: Any,
+    ) -> IssuedToken:
+        """A token with exactly `scopes` (all when None) in `state`; its value is redacted."""
+        issued = self.adapter.create_token(scopes=scopes, kind=kind, state=state, **options)
+        self.created.append(("token", issued.id))
+        return issued
+
+    def user(self, **fields: Any) -> dict[str, Any]:
+        """A person an OAuth token can act for."""
+        return self._made("user", self.adapter.create_user(name=self.unique("user"), **fields))
+
+    # --- records through the public API (the document shows the body) ---------------
+
+    def deal(self, **fields: Any) -> dict[str, Any]:
+        """A deal in the first pipeline's first stage, on a new contact unless one is given."""
+        body = dict(fields)
+        if "pipeline_id" not in body or "stage_id" not in body:
+            pipelines = self.adapter.fixtures().pipelines
+            if not pipelines or not pipelines[0].stages:
+                self._skip("the adapter's GET /v1/fixtures lists no pipeline with a stage")
+            body.setdefault("pipeline_id", pipelines[0].id)
+            body.setdefault("stage_id", pipelines[0].stages[0].id)
+        if "contact_id" not in body and "organization_id" not in body:
+            body["contact_id"] = self.contact()["id"]
+        body.setdefault("title", self.unique("deal"))
+        return self._made("deal", self._create("/v1/deals", body))
+
+    def activity(self, **fields: Any) -> dict[str, Any]:
+        """An activity due now on a new contact unless `record_id` is given."""
+        body = dict(fields)
+        if "record_id" not in body:
+            body["record_id"] = self.contact()["id"]
+        body.setdefault("title", self.unique("activity"))
+        body.setdefault("due_at", stamp())
+        return self._made("activity", self._create("/v1/activities", body))
+
+    def tag(self, *, kind: str = "contact", **fields: Any) -> dict[str, Any]:
+        """A tag in the catalogue of `kind` (contact | organization | deal).
+
+        The body field choosing the catalogue is "not shown": it comes from the target's
+        `conventions.tag_catalogue_field`, and the test is skipped without it.
+        """
+        selector = self.target.conventions.get("tag_catalogue_field")
+        if selector is None:
+            self._skip(
+                "the tag catalogue field is not shown in the document: add "
+                '[conventions] tag_catalogue_field = "<body field>" to the target file'
+            )
+        body = {"name": self.unique("tag"), selector: kind, **fields}
+        return self._made("tag", self._create("/v1/tags", body))
+
+    # --- helpers ---------------------------------------------------------------------
+
+    def _create(self, path: str, body: Mapping[str, Any]) -> dict[str, Any]:
+        response = self.api.post(path, json=dict(body))
+        if not 200 <= response.status_code < 300:
+            raise SetupFailed(
+                f"could not make test data: POST {path} answered {response.status_code}: "
+                f"{self.api.redactor.text(response.text[:300])}"
+            )
+        try:
+            made = response.json()
+        except ValueError:
+            raise SetupFailed(f"could not make test data: POST {path} answered non-JSON") from None
+        if not isinstance(made, dict):
+            raise SetupFailed(f"could not make test data: POST {path} answered {made!r}")
+        return made
+
+    def listed_user_id(self) -> str:
+        """The id of a workspace member as `GET /v1/users` lists it: "A user id serves as
+        `owner_id` ... and as `assignee_id`". An `active` one where the list says so; the
+        other values of `status` are not shown."""
+        response = self.api.get("/v1/users", params={"limit": 200})
+        body = response.json() if response.status_code == 200 else None
+        rows = body.get("data") if isinstance(body, dict) else None
+        users = [u for u in rows or [] if isinstance(u, dict) and isinstance(u.get("id"), str)]
+        if not users:
+            raise SetupFailed(
+                f"no user to use: GET /v1/users answered {response.status_code} with "
+                f"{len(users)} users"
+            )
+        active = [user for user in users if user.get("status") == "active"]
+        return str((active or users)[0]["id"])
+
+    def _made(self, kind: str, record: dict[str, Any]) -> dict[str, Any]:
+        if isinstance(record.get("id"), str):
+            self.created.append((kind, record["id"]))
+        return record

@@ -1,0 +1,215 @@
+"""One acceptable call of each operation `spec/openapi.yaml` describes, on fresh data.
+
+The matrices that send every operation with other tokens (scopes, authentication) read
+the operations from the description (`document.operations()`) and build each call here,
+so a new operation in the description is a new point of each matrix (and a call this
+module cannot build fails loudly, `tests/harness/test_operations.py`). Whether a server
+reads the body or the record's state before the token is not shown, so each call is
+one the target accepts: a body the document shows (or the target's convention where it
+does not), a record in a state in which the operation is allowed (a running campaign to
+pause, a conversation the AI agent holds to hand off, ...). The only thing a matrix
+changes is the token.
+"""
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, NoReturn
+
+import httpx
+
+from crm_conformance.adapter.client import AdapterClient
+from crm_conformance.adapter_kit import Workspace
+from crm_conformance.core import conventions
+from crm_conformance.core.client import ApiClient
+from crm_conformance.core.document import DescribedOperation
+from crm_conformance.steps.factories import phone_number, stamp
+
+NO_BODY: Any = object()
+"""A call that sends no body."""
+
+
+@dataclass(frozen=True)
+class Call:
+    """What one call of an operation sends, the token aside."""
+
+    method: str
+    path: str
+    query: tuple[tuple[str, str], ...] = ()
+    body: Any = NO_BODY
+    conventional: bool = False
+    """The body is the target's convention for an operation whose shape is not shown."""
+
+    def send(self, client: ApiClient, **options: Any) -> httpx.Response:
+        """Send it with `client`'s token (or `token=...`, `retry_429=...` as `request` takes)."""
+        if self.body is NO_BODY:
+            return client.request(self.method, self.path, params=list(self.query), **options)
+        return client.request(
+            self.method, self.path, params=list(self.query), json=self.body, **options
+        )
+
+
+class Maker:
+    """Makes the data a call needs in one workspace, through the adapter."""
+
+    def __init__(
+        self,
+        adapter: AdapterClient,
+        unique: Callable[[str], str],
+        convention: conventions.Lookup,
+        skip: Callable[[str], NoReturn],
+        workspace: Workspace = "primary",
+    ) -> None:
+        self.adapter = adapter
+        self.unique = unique
+        self.convention = convention
+        self.skip = skip
+        self.workspace = workspace
+
+    def contact_id(self) -> str:
+        made = self.adapter.create_record(
+            kind="contact",
+            fields={
+                "first_name": self.unique("call"),
+                "last_name": "Conformance",
+                "visibility": "company",
+            },
+            workspace=self.workspace,
+        )
+        return str(made["id"])
+
+    def campaign_id(self, status: str) -> str:
+        made = self.adapter.create_campaign(
+            status=status, name=self.unique("campaign"), workspace=self.workspace
+        )
+        return str(made["id"])
+
+    def conversation_id(self, status: str, handler: str | None) -> str:
+        made = self.adapter.create_conversation(
+            status=status, handler=handler, contact_id=self.contact_id(), workspace=self.workspace
+        )
+        return str(made["id"])
+
+    def deal_body(self) -> dict[str, Any]:
+        pipelines = self.adapter.fixtures(workspace=self.workspace).pipelines
+        if not pipelines or not pipelines[0].stages:
+            self.skip("the adapter's GET /v1/fixtures lists no pipeline with a stage")
+        return {
+            "pipeline_id": pipelines[0].id,
+            "stage_id": pipelines[0].stages[0].id,
+            "title": self.unique("deal"),
+            "contact_id": self.contact_id(),
+        }
+
+    def activity_body(self) -> dict[str, Any]:
+        return {"title": self.unique("activity"), "due_at": stamp(), "record_id": self.contact_id()}
+
+    def tag_body(self) -> dict[str, Any]:
+        return {"name": self.unique("tag"), self.convention("tag_catalogue_field"): "contact"}
+
+    def upsert_body(self) -> dict[str, Any]:
+        """The target's upsert body (its shape is not shown) for a new contact."""
+        made = conventions.body(
+            self.convention,
+            "upsert.body",
+            external_id=self.unique("upsert"),
+            phone=phone_number(),
+            first_name=self.unique("upsert"),
+        )
+        return dict(made)
+
+    def move(self, name: str, status: str, handler: str | None) -> Call:
+        """A conversation move at the target's path and body (neither is shown), on a
+        conversation held so that the move is allowed."""
+        self.adapter.require("conversations")
+        key = f"conversation_moves.{name}"
+        conversation_id = self.conversation_id(status, handler)
+        path = conventions.path(self.convention, f"{key}_path", conversation_id=conversation_id)
+        assignee: Any = conventions.OMIT
+        if name == "assign":
+            users = self.adapter.fixtures(workspace=self.workspace).users
+            if not users:
+                self.skip("the adapter's GET /v1/fixtures lists no user to assign to")
+            assignee = users[0]
+        values = {"conversation_id": conversation_id, "assignee_id": assignee}
+        body = conventions.body(self.convention, f"{key}_body", **values)
+        return Call("POST", path, body=body, conventional=True)
+
+    def deletion_feed(self, resource: str) -> Call:
+        """The deletion feed listing `resource` (a scope table name), at the target's query."""
+        query = conventions.deletion_feed(self.convention, resource)
+        return Call("GET", "/v1/deleted-records", tuple(query.items()))
+
+
+def _page(path: str) -> Callable[[Maker], Call]:
+    return lambda _: Call("GET", path, (("limit", "1"),))
+
+
+def _get(path: str) -> Callable[[Maker], Call]:
+    return lambda _: Call("GET", path)
+
+
+def _campaign(action: str, status: str) -> Callable[[Maker], Call]:
+    def build(maker: Maker) -> Call:
+        maker.adapter.require("campaigns")
+        campaign_id = maker.campaign_id(status)
+        if action == "resume":
+            path = conventions.path(
+                maker.convention, "campaigns.resume_path", campaign_id=campaign_id
+            )
+            return Call("POST", path)
+        method = "GET" if action == "stats" else "POST"
+        return Call(method, f"/v1/campaigns/{campaign_id}/{action}")
+
+    return build
+
+
+def _close(maker: Maker) -> Call:
+    maker.adapter.require("conversations")
+    return Call("POST", f"/v1/conversations/{maker.conversation_id('active', 'agent')}/close")
+
+
+BUILDERS: dict[str, Callable[[Maker], Call]] = {
+    "listContacts": _page("/v1/contacts"),
+    "getContact": lambda m: Call("GET", f"/v1/contacts/{m.contact_id()}"),
+    "searchContacts": lambda _: Call("POST", "/v1/contacts/search", body={"limit": 1}),
+    "upsertContact": lambda m: Call("POST", "/v1/contacts/upsert", body=m.upsert_body()),
+    "createDeal": lambda m: Call("POST", "/v1/deals", body=m.deal_body()),
+    "createActivity": lambda m: Call("POST", "/v1/activities", body=m.activity_body()),
+    "createTag": lambda m: Call("POST", "/v1/tags", body=m.tag_body()),
+    "listUsers": _page("/v1/users"),
+    "listAudiences": _page("/v1/audiences"),
+    "closeConversation": _close,
+    "handoffConversation": lambda m: m.move("handoff", "active", "agent"),
+    "assignConversation": lambda m: m.move("assign", "waiting", None),
+    "resumeConversation": lambda m: m.move("resume", "active", "user"),
+    "pauseCampaign": _campaign("pause", "running"),
+    "resumeCampaign": _campaign("resume", "paused"),
+    "getCampaignStats": _campaign("stats", "running"),
+    "getMe": _get("/v1/me"),
+    "getCapabilities": _get("/v1/capabilities"),
+    "listFields": lambda m: Call(
+        "GET", "/v1/fields", tuple(conventions.query(m.convention, "fields_query"))
+    ),
+    "listPipelines": _get("/v1/pipelines"),
+    "listDeletedRecords": lambda m: m.deletion_feed("contacts"),
+    "listSuccessEventTypes": _get("/v1/success-event-types"),
+}
+"""operationId -> how to build an acceptable call of it (the deletion feed's: contacts)."""
+
+
+def call_of(operation: DescribedOperation, maker: Maker) -> Call:
+    """An acceptable call of `operation` on fresh data of `maker`'s workspace."""
+    return BUILDERS[operation.operation_id](maker)
+
+
+def pick(operations: Sequence[DescribedOperation], *, reads: bool) -> list[DescribedOperation]:
+    """Per group, its first read (or write) without a path id if it has one, else its
+    first: one call that stands for the group (the authentication matrix)."""
+    chosen: dict[str, DescribedOperation] = {}
+    for operation in operations:
+        if operation.reads != reads:
+            continue
+        held = chosen.get(operation.group)
+        if held is None or ("{" in held.path and "{" not in operation.path):
+            chosen[operation.group] = operation
+    return list(chosen.values())
