@@ -12,10 +12,6 @@ import pytest
 SLOW = os.environ.get("CRM_SLOW_TESTS") == "1"
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "slow: takes minutes; runs when CRM_SLOW_TESTS=1")
-
-
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     if SLOW:
         return

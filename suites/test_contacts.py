@@ -72,16 +72,16 @@ def test_a_contact_renders_its_fields_with_their_types(
     contact = expect_success(response, "CON-003")
     # "Always present" (CON-003) and ISO 8601 timestamps (IDN-003) are universal checks,
     # applied by expect_success.
-    expect_value(response, "CON-003", "object", contact["object"], "contact")
+    expect_value(response, "CON-003", "object", got=contact["object"], expected="contact")
     expect_identifier(response, "IDN-006", contact, "id", "con_")
     expect_enum(response, "CON-004", contact, "status", STATUSES)
     expect_enum(response, "CON-005", contact, "visibility", VISIBILITIES)
     expect_enum(response, "CON-020", contact, "score", SCORES)
     for name, value in sent.items():
         req_id = {"email": "CON-008", "score": "CON-020"}.get(name, "CON-010")
-        expect_value(response, req_id, name, contact.get(name), value)
+        expect_value(response, req_id, name, got=contact.get(name), expected=value)
     for name, value in names.items():
-        expect_value(response, "CON-006", name, contact.get(name), value)
+        expect_value(response, "CON-006", name, got=contact.get(name), expected=value)
 
 
 ENUM_VALUES = {
@@ -106,7 +106,7 @@ def test_every_status_and_visibility_reads_back_as_written(
     response = api.get(f"{CONTACTS}/{made['id']}")
     req_id = ENUM_VALUES[field, value]
     contact = expect_success(response, req_id)
-    expect_value(response, req_id, field, contact.get(field), value)
+    expect_value(response, req_id, field, got=contact.get(field), expected=value)
 
 
 @pytest.mark.req("CON-022", "CON-023")
@@ -204,7 +204,9 @@ def test_a_contact_with_an_owner_always_renders_the_owner(
         api.get(f"{CONTACTS}/{made['id']}", params={"expand": "organization"}),
     ):
         contact = expect_success(response, "CON-018")
-        expect_value(response, "CON-017", "owner_id", contact.get("owner_id"), users[0])
+        expect_value(
+            response, "CON-017", "owner_id", got=contact.get("owner_id"), expected=users[0]
+        )
         expect_owner(response, "CON-018", contact, "owner", users[0])
 
 
@@ -231,7 +233,11 @@ def test_the_organization_is_embedded_only_when_expanded(
     plain = api.get(f"{CONTACTS}/{made['id']}")
     contact = expect_success(plain, "CON-016")
     expect_value(
-        plain, "CON-015", "organization_id", contact.get("organization_id"), organization["id"]
+        plain,
+        "CON-015",
+        "organization_id",
+        got=contact.get("organization_id"),
+        expected=organization["id"],
     )
     expect_organization(plain, "CON-016", contact, None)
     expanded = api.get(f"{CONTACTS}/{made['id']}", params={"expand": "organization"})
@@ -244,7 +250,11 @@ def test_the_organization_is_embedded_only_when_expanded(
     # organization was rendered when made (a target may normalize a website).
     for name in ("name", "visibility", "website", "external_id"):
         expect_value(
-            expanded, "CON-026", f"organization.{name}", embedded.get(name), organization.get(name)
+            expanded,
+            "CON-026",
+            f"organization.{name}",
+            got=embedded.get(name),
+            expected=organization.get(name),
         )
 
 
@@ -253,9 +263,15 @@ def test_a_contact_is_retrieved_with_chosen_fields(api: ApiClient, factory: Reco
     made = factory.contact()
     response = api.get(f"{CONTACTS}/{made['id']}", params={"fields": "first_name"})
     contact = expect_success(response, "CON-040")
-    expect_value(response, "CON-038", "id", contact.get("id"), made["id"])
-    expect_value(response, "CON-040", "first_name", contact.get("first_name"), made["first_name"])
-    expect_value(response, "CON-040", "object", contact.get("object"), "contact")
+    expect_value(response, "CON-038", "id", got=contact.get("id"), expected=made["id"])
+    expect_value(
+        response,
+        "CON-040",
+        "first_name",
+        got=contact.get("first_name"),
+        expected=made["first_name"],
+    )
+    expect_value(response, "CON-040", "object", got=contact.get("object"), expected="contact")
     expect_narrowed(response, "CON-040", contact, ("first_name",))
 
 
@@ -310,7 +326,7 @@ def test_a_lost_contact_names_its_lost_reason(api: ApiClient, factory: RecordFac
     made = factory.contact(status="lost", lost_reason="Price")
     response = api.get(f"{CONTACTS}/{made['id']}")
     contact = expect_success(response, "CON-021")
-    expect_value(response, "CON-021", "status", contact.get("status"), "lost")
+    expect_value(response, "CON-021", "status", got=contact.get("status"), expected="lost")
     expect_true(
         response,
         "CON-021",
@@ -340,10 +356,18 @@ def test_company_name_links_to_the_organization_of_that_name(
     response = api.get(f"{CONTACTS}/{made['id']}")
     contact = expect_success(response, "CON-013")
     expect_value(
-        response, "CON-012", "company_name", contact.get("company_name"), organization["name"]
+        response,
+        "CON-012",
+        "company_name",
+        got=contact.get("company_name"),
+        expected=organization["name"],
     )
     expect_value(
-        response, "CON-013", "organization_id", contact.get("organization_id"), organization["id"]
+        response,
+        "CON-013",
+        "organization_id",
+        got=contact.get("organization_id"),
+        expected=organization["id"],
     )
 
 
@@ -355,7 +379,9 @@ def test_company_name_matching_no_organization_links_a_new_one(
     made = factory.contact(company_name=company)
     response = api.get(f"{CONTACTS}/{made['id']}", params={"expand": "organization"})
     contact = expect_success(response, "CON-013")
-    expect_value(response, "CON-012", "company_name", contact.get("company_name"), company)
+    expect_value(
+        response, "CON-012", "company_name", got=contact.get("company_name"), expected=company
+    )
     embedded = contact.get("organization")
     name = embedded.get("name") if isinstance(embedded, dict) else None
     expect_true(
@@ -507,5 +533,9 @@ def test_an_upsert_never_changes_a_phone(
     expect_error(response, "CON-044", status=409, code="phone_mismatch")
     after = expect_success(api.get(f"{CONTACTS}/{matched['id']}"), "CON-044")
     expect_value(
-        response, "CON-044", "phone after the upsert", after.get("phone"), matched["phone"]
+        response,
+        "CON-044",
+        "phone after the upsert",
+        got=after.get("phone"),
+        expected=matched["phone"],
     )

@@ -73,10 +73,10 @@ def closed(response: httpx.Response, req_id: str, conversation_id: str) -> dict[
         expected="the Conversation as a JSON object",
         got=repr(body)[:200],
     )
-    expect_value(response, "CONV-002", "object", body.get("object"), "conversation")
-    expect_value(response, req_id, "id", body.get("id"), conversation_id)
+    expect_value(response, "CONV-002", "object", got=body.get("object"), expected="conversation")
+    expect_value(response, req_id, "id", got=body.get("id"), expected=conversation_id)
     expect_enum(response, "CONV-003", body, "status", STATES)
-    expect_value(response, "CONV-024", "status", body.get("status"), "closed")
+    expect_value(response, "CONV-024", "status", got=body.get("status"), expected="closed")
     return cast(dict[str, Any], body)
 
 
@@ -145,7 +145,11 @@ def test_the_closed_conversation_has_the_documented_fields(
     for field, req_id in (("channel_id", "CONV-005"), ("contact_id", "CONV-006")):
         expect_type_or_null(response, req_id, body, field, str, "a string")
     expect_value(
-        response, "CONV-006", "contact_id", body.get("contact_id"), conversation.get("contact_id")
+        response,
+        "CONV-006",
+        "contact_id",
+        got=body.get("contact_id"),
+        expected=conversation.get("contact_id"),
     )
     expect_type_or_null(response, "CONV-011", body, "queue_name", str, "a string")
     for field in ("last_message_at", "created_at", "updated_at"):

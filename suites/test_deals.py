@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from crm_conformance import AdapterClient, ApiClient, Fixtures
+from crm_conformance.core import document
 from crm_conformance.steps import (
     RecordFactory,
     absent_id,
@@ -43,6 +44,8 @@ LOST_JUSTIFICATION = "Chose a competitor"
 """Sent with every deal created lost: "same rule as `lost_reason_id`" may read as
 required when lost, or as allowed only then; both readings take it on a lost deal."""
 VISIBILITIES = ("private", "team", "team_and_subteams", "company")
+LOWEST, HIGHEST = document.number_range("DealCreateRequest", "probability")
+MAX_EXTERNAL_ID = document.length_range("DealCreateRequest", "external_id")[1]
 
 
 @pytest.fixture
@@ -81,9 +84,9 @@ def test_a_deal_is_created_in_a_pipeline_stage(
     observe("deal default status", deal.get("status"))
     # "Always present" (DEAL-002) and ISO 8601 timestamps (IDN-003) are universal
     # checks, applied by expect_success.
-    expect_value(response, "DEAL-002", "object", deal["object"], "deal")
+    expect_value(response, "DEAL-002", "object", got=deal["object"], expected="deal")
     for name in ("pipeline_id", "stage_id", "title", "contact_id"):
-        expect_value(response, "DEAL-001", name, deal.get(name), body[name])
+        expect_value(response, "DEAL-001", name, got=deal.get(name), expected=body[name])
     expect_enum(response, "DEAL-018", deal, "status", ("open", "won", "lost"))
     expect_enum(response, "DEAL-030", deal, "visibility", VISIBILITIES)
     expect_identifier(response, "IDN-010", deal, "id", "deal_")
@@ -100,7 +103,7 @@ def test_a_deal_on_an_organization_only_is_created(
     organization = factory.organization()
     response = api.post(DEALS, json={**body, "organization_id": organization["id"]})
     linked = expect_success(response, "DEAL-006").get("organization_id")
-    expect_value(response, "DEAL-006", "organization_id", linked, organization["id"])
+    expect_value(response, "DEAL-006", "organization_id", got=linked, expected=organization["id"])
 
 
 REFUSED_BODIES: dict[str, tuple[str, Callable[[dict[str, Any]], None]]] = {
@@ -113,12 +116,15 @@ REFUSED_BODIES: dict[str, tuple[str, Callable[[dict[str, Any]], None]]] = {
         "DEAL-012",
         lambda b: b.update(status="lost", lost_justification=LOST_JUSTIFICATION),
     ),
-    "probability -1": ("DEAL-015", lambda b: b.update(probability=-1)),
+    f"probability {LOWEST - 1}": ("DEAL-015", lambda b: b.update(probability=LOWEST - 1)),
     "score not cold, warm or hot": ("DEAL-017", lambda b: b.update(score="lukewarm")),
     "status not open, won or lost": ("DEAL-018", lambda b: b.update(status="pending")),
-    "probability 101": ("DEAL-034", lambda b: b.update(probability=101)),
+    f"probability {HIGHEST + 1}": ("DEAL-034", lambda b: b.update(probability=HIGHEST + 1)),
     "empty external_id": ("DEAL-032", lambda b: b.update(external_id="")),
-    "external_id of 256 characters": ("DEAL-032", lambda b: b.update(external_id="e" * 256)),
+    f"external_id of {MAX_EXTERNAL_ID + 1} characters": (
+        "DEAL-032",
+        lambda b: b.update(external_id="e" * (MAX_EXTERNAL_ID + 1)),
+    ),
 }
 """Bodies one change away from valid that the Deal table's rules refuse (422)."""
 
@@ -209,7 +215,7 @@ def test_value_sent_as_a_number_reads_back_as_a_string(
 
 
 @pytest.mark.req("DEAL-015", "DEAL-035")
-@pytest.mark.parametrize("probability", [0, 55, 100])
+@pytest.mark.parametrize("probability", [LOWEST, 55, HIGHEST])
 def test_a_probability_from_0_to_100_is_kept(
     api: ApiClient, body: dict[str, Any], probability: int
 ) -> None:
@@ -223,7 +229,7 @@ def test_a_probability_from_0_to_100_is_kept(
         expected="probability an integer",
         got=f"probability = {got!r}",
     )
-    expect_value(response, "DEAL-015", "probability", got, probability)
+    expect_value(response, "DEAL-015", "probability", got=got, expected=probability)
 
 
 @pytest.mark.req("DEAL-016")
@@ -236,7 +242,11 @@ def test_a_null_probability_inherits_the_stage_default(
     response = api.post(DEALS, json={**body, "probability": None})
     deal = expect_success(response, "DEAL-016")
     expect_value(
-        response, "DEAL-016", "probability", deal.get("probability"), stage.default_probability
+        response,
+        "DEAL-016",
+        "probability",
+        got=deal.get("probability"),
+        expected=stage.default_probability,
     )
 
 
@@ -254,11 +264,13 @@ def test_a_deal_created_lost_with_a_reason_names_the_reason(
         response,
         "DEAL-013",
         "lost_justification",
-        deal.get("lost_justification"),
-        LOST_JUSTIFICATION,
+        got=deal.get("lost_justification"),
+        expected=LOST_JUSTIFICATION,
     )
-    expect_value(response, "DEAL-018", "status", deal.get("status"), "lost")
-    expect_value(response, "DEAL-019", "lost_reason_id", deal.get("lost_reason_id"), reason)
+    expect_value(response, "DEAL-018", "status", got=deal.get("status"), expected="lost")
+    expect_value(
+        response, "DEAL-019", "lost_reason_id", got=deal.get("lost_reason_id"), expected=reason
+    )
     expect_identifier(response, "IDN-013", deal, "lost_reason_id", "lrsn_")
     expect_true(
         response,
@@ -276,7 +288,7 @@ def test_an_external_id_another_deal_has_answers_external_id_taken(
     external_id = unique("ext")
     first = api.post(DEALS, json={**body, "external_id": external_id})
     kept = expect_success(first, "DEAL-032").get("external_id")
-    expect_value(first, "DEAL-032", "external_id", kept, external_id)
+    expect_value(first, "DEAL-032", "external_id", got=kept, expected=external_id)
     again = api.post(DEALS, json={**body, "title": unique("deal"), "external_id": external_id})
     expect_error(again, "DEAL-011", status=409, code="external_id_taken")
 
@@ -289,7 +301,7 @@ def test_an_external_id_a_contact_has_is_free_for_a_deal(
     contact = factory.contact(external_id=unique("ext"))
     response = api.post(DEALS, json={**body, "external_id": contact["external_id"]})
     kept = expect_success(response, "DEAL-033").get("external_id")
-    expect_value(response, "DEAL-033", "external_id", kept, contact["external_id"])
+    expect_value(response, "DEAL-033", "external_id", got=kept, expected=contact["external_id"])
 
 
 @pytest.mark.req("DEAL-032")
@@ -297,10 +309,12 @@ def test_an_external_id_of_255_characters_is_accepted(
     api: ApiClient, body: dict[str, Any], unique: Callable[[str], str]
 ) -> None:
     external_id = unique("ext")
-    external_id += "e" * (255 - len(external_id))
+    external_id += "e" * (MAX_EXTERNAL_ID - len(external_id))
     response = api.post(DEALS, json={**body, "external_id": external_id})
     deal = expect_success(response, "DEAL-032")
-    expect_value(response, "DEAL-032", "external_id", deal.get("external_id"), external_id)
+    expect_value(
+        response, "DEAL-032", "external_id", got=deal.get("external_id"), expected=external_id
+    )
 
 
 @pytest.mark.req("DEAL-024", "DEAL-025", "IDN-018", "IDN-019", "IDN-020", "IDN-021", "USR-004")
@@ -312,7 +326,7 @@ def test_a_deal_with_an_owner_renders_the_owner(
     owner_id = factory.listed_user_id()
     response = api.post(DEALS, json={**body, "owner_id": owner_id})
     deal = expect_success(response, "DEAL-024")
-    expect_value(response, "DEAL-024", "owner_id", deal.get("owner_id"), owner_id)
+    expect_value(response, "DEAL-024", "owner_id", got=deal.get("owner_id"), expected=owner_id)
     expect_owner(response, "DEAL-025", deal, "owner", owner_id)
 
 
@@ -335,7 +349,7 @@ def test_optional_fields_have_their_documented_types(api: ApiClient, body: dict[
     sent = {**body, "score": "warm", "expected_close_date": "2030-01-31T12:00:00Z"}
     response = api.post(DEALS, json=sent)
     deal = expect_success(response, "DEAL-017")
-    expect_value(response, "DEAL-017", "score", deal.get("score"), "warm")
+    expect_value(response, "DEAL-017", "score", got=deal.get("score"), expected="warm")
     expect_timestamp(response, "DEAL-021", deal, "expected_close_date")
     expect_timestamp(response, "DEAL-022", deal, "stage_changed_at")
     for field, req_id, kind, called in (
@@ -344,7 +358,7 @@ def test_optional_fields_have_their_documented_types(api: ApiClient, body: dict[
     ):
         expect_type_or_null(response, req_id, deal, field, kind, called)
     for tag in deal.get("tags") or ():
-        expect_value(response, "DEAL-029", "tags[].object", tag.get("object"), "tag")
+        expect_value(response, "DEAL-029", "tags[].object", got=tag.get("object"), expected="tag")
 
 
 @pytest.mark.req("CON-025", "DEAL-028")

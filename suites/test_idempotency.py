@@ -142,9 +142,15 @@ def test_a_repeat_replays_the_original_response(
         got=f"{REPLAY_HEADER}: {first.headers.get(REPLAY_HEADER)!r}",
     )
     repeat = write.send(api, body, headers)
-    expect_value(repeat, "IDEM-003", "status of the repeat", repeat.status_code, first.status_code)
+    expect_value(
+        repeat,
+        "IDEM-003",
+        "status of the repeat",
+        got=repeat.status_code,
+        expected=first.status_code,
+    )
     replayed = expect_success(repeat, "IDEM-003")
-    expect_value(repeat, "IDEM-003", "body of the repeat", replayed, original)
+    expect_value(repeat, "IDEM-003", "body of the repeat", got=replayed, expected=original)
     expect_true(
         repeat,
         "IDEM-004",

@@ -351,7 +351,9 @@ def test_directory_rows_carry_their_documented_fields(api: ApiClient, path: str)
     response = api.get(path, params={"limit": LIMIT})
     for row in expect_status(response, req_id, 200)["data"]:
         expect_present(response, "IDN-002", row, ("id", "object"))
-        expect_value(response, "IDN-002", f"{record.kind} object", row["object"], record.kind)
+        expect_value(
+            response, "IDN-002", f"{record.kind} object", got=row["object"], expected=record.kind
+        )
         expect_identifier(response, record.id_req, row, "id", record.prefix)
         expect_present(response, req_id, row, (*record.strings, *record.stamps))
         for field in record.strings:

@@ -106,7 +106,7 @@ def test_sort_orders_ascending_and_descending(contacts: Contacts, sort: str) -> 
         contacts.make(updated_at=base + timedelta(minutes=minutes))
     expected = sorted(contacts.made, key=_updated, reverse=sort.startswith("-"))
     got = contacts.ids("QRY-001", [*contacts.narrowed(), ("sort", sort)])
-    expect_value(None, "QRY-001", f"ids with sort={sort}", got, ids_of(expected))
+    expect_value(None, "QRY-001", f"ids with sort={sort}", got=got, expected=ids_of(expected))
 
 
 @pytest.mark.req("QRY-001", "QRY-002")
@@ -129,7 +129,11 @@ def test_sort_by_two_keys_breaks_ties_with_the_second(contacts: Contacts) -> Non
     newest_first = sorted(contacts.made, key=lambda c: instant(c["created_at"]), reverse=True)
     expected = sorted(newest_first, key=_updated)
     expect_value(
-        None, "QRY-001", f"ids with sort={sort}", contacts.ids("QRY-001", query), ids_of(expected)
+        None,
+        "QRY-001",
+        f"ids with sort={sort}",
+        got=contacts.ids("QRY-001", query),
+        expected=ids_of(expected),
     )
 
 
@@ -194,18 +198,18 @@ def test_expand_embeds_the_organization_and_its_absence_keeps_the_id(
     query = contacts.narrowed()
     plain_response = contacts.api.get(CONTACTS, params=query)
     plain = expect_status(plain_response, "QRY-006", 200)["data"]
-    expect_value(plain_response, "QRY-006", "rows", len(plain), 1)
+    expect_value(plain_response, "QRY-006", "rows", got=len(plain), expected=1)
     expect_value(
         plain_response,
         "QRY-006",
         "organization_id",
-        plain[0].get("organization_id"),
-        organization["id"],
+        got=plain[0].get("organization_id"),
+        expected=organization["id"],
     )
     expect_organization(plain_response, "QRY-006", plain[0], None)
     expanded_response = contacts.api.get(CONTACTS, params=[*query, ("expand", "organization")])
     expanded = expect_status(expanded_response, "QRY-005", 200)["data"]
-    expect_value(expanded_response, "QRY-005", "rows", len(expanded), 1)
+    expect_value(expanded_response, "QRY-005", "rows", got=len(expanded), expected=1)
     expect_organization(expanded_response, "QRY-005", expanded[0], organization["id"])
 
 
@@ -230,7 +234,9 @@ def test_fields_returns_only_the_named_fields_with_id_and_object(contacts: Conta
             got=f"keys {sorted(keys)}",
         )
         expect_narrowed(response, "QRY-010", record, ("email",))
-        expect_value(response, "QRY-010", "email", record.get("email"), contact["email"])
+        expect_value(
+            response, "QRY-010", "email", got=record.get("email"), expected=contact["email"]
+        )
 
 
 # --- filters -----------------------------------------------------------------------
@@ -242,7 +248,11 @@ def test_a_repeated_filter_ors_its_values(contacts: Contacts) -> None:
     contacts.make()
     got = contacts.ids("CON-034", contacts.narrowed(chosen))
     expect_value(
-        None, "CON-034", "ids for two external_id values", sorted(got), sorted(ids_of(chosen))
+        None,
+        "CON-034",
+        "ids for two external_id values",
+        got=sorted(got),
+        expected=sorted(ids_of(chosen)),
     )
 
 
@@ -255,8 +265,8 @@ def test_different_filters_are_anded(contacts: Contacts, convention: Callable[[s
         None,
         "CON-035",
         "ids for external_id values and status=won",
-        contacts.ids("CON-035", query),
-        [won["id"]],
+        got=contacts.ids("CON-035", query),
+        expected=[won["id"]],
     )
 
 
@@ -300,7 +310,9 @@ def test_updated_since_includes_the_instant_itself(contacts: Contacts) -> None:
             ("updated_since", since.astimezone(PLUS_TWO).isoformat()),
         ]
         got = contacts.ids("SYNC-001", query)
-        expect_value(None, "SYNC-001", f"ids with updated_since={query[-1][1]}", got, expected)
+        expect_value(
+            None, "SYNC-001", f"ids with updated_since={query[-1][1]}", got=got, expected=expected
+        )
 
 
 @pytest.mark.req("CON-033")
@@ -316,6 +328,6 @@ def test_created_since_includes_the_instant_itself(
         None,
         "CON-033",
         f"ids created at or after {since}",
-        contacts.ids("CON-033", query),
-        [later["id"]],
+        got=contacts.ids("CON-033", query),
+        expected=[later["id"]],
     )

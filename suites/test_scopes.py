@@ -326,7 +326,9 @@ def test_me_lists_the_scopes_of_the_token(
         got=f"words in the body: {sorted(words_in(body))[:30]}",
     )
     if found.scopes_source["narrow"] == "GET /v1/me":
-        expect_value(narrow, "SCOPE-026", "the scopes listed", found.scopes["narrow"], set(held))
+        expect_value(
+            narrow, "SCOPE-026", "the scopes listed", got=found.scopes["narrow"], expected=set(held)
+        )
 
 
 @contextmanager
@@ -411,8 +413,8 @@ def test_capabilities_report_the_effective_write_policy(
             response,
             "SCOPE-027",
             "deals writable (before, while mirrored)",
-            (before.write_policy.get("deals"), after.write_policy.get("deals")),
-            (True, False),
+            got=(before.write_policy.get("deals"), after.write_policy.get("deals")),
+            expected=(True, False),
         )
         return
     expect_true(

@@ -186,8 +186,8 @@ def test_nested_groups_combine_and_with_or(searched: Searched) -> None:
         None,
         "SRCH-003",
         "matches of (first) or (second and won) or (third and won)",
-        sorted(got),
-        sorted(ids_of([first, third])),
+        got=sorted(got),
+        expected=sorted(ids_of([first, third])),
     )
 
 
@@ -203,7 +203,9 @@ def test_equals_matches_the_whole_value(searched: Searched) -> None:
     ):
         body = {"filter": {"join": "and", "conditions": [_equals("email", value)]}}
         got = [one for one in searched.ids(req_id, body) if one in ids_of(searched.made)]
-        expect_value(None, req_id, f"our matches of email equals {value!r}", got, wanted)
+        expect_value(
+            None, req_id, f"our matches of email equals {value!r}", got=got, expected=wanted
+        )
 
 
 @pytest.mark.req("SRCH-009", "SRCH-007", "PAG-005")
@@ -215,10 +217,14 @@ def test_search_pages_through_every_match_in_the_sort_order(searched: Searched) 
         searched.make(updated_at=base + timedelta(minutes=minutes))
     expected = ids_of(sorted(searched.made, key=lambda c: instant(c["updated_at"])))
     got = searched.ids("SRCH-009", {"q": searched.token, "sort": "updated_at"}, limit=2)
-    expect_value(None, "SRCH-009", "ids over pages of 2", sorted(got), sorted(expected))
-    expect_value(None, "SRCH-007", "ids over pages of 2, sort=updated_at", got, expected)
+    expect_value(
+        None, "SRCH-009", "ids over pages of 2", got=sorted(got), expected=sorted(expected)
+    )
+    expect_value(
+        None, "SRCH-007", "ids over pages of 2, sort=updated_at", got=got, expected=expected
+    )
     descending = searched.ids("SRCH-007", {"q": searched.token, "sort": "-updated_at"})
-    expect_value(None, "SRCH-007", "ids, sort=-updated_at", descending, expected[::-1])
+    expect_value(None, "SRCH-007", "ids, sort=-updated_at", got=descending, expected=expected[::-1])
 
 
 @pytest.mark.req("SRCH-002", "QRY-010", "QRY-011", "QRY-005")
@@ -229,8 +235,8 @@ def test_search_accepts_expand_and_fields(searched: Searched, factory: RecordFac
         SEARCH, json={"q": searched.token, "expand": "organization", "fields": "email,organization"}
     )
     data = expect_status(response, "SRCH-002", 200)["data"]
-    expect_value(response, "SRCH-002", "matches", len(data), 1)
-    expect_value(response, "SRCH-002", "email", data[0].get("email"), contact["email"])
+    expect_value(response, "SRCH-002", "matches", got=len(data), expected=1)
+    expect_value(response, "SRCH-002", "email", got=data[0].get("email"), expected=contact["email"])
     expect_organization(response, "SRCH-002", data[0], organization["id"])
     record = data[0]
     expect_narrowed(response, "SRCH-002", record, ("email", "organization"))

@@ -1,82 +1,69 @@
-"""docs/decisions.md stays true: its variant list is the one reference/variants.py
-declares, every name in its tables is a variant, a fault or a test that exists, and
-every requirement it cites holds the choice (`decision` or `limitation`)."""
+"""docs/decisions.md is generated (selftest/decisions_doc.py) and its sources stay true:
+every name in docs/findings.yaml is a variant, a fault or a test that exists, and every
+requirement a choice finding cites holds the choice (`decision` or `limitation`)."""
 
 import re
-from pathlib import Path
+
+import pytest
 
 from crm_conformance.core.catalogue import load_catalogue
+from crm_conformance.core.paths import SPEC_DIR
 from crm_conformance.reference.faults import FAULTS
 from crm_conformance.reference.variants import VARIANTS
+from crm_conformance.selftest import decisions_doc
 from crm_conformance.selftest.wire_faults import WIRE_FAULTS
 
-ROOT = Path(__file__).resolve().parents[1]
-DOC = ROOT / "docs" / "decisions.md"
-BEGIN = (
-    "<!-- variants: generated from reference/variants.py; "
-    "tests/test_decisions_doc.py keeps it true -->"
-)
-END = "<!-- end variants -->"
-CHOICE_TABLES = ("## False failures", "## Suspects")
-"""Sections whose cited requirements must record the choice themselves."""
-TABLES = (*CHOICE_TABLES, "## Blind spots")
+ROOT = SPEC_DIR.parent
+ROWS = [(table["title"], row) for table in decisions_doc.findings() for row in table["rows"]]
 
 
-def variants_block() -> str:
-    """The generated list: a count, then one line per variant, by name."""
-    lines = [f"{len(VARIANTS)} legal variants:", ""]
-    for name in sorted(VARIANTS):
-        variant = VARIANTS[name]
-        notes = [f"group {variant.group}"] if variant.group else []
-        if variant.alone:
-            notes.append("alone")
-        if variant.suites:
-            notes.append(f"{len(variant.suites)} suite modules")
-        tail = f" ({'; '.join(notes)})" if notes else ""
-        lines.append(f"- `{name}`: {variant.summary}{tail}")
-    return "\n".join(lines)
-
-
-def _rows(section_title: str) -> list[list[str]]:
-    """The body rows of the table under the heading starting with `section_title`."""
-    text = DOC.read_text(encoding="utf-8")
-    section = text.split(section_title, 1)[1].split("\n## ", 1)[0]
-    rows = [line for line in section.splitlines() if line.startswith("|")]
-    return [[cell.strip() for cell in row.strip("|").split("|")] for row in rows[2:]]
-
-
-def test_the_variant_list_is_generated_from_the_catalogue() -> None:
-    text = DOC.read_text(encoding="utf-8")
-    written = text.split(BEGIN, 1)[1].split(END, 1)[0].strip()
-    assert written == variants_block(), (
-        f"regenerate docs/decisions.md between its markers with:\n{variants_block()}"
+def test_the_page_is_the_generated_text() -> None:
+    written = decisions_doc.DECISIONS.read_text(encoding="utf-8")
+    assert written == decisions_doc.render(), (
+        "docs/decisions.md is generated: run "
+        "`python -m crm_conformance.selftest.decisions_doc --write` and commit the result"
     )
+
+
+def test_the_page_holds_every_decision_fault_and_variant() -> None:
+    text = decisions_doc.render()
+    catalogue = load_catalogue()
+    for requirement in catalogue:
+        if requirement.decision:
+            assert requirement.decision in text, requirement.id
+    for name in (*FAULTS, *WIRE_FAULTS, *VARIANTS):
+        assert f"- `{name}`" in text, name
     assert len(VARIANTS) >= 40
 
 
-def test_every_variant_and_fault_named_in_the_tables_exists() -> None:
+def test_a_changed_declaration_changes_the_page(monkeypatch: pytest.MonkeyPatch) -> None:
+    before = decisions_doc.render()
+    fault = next(iter(FAULTS.values()))
+    changed = type(fault)(fault.name, fault.reqs, "a summary nobody wrote")
+    monkeypatch.setitem(FAULTS, fault.name, changed)
+    after = decisions_doc.render()
+    assert after != before and "a summary nobody wrote" in after
+
+
+@pytest.mark.parametrize(("title", "row"), ROWS, ids=[row["finding"][:40] for _, row in ROWS])
+def test_every_name_in_a_finding_exists(title: str, row: dict[str, str]) -> None:
     known = set(VARIANTS) | set(FAULTS) | set(WIRE_FAULTS)
-    for title in TABLES:
-        for row in _rows(title):
-            names = re.findall(r"`([a-z0-9_]+)`", row[-1])
-            assert names or "::" in row[-1], f"{row[0]}: no variant, fault or test"
-            assert set(names) <= known, (row[0], set(names) - known)
+    names = re.findall(r"`([a-z0-9_]+)`", row["proof"])
+    assert names or "::" in row["proof"], "no variant, fault or test"
+    assert set(names) <= known, set(names) - known
+    for path, function in re.findall(r"`((?:tests|suites)/[\w/]+\.py)::(\w+)", row["proof"]):
+        assert f"def {function}(" in (ROOT / path).read_text(encoding="utf-8"), path
 
 
-def test_every_test_named_in_the_tables_exists() -> None:
-    for title in TABLES:
-        for row in _rows(title):
-            for path, function in re.findall(r"`((?:tests|suites)/[\w/]+\.py)::(\w+)", row[-1]):
-                source = (ROOT / path).read_text(encoding="utf-8")
-                assert f"def {function}(" in source, f"{path}::{function}"
-
-
-def test_every_cited_requirement_exists_and_the_choice_tables_cite_their_decisions() -> None:
+@pytest.mark.parametrize(("title", "row"), ROWS, ids=[row["finding"][:40] for _, row in ROWS])
+def test_a_choice_finding_cites_requirements_that_hold_it(title: str, row: dict[str, str]) -> None:
     catalogue = load_catalogue()
-    for title in TABLES:
-        for row in _rows(title):
-            for req_id in re.findall(r"[A-Z]+-\d{3}", row[-2]):
-                requirement = catalogue.get(req_id)
-                assert requirement is not None, (row[0], req_id)
-                if title in CHOICE_TABLES:
-                    assert requirement.decision or requirement.limitation, (row[0], req_id)
+    held = row["held_by"]
+    if not isinstance(held, list):
+        assert row.get("decision") or row.get("asserted"), "held by no requirement: say what"
+        return
+    for req_id in held:
+        requirement = catalogue.get(req_id)
+        assert requirement is not None, req_id
+        if "asserted" not in row:
+            assert requirement.decision or requirement.limitation, req_id

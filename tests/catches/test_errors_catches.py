@@ -2,6 +2,7 @@
 
 import pytest
 
+from crm_conformance.reference.faults import FAULTS
 from crm_conformance.selftest.suite_run import run_suite
 
 ERRORS = "test_errors_and_headers.py"
@@ -16,25 +17,25 @@ def test_passes_against_the_reference_server() -> None:
 
 
 @pytest.mark.parametrize(
-    ("module", "fault", "keyword", "reqs"),
+    ("module", "fault", "keyword"),
     [
-        (ERRORS, "query_errors_answer_422", "invalid_query_value or malformed_path", {"ERR-011"}),
-        (ERRORS, "rate_limit_headers_missing_on_errors", "envelope_and_headers", {"HDR-001"}),
-        (ERRORS, "missing_request_id_on_errors", "request_id_equals", {"ERR-005"}),
-        (ERRORS, "error_type_wrong", "missing_record", {"ERR-004", "ERR-012"}),
-        (ERRORS, "method_not_allowed_404", "unsupported_method", {"ERR-013"}),
-        (ERRORS, "rate_remaining_counts_used", "remaining_counts_down", {"HDR-007"}),
-        (ERRORS, "rate_remaining_frozen", "remaining_counts_down", {"HDR-007"}),
-        (ERRORS, "param_names_the_location", "param_names", {"ERR-006"}),
-        (RATES, "retry_after_missing_on_429", "retry_after", {"HDR-002"}),
-        (RATES, "rate_limit_per_workspace", "another_token", {"RATE-001"}),
-        (RATES, "rate_limit_never_refills", "refills", {"RATE-003"}),
-        (RATES, "rate_reset_epoch", "counts_down", {"HDR-008"}),
+        (ERRORS, "query_errors_answer_422", "invalid_query_value or malformed_path"),
+        (ERRORS, "rate_limit_headers_missing_on_errors", "envelope_and_headers"),
+        (ERRORS, "missing_request_id_on_errors", "request_id_equals"),
+        (ERRORS, "error_type_wrong", "missing_record"),
+        (ERRORS, "method_not_allowed_404", "unsupported_method"),
+        (ERRORS, "rate_remaining_counts_used", "remaining_counts_down"),
+        (ERRORS, "rate_remaining_frozen", "remaining_counts_down"),
+        (ERRORS, "param_names_the_location", "param_names"),
+        (RATES, "retry_after_missing_on_429", "retry_after"),
+        (RATES, "rate_limit_per_workspace", "another_token"),
+        (RATES, "rate_limit_never_refills", "refills"),
+        (RATES, "rate_reset_epoch", "counts_down"),
     ],
 )
-def test_fails_under_the_fault(module: str, fault: str, keyword: str, reqs: set[str]) -> None:
+def test_fails_under_the_fault(module: str, fault: str, keyword: str) -> None:
     run = run_suite([module], faults={fault}, keyword=keyword)
-    assert run.kills(reqs), run.output
+    assert run.kills(FAULTS[fault].reqs), run.output
 
 
 def test_remaining_counting_down_is_checked_on_a_sliding_window_too() -> None:
@@ -48,4 +49,4 @@ def test_remaining_counting_down_is_checked_on_a_sliding_window_too() -> None:
         variants={"sliding_rate_limit"},
         keyword="remaining_counts_down",
     )
-    assert run.kills({"HDR-007"}), run.output
+    assert run.kills(FAULTS["rate_remaining_frozen"].reqs), run.output

@@ -126,3 +126,11 @@ def test_expect_pages_asks_for_the_first_page_without_a_cursor() -> None:
     assert sent[0].params.get_list("email") == ["a@x.io", "b@x.io"]
     assert sent[1].params["cursor"] == "c1"
     assert with_cursor([("a", "1")], None) == [("a", "1")]
+
+
+def test_got_and_expected_are_named_so_they_cannot_be_swapped() -> None:
+    from crm_conformance.steps.expect import expect_value
+
+    with pytest.raises(TypeError):
+        expect_value(None, "CON-001", "name", "Ada", "Ada")  # type: ignore[call-arg]
+    expect_value(None, "CON-001", "name", got="Ada", expected="Ada")

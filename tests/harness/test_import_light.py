@@ -1,4 +1,8 @@
-"""The plugin loads in every pytest session of the environment, so importing it is cheap."""
+"""The plugin loads in every pytest session of the environment, so importing it is cheap.
+
+Importing `crm_conformance.plugin` imports the package `crm_conformance` first, so this
+also holds the package's own import light.
+"""
 
 import subprocess
 import sys

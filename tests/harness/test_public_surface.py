@@ -7,8 +7,6 @@ kept here. `py.typed` ships, so a vendor's type checker sees our types.
 
 import ast
 import importlib
-import subprocess
-import sys
 import types
 from pathlib import Path
 
@@ -74,16 +72,6 @@ def test_one_issued_token_and_one_workspace() -> None:
     hints = AdapterClient.create_token.__annotations__
     assert hints["return"] is adapter_kit.IssuedToken
     assert hints["workspace"] is adapter_kit.Workspace
-
-
-def test_importing_the_package_loads_no_http_client_or_catalogue() -> None:
-    code = (
-        "import sys, crm_conformance\n"
-        "print([m for m in ('httpx', 'yaml', 'crm_conformance.core.catalogue')"
-        " if m in sys.modules])"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"
 
 
 def test_an_unknown_name_is_an_attribute_error() -> None:

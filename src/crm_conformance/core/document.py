@@ -65,6 +65,13 @@ def max_idempotency_key() -> int:
     return int(_component("parameters", "IdempotencyKey")["schema"]["maxLength"])
 
 
+def number_range(name: str, field: str) -> tuple[int, int]:
+    """`minimum` and `maximum` of the integer property `field` of schema `name` (a deal's
+    probability 0 to 100)."""
+    node = schema(name)["properties"][field]
+    return int(node["minimum"]), int(node["maximum"])
+
+
 def length_range(name: str, field: str) -> tuple[int, int]:
     """`minLength` and `maxLength` of the string property `field` of schema `name`
     (tag name 1 to 100, activity title 1 to 500, external_id 1 to 255)."""

@@ -1,7 +1,8 @@
 """Which tests run, and what each one claims to check.
 
-A suite test names its requirement ids (`@pytest.mark.req`), every one in the catalogue,
-or its module fails collection. Collected, each test carries its ids and their classes
+A suite test names its requirement ids (`@pytest.mark.req`), every one in the catalogue
+and every one its own `expect_*` calls assert (`asserted.py`), or its module fails
+collection. Collected, each test carries its ids and their classes
 in `user_properties` (they travel across xdist workers to the outcome stream). `--classes`
 deselects tests of unclaimed classes, an opt-in class runs against a given target only
 when claimed, and a waived requirement's tests become strict expected failures.
@@ -16,6 +17,7 @@ import pytest
 from crm_conformance._errors import CatalogueError
 from crm_conformance.core.outcomes import PROP_CLASS, PROP_REQUIREMENT
 from crm_conformance.core.paths import in_suites
+from crm_conformance.plugin.asserted import unclaimed
 from crm_conformance.plugin.options import Options
 from crm_conformance.plugin.state import is_worker, state_of
 
@@ -54,6 +56,25 @@ def _marker_problems(item: pytest.Item, catalogue: "Catalogue") -> list[str]:
     return problems
 
 
+def _unclaimed_asserts(functions: list[pytest.Function]) -> list[str]:
+    """Ids a test function's `expect_*` calls assert that none of its items claims.
+
+    A parametrized test's cases may claim different ids (a branch asserts one only for
+    the cases that reach it), and the source cannot tell which case reaches which call,
+    so the ids of all its cases together are what the function claims.
+    """
+    claimed: dict[str, list[str]] = {}
+    first: dict[str, pytest.Function] = {}
+    for node in functions:
+        claimed.setdefault(node.originalname, []).extend(req_ids(node))
+        first.setdefault(node.originalname, node)
+    return [
+        f"{node.nodeid.split('[')[0]}: {line}"
+        for name, node in first.items()
+        for line in unclaimed(node.function, claimed[name])
+    ]
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_make_collect_report(
     collector: pytest.Collector,
@@ -74,6 +95,7 @@ def pytest_make_collect_report(
                 report.longrepr = f"the requirements catalogue cannot be loaded: {exc}"
                 return report
             problems = [p for node in functions for p in _marker_problems(node, catalogue)]
+            problems += _unclaimed_asserts(functions)
             if problems:
                 report.outcome = "failed"
                 report.longrepr = "\n".join(problems)

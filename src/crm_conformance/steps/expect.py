@@ -127,9 +127,12 @@ def expect_refused_body(response: httpx.Response, req_id: str) -> dict[str, Any]
 
 
 def expect_value(
-    response: httpx.Response | None, req_id: str, what: str, got: Any, expected: Any
+    response: httpx.Response | None, req_id: str, what: str, *, got: Any, expected: Any
 ) -> None:
-    """`got` (the value of `what` in `response`) equals `expected`."""
+    """`got` (the value of `what` in `response`) equals `expected`.
+
+    Both are keyword-only: they are values of one type, so swapped positions would go
+    unnoticed and turn the failure message around."""
     if got != expected:
         raise ConformanceFailure(
             req_id, expected=f"{what} = {expected!r}", got=f"{what} = {got!r}", response=response
@@ -224,8 +227,8 @@ def expect_owner(
     )
     assert isinstance(owner, Mapping)
     expect_identifier(response, "IDN-018", owner, "id", "usr_")
-    expect_value(response, object_req, f"{field}.object", owner.get("object"), "owner")
-    expect_value(response, kind_req, f"{field}.kind", owner.get("kind"), "user")
+    expect_value(response, object_req, f"{field}.object", got=owner.get("object"), expected="owner")
+    expect_value(response, kind_req, f"{field}.kind", got=owner.get("kind"), expected="user")
     expect_type_or_null(response, "IDN-020", owner, "name", str, "a string")
 
 
