@@ -163,10 +163,10 @@ def test_a_gzipped_answer_fetched_by_schemathesis_is_checked_decoded_once() -> N
         case = schema["/v1/notes"]["POST"].Case(body=body, media_type="application/json")
         response = case.call()
         assert response.headers["content-encoding"] == ["gzip"]  # it was sent compressed
-        seen = fuzz.as_httpx(response)
+        seen = adapters.as_httpx(response)
         assert seen.content == response.content and "content-encoding" not in seen.headers
         assert seen.json() == reply or seen.json()["error"]["request_id"] == "req_2"
-        case.validate_response(response, additional_checks=fuzz.harness_checks())
+        case.validate_response(response, additional_checks=judging.harness_checks())
 
 
 def test_a_gzipped_answer_fetched_by_the_harness_client_is_checked_as_it_read_it() -> None:
