@@ -36,6 +36,18 @@ def test_malformed_json_is_400_bad_request(api: TestClient) -> None:
     assert_error(response, 400, "bad_request")
 
 
+@pytest.mark.parametrize("body", [b"\x0b", b"\x0c", b" \x0b\n"])
+def test_a_body_of_whitespace_json_does_not_know_is_400_bad_request(
+    api: TestClient, body: bytes
+) -> None:
+    """JSON's whitespace is space, tab, line feed and carriage return: a search whose body
+    is a vertical tab is not an empty search (the fuzz layer sent one, SRCH-010)."""
+    response = api.post(
+        "/v1/contacts/search", content=body, headers={"Content-Type": "application/json"}
+    )
+    assert_error(response, 400, "bad_request")
+
+
 @pytest.mark.parametrize("body", [b"[1]", b'"text"', b"3", b"NaN"])
 def test_non_object_bodies_never_500(api: TestClient, body: bytes) -> None:
     response = api.post("/v1/tags", content=body)

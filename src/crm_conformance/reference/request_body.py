@@ -20,11 +20,16 @@ from crm_conformance.reference.identifiers import is_id
 MAX_BODY_BYTES = 1_000_000
 
 
+JSON_WHITESPACE = b" \t\n\r"
+"""Whitespace as JSON has it (RFC 8259): `bytes.strip()` would also take a vertical tab or
+a form feed for nothing, and accept a body of them as an empty one."""
+
+
 def parse_json(raw: bytes) -> Any:
     """The JSON value of a body (None when empty); 400 bad_request when it is not JSON."""
     if len(raw) > MAX_BODY_BYTES:
         raise ApiError(400, "bad_request", f"The body exceeds {MAX_BODY_BYTES} bytes.")
-    if not raw.strip():
+    if not raw.strip(JSON_WHITESPACE):
         return None
     try:
         return json.loads(raw, parse_constant=_refuse_constant)
