@@ -16,15 +16,13 @@ run is bounded by --timeout seconds.
 """
 
 import argparse
-import json
 import shutil
-import subprocess
-import sys
 import tempfile
-import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
+
+from child_run import run_against
 
 from crm_conformance.reference import running_server
 from crm_conformance.selftest.chaos import CHAOS_MODES, CHAOS_SEED, Chaos
@@ -39,30 +37,15 @@ def run_behind(mode: str, options: argparse.Namespace) -> dict[str, Any]:
         running_server() as served,
         running_wire_proxy(served.base_url, [], chaos=chaos) as origin,
     ):
-        target = served.write_target_file(Path(scratch) / "target.toml")
-        report = Path(scratch) / "report"
-        command = [
-            str(Path(sys.executable).parent / "crm-conformance"),
-            "run",
-            "--target",
-            str(target),
-            "--base-url",
-            origin,
-            "--classes",
-            options.classes,
-            "-n",
-            str(options.workers),
-            "--report-dir",
-            str(report),
-        ]
-        started = time.perf_counter()
-        done = subprocess.run(
-            command, capture_output=True, text=True, timeout=options.timeout, check=False
+        ran = run_against(
+            served,
+            Path(scratch),
+            *("--base-url", origin, "--classes", options.classes, "-n", str(options.workers)),
+            timeout=options.timeout,
         )
-        wall = time.perf_counter() - started
-        summary = json.loads((report / "summary.json").read_text(encoding="utf-8"))
         if options.keep:
-            shutil.copytree(report, options.keep / mode, dirs_exist_ok=True)
+            shutil.copytree(ran.report, options.keep / mode, dirs_exist_ok=True)
+    summary = ran.summary
     outcomes = Counter(summary["tests"])
     failed = sorted(
         rid for rid, row in summary["requirements"].items() if row["verdict"] == "failed"
@@ -70,8 +53,8 @@ def run_behind(mode: str, options: argparse.Namespace) -> dict[str, Any]:
     return {
         "mode": mode,
         "struck": chaos.struck,
-        "exit": done.returncode,
-        "wall": wall,
+        "exit": ran.done.returncode,
+        "wall": ran.wall,
         "outcomes": outcomes,
         "failed": failed,
         "retried": summary["retried"],

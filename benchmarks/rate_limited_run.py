@@ -18,10 +18,7 @@ requirements by requests sent (the outcome records' `requests`). Printed, never 
 """
 
 import argparse
-import json
 import shutil
-import subprocess
-import sys
 import tempfile
 import time
 from collections import Counter
@@ -29,6 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from unittest import mock
+
+from child_run import run_against
 
 from crm_conformance.core.outcomes import OUTCOMES_FILE, read_records
 from crm_conformance.reference import ServerSettings, running_server
@@ -103,26 +102,15 @@ def run_one(config: Config, classes: str, timeout: float, keep: Path | None) -> 
         mock.patch.object(SlidingLog, "count", counting(seen, SlidingLog.count)),
         running_server(ServerSettings(variants=frozenset({config.variant} - {"none"}))) as served,
     ):
-        target = served.write_target_file(Path(scratch) / "target.toml")
-        report = Path(scratch) / "report"
-        command = [
-            str(Path(sys.executable).parent / "crm-conformance"),
-            "run",
-            "--target",
-            str(target),
-            "--classes",
-            classes,
-            "-n",
-            str(config.workers),
-            "--report-dir",
-            str(report),
-        ]
-        if config.pool:
-            command += ["--token-pool", str(config.pool)]
-        started = time.perf_counter()
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False)
-        wall = time.perf_counter() - started
-        summary = json.loads((report / "summary.json").read_text(encoding="utf-8"))
+        pool = ["--token-pool", str(config.pool)] if config.pool else []
+        ran = run_against(
+            served,
+            Path(scratch),
+            *("--classes", classes, "-n", str(config.workers), *pool),
+            timeout=timeout,
+        )
+        done, started, wall = ran.done, ran.started, ran.wall
+        report, summary = ran.report, ran.summary
         records = list(read_records(report / OUTCOMES_FILE))
         if keep:
             shutil.copytree(report, keep / config.variant / str(config.pool), dirs_exist_ok=True)

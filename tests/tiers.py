@@ -40,6 +40,7 @@ STARTERS = frozenset(
         "EmbeddedServer",
         "running_server",
         "killpg",
+        "chromium",
     }
 )
 

@@ -10,22 +10,18 @@ its category, and the failing test's exchange with the token shown only as `$TOK
 import json
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from headless import CHROMIUM, MISSING, chromium
 
 from crm_conformance.cli import main
 from crm_conformance.core import paths
 from crm_conformance.run import html_report
 
-CHROMIUM = shutil.which("chromium")
-
 pytestmark = [
-    pytest.mark.skipif(
-        CHROMIUM is None, reason="chromium not installed (apt-get install chromium)"
-    ),
+    pytest.mark.skipif(CHROMIUM is None, reason=MISSING),
     pytest.mark.skipif(
         shutil.which("node") is None or not html_report.allure_binary().is_file(),
         reason="Node or the pinned Allure 3 missing: run bash scripts/setup.sh",
@@ -34,28 +30,7 @@ pytestmark = [
 
 
 def rendered_dom(html: Path, fragment: str, profile: Path) -> str:
-    assert CHROMIUM is not None
-    done = subprocess.run(
-        [
-            CHROMIUM,
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-            f"--user-data-dir={profile}",
-            "--virtual-time-budget=8000",
-            "--dump-dom",
-            f"{html.as_uri()}#{fragment}",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    return done.stdout
+    return chromium("--dump-dom", f"{html.as_uri()}#{fragment}", profile=profile, budget_ms=8000)
 
 
 def rendered_text(html: Path, fragment: str, profile: Path) -> str:

@@ -10,12 +10,12 @@ clause shows red and its cause and curl line are one link away.
 import json
 import re
 import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from headless import CHROMIUM, MISSING, chromium
 from markdown_it import MarkdownIt
 
 from crm_conformance.cli import main
@@ -34,7 +34,6 @@ from crm_conformance.reporting.summary import RunInfo, build_summary
 ARTIFACTS = Path(__file__).resolve().parents[2] / "reports" / "artifacts"
 """Where the Chromium test keeps its screenshot (git-ignored, beside a checkout's reports)."""
 
-CHROMIUM = shutil.which("chromium")
 INFO = RunInfo("0.1.0", None, {"base_url": "http://127.0.0.1:1"}, 7, "quick", "t0", "t1")
 
 
@@ -161,30 +160,6 @@ def test_report_over_a_folder_writes_its_views_again(
     assert json.loads((report / "badge.json").read_text())["color"] == "red"
 
 
-def _chromium(*args: str, profile: Path) -> str:
-    assert CHROMIUM is not None
-    done = subprocess.run(
-        [
-            CHROMIUM,
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-            f"--user-data-dir={profile}",
-            "--virtual-time-budget=5000",
-            *args,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    return done.stdout
-
-
 PROBE = """<script>
 const probed = document.body.dataset;
 probed.failedBackground = getComputedStyle(
@@ -202,7 +177,7 @@ probed.unverifiedPanel = document.getElementById('details').textContent.slice(0,
 filter shows, written in the DOM."""
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="chromium not installed (apt-get install chromium)")
+@pytest.mark.skipif(CHROMIUM is None, reason=MISSING)
 def test_in_chromium_a_served_faults_clause_shows_red_with_its_cause(tmp_path: Path) -> None:
     """A reference that leaves out the replay header fails IDEM-004: opened at
     `#IDEM-004`, the page shows the clause red, its test's expected/got and curl line in
@@ -220,7 +195,7 @@ def test_in_chromium_a_served_faults_clause_shows_red_with_its_cause(tmp_path: P
     assert result.exit_code == 1, result.output
     page = report / PAGE_FILE
     profile = tmp_path / "profile"
-    dom = _chromium("--dump-dom", f"{page.as_uri()}#IDEM-004", profile=profile)
+    dom = chromium("--dump-dom", f"{page.as_uri()}#IDEM-004", profile=profile)
     panel = dom.split('id="details"', 1)[1]
     assert "IDEM-004" in panel and "Marks a replayed response" in panel
     assert "Expected: Idempotent-Replay: true on the replay" in panel
@@ -230,7 +205,7 @@ def test_in_chromium_a_served_faults_clause_shows_red_with_its_cause(tmp_path: P
 
     probe = tmp_path / "probe.html"
     probe.write_text(page.read_text(encoding="utf-8").replace("</body>", PROBE, 1))
-    probed = _chromium("--dump-dom", probe.as_uri(), profile=profile)
+    probed = chromium("--dump-dom", probe.as_uri(), profile=profile)
     assert 'data-failed-background="rgb(255, 205, 210)"' in probed  # the legend's red
     assert 'data-shown-failed="1" data-shown-other="0"' in probed  # the one item of IDEM-004
     assert re.search(r'data-failed-panel="1 requirements failedIDEM-004 Marks a replayed', probed)
@@ -239,7 +214,7 @@ def test_in_chromium_a_served_faults_clause_shows_red_with_its_cause(tmp_path: P
     assert "To verify it: " in unverified.group(1)
 
     shot = report / "requirements.png"
-    _chromium("--window-size=1400,1000", f"--screenshot={shot}", f"{page.as_uri()}#IDEM-004",
+    chromium("--window-size=1400,1000", f"--screenshot={shot}", f"{page.as_uri()}#IDEM-004",
               profile=profile)  # fmt: skip
     assert shot.stat().st_size > 50_000  # a blank page is a few kilobytes
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
