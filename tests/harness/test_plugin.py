@@ -309,6 +309,39 @@ def test_json_labelled_text_plain_is_a_failed_core_requirement_and_the_run_goes_
     assert record.requirements == ["PAG-001", "HDR-004"]
 
 
+SKIPPED_AFTER_WORK = """
+import pytest
+
+@pytest.mark.req("PAG-001")
+def test_reads(api):
+    api.get("/v1/contacts")
+    api.get("/v1/contacts")
+
+@pytest.mark.req("PAG-001")
+@pytest.mark.skip(reason="not claimed")
+def test_skipped_before_setup(api):
+    api.get("/v1/contacts")
+"""
+
+
+def test_a_test_skipped_before_setup_records_no_request_of_the_tests_before_it(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An unclaimed opt-in class's tests are skipped by marker, before the plugin's own
+    setup: their records must not take the earlier tests' requests as theirs."""
+    monkeypatch.setenv("CRM_TOKEN_FULL", TOKEN)
+    suite(pytester, SKIPPED_AFTER_WORK)
+    with serve(conformant) as url:
+        result = run(
+            pytester, "--base-url", url, "--crm-outcomes", "out.jsonl", "-p", "no:randomly"
+        )
+    result.assert_outcomes(passed=1, skipped=1)
+    requests = {
+        r.nodeid.rsplit("::", 1)[1]: r.requests for r in read_records(pytester.path / "out.jsonl")
+    }
+    assert requests == {"test_reads": 2, "test_skipped_before_setup": 0}
+
+
 MANY = "import pytest\n" + "".join(
     f"\n@pytest.mark.req('HDR-001')\ndef test_{n}(api):\n    api.get('/v1/contacts')\n"
     for n in range(12)

@@ -150,8 +150,12 @@ def pytest_runtest_makereport(
             for key, value in state.pending_observations
         )
         state.pending_observations.clear()
-    if call.when == "teardown" and state is not None and state.log is not None:
-        _, throttled_from = item.stash.get(_EXCHANGE_MARK, (0, 0))
+    # A test skipped before its setup (a skip marker: an unclaimed opt-in class) sent
+    # nothing and waited for nothing: counted from log position 0, it would carry every
+    # earlier test's requests, waits and faults into its record and the summary's sums.
+    if call.when == "teardown" and state is not None and _EXCHANGE_MARK in item.stash:
+        assert state.log is not None
+        _, throttled_from = item.stash[_EXCHANGE_MARK]
         unannounced = state.log.missing_retry_after[throttled_from:]
         if unannounced:
             # Retried so the test could go on, but not hidden: the report shows each one.
@@ -164,13 +168,13 @@ def pytest_runtest_makereport(
                     },
                 )
             )
-        waits = state.log.waits[item.stash.get(_WAIT_MARK, 0) :]
+        waits = state.log.waits[item.stash[_WAIT_MARK] :]
         if waits:  # how long this test waited for the allowance (summed in the summary)
             item.user_properties.append((PROP_RATE_WAIT, _waited(waits, state.token_labels())))
-        mark, _ = item.stash.get(_EXCHANGE_MARK, (0, 0))
+        mark, _ = item.stash[_EXCHANGE_MARK]
         item.user_properties.append((PROP_REQUESTS, _api_requests(state, mark)))
         item.user_properties.append((PROP_TOKEN, _name_of(state)))
-        faults = state.log.faults[item.stash.get(_FAULT_MARK, 0) :]
+        faults = state.log.faults[item.stash[_FAULT_MARK] :]
         if faults:  # the transport faults this test met (summed in the summary)
             item.user_properties.append((PROP_FAULTS, _tallied(faults)))
     report = yield
