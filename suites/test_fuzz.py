@@ -9,7 +9,8 @@ Points the document leaves open are settled in the fuzz layer's overlay
 (`crm_conformance.fuzz.overlay`), never by dropping a failure here. Outside the embedded
 reference server no undeclared method is sent and no write may reach a record the run
 did not create (`guard.sends_to`); an operation whose every case was held back is
-skipped as not applicable, never passed. The seed is printed; `--hypothesis-seed=N`
+skipped as not applicable, never passed. A read the test already sent and passed is not
+sent again (`FuzzRun.read_already_passed`). The seed is printed; `--hypothesis-seed=N`
 replays it. The profile (`crm_conformance.core.profiles`) sets the cases per operation;
 `deep` runs each operation in rounds until its share of `--fuzz-minutes` is spent, or,
 replaying a run (`--fuzz-rounds RUN_DIR`), as many rounds as it ran there. The plugin
@@ -21,7 +22,7 @@ from typing import Any
 import pytest
 
 from crm_conformance import ApiClient, Target
-from crm_conformance.fuzz import adapters, guard, judging, loader, replay
+from crm_conformance.fuzz import adapters, budget, guard, judging, loader, replay
 
 schema = loader.load(seed=replay.run_seed(), coverage_when_run=True)
 CHECKS = judging.harness_checks()
@@ -30,8 +31,10 @@ CHECKS = judging.harness_checks()
 @pytest.mark.req(*judging.requirement_ids(), "ERR-013")
 @pytest.mark.generated("examples")
 @schema.parametrize()  # type: ignore[untyped-decorator]  # schemathesis ships no type hints
-def test_operation(case: Any, api: ApiClient, target: Target) -> None:
+def test_operation(case: Any, api: ApiClient, target: Target, fuzz_run: budget.FuzzRun) -> None:
     if not guard.sends_to(case, embedded=guard.is_embedded(target)):
+        return
+    if fuzz_run.read_already_passed(case):
         return
     response = api.request(str(case.method), case.formatted_path, **adapters.transport(case))
     # Each failure is stamped with its requirement and request (judging.validate);
@@ -42,3 +45,4 @@ def test_operation(case: Any, api: ApiClient, target: Target) -> None:
         additional_checks=CHECKS,
         transport_kwargs=adapters.probe_kwargs(target),
     )
+    fuzz_run.passed(case)

@@ -4,8 +4,10 @@ Pytest-free and import-light, so the command line and the plugin's options read 
 names without loading schemathesis.
 
 - `quick`: a CI gate; 5 generated cases per operation, 8 stateful scenarios of at most
-  4 steps.
-- `full`: nightly; 100 cases per operation, 100 scenarios of at most 8 steps.
+  4 steps, and the coverage phase breaks each constraint of a request once (the first
+  of schemathesis's values for it: `crm_conformance.fuzz.constraint_sample`).
+- `full`: nightly; 100 cases per operation, 100 scenarios of at most 8 steps, and every
+  coverage case (each constraint broken with every value schemathesis has for it).
 - `deep`: nightly, bounded by time rather than by cases: the `full` cases in rounds,
   each round of a test with the next seed (the first round also sends the coverage
   phase's cases), until the test's share of `--fuzz-minutes` is spent. The minutes are
@@ -31,12 +33,15 @@ class Profile:
     steps: int
     timed: bool = False
     """Rounds until the time budget (`--fuzz-minutes`) is spent, instead of one round."""
+    each_constraint_once: bool = False
+    """The coverage phase's negative cases: the first of each constraint's, not all
+    (against a rate limit, each is a request of the token's allowance)."""
 
 
 PROFILES: Mapping[str, Profile] = {
     profile.name: profile
     for profile in (
-        Profile("quick", examples=5, scenarios=8, steps=4),
+        Profile("quick", examples=5, scenarios=8, steps=4, each_constraint_once=True),
         Profile("full", examples=100, scenarios=100, steps=8),
         Profile("deep", examples=100, scenarios=100, steps=8, timed=True),
     )

@@ -7,7 +7,7 @@ runs, so they can change before.
 """
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -73,15 +73,23 @@ def timed(
 
 
 def use_examples(test: Any, examples: int) -> None:
-    """Give the built Hypothesis test `test` `examples` generated cases per run.
+    """Give the built Hypothesis test `test` `examples` generated cases per run, and let
+    it take the per-test `fuzz_run` fixture.
 
     The profile is an option, known after the schema (and its tests) were built at
     import; Hypothesis reads these settings when the test runs, so they can change here.
+    Hypothesis refuses a function-scoped fixture by default, as it is not reset between
+    cases; `fuzz_run` is shared by a test's cases on purpose (the reads they passed).
     """
+    from hypothesis import HealthCheck
     from hypothesis import settings as hypothesis_settings
 
     current = internals.settings_of(test)
-    internals.set_settings(test, hypothesis_settings(current, max_examples=examples))
+    suppressed = [*current.suppress_health_check, HealthCheck.function_scoped_fixture]
+    internals.set_settings(
+        test,
+        hypothesis_settings(current, max_examples=examples, suppress_health_check=suppressed),
+    )
 
 
 @dataclass
@@ -98,6 +106,23 @@ class FuzzRun:
     """The harness client's exchange log mark when the test began."""
     rounds: list[int] = field(default_factory=list)
     """The rounds started, a failing one included: what a replay must run."""
+    passed_reads: set[Hashable] = field(default_factory=set)
+    """The reads this test sent that passed every check (`read_already_passed`)."""
+
+    def read_already_passed(self, case: Any) -> bool:
+        """Whether `case` is a GET this test already sent, to the byte but for
+        schemathesis's per-case id header, and that passed: the generated phase draws the
+        coverage phase's very request again (an operation without parameters has one
+        request to draw), and the same read asserts nothing new. A write is always sent,
+        a second one being a request of its own; a read that failed is sent again, so
+        Hypothesis, replaying a failing case, sees it fail again."""
+        return _read_of(case) in self.passed_reads
+
+    def passed(self, case: Any) -> None:
+        """Note that `case` was sent and passed every check."""
+        read = _read_of(case)
+        if read is not None:
+            self.passed_reads.add(read)
 
     def in_rounds(self, run_round: Callable[[int], None]) -> None:
         """`run_round(0)`, `run_round(1)`, ... within this test's budget (`in_rounds`)."""
@@ -107,3 +132,21 @@ class FuzzRun:
             run_round(number)
 
         in_rounds(counted, seconds=self.seconds, exactly=self.exactly)
+
+
+def _read_of(case: Any) -> Hashable | None:
+    """What identifies the request of a GET `case` on the wire; None for other methods."""
+    if str(case.method).upper() != "GET":
+        return None
+    headers = {
+        str(k).lower(): str(v)
+        for k, v in (case.headers or {}).items()
+        if str(k).lower() != "x-schemathesis-testcaseid"
+    }
+    return (
+        case.formatted_path,
+        repr(sorted((case.query or {}).items(), key=repr)),
+        repr(sorted(headers.items())),
+        repr(case.body),
+        str(case.media_type),
+    )

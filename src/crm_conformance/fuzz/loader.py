@@ -7,7 +7,7 @@ from typing import Any
 import schemathesis
 
 from crm_conformance.core.paths import OPENAPI
-from crm_conformance.fuzz import internals
+from crm_conformance.fuzz import constraint_sample, internals
 from crm_conformance.fuzz.overlay import (
     absent_may_be_null,
     declare_open_methods,
@@ -70,9 +70,11 @@ def load(*, seed: int | None = None, coverage_when_run: bool = False) -> Any:
     return schema
 
 
-def add_coverage_cases(item: Any, schema: Any) -> None:
+def add_coverage_cases(item: Any, schema: Any, *, each_constraint_once: bool = False) -> None:
     """Give the built test of `item` (a `schema.parametrize()` test) the coverage phase's
-    cases, as schemathesis gives them when it builds the test with that phase on.
+    cases, as schemathesis gives them when it builds the test with that phase on; with
+    `each_constraint_once` (the quick profile) only the first case of each constraint a
+    negative case breaks (`constraint_sample.one_per_constraint`).
 
     Why when the test runs: schemathesis builds every operation's coverage cases while
     it collects, in every process that collects, and they are most of a collection's
@@ -81,13 +83,19 @@ def add_coverage_cases(item: Any, schema: Any) -> None:
     are the same (tests/fuzz/test_fuzz_layer.py compares them with schemathesis's own),
     and they go in the same place: explicit examples, attached last, so Hypothesis runs
     them first. Schemathesis has no public call for this; these are the calls its test
-    builder makes (`schemathesis.generation.hypothesis.builder.create_test`), pinned by
+    builder makes (`schemathesis.generation.hypothesis.builder.add_coverage`), pinned by
     that comparison.
     """
+    import hypothesis
     from schemathesis.auths import AuthStorageMark
     from schemathesis.generation import overrides
+    from schemathesis.generation.drivers import CoverageGenerator
     from schemathesis.generation.feedback import FeedbackSources
-    from schemathesis.generation.hypothesis.builder import ApiOperationMark, add_coverage
+    from schemathesis.generation.hypothesis.builder import (
+        ApiOperationMark,
+        UnserializablePayloadMark,
+    )
+    from schemathesis.generation.meta import content_type_probes_first
     from schemathesis.hooks import HookDispatcherMark
 
     test = item.obj
@@ -97,17 +105,24 @@ def add_coverage_cases(item: Any, schema: Any) -> None:
     assert operation is not None, "a test schemathesis built carries its operation"
     config = schema.config
     generation = config.generation_for(operation=operation, phase="coverage")
-    add_coverage(
-        test,
-        operation,
-        generation.modes,
-        AuthStorageMark.get(item.test_function),
-        overrides.with_config_headers(config, operation=operation),
+    generator = CoverageGenerator(
+        operation=operation,
+        generation_modes=generation.modes,
+        generation_config=generation,
+        auth_storage=AuthStorageMark.get(item.test_function),
+        override=overrides.with_config_headers(config, operation=operation),
         # the schema's constants steer generation; schemathesis caches them on the schema
         feedback=FeedbackSources(constants_value_source=internals.constants_source(schema)),
-        generation_config=generation,
         hooks=HookDispatcherMark.get(item.test_function),
     )
+    cases = content_type_probes_first(generator)
+    if each_constraint_once:
+        cases = constraint_sample.one_per_constraint(cases)
+    for case in cases:  # Hypothesis runs explicit examples in reverse order of attachment
+        hypothesis.example(case=case)(test)
+    unserializable = generator.controller.unserializable_media_types
+    if unserializable:
+        UnserializablePayloadMark.set(test, sorted(unserializable))
     setattr(test, _COVERAGE_ADDED, True)
 
 

@@ -167,7 +167,7 @@ def _generated(request: pytest.FixtureRequest) -> None:
         return
     run: FuzzRun = request.getfixturevalue("fuzz_run")
     api: ApiClient = request.getfixturevalue("api")
-    loader.add_coverage_cases(item, schema)
+    loader.add_coverage_cases(item, schema, each_constraint_once=run.profile.each_constraint_once)
     budget.use_examples(item.obj, run.profile.examples)
     if run.profile.timed:
         item.obj = budget.timed(
