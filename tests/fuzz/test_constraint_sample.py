@@ -2,37 +2,37 @@
 not send a read it already passed (issue 22: fewer requests per verdict, same rules)."""
 
 from collections import Counter
+from functools import cache
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from crm_conformance.core import profiles
-from crm_conformance.fuzz import budget, internals, loader
+from crm_conformance.fuzz import budget, loader
 from crm_conformance.fuzz.constraint_sample import constraint_of, one_per_constraint
+from crm_conformance.fuzz.request_constraints import constrained_places
+
+
+@cache
+def _schema() -> Any:
+    return loader.load(seed=7)
 
 
 def _coverage_cases() -> dict[str, list[Any]]:
     """Every operation's coverage cases for spec/openapi.yaml, as schemathesis makes them."""
-    from schemathesis.generation import overrides
-    from schemathesis.generation.drivers import CoverageGenerator
-    from schemathesis.generation.feedback import FeedbackSources
+    return {
+        result.ok().label: list(loader.coverage_generator(_schema(), result.ok()))
+        for result in _schema().get_all_operations()
+    }
 
-    schema = loader.load(seed=7)
-    found = {}
-    for result in schema.get_all_operations():
-        operation = result.ok()
-        generation = schema.config.generation_for(operation=operation, phase="coverage")
-        generator = CoverageGenerator(
-            operation=operation,
-            generation_modes=generation.modes,
-            generation_config=generation,
-            auth_storage=None,
-            override=overrides.with_config_headers(schema.config, operation=operation),
-            feedback=FeedbackSources(constants_value_source=internals.constants_source(schema)),
-        )
-        found[operation.label] = list(generator)
-    return found
+
+def _thinned(cases: list[Any]) -> list[Any]:
+    return one_per_constraint(cases, _schema().raw_schema)
+
+
+def _constraint(case: Any) -> Any:
+    return constraint_of(case, constrained_places(_schema().raw_schema))
 
 
 @pytest.fixture(scope="module")
@@ -45,16 +45,16 @@ def test_each_constraint_is_broken_once_and_every_other_case_is_kept(
 ) -> None:
     every, kept_in_all = 0, 0
     for label, cases in coverage_cases.items():
-        kept = one_per_constraint(cases)
+        kept = _thinned(cases)
         every, kept_in_all = every + len(cases), kept_in_all + len(kept)
         kept_ids = {id(c) for c in kept}
         assert [id(c) for c in cases if id(c) in kept_ids] == [id(c) for c in kept], label
-        constraints = Counter(constraint_of(c) for c in kept)
+        constraints = Counter(_constraint(c) for c in kept)
         del constraints[None]
-        assert set(constraints) == {constraint_of(c) for c in cases} - {None}, label
+        assert set(constraints) == {_constraint(c) for c in cases} - {None}, label
         assert max(constraints.values(), default=1) == 1, label
-        assert [id(c) for c in cases if constraint_of(c) is None] == [
-            id(c) for c in kept if constraint_of(c) is None
+        assert [id(c) for c in cases if _constraint(c) is None] == [
+            id(c) for c in kept if _constraint(c) is None
         ], f"{label}: positive cases and request-shape probes all kept"
     assert kept_in_all < 0.7 * every, (kept_in_all, every)
 
@@ -73,7 +73,7 @@ def test_a_typed_query_value_keeps_its_first_wrong_type_and_its_bounds(
     """`limit` is an integer: five wrong types (the first is a fraction, the value a
     lenient parser truncates) become one, beside one value below and one above."""
     cases = coverage_cases["GET /v1/contacts"]
-    kept = one_per_constraint(cases)
+    kept = _thinned(cases)
     assert len(_query(cases, "limit", "incorrect_type")) >= 4
     assert [c.query["limit"] for c in _query(kept, "limit", "incorrect_type")] == ["0.5"]
     assert len(_query(kept, "limit", "value_below_minimum")) == 1
@@ -93,7 +93,7 @@ def test_a_path_id_has_no_type_on_the_wire_so_its_breaks_are_one(
         and c._meta.phase.data.parameter == "contact_id"
     ]
     assert len(breaks) >= 3
-    kept = {id(c) for c in one_per_constraint(cases)}
+    kept = {id(c) for c in _thinned(cases)}
     assert len([c for c in breaks if id(c) in kept]) == 1
 
 
@@ -103,7 +103,7 @@ def test_each_missing_required_member_is_its_own_constraint(
     cases = coverage_cases["POST /v1/deals"]
     missing = [c for c in cases if "missing_required" in str(c._meta.phase.data.scenario)]
     assert len(missing) >= 3
-    kept = {id(c) for c in one_per_constraint(cases)}
+    kept = {id(c) for c in _thinned(cases)}
     assert all(id(c) in kept for c in missing)
 
 
@@ -135,7 +135,7 @@ def test_the_quick_coverage_cases_attached_are_the_thinned_ones() -> None:
         loader.add_coverage_cases(item, schema, each_constraint_once=once)
         attached[once] = [e.kwargs["case"] for e in test.hypothesis_explicit_examples]
     assert len(attached[True]) < len(attached[False])
-    assert {constraint_of(c) for c in attached[True]} == {constraint_of(c) for c in attached[False]}
+    assert {_constraint(c) for c in attached[True]} == {_constraint(c) for c in attached[False]}
 
 
 def _case(method: str, path: str = "/v1/me", **parts: Any) -> Any:

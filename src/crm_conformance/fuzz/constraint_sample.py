@@ -21,7 +21,7 @@ cases (each enum value, each boundary, each optional member is a member of a cla
 document names), undeclared methods and Content-Type probes.
 """
 
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable, Iterable, Mapping
 from typing import Any
 
 from crm_conformance.fuzz.request_constraints import constrained_places
@@ -40,14 +40,11 @@ a point of ERR-013's 405, each Content-Type probe one request per operation alre
 STRING_FORM = frozenset({"incorrect_type", "invalid_pattern", "invalid_format"})
 """Breaks that, on a string sent as text, all break the string's pattern or format."""
 
-_PLACES: dict[int, tuple[Any, dict[str, frozenset[str]]]] = {}
-"""The constrained places of each loaded spec (by the identity of its raw dict, kept
-alive beside them): `request_constraints.constrained_places` reads the whole spec."""
 
-
-def constraint_of(case: Any) -> Hashable | None:
+def constraint_of(case: Any, places: Mapping[str, frozenset[str]]) -> Hashable | None:
     """The constraint a negative coverage case breaks, or None for a case that is its
-    own point (a positive case, a method or Content-Type probe, a generated case)."""
+    own point (a positive case, a method or Content-Type probe, a generated case).
+    `places`: the spec's constrained places (`request_constraints.constrained_places`)."""
     meta = getattr(case, "_meta", None)  # `case.meta` would revalidate the case
     data = getattr(getattr(meta, "phase", None), "data", None)
     scenario = str(getattr(data, "scenario", "") or "")
@@ -61,32 +58,25 @@ def constraint_of(case: Any) -> Hashable | None:
     # path is the same whether schemathesis sent the parameter alone or with the others).
     where = str(getattr(data, "location", "") or "") if part == "body" else ""
     wire = part in ("query", "path", "header")
-    if scenario in STRING_FORM and wire and "type" not in _keywords(case, f"{part}:{parameter}"):
+    operation = case.operation
+    place = f"{str(operation.method).upper()} {operation.path} {part}:{parameter}"
+    if scenario in STRING_FORM and wire and "type" not in places.get(place, frozenset()):
         scenario, where = "string_form", ""
     which = str(getattr(data, "description", "")) if "missing_required" in scenario else ""
     return (scenario, part, parameter, where, which)
 
 
-def one_per_constraint(cases: Iterable[Any]) -> list[Any]:
-    """`cases` in their order, keeping of each constraint's cases the first."""
+def one_per_constraint(cases: Iterable[Any], spec: Mapping[str, Any]) -> list[Any]:
+    """`cases` (of an operation of `spec`) in their order, keeping of each constraint's
+    cases the first."""
+    places = constrained_places(spec)
     seen: set[Hashable] = set()
     kept = []
     for case in cases:
-        constraint = constraint_of(case)
+        constraint = constraint_of(case, places)
         if constraint is not None:
             if constraint in seen:
                 continue
             seen.add(constraint)
         kept.append(case)
     return kept
-
-
-def _keywords(case: Any, part: str) -> frozenset[str]:
-    """The schema keywords the spec puts on `part` ("path:contact_id") of the case's
-    operation (`request_constraints`: a string's type is none of them on the wire)."""
-    operation = case.operation
-    raw = operation.schema.raw_schema
-    if id(raw) not in _PLACES:
-        _PLACES[id(raw)] = (raw, constrained_places(raw))
-    places = _PLACES[id(raw)][1]
-    return places.get(f"{str(operation.method).upper()} {operation.path} {part}", frozenset())

@@ -88,9 +88,6 @@ def add_coverage_cases(item: Any, schema: Any, *, each_constraint_once: bool = F
     """
     import hypothesis
     from schemathesis.auths import AuthStorageMark
-    from schemathesis.generation import overrides
-    from schemathesis.generation.drivers import CoverageGenerator
-    from schemathesis.generation.feedback import FeedbackSources
     from schemathesis.generation.hypothesis.builder import (
         ApiOperationMark,
         UnserializablePayloadMark,
@@ -103,27 +100,44 @@ def add_coverage_cases(item: Any, schema: Any, *, each_constraint_once: bool = F
         return
     operation = ApiOperationMark.get(test)
     assert operation is not None, "a test schemathesis built carries its operation"
-    config = schema.config
-    generation = config.generation_for(operation=operation, phase="coverage")
-    generator = CoverageGenerator(
-        operation=operation,
-        generation_modes=generation.modes,
-        generation_config=generation,
+    generator = coverage_generator(
+        schema,
+        operation,
         auth_storage=AuthStorageMark.get(item.test_function),
-        override=overrides.with_config_headers(config, operation=operation),
-        # the schema's constants steer generation; schemathesis caches them on the schema
-        feedback=FeedbackSources(constants_value_source=internals.constants_source(schema)),
         hooks=HookDispatcherMark.get(item.test_function),
     )
     cases = content_type_probes_first(generator)
     if each_constraint_once:
-        cases = constraint_sample.one_per_constraint(cases)
+        cases = constraint_sample.one_per_constraint(cases, schema.raw_schema)
     for case in cases:  # Hypothesis runs explicit examples in reverse order of attachment
         hypothesis.example(case=case)(test)
     unserializable = generator.controller.unserializable_media_types
     if unserializable:
         UnserializablePayloadMark.set(test, sorted(unserializable))
     setattr(test, _COVERAGE_ADDED, True)
+
+
+def coverage_generator(
+    schema: Any, operation: Any, *, auth_storage: Any = None, hooks: Any = None
+) -> Any:
+    """Schemathesis's coverage phase for `operation` of `schema` (iterating it gives the
+    cases), configured as schemathesis's test builder configures it."""
+    from schemathesis.generation import overrides
+    from schemathesis.generation.drivers import CoverageGenerator
+    from schemathesis.generation.feedback import FeedbackSources
+
+    config = schema.config
+    generation = config.generation_for(operation=operation, phase="coverage")
+    return CoverageGenerator(
+        operation=operation,
+        generation_modes=generation.modes,
+        generation_config=generation,
+        auth_storage=auth_storage,
+        override=overrides.with_config_headers(config, operation=operation),
+        # the schema's constants steer generation; schemathesis caches them on the schema
+        feedback=FeedbackSources(constants_value_source=internals.constants_source(schema)),
+        hooks=hooks,
+    )
 
 
 def schema_of(item: Any) -> Any:
