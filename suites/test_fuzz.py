@@ -10,11 +10,13 @@ Points the document leaves open are settled in the fuzz layer's overlay
 reference server no undeclared method is sent and no write may reach a record the run
 did not create (`guard.sends_to`); an operation whose every case was held back is
 skipped as not applicable, never passed. A read the test already sent and passed is not
-sent again (`FuzzRun.read_already_passed`). The seed is printed; `--hypothesis-seed=N`
-replays it. The profile (`crm_conformance.core.profiles`) sets the cases per operation;
-`deep` runs each operation in rounds until its share of `--fuzz-minutes` is spent, or,
-replaying a run (`--fuzz-rounds RUN_DIR`), as many rounds as it ran there. The plugin
-does all of this for a test marked `generated("examples")` (`crm_conformance.plugin.fuzz`).
+sent again, nor, under the quick profile, a generated negative case that only breaks
+again what an earlier case broke (`FuzzRun.already_passed`). The seed is printed;
+`--hypothesis-seed=N` replays it. The profile (`crm_conformance.core.profiles`) sets the
+cases per operation; `deep` runs each operation in rounds until its share of
+`--fuzz-minutes` is spent, or, replaying a run (`--fuzz-rounds RUN_DIR`), as many rounds
+as it ran there. The plugin does all of this for a test marked `generated("examples")`
+(`crm_conformance.plugin.fuzz`).
 """
 
 from typing import Any
@@ -34,7 +36,7 @@ CHECKS = judging.harness_checks()
 def test_operation(case: Any, api: ApiClient, target: Target, fuzz_run: budget.FuzzRun) -> None:
     if not guard.sends_to(case, embedded=guard.is_embedded(target)):
         return
-    if fuzz_run.read_already_passed(case):
+    if fuzz_run.already_passed(case):
         return
     response = api.request(str(case.method), case.formatted_path, **adapters.transport(case))
     # Each failure is stamped with its requirement and request (judging.validate);

@@ -7,12 +7,13 @@ runs, so they can change before.
 """
 
 import time
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from crm_conformance.core.profiles import Profile
-from crm_conformance.fuzz import internals
+from crm_conformance.fuzz import constraint_sample, internals
+from crm_conformance.fuzz.request_constraints import constrained_places
 
 
 def in_rounds(
@@ -106,23 +107,48 @@ class FuzzRun:
     """The harness client's exchange log mark when the test began."""
     rounds: list[int] = field(default_factory=list)
     """The rounds started, a failing one included: what a replay must run."""
-    passed_reads: set[Hashable] = field(default_factory=set)
-    """The reads this test sent that passed every check (`read_already_passed`)."""
+    passed_requests: set[Hashable] = field(default_factory=set)
+    """The requests this test sent that passed every check (`already_passed`)."""
+    passed_breaks: set[Hashable] = field(default_factory=set)
+    """What the negative cases this test sent and passed broke (`constraint_sample.breaks_of`)."""
+    places: Mapping[str, frozenset[str]] | None = None
+    """The spec's constrained places, read from the first case's schema when needed."""
 
-    def read_already_passed(self, case: Any) -> bool:
-        """Whether `case` is a GET this test already sent, to the byte but for
-        schemathesis's per-case id header, and that passed: the generated phase draws the
-        coverage phase's very request again (an operation without parameters has one
-        request to draw), and the same read asserts nothing new. A write is always sent,
-        a second one being a request of its own; a read that failed is sent again, so
-        Hypothesis, replaying a failing case, sees it fail again."""
-        return _read_of(case) in self.passed_reads
+    def already_passed(self, case: Any) -> bool:
+        """Whether sending `case` would only repeat what this test sent and passed.
+
+        A GET sent already, to the byte but for schemathesis's per-case id header: the
+        generated phase draws the coverage phase's very request again (an operation
+        without parameters has one request to draw), and the same read asserts nothing
+        new. Under the full profiles a write is always sent, a second one being a
+        request of its own (a duplicate); under the quick profile
+        (`Profile.each_constraint_once`) a generated write sent already is not, nor a
+        generated negative case whose every break an earlier case broke
+        (`constraint_sample`): the refusals it demands were demanded of those very
+        places already.
+        A case that failed is sent again, so Hypothesis, replaying a failing case, sees
+        it fail again."""
+        if _read_of(case) in self.passed_requests:
+            return True
+        if not self.profile.each_constraint_once or _is_explicit(case):
+            return False
+        if _request_of(case) in self.passed_requests:
+            return True
+        breaks = self._breaks(case)
+        return breaks is not None and breaks <= self.passed_breaks
 
     def passed(self, case: Any) -> None:
         """Note that `case` was sent and passed every check."""
-        read = _read_of(case)
-        if read is not None:
-            self.passed_reads.add(read)
+        self.passed_requests.add(_request_of(case))
+        if self.profile.each_constraint_once:
+            self.passed_breaks |= self._breaks(case) or set()
+
+    def _breaks(self, case: Any) -> frozenset[Hashable] | None:
+        if constraint_sample.mode_of(case) != "negative":
+            return None
+        if self.places is None:
+            self.places = constrained_places(case.operation.schema.raw_schema)
+        return constraint_sample.breaks_of(case, self.places)
 
     def in_rounds(self, run_round: Callable[[int], None]) -> None:
         """`run_round(0)`, `run_round(1)`, ... within this test's budget (`in_rounds`)."""
@@ -134,16 +160,29 @@ class FuzzRun:
         in_rounds(counted, seconds=self.seconds, exactly=self.exactly)
 
 
+def _is_explicit(case: Any) -> bool:
+    """Whether `case` is one of the coverage phase's own (never held back as a repeat:
+    `constraint_sample.thinned` chose it)."""
+    meta = getattr(case, "_meta", None)
+    phase = getattr(getattr(meta, "phase", None), "name", None)
+    return str(getattr(phase, "value", phase)) == "coverage"
+
+
 def _read_of(case: Any) -> Hashable | None:
     """What identifies the request of a GET `case` on the wire; None for other methods."""
-    if str(case.method).upper() != "GET":
-        return None
+    return _request_of(case) if str(case.method).upper() == "GET" else None
+
+
+def _request_of(case: Any) -> Hashable:
+    """What identifies the request of `case` on the wire: all of it but schemathesis's
+    per-case id header."""
     headers = {
         str(k).lower(): str(v)
         for k, v in (case.headers or {}).items()
         if str(k).lower() != "x-schemathesis-testcaseid"
     }
     return (
+        str(case.method).upper(),
         case.formatted_path,
         repr(sorted((case.query or {}).items(), key=repr)),
         repr(sorted(headers.items())),

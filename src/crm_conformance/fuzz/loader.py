@@ -74,7 +74,7 @@ def add_coverage_cases(item: Any, schema: Any, *, each_constraint_once: bool = F
     """Give the built test of `item` (a `schema.parametrize()` test) the coverage phase's
     cases, as schemathesis gives them when it builds the test with that phase on; with
     `each_constraint_once` (the quick profile) only the first case of each constraint a
-    negative case breaks (`constraint_sample.one_per_constraint`).
+    negative case breaks, and no valid case that repeats another (`constraint_sample.thinned`).
 
     Why when the test runs: schemathesis builds every operation's coverage cases while
     it collects, in every process that collects, and they are most of a collection's
@@ -108,7 +108,7 @@ def add_coverage_cases(item: Any, schema: Any, *, each_constraint_once: bool = F
     )
     cases = content_type_probes_first(generator)
     if each_constraint_once:
-        cases = constraint_sample.one_per_constraint(cases, schema.raw_schema)
+        cases = constraint_sample.thinned(cases, schema.raw_schema)
     for case in cases:  # Hypothesis runs explicit examples in reverse order of attachment
         hypothesis.example(case=case)(test)
     unserializable = generator.controller.unserializable_media_types
