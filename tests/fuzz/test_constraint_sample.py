@@ -283,9 +283,12 @@ def test_a_read_that_failed_is_sent_again() -> None:
     assert not run.already_passed(_case("GET")), "never noted as passed"
 
 
-def _generated(*mutations: tuple[str, str | None, str, tuple[str, ...], str]) -> Any:
+def _generated(
+    *mutations: tuple[str, str | None, str, tuple[str, ...], str], drawn: str = "x" * 256
+) -> Any:
     """A generated negative case of `POST /v1/tags` making `mutations`
-    (part, parameter, schema pointer, keywords, operator), as schemathesis records them."""
+    (part, parameter, schema pointer, keywords, operator), as schemathesis records them;
+    `drawn` stands for the values drawn (the request on the wire)."""
     from schemathesis.core.mutations import Mutation, MutationChannel, OperatorKind
     from schemathesis.core.parameters import ParameterLocation
     from schemathesis.generation.meta import ComponentInfo
@@ -321,8 +324,8 @@ def _generated(*mutations: tuple[str, str | None, str, tuple[str, ...], str]) ->
         method="POST",
         formatted_path="/v1/tags",
         query=None,
-        headers=None,
-        body=None,
+        headers={"Idempotency-Key": drawn},
+        body={"mutations": repr(mutations)},
         media_type="application/json",
     )
 
@@ -345,7 +348,7 @@ def test_a_generated_break_already_made_and_passed_is_not_sent_again_under_quick
     body of random bytes, or any case under `full`, is sent."""
     cases = _thinned(coverage_cases["POST /v1/tags"])
     run = _run()
-    assert not run.already_passed(_generated(KEY_TOO_LONG)), "nothing passed yet"
+    assert not run.already_passed(_generated(KEY_TOO_LONG, drawn="y" * 300)), "none passed yet"
     for case in cases:
         assert not run.already_passed(case), "the coverage phase's own cases are all sent"
         run.passed(case)
@@ -368,3 +371,17 @@ def test_a_generated_break_is_not_a_repeat_of_one_that_failed(
         if "Idempotency-Key" not in str(case._meta.phase.data.parameter):
             run.passed(case)
     assert not run.already_passed(_generated(KEY_TOO_LONG))
+
+
+def test_a_generated_case_that_failed_is_sent_again_though_its_breaks_passed_since(
+    coverage_cases: dict[str, list[Any]],
+) -> None:
+    """Hypothesis replays the failing case it shrank to; had another case with the same
+    breaks passed in between, holding the replay back would turn the failure "flaky"."""
+    run = _run()
+    failing = _generated(KEY_TOO_LONG)
+    assert not run.already_passed(failing), "sent; it fails, so it is never noted as passed"
+    for case in _thinned(coverage_cases["POST /v1/tags"]):
+        run.passed(case)
+    assert run.already_passed(_generated(KEY_TOO_LONG, NAME_NOT_TEXT)), "a repeat"
+    assert not run.already_passed(failing), "the replay is sent"

@@ -4,10 +4,13 @@ Pytest-free and import-light, so the command line and the plugin's options read 
 names without loading schemathesis.
 
 - `quick`: a CI gate; 5 generated cases per operation, 8 stateful scenarios of at most
-  4 steps, and the coverage phase breaks each constraint of a request once (the first
-  of schemathesis's values for it: `crm_conformance.fuzz.constraint_sample`).
+  4 steps; the coverage phase breaks each constraint of a request once (the first of
+  schemathesis's values for it) and sends no valid case that repeats another, and no
+  generated case is sent that repeats one sent and passed
+  (`crm_conformance.fuzz.constraint_sample`).
 - `full`: nightly; 100 cases per operation, 100 scenarios of at most 8 steps, and every
-  coverage case (each constraint broken with every value schemathesis has for it).
+  coverage case (each constraint broken with every value schemathesis has for it, every
+  combination of optional members).
 - `deep`: nightly, bounded by time rather than by cases: the `full` cases in rounds,
   each round of a test with the next seed (the first round also sends the coverage
   phase's cases), until the test's share of `--fuzz-minutes` is spent. The minutes are
@@ -34,8 +37,9 @@ class Profile:
     timed: bool = False
     """Rounds until the time budget (`--fuzz-minutes`) is spent, instead of one round."""
     each_constraint_once: bool = False
-    """The coverage phase's negative cases: the first of each constraint's, not all
-    (against a rate limit, each is a request of the token's allowance)."""
+    """The coverage phase's negative cases: the first of each constraint's, not all, and
+    its valid cases but those repeating another; no generated case repeating one sent
+    and passed (against a rate limit, each is a request of the token's allowance)."""
 
 
 PROFILES: Mapping[str, Profile] = {

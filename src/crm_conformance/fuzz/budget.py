@@ -109,6 +109,8 @@ class FuzzRun:
     """The rounds started, a failing one included: what a replay must run."""
     passed_requests: set[Hashable] = field(default_factory=set)
     """The requests this test sent that passed every check (`already_passed`)."""
+    sent_requests: set[Hashable] = field(default_factory=set)
+    """The requests this test let through (`already_passed`), passed or not."""
     passed_breaks: set[Hashable] = field(default_factory=set)
     """What the negative cases this test sent and passed broke (`constraint_sample.breaks_of`)."""
     places: Mapping[str, frozenset[str]] | None = None
@@ -127,21 +129,30 @@ class FuzzRun:
         (`constraint_sample`): the refusals it demands were demanded of those very
         places already.
         A case that failed is sent again, so Hypothesis, replaying a failing case, sees
-        it fail again."""
-        if _read_of(case) in self.passed_requests:
-            return True
-        if not self.profile.each_constraint_once or _is_explicit(case):
+        it fail again (never "flaky" because its breaks passed in another case since)."""
+        request = _request_of(case)
+        if request in self.sent_requests and request not in self.passed_requests:
             return False
-        if _request_of(case) in self.passed_requests:
-            return True
-        breaks = self._breaks(case)
-        return breaks is not None and breaks <= self.passed_breaks
+        repeat = self._repeats(case, request)
+        if not repeat:
+            self.sent_requests.add(request)
+        return repeat
 
     def passed(self, case: Any) -> None:
         """Note that `case` was sent and passed every check."""
         self.passed_requests.add(_request_of(case))
         if self.profile.each_constraint_once:
             self.passed_breaks |= self._breaks(case) or set()
+
+    def _repeats(self, case: Any, request: Hashable) -> bool:
+        if _read_of(case) in self.passed_requests:
+            return True
+        if not self.profile.each_constraint_once or _is_explicit(case):
+            return False
+        if request in self.passed_requests:
+            return True
+        breaks = self._breaks(case)
+        return breaks is not None and breaks <= self.passed_breaks
 
     def _breaks(self, case: Any) -> frozenset[Hashable] | None:
         if constraint_sample.mode_of(case) != "negative":
