@@ -11,7 +11,12 @@ import pytest
 
 from crm_conformance.core import profiles
 from crm_conformance.fuzz import budget, loader
-from crm_conformance.fuzz.constraint_sample import constraint_of, repeats_a_valid_case, thinned
+from crm_conformance.fuzz.constraint_sample import (
+    bounds_sent,
+    constraint_of,
+    repeats_a_valid_case,
+    thinned,
+)
 from crm_conformance.fuzz.request_constraints import constrained_places
 
 
@@ -62,20 +67,7 @@ def test_each_constraint_is_broken_once_and_every_other_case_is_kept(
 
 
 def _repeat(case: Any, cases: list[Any]) -> bool:
-    """`repeats_a_valid_case`, with the bounds its operation's cases send."""
-    bounded = frozenset(
-        (
-            str(c._meta.phase.data.parameter_location.value)
-            if c._meta.phase.data.parameter_location
-            else "",
-            str(c._meta.phase.data.parameter or ""),
-            c._meta.phase.data.description.rpartition(": ")[0],
-        )
-        for c in cases
-        if c._meta.generation.mode.value == "positive"
-        and c._meta.phase.data.description.endswith(("Maximum value", "Maximum length string"))
-    )
-    return repeats_a_valid_case(case, bounded)
+    return repeats_a_valid_case(case, bounds_sent(cases))
 
 
 def _descriptions(cases: list[Any], mode: str = "positive") -> list[str]:

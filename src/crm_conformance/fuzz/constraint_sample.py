@@ -118,10 +118,9 @@ def repeats_a_valid_case(case: Any, bounded: frozenset[tuple[str, str, str]]) ->
     """Whether a positive coverage case only repeats what another valid case of its
     operation sends (the module docstring says which). `bounded`: the (part, parameter,
     description prefix) of the operation's cases that send a bound itself."""
-    data = _phase_data(case)
-    if mode_of(case) != "positive" or not getattr(data, "scenario", None):
+    if mode_of(case) != "positive" or not getattr(_phase_data(case), "scenario", None):
         return False
-    description = str(getattr(data, "description", "") or "")
+    description = _description(case)
     prefix, _, last = description.rpartition(": ")
     if OPTIONAL_COMBINATION.match(last) or _nested_twice(description):
         return True
@@ -133,12 +132,7 @@ def thinned(cases: Iterable[Any], spec: Mapping[str, Any]) -> list[Any]:
     each constraint's cases the first and no valid case that repeats another."""
     cases = list(cases)
     places = constrained_places(spec)
-    bounded = frozenset(
-        _place(case, str(getattr(_phase_data(case), "description", "")).rpartition(": ")[0])
-        for case in cases
-        if mode_of(case) == "positive"
-        and str(getattr(_phase_data(case), "description", "")).endswith(BOUNDARY)
-    )
+    bounded = bounds_sent(cases)
     seen: set[Hashable] = set()
     kept = []
     for case in cases:
@@ -151,6 +145,16 @@ def thinned(cases: Iterable[Any], spec: Mapping[str, Any]) -> list[Any]:
             seen.add(constraint)
         kept.append(case)
     return kept
+
+
+def bounds_sent(cases: Iterable[Any]) -> frozenset[tuple[str, str, str]]:
+    """The places (part, parameter, description prefix) whose bound itself a valid case
+    of `cases` sends (`repeats_a_valid_case`)."""
+    return frozenset(
+        _place(case, _description(case).rpartition(": ")[0])
+        for case in cases
+        if mode_of(case) == "positive" and _description(case).endswith(BOUNDARY)
+    )
 
 
 def breaks_of(case: Any, places: Mapping[str, frozenset[str]]) -> frozenset[Hashable] | None:
@@ -240,6 +244,10 @@ def _place(case: Any, prefix: str) -> tuple[str, str, str]:
     data = _phase_data(case)
     location = _part(getattr(data, "parameter_location", None))
     return (location, str(getattr(data, "parameter", "") or ""), prefix)
+
+
+def _description(case: Any) -> str:
+    return str(getattr(_phase_data(case), "description", "") or "")
 
 
 def _phase_data(case: Any) -> Any:
