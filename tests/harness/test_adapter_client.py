@@ -96,11 +96,20 @@ def test_an_unreachable_adapter_names_adapter_url() -> None:
     def refuse(request: httpx.Request) -> httpx.Response:
         raise httpx.ConnectError("refused", request=request)
 
-    client = AdapterClient(adapter_url="http://h/_adapter", transport=httpx.MockTransport(refuse))
+    slept: list[float] = []
+    client = AdapterClient(
+        adapter_url="http://h/_adapter", transport=httpx.MockTransport(refuse), sleep=slept.append
+    )
     with pytest.raises(
-        AdapterError, match=r"adapter GET /v1/health failed: ConnectError.*adapter_url"
+        AdapterError,
+        match=r"adapter GET /v1/health failed: ConnectError: refused, after dropped "
+        r"connection ×3 .*adapter_url",
     ):
         client.has("records")
+    assert slept == [0.25, 0.5, 1.0], "the run's retry policy: four tries in all"
+    with pytest.raises(AdapterError, match="ConnectError"):
+        client.has("campaigns")
+    assert slept == [0.25, 0.5, 1.0], "a later test fails at once, without the back-off"
 
 
 def test_the_adapter_token_is_sent_on_every_request_and_redacted() -> None:
@@ -129,3 +138,62 @@ def test_without_an_adapter_token_no_authorization_is_sent() -> None:
     client, seen = adapter(["records"])
     client.create_record(kind="contact", fields={})
     assert all("Authorization" not in r.headers for r in seen)
+
+
+def _flaky(
+    answers: list[httpx.Response | type[httpx.TransportError]],
+) -> tuple[AdapterClient, list[httpx.Request], list[float]]:
+    """An adapter offering records and fixtures, answering (or failing) each request but
+    its health in turn with the next of `answers`."""
+    seen: list[httpx.Request] = []
+    slept: list[float] = []
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/v1/health"):
+            return httpx.Response(200, json={"ok": True, "features": ["records", "fixtures"]})
+        seen.append(request)
+        answer = answers[len(seen) - 1]
+        if isinstance(answer, httpx.Response):
+            return answer
+        raise answer("cut", request=request)
+
+    client = AdapterClient(
+        adapter_url="http://h/_adapter", transport=httpx.MockTransport(handle), sleep=slept.append
+    )
+    return client, seen, slept
+
+
+GATEWAY = httpx.Response(502, text="<html>Bad Gateway</html>")
+FIXTURES = {"pipelines": [], "lost_reasons": [], "users": ["usr_1"], "contact_custom_fields": []}
+
+
+def test_a_read_is_sent_again_after_a_gateway_fault_or_a_dropped_connection() -> None:
+    client, seen, slept = _flaky([GATEWAY, httpx.ReadError, httpx.Response(200, json=FIXTURES)])
+    assert client.fixtures().users == ("usr_1",)
+    assert len(seen) == 3 and slept == [0.25, 0.5]
+    assert [(f.reason, f.retried) for f in client.log.faults] == [
+        ("502", True),
+        ("dropped connection", True),
+    ]
+
+
+def test_a_post_whose_answer_was_lost_is_not_sent_again() -> None:
+    """It may have made the record; a second one would change what a test counts."""
+    client, seen, slept = _flaky([httpx.ReadError, httpx.Response(201, json={"id": "x"})])
+    with pytest.raises(AdapterError, match="adapter POST /v1/records failed: ReadError"):
+        client.create_record(kind="contact", fields={})
+    assert len(seen) == 1 and slept == []
+    assert [(f.reason, f.retried) for f in client.log.faults] == [("dropped connection", False)]
+
+
+def test_a_post_whose_connection_was_never_made_is_sent_again() -> None:
+    client, seen, _ = _flaky([httpx.ConnectError, httpx.Response(201, json={"id": "x"})])
+    assert client.create_record(kind="contact", fields={})["id"] == "x"
+    assert len(seen) == 2
+
+
+def test_a_post_answered_503_is_not_sent_again() -> None:
+    client, seen, _ = _flaky([httpx.Response(503, text="busy"), httpx.Response(201, json={})])
+    with pytest.raises(AdapterError, match="answered 503: busy"):
+        client.create_record(kind="contact", fields={})
+    assert len(seen) == 1

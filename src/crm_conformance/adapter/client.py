@@ -4,6 +4,13 @@ The adapter creates states the public API cannot (a running campaign, a token wi
 chosen scopes, ...). Whatever goes wrong with it, a non-2xx answer, a body that is not
 JSON, a dropped connection, becomes one `AdapterError` saying which operation failed
 and how: the plugin reports that as a setup `error`, never as a target failure.
+
+Between the run and the adapter stand the same gateways as before the API, so its
+requests go through the run's retry policy (`core.retries`) where sending again is
+safe. The adapter takes no `Idempotency-Key`: a GET, PUT or DELETE (idempotent by
+HTTP's definition) is sent again after any transport fault, a POST only when its
+connection was never made (it cannot have been processed, while a POST whose answer was
+lost may have made a record, and a second one would change what a test counts).
 """
 
 import json as jsonlib
@@ -18,6 +25,7 @@ from crm_conformance import adapter_kit as kit
 from crm_conformance._errors import AdapterError, ExchangeBoundExceeded, FeatureMissing
 from crm_conformance.adapter_kit import Fixtures, IssuedToken, Pipeline, Stage, Workspace
 from crm_conformance.adapter_kit._types import TokenKind, TokenState
+from crm_conformance.core import retries
 from crm_conformance.core.bounds import (
     DEFAULT_MAX_RESPONSE_BYTES,
     ExchangeBounds,
@@ -27,6 +35,9 @@ from crm_conformance.core.bounds import (
 from crm_conformance.core.client import ExchangeLog, RequestBudget, record_exchange
 from crm_conformance.core.ledger import Ledger
 from crm_conformance.core.redaction import Redactor
+
+IDEMPOTENT = frozenset({"GET", "HEAD", "PUT", "DELETE"})
+"""Adapter methods safe to send again after any transport fault (the module docstring)."""
 
 FEATURES = tuple(kit.FEATURES)
 """Features an adapter may offer, as `GET /v1/health` names them (the spec's `x-feature`)."""
@@ -53,9 +64,12 @@ class AdapterClient:
         on_require: Callable[[str], None] | None = None,
         token: str | None = None,
         ledger: Ledger | None = None,
+        retry: retries.RetryPolicy | None = None,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         """`token`: the target's `adapter_token`, sent as `Authorization: Bearer` on every
-        request (and filtered from everything recorded)."""
+        request (and filtered from everything recorded). `retry`: how transport faults
+        are met (`retries.RetryPolicy()`, the API client's, by default)."""
         self.adapter_url = adapter_url.rstrip("/")
         self.redactor = redactor if redactor is not None else Redactor()
         self._token = token
@@ -72,6 +86,9 @@ class AdapterClient:
         self._http = httpx.Client(timeout=timeout, transport=transport or bounded_transport())
         self._features: frozenset[str] | None = None
         self._fixtures: dict[Workspace, Fixtures] = {}
+        self.retry = retry if retry is not None else retries.RetryPolicy()
+        self._sleep = sleep
+        self._health_failed: AdapterError | None = None
 
     def close(self) -> None:
         """Close the connection pool."""
@@ -81,9 +98,18 @@ class AdapterClient:
 
     @property
     def features(self) -> frozenset[str]:
-        """The features `GET /v1/health` lists (fetched once)."""
+        """The features `GET /v1/health` lists (fetched once). A health check that got no
+        answer after its retries (the adapter down or silent) fails again at once for
+        every later caller: each test asks, and would otherwise spend the back-off again."""
+        if self._health_failed is not None:
+            raise AdapterError(str(self._health_failed))
         if self._features is None:
-            body = self._call("GET", "/v1/health")
+            try:
+                body = self._call("GET", "/v1/health")
+            except AdapterError as exc:
+                if exc.status is None:
+                    self._health_failed = exc
+                raise
             listed = body.get("features")
             if body.get("ok") is not True or not isinstance(listed, list):
                 raise AdapterError(
@@ -313,8 +339,6 @@ class AdapterClient:
         params: Mapping[str, str] | None = None,
     ) -> dict[str, Any]:
         where = f"adapter {method} {path}"
-        if self.budget is not None:
-            self.budget.spend()
         content = None if json is None else jsonlib.dumps(json).encode()
         headers = {"Accept": "application/json"}
         if content is not None:
@@ -324,24 +348,7 @@ class AdapterClient:
         request = self._http.build_request(
             method, self.adapter_url + path, params=params, content=content, headers=headers
         )
-        started = time.perf_counter()
-        try:
-            response = read_bounded(self._http, request, self._bounds)
-        except (httpx.TransportError, ExchangeBoundExceeded) as exc:
-            self.log.exchanges.append(
-                record_exchange(
-                    self.redactor, request, None, time.perf_counter() - started, error=str(exc)
-                )
-            )
-            if isinstance(exc, ExchangeBoundExceeded):
-                raise AdapterError(f"{where} failed: {exc}") from None
-            raise AdapterError(
-                f"{where} failed: {type(exc).__name__}: {exc or 'no detail'} "
-                f"(is adapter_url = {self.adapter_url!r} right and the adapter running?)"
-            ) from None
-        self.log.exchanges.append(
-            record_exchange(self.redactor, request, response, time.perf_counter() - started)
-        )
+        response = self._send(request, where)
         if response.status_code == 204:
             return {}
         if not 200 <= response.status_code < 300:
@@ -362,6 +369,56 @@ class AdapterClient:
         if method == "POST" and self.ledger is not None:
             self.ledger.observe_adapter(path=path, sent=json, answer=body)
         return body
+
+    def _send(self, request: httpx.Request, where: str) -> httpx.Response:
+        """Send `request`, again after a transport fault where that is safe (the module
+        docstring), each exchange logged; its answer, or `AdapterError`."""
+        faults: list[str] = []
+        while True:
+            if self.budget is not None:
+                self.budget.spend()
+            started = time.perf_counter()
+            try:
+                response = read_bounded(self._http, request, self._bounds)
+            except (httpx.TransportError, ExchangeBoundExceeded) as exc:
+                self.log.exchanges.append(
+                    record_exchange(
+                        self.redactor, request, None, time.perf_counter() - started, error=str(exc)
+                    )
+                )
+                if isinstance(exc, ExchangeBoundExceeded):
+                    raise AdapterError(f"{where} failed: {exc}") from None
+                reason = retries.fault_of_error(exc)
+                never_sent = isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout)
+                if reason is not None and self._again(request, faults, reason, never_sent):
+                    continue
+                raise AdapterError(
+                    f"{where} failed: {type(exc).__name__}: {exc or 'no detail'}"
+                    f"{_tried(faults)} (is adapter_url = {self.adapter_url!r} right and the "
+                    "adapter running?)"
+                ) from None
+            self.log.exchanges.append(
+                record_exchange(self.redactor, request, response, time.perf_counter() - started)
+            )
+            reason = retries.fault_of_answer(response, retry=False)
+            if reason is None or not self._again(request, faults, reason, never_sent=False):
+                return response
+
+    def _again(
+        self, request: httpx.Request, faults: list[str], reason: str, never_sent: bool
+    ) -> bool:
+        """Note the fault `reason`; wait and say True when `request` may be sent again."""
+        faults.append(reason)
+        again = (request.method in IDEMPOTENT or never_sent) and len(faults) < self.retry.attempts
+        self.log.faults.append(retries.Fault(reason, retried=again))
+        if again:
+            self._sleep(self.retry.backoff(len(faults) - 1))
+        return again
+
+
+def _tried(faults: list[str]) -> str:
+    """ ", after 502 ×1, dropped connection ×2" when the request met faults before."""
+    return f", after {retries.tally(faults[:-1])}" if len(faults) > 1 else ""
 
 
 def _compact(**fields: Any) -> dict[str, Any]:
