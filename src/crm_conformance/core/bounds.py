@@ -10,8 +10,10 @@ is one `ExchangeBoundExceeded`, a transport fault (the test is an error, `smoke`
 The deadline is checked as each piece of the body arrives; on the connections of
 `bounded_transport` (the harness's clients, the setup checks) every socket operation
 also waits no longer than what is left of it, so headers trickled byte by byte end at the
-deadline too. Elsewhere (through a proxy from the environment, or schemathesis's
-`requests`) it is overrun by at most one read's timeout: about twice `timeout` in all.
+deadline too. Elsewhere (schemathesis's `requests`) it is overrun by at most one read's
+timeout: about twice `timeout` in all. The harness's clients, given a transport, send
+nothing through a proxy named in the environment (httpx reads `HTTP_PROXY` and the like
+only for a client without one); `requests` does.
 """
 
 import time
