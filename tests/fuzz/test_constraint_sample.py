@@ -346,8 +346,8 @@ def test_a_generated_break_already_made_and_passed_is_not_sent_again_under_quick
         run.passed(case)
     assert run.already_passed(_generated(KEY_TOO_LONG))
     assert run.already_passed(_generated(KEY_TOO_LONG, NAME_NOT_TEXT))
-    color = ("body", "color", "/properties/color", ("anyOf",), "negate_constraints")
-    assert not run.already_passed(_generated(KEY_TOO_LONG, color))
+    unbroken = ("body", "name", "/properties/name", ("pattern",), "negate_constraints")
+    assert not run.already_passed(_generated(KEY_TOO_LONG, unbroken)), "no case broke it"
     assert not run.already_passed(_generated(("body", None, "", (), "syntax_fuzzing")))
     full = _run("full")
     for case in cases:
@@ -377,3 +377,21 @@ def test_a_generated_case_that_failed_is_sent_again_though_its_breaks_passed_sin
         run.passed(case)
     assert run.already_passed(_generated(KEY_TOO_LONG, NAME_NOT_TEXT)), "a repeat"
     assert not run.already_passed(failing), "the replay is sent"
+
+
+def test_a_value_matching_none_of_a_members_alternatives_repeats_their_breaks(
+    coverage_cases: dict[str, list[Any]],
+) -> None:
+    """`color` is (a colour pattern | null): a value matching neither, or of a wrong type
+    for the null alternative, breaks the colour's type or pattern, which the coverage
+    phase broke; one matching neither alternative of `name`, which has none, is not."""
+    color = ("body", "color", "/properties/color", ("anyOf",), "negate_constraints")
+    not_null = ("body", "color", "/properties/color/anyOf/1", ("type",), "change_type")
+    run = _run()
+    assert not run.already_passed(_generated(color, drawn="a")), "nothing passed yet"
+    for case in _thinned(coverage_cases["POST /v1/tags"]):
+        run.passed(case)
+    assert run.already_passed(_generated(color, drawn="b"))
+    assert run.already_passed(_generated(not_null, drawn="c"))
+    name = ("body", "name", "/properties/name", ("anyOf",), "negate_constraints")
+    assert not run.already_passed(_generated(name, drawn="d"))

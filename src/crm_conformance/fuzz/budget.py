@@ -111,7 +111,7 @@ class FuzzRun:
     """The requests this test sent that passed every check (`already_passed`)."""
     sent_requests: set[Hashable] = field(default_factory=set)
     """The requests this test let through (`already_passed`), passed or not."""
-    passed_breaks: set[Hashable] = field(default_factory=set)
+    passed_breaks: set[tuple[str, ...]] = field(default_factory=set)
     """What the negative cases this test sent and passed broke (`constraint_sample.breaks_of`)."""
     places: Mapping[str, frozenset[str]] | None = None
     """The spec's constrained places, read from the first case's schema when needed."""
@@ -152,9 +152,9 @@ class FuzzRun:
         if request in self.passed_requests:
             return True
         breaks = self._breaks(case)
-        return breaks is not None and breaks <= self.passed_breaks
+        return breaks is not None and constraint_sample.broken_before(breaks, self.passed_breaks)
 
-    def _breaks(self, case: Any) -> frozenset[Hashable] | None:
+    def _breaks(self, case: Any) -> frozenset[tuple[str, ...]] | None:
         if constraint_sample.mode_of(case) != "negative":
             return None
         if self.places is None:
