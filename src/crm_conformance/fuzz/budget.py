@@ -145,11 +145,12 @@ class FuzzRun:
             self.passed_breaks |= self._breaks(case) or set()
 
     def _repeats(self, case: Any, request: Hashable) -> bool:
-        if _read_of(case) in self.passed_requests:
+        sent = request in self.passed_requests
+        if sent and str(case.method).upper() == "GET":
             return True
         if not self.profile.each_constraint_once or _is_explicit(case):
             return False
-        if request in self.passed_requests:
+        if sent:
             return True
         breaks = self._breaks(case)
         return breaks is not None and constraint_sample.broken_before(breaks, self.passed_breaks)
@@ -177,11 +178,6 @@ def _is_explicit(case: Any) -> bool:
     meta = getattr(case, "_meta", None)
     phase = getattr(getattr(meta, "phase", None), "name", None)
     return str(getattr(phase, "value", phase)) == "coverage"
-
-
-def _read_of(case: Any) -> Hashable | None:
-    """What identifies the request of a GET `case` on the wire; None for other methods."""
-    return _request_of(case) if str(case.method).upper() == "GET" else None
 
 
 def _request_of(case: Any) -> Hashable:

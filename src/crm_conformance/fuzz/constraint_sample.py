@@ -41,7 +41,7 @@ import re
 from collections.abc import Hashable, Iterable, Mapping
 from typing import Any
 
-from crm_conformance.fuzz.request_constraints import constrained_places
+from crm_conformance.fuzz.request_constraints import WIRE_PARTS, constrained_places
 
 KEPT_WHOLE = frozenset(
     {
@@ -101,10 +101,10 @@ def constraint_of(case: Any, places: Mapping[str, frozenset[str]]) -> Hashable |
     # A body's place is the schema path it broke; a parameter's, its name (its schema
     # path is the same whether schemathesis sent the parameter alone or with the others).
     where = _unnested(str(getattr(data, "location", "") or "")) if part == "body" else ""
-    operation = f"{str(case.operation.method).upper()} {case.operation.path}"
+    operation = _operation(case)
     if scenario in STRING_FORM:
-        if part in ("query", "path", "header"):
-            if "type" not in places.get(f"{operation} {part}:{parameter}", frozenset()):
+        if part in WIRE_PARTS:
+            if _sent_as_text(places, operation, part, parameter):
                 scenario, where = "string_form", ""
         elif (member := _NULLABLE_STRING.match(where)) and _is_text_break(
             case, member.group(1), places.get(f"{operation} body.{member.group(1)}", frozenset())
@@ -165,7 +165,7 @@ def breaks_of(case: Any, places: Mapping[str, frozenset[str]]) -> frozenset[tupl
     if mode_of(case) != "negative":
         return None
     data = _phase_data(case)
-    operation = f"{str(case.operation.method).upper()} {case.operation.path}"
+    operation = _operation(case)
     scenario = str(getattr(data, "scenario", "") or "")
     if scenario:
         keyword = KEYWORD_OF.get(scenario)
@@ -227,10 +227,24 @@ def _wire_break(
     operation: str, part: str, parameter: str, keyword: str, places: Mapping[str, frozenset[str]]
 ) -> tuple[str, str, str]:
     """A parameter's break; a string's type, pattern and format breaks are one on the wire."""
-    text = "type" not in places.get(f"{operation} {part}:{parameter}", frozenset())
-    if text and keyword in ("type", "pattern", "format"):
+    if keyword in ("type", "pattern", "format") and _sent_as_text(
+        places, operation, part, parameter
+    ):
         keyword = "string_form"
     return (part, parameter, keyword)
+
+
+def _sent_as_text(
+    places: Mapping[str, frozenset[str]], operation: str, part: str, parameter: str
+) -> bool:
+    """Whether a parameter has no type of its own on the wire (`request_constraints`: a
+    string's type is none of its constraints there), so every break of it is of its form."""
+    return "type" not in places.get(f"{operation} {part}:{parameter}", frozenset())
+
+
+def _operation(case: Any) -> str:
+    """ "METHOD /path" of the case's operation, as `request_constraints` names places."""
+    return f"{str(case.operation.method).upper()} {case.operation.path}"
 
 
 def _unnested(location: str) -> str:

@@ -40,7 +40,7 @@ REFUSABLE = frozenset(
 )
 """Schema keywords a value can break, so a negative case can be made of each."""
 
-_WIRE_PARTS = ("query", "path", "header")
+WIRE_PARTS = ("query", "path", "header")
 """Parts sent as text: a `type: string` there cannot be broken on the wire."""
 
 
