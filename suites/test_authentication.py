@@ -20,9 +20,15 @@ from dataclasses import dataclass
 import httpx
 import pytest
 
-from crm_conformance import AdapterClient, ApiClient, ConformanceFailure, Target
+from crm_conformance import AdapterClient, ApiClient, Target
 from crm_conformance.core import document
-from crm_conformance.steps import RecordFactory, expect_error, expect_true, operations, run_checks
+from crm_conformance.steps import (
+    RecordFactory,
+    expect_error,
+    expect_status,
+    expect_true,
+    operations,
+)
 
 READ = "/v1/contacts"
 WORKSPACE_TOKEN = re.compile(r"sk_(?:live|test)_[A-Za-z0-9_-]+={0,2}\.[A-Za-z0-9_-]+={0,2}")
@@ -37,29 +43,13 @@ def _shape(token: str) -> str:
 
 
 def _expect_unauthorized(req_id: str, response: httpx.Response) -> None:
-    run_checks(response)
-    code = response.json().get("error", {}).get("code") if response.status_code == 401 else None
-    if response.status_code != 401 or code != "unauthorized":
-        raise ConformanceFailure(
-            req_id,
-            expected="401 with error.code 'unauthorized'",
-            got=f"{response.status_code} {response.text[:200]}",
-            response=response,
-        )
+    expect_error(response, req_id, status=401, code="unauthorized")
 
 
 @pytest.mark.req("AUTH-001", "AUTH-008", "VER-001")
 def test_the_token_as_issued_is_accepted(api: ApiClient) -> None:
     """A read under the /v1 prefix answers 200 to the token as issued."""
-    response = api.get(READ, params={"limit": 1})
-    run_checks(response)
-    if response.status_code != 200:
-        raise ConformanceFailure(
-            "AUTH-001",
-            expected="200 for the full-scope token sent as issued",
-            got=f"{response.status_code} {response.text[:200]}",
-            response=response,
-        )
+    expect_status(api.get(READ, params={"limit": 1}), "AUTH-001", 200)
 
 
 @pytest.mark.req("AUTH-002", "AUTH-003", "AUTH-017")

@@ -18,7 +18,7 @@ from typing import Any, cast
 import httpx
 import pytest
 
-from crm_conformance import AdapterClient, ApiClient, ConformanceFailure
+from crm_conformance import AdapterClient, ApiClient
 from crm_conformance.core import conventions, document
 from crm_conformance.steps import (
     RecordFactory,
@@ -223,12 +223,9 @@ def test_closing_as_won_marks_the_contact_won(
         body["won_reason"] = won_reason
     closed(close(api, conversation["id"], body), "CONV-021", conversation["id"])
     contact = contact_of(api, conversation["contact_id"], "CONV-028")
-    if contact.get("status") != "won":
-        raise ConformanceFailure(
-            "CONV-027",
-            expected="the contact's status won after closing as won",
-            got=f"status = {contact.get('status')!r}",
-        )
+    expect_value(
+        None, "CONV-027", "the contact's status", got=contact.get("status"), expected="won"
+    )
 
 
 IGNORED_CONTACT_FIELDS = frozenset({"updated_at", "avatar_url"})
@@ -542,9 +539,10 @@ def test_a_contact_writing_after_the_close_opens_a_new_conversation(
     closed(response, "CONV-015", conversation["id"])
     again = adapter.inbound(contact_id=conversation["contact_id"])
     conversations.created.append(("conversation", str(again.get("id"))))
-    if again.get("id") == conversation["id"] or again.get("status") not in OPEN_STATES:
-        raise ConformanceFailure(
-            "CONV-041",
-            expected=f"a new open conversation for the contact, not {conversation['id']}",
-            got=f"id = {again.get('id')!r}, status = {again.get('status')!r}",
-        )
+    expect_true(
+        None,
+        "CONV-041",
+        again.get("id") != conversation["id"] and again.get("status") in OPEN_STATES,
+        expected=f"a new open conversation for the contact, not {conversation['id']}",
+        got=f"id = {again.get('id')!r}, status = {again.get('status')!r}",
+    )

@@ -17,14 +17,17 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any
 
 import httpx
 
+from crm_conformance.core import evidence
 from crm_conformance.core.failure import ConformanceFailure
 
-CheckFunction = Callable[[httpx.Response], None]
-_F = TypeVar("_F", bound=CheckFunction)
+Evaluated = bool | frozenset[str]
+"""What a check returns when nothing broke: True when it evaluated every requirement it
+names, a set of the ids it evaluated, or False (an empty set) when it did not apply."""
+CheckFunction = Callable[[httpx.Response], Evaluated]
 
 
 @dataclass(frozen=True)
@@ -39,17 +42,30 @@ class Check:
 _REGISTRY: dict[str, Check] = {}
 
 
-def check(*requirements: str, name: str | None = None) -> Callable[[_F], _F]:
-    """Register `fn` as a check failing `requirements`; the function is returned unchanged."""
+def check(*requirements: str, name: str | None = None) -> Callable[[CheckFunction], CheckFunction]:
+    """Register `fn` as a check failing `requirements`.
+
+    The function registered (and returned) reports each requirement `fn` evaluated and
+    found held to `evidence`, so a requirement is verified only where its check applied
+    to an answer: an error rule says nothing about a 200.
+    """
     if not requirements:
         raise ValueError("a check names at least one requirement id")
 
-    def register(fn: _F) -> _F:
+    def register(fn: CheckFunction) -> CheckFunction:
         key = name or fn.__name__
+
+        @functools.wraps(fn)
+        def reporting(response: httpx.Response) -> Evaluated:
+            held = fn(response)
+            for req_id in requirements if held is True else held or ():
+                evidence.passed(req_id, key)
+            return held
+
         if key in _REGISTRY:
             raise ValueError(f"name={key!r}: a check of that name is already registered")
-        _REGISTRY[key] = Check(name=key, requirements=tuple(requirements), function=fn)
-        return fn
+        _REGISTRY[key] = Check(name=key, requirements=tuple(requirements), function=reporting)
+        return reporting
 
     return register
 
@@ -140,25 +156,26 @@ def _fail(req_id: str, response: httpx.Response, *, expected: str, got: str) -> 
 
 
 @check("ERR-001")
-def error_envelope(response: httpx.Response) -> None:
+def error_envelope(response: httpx.Response) -> Evaluated:
     """Errors: "Every non-2xx response has body `{error: {...}}`"."""
     if not _is_error(response):
-        return
+        return False
     if _error_object(response) is None:
         body = _json(response)
         got = "a body that is not JSON" if body is _NO_BODY else _short(body)
         raise _fail("ERR-001", response, expected='a body {"error": {...}}', got=got)
+    return True
 
 
 @check("ERR-002")
-def error_type_enum(response: httpx.Response) -> None:
+def error_type_enum(response: httpx.Response) -> Evaluated:
     """Errors table: `type` is one of the seven listed values ("coarse and stable").
 
     Only `type` is closed; new `code` values may appear, so codes are not checked here.
     """
     error = _error_object(response)
     if not _is_error(response) or error is None:
-        return
+        return False
     if error.get("type") not in ERROR_TYPES:
         raise _fail(
             "ERR-002",
@@ -166,10 +183,11 @@ def error_type_enum(response: httpx.Response) -> None:
             expected=f"error.type one of {', '.join(ERROR_TYPES)}",
             got=f"error.type = {_short(error.get('type'))}",
         )
+    return True
 
 
 @check("ERR-003")
-def error_fields(response: httpx.Response) -> None:
+def error_fields(response: httpx.Response) -> Evaluated:
     """Errors table: `code` and `message` are strings; `param`, `documentation_url` and
     `request_id` are string or null; `detail` is an array of `{field, message, code}` or null.
 
@@ -179,7 +197,7 @@ def error_fields(response: httpx.Response) -> None:
     """
     error = _error_object(response)
     if not _is_error(response) or error is None:
-        return
+        return False
     problems = [
         f"error.{key} = {_short(error.get(key))} (must be a string)"
         for key in ("code", "message")
@@ -213,6 +231,7 @@ def error_fields(response: httpx.Response) -> None:
             expected="the error fields typed as the Errors table says",
             got="; ".join(problems),
         )
+    return True
 
 
 _RETRYABLE_TYPES = frozenset({"api_error", "rate_limit_error"})
@@ -242,7 +261,7 @@ def allowed_types(status: int) -> frozenset[str]:
 
 
 @check("ERR-004")
-def error_type_matches_status(response: httpx.Response) -> None:
+def error_type_matches_status(response: httpx.Response) -> Evaluated:
     """The error `type` agrees with the status as far as the document says (`allowed_types`).
 
     "Rules: branch on `type` for flow": a client that branches on `type` must not be
@@ -251,11 +270,11 @@ def error_type_matches_status(response: httpx.Response) -> None:
     """
     error = _error_object(response)
     if not _is_error(response) or error is None:
-        return
+        return False
     status = response.status_code
     allowed = allowed_types(status)
     if error.get("type") not in ERROR_TYPES:
-        return  # already failed by error_type_enum
+        return False  # already failed by error_type_enum
     if error["type"] not in allowed:
         raise _fail(
             "ERR-004",
@@ -263,10 +282,11 @@ def error_type_matches_status(response: httpx.Response) -> None:
             expected=f"error.type {' or '.join(sorted(allowed))} with status {status}",
             got=f"error.type = {error['type']!r} (code {_short(error.get('code'))})",
         )
+    return True
 
 
 @check("ERR-005")
-def error_request_id_matches_header(response: httpx.Response) -> None:
+def error_request_id_matches_header(response: httpx.Response) -> Evaluated:
     """Errors table: `request_id` "equals the `X-Request-ID` response header".
 
     The column types it "string or null", but the same row says it equals the header,
@@ -277,7 +297,7 @@ def error_request_id_matches_header(response: httpx.Response) -> None:
     error = _error_object(response)
     header = response.headers.get("X-Request-ID")
     if not _is_error(response) or error is None or header is None:
-        return
+        return False
     got = error.get("request_id", "(absent)")
     if got != header:
         raise _fail(
@@ -286,6 +306,7 @@ def error_request_id_matches_header(response: httpx.Response) -> None:
             expected="error.request_id equal to the X-Request-ID header",
             got=f"error.request_id = {got!r}, X-Request-ID = {header!r}",
         )
+    return True
 
 
 # --- headers -----------------------------------------------------------------------
@@ -294,7 +315,7 @@ _INTEGER = re.compile(r"^[0-9]+$")
 
 
 @check("HDR-001")
-def rate_limit_headers(response: httpx.Response) -> None:
+def rate_limit_headers(response: httpx.Response) -> Evaluated:
     """Limits: "Every response carries" `X-RateLimit-Limit`, `-Remaining`, `-Reset`, integers.
 
     Errors included: the sentence has no exception. Counts and seconds are never
@@ -314,17 +335,18 @@ def rate_limit_headers(response: httpx.Response) -> None:
             expected="X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset as integers",
             got="; ".join(problems),
         )
+    return True
 
 
 @check("HDR-002")
-def retry_after_on_429(response: httpx.Response) -> None:
+def retry_after_on_429(response: httpx.Response) -> Evaluated:
     """Limits: `Retry-After`, integer, "only on 429; seconds to wait".
 
     Checked on 429 only: "only on 429" describes when it is promised, and failing a
     server that also sends it on a 503 would be stricter than the text.
     """
     if response.status_code != 429:
-        return
+        return False
     value = response.headers.get("Retry-After")
     if value is None or not _INTEGER.match(value.strip()):
         raise _fail(
@@ -333,10 +355,11 @@ def retry_after_on_429(response: httpx.Response) -> None:
             expected="Retry-After with an integer number of seconds on a 429",
             got="no Retry-After header" if value is None else f"Retry-After: {value!r}",
         )
+    return True
 
 
 @check("HDR-003")
-def request_id_header(response: httpx.Response) -> None:
+def request_id_header(response: httpx.Response) -> Evaluated:
     """Limits: every response carries `X-Request-ID`, a string (so, not empty)."""
     value = response.headers.get("X-Request-ID")
     if value is None or not value.strip():
@@ -346,17 +369,18 @@ def request_id_header(response: httpx.Response) -> None:
             expected="a non-empty X-Request-ID header",
             got="no X-Request-ID header" if value is None else "an empty X-Request-ID header",
         )
+    return True
 
 
 @check("HDR-004")
-def json_content_type(response: httpx.Response) -> None:
+def json_content_type(response: httpx.Response) -> Evaluated:
     """ "Request and response bodies are JSON": a body is declared and parses as JSON.
 
     Responses without a body (204, HEAD) have nothing to declare. `application/json` and
     any `+json` media type are accepted, with or without a charset.
     """
     if not response.content or response.request.method == "HEAD":
-        return
+        return False
     media_type = response.headers.get("Content-Type", "").split(";")[0].strip().lower()
     declared = media_type == "application/json" or media_type.endswith("+json")
     if not declared or _json(response) is _NO_BODY:
@@ -366,6 +390,7 @@ def json_content_type(response: httpx.Response) -> None:
             expected="a JSON body with Content-Type application/json",
             got=f"Content-Type {media_type or '(none)'!r}, body {_short(response.text, 80)!r}",
         )
+    return True
 
 
 # --- identifiers -------------------------------------------------------------------
@@ -460,7 +485,7 @@ def _id_problem(where: str, value: Any, prefixes: tuple[str, ...]) -> tuple[str,
 
 
 @check("IDN-001", *sorted(set(PREFIX_REQUIREMENTS.values())))
-def identifier_formats(response: httpx.Response) -> None:
+def identifier_formats(response: httpx.Response) -> Evaluated:
     """Conventions: an identifier is "Prefix, underscore, 32 lowercase hex characters",
     with the prefix of its kind (identifier table).
 
@@ -470,23 +495,28 @@ def identifier_formats(response: httpx.Response) -> None:
     Resources whose fields are "not shown" (pipelines, deleted records, ...) are skipped.
     """
     if not 200 <= response.status_code < 300:
-        return
+        return False
     body = _json(response)
     problems: list[tuple[str, str]] = []
+    seen: set[str] = set()
     for resource in _walk_resources(body):
         kind = resource["object"]
+        values: list[tuple[str, Any, tuple[str, ...]]] = []
         if kind in OBJECT_PREFIXES and "id" in resource:
             prefixes = OBJECT_PREFIXES[kind]
             if kind == "owner" and resource.get("kind") in ("user", "agent"):
                 prefixes = ("usr_",) if resource["kind"] == "user" else ("agt_",)
-            problem = _id_problem(f"{kind}.id", resource["id"], prefixes)
+            values.append((f"{kind}.id", resource["id"], prefixes))
+        values += [
+            (f"{kind}.{field}", resource[field], prefixes)
+            for field, prefixes in FIELD_PREFIXES.items()
+            if resource.get(field) is not None
+        ]
+        for where, value, prefixes in values:
+            problem = _id_problem(where, value, prefixes)
             if problem:
                 problems.append(problem)
-        for field, prefixes in FIELD_PREFIXES.items():
-            if resource.get(field) is not None:
-                problem = _id_problem(f"{kind}.{field}", resource[field], prefixes)
-                if problem:
-                    problems.append(problem)
+            seen |= _rows_read(value, prefixes)
     if problems:
         # Charged to the first problem's rule: a kind's prefix row when only the prefix
         # is wrong (a deal id reading `dl_...` breaks "deal | `deal_`"), else the format.
@@ -496,6 +526,19 @@ def identifier_formats(response: httpx.Response) -> None:
             expected="identifiers of the form <prefix>_<32 lowercase hex> with their kind's prefix",
             got=_first_five([why for _, why in problems]),
         )
+    return frozenset(seen)
+
+
+def _rows_read(value: Any, prefixes: tuple[str, ...]) -> set[str]:
+    """The identifier rules a well-formed `value` verified: the format (IDN-001) and, for
+    an id of one kind, that kind's prefix row; nothing for a value that is no id."""
+    if not isinstance(value, str):
+        return set()
+    prefix = next((p for p in prefixes if value.startswith(p)), None)
+    if prefix is None:
+        return set()
+    row = PREFIX_REQUIREMENTS.get(prefix)
+    return {"IDN-001", row} if row and len(prefixes) == 1 else {"IDN-001"}
 
 
 OWNER_FIELDS: dict[str, tuple[str, ...]] = {
@@ -531,7 +574,7 @@ def _owner_problems(where: str, owner: Any) -> list[tuple[str, str]]:
 
 
 @check("IDN-021", "IDN-019", "IDN-018", "IDN-020")
-def owners(response: httpx.Response) -> None:
+def owners(response: httpx.Response) -> Evaluated:
     """The Owner table: every field a resource types Owner (`OWNER_FIELDS`) holds, where
     present and not null, `object: owner`, a `kind` of `user` or `agent`, an `id` of that
     kind's prefix, and a `name` that is a string or null (absent is read as null).
@@ -540,7 +583,7 @@ def owners(response: httpx.Response) -> None:
     requirement of the first problem found.
     """
     if not 200 <= response.status_code < 300:
-        return
+        return False
     problems = [
         problem
         for resource in _walk_resources(_json(response))
@@ -555,6 +598,11 @@ def owners(response: httpx.Response) -> None:
             expected="Owner objects {id: usr_/agt_ id, kind: user or agent, name, object: owner}",
             got=_first_five([text for _, text in problems]),
         )
+    return any(
+        resource.get(field) is not None
+        for resource in _walk_resources(_json(response))
+        for field in OWNER_FIELDS.get(resource["object"], ())
+    )
 
 
 ALWAYS_PRESENT: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -620,7 +668,7 @@ def _request_param(request: httpx.Request, name: str) -> Any:
 
 
 @check("CON-003", "DEAL-002")
-def always_present_fields(response: httpx.Response) -> None:
+def always_present_fields(response: httpx.Response) -> Evaluated:
     """Contact and Deal: "Always present: `id`, `object`, `status`, ...".
 
     Keys, not values: a present key may hold null where the type allows it. Only on the
@@ -634,12 +682,14 @@ def always_present_fields(response: httpx.Response) -> None:
         or not renders_records(response.request)
         or _request_param(response.request, "fields")
     ):
-        return
+        return False
+    seen: set[str] = set()
     for resource in _walk_resources(_json(response)):
         rule = ALWAYS_PRESENT.get(resource["object"])
         if rule is None:
             continue
         req_id, names = rule
+        seen.add(req_id)
         missing = [name for name in names if name not in resource]
         if missing:
             raise _fail(
@@ -648,6 +698,7 @@ def always_present_fields(response: httpx.Response) -> None:
                 expected=f"every {resource['object']} carries {', '.join(names)}",
                 got=f"{resource['object']} {_short(resource.get('id'))} lacks {', '.join(missing)}",
             )
+    return frozenset(seen)
 
 
 # --- timestamps --------------------------------------------------------------------
@@ -679,7 +730,7 @@ DATE_TIME_FIELDS: dict[str, tuple[str, ...]] = {
 
 
 @check("IDN-003")
-def timestamps(response: httpx.Response) -> None:
+def timestamps(response: httpx.Response) -> Evaluated:
     """ "Timestamps are ISO 8601 date-time strings": every date-time field of every
     documented resource in a 2xx body, wherever it is embedded.
 
@@ -688,12 +739,17 @@ def timestamps(response: httpx.Response) -> None:
     `date-time` are read, so an undocumented field of a documented object says nothing.
     """
     if not 200 <= response.status_code < 300:
-        return
-    problems = [
-        f"{resource['object']}.{field} = {_short(resource[field])}"
+        return False
+    present = [
+        (resource, field)
         for resource in _walk_resources(_json(response))
         for field in DATE_TIME_FIELDS.get(resource["object"], ())
-        if resource.get(field) is not None and not is_timestamp(resource[field])
+        if resource.get(field) is not None
+    ]
+    problems = [
+        f"{resource['object']}.{field} = {_short(resource[field])}"
+        for resource, field in present
+        if not is_timestamp(resource[field])
     ]
     if problems:
         raise _fail(
@@ -702,6 +758,7 @@ def timestamps(response: httpx.Response) -> None:
             expected="ISO 8601 date-time strings in every date-time field",
             got=_first_five(problems),
         )
+    return bool(present)
 
 
 # --- collections -------------------------------------------------------------------
@@ -732,12 +789,12 @@ def _collection(response: httpx.Response) -> tuple[bool, Any]:
 
 
 @check("PAG-001")
-def collection_envelope(response: httpx.Response) -> None:
+def collection_envelope(response: httpx.Response) -> Evaluated:
     """Conventions: "Collections: Body `{data, meta, links}`; `meta` has `has_more`
     (boolean) and `limit` (integer); `links.next` is a string cursor or null"."""
     is_collection, body = _collection(response)
     if not is_collection:
-        return
+        return False
     problems = []
     if not isinstance(body, dict):
         problems.append(f"body {_short(body, 80)} is not an object")
@@ -764,20 +821,21 @@ def collection_envelope(response: httpx.Response) -> None:
             expected="a collection {data: [...], meta: {has_more, limit}, links: {next}}",
             got="; ".join(problems),
         )
+    return True
 
 
 @check("IDN-002")
-def collection_row_objects(response: httpx.Response) -> None:
+def collection_row_objects(response: httpx.Response) -> Evaluated:
     """ "Every resource carries a constant `object` discriminator": each row of a
     documented list (a "collection of Contact", of User, of Audience) carries its
     resource's `object`, also when `fields` narrows it ("`object` and `id` always
     included")."""
     if not 200 <= response.status_code < 300:
-        return
+        return False
     kind = COLLECTION_OBJECTS.get((response.request.method, _api_path(response.request)))
     body = _json(response)
     if kind is None or not isinstance(body, dict) or not isinstance(body.get("data"), list):
-        return  # shape problems are collection_envelope's
+        return False  # shape problems are collection_envelope's
     wrong = [
         f"data[{index}].object = {_short(row.get('object') if isinstance(row, dict) else row)}"
         for index, row in enumerate(body["data"])
@@ -790,10 +848,11 @@ def collection_row_objects(response: httpx.Response) -> None:
             expected=f"every row of the list with object {kind!r}",
             got=_first_five(wrong),
         )
+    return bool(body["data"])
 
 
 @check("PAG-002")
-def has_more_matches_next(response: httpx.Response) -> None:
+def has_more_matches_next(response: httpx.Response) -> Evaluated:
     """`meta.has_more` and `links.next` agree: a next cursor exactly when more rows exist.
 
     The cursor "from the previous `links.next`" is how the next page is read, so a page
@@ -802,13 +861,13 @@ def has_more_matches_next(response: httpx.Response) -> None:
     """
     is_collection, body = _collection(response)
     if not is_collection or not isinstance(body, dict):
-        return
+        return False
     meta, links = body.get("meta"), body.get("links")
     if not (isinstance(meta, dict) and isinstance(links, dict)):
-        return
+        return False
     has_more, cursor = meta.get("has_more"), links.get("next")
     if not isinstance(has_more, bool) or (cursor is not None and not isinstance(cursor, str)):
-        return  # shape problems are collection_envelope's
+        return False  # shape problems are collection_envelope's
     if has_more != (cursor is not None):
         raise _fail(
             "PAG-002",
@@ -816,10 +875,11 @@ def has_more_matches_next(response: httpx.Response) -> None:
             expected="links.next a cursor when meta.has_more is true, null when false",
             got=f"meta.has_more = {json.dumps(has_more)}, links.next = {_short(cursor)}",
         )
+    return True
 
 
 @check("PAG-003")
-def page_within_limit(response: httpx.Response) -> None:
+def page_within_limit(response: httpx.Response) -> Evaluated:
     """A page holds at most `meta.limit` rows, and `meta.limit` echoes a valid `limit`.
 
     `limit` is "integer 1 to 200"; when the request sent one in range, the page size in
@@ -828,13 +888,13 @@ def page_within_limit(response: httpx.Response) -> None:
     """
     is_collection, body = _collection(response)
     if not is_collection or not isinstance(body, dict):
-        return
+        return False
     data, meta = body.get("data"), body.get("meta")
     if not (isinstance(data, list) and isinstance(meta, dict)):
-        return
+        return False
     limit = meta.get("limit")
     if not isinstance(limit, int) or isinstance(limit, bool):
-        return
+        return False
     if len(data) > limit:
         raise _fail(
             "PAG-003",
@@ -850,6 +910,7 @@ def page_within_limit(response: httpx.Response) -> None:
             expected=f"meta.limit = {requested}, the limit the request asked for",
             got=f"meta.limit = {limit}",
         )
+    return True
 
 
 def _requested_limit(response: httpx.Response) -> int | None:

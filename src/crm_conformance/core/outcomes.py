@@ -74,6 +74,9 @@ class Outcome(enum.StrEnum):
     """The target broke the document (a `ConformanceFailure` or a plain assertion)."""
     ERROR = "error"
     """The harness, the transport or the target's setup failed; not a target failure."""
+    SUITE_ERROR = "suite_error"
+    """An exception that is no check's failure: the suite's own fault, never charged to
+    a requirement (its traceback is in `pytest.log`)."""
     BLOCKED = "blocked"
     """The target refused to make the data the test needs (`SetupFailed`)."""
     EXPECTED_FAILURE = "expected_failure"
@@ -129,10 +132,16 @@ class Classified:
     stops_run: bool = False
 
 
-def classify(exc: BaseException) -> Classified | None:
-    """The outcome of the harness's own exception types; None for anything else.
+SUITE_ERROR_PREFIX = "suite error (the suite's own fault, not the target's)"
 
-    None leaves pytest's verdict: an exception the harness does not know is a failure.
+
+def classify(exc: BaseException) -> Classified | None:
+    """The outcome of the harness's own exception types; None for a failure whose check
+    says which requirement it breaks (pytest's verdict, a failure, stands).
+
+    An exception that is neither (a KeyError of a test reading an answer, a Hypothesis
+    health check, a check that names no requirement) is a suite error: no check found
+    the target broke a rule, so nothing is charged.
     """
     if isinstance(exc, ConformanceFailure):
         return Classified(Outcome.FAILED, str(exc))
@@ -172,6 +181,10 @@ def classify(exc: BaseException) -> Classified | None:
             Outcome.ERROR,
             "transport error talking to the target: " + "; ".join(failure_causes(exc)),
         )
+    if failed_requirements(exc) is None:
+        text = str(exc).strip().splitlines()
+        said = f": {text[0]}" if text else ""
+        return Classified(Outcome.SUITE_ERROR, f"{SUITE_ERROR_PREFIX}: {type(exc).__name__}{said}")
     return None
 
 
@@ -281,8 +294,8 @@ def failed_requirements(exc: BaseException) -> list[str] | None:
     their ids; a check failure of schemathesis to the ids its check was attributed
     (`attribute_checks`, or REQUIREMENTS_ATTR set where it was caught); a transport
     fault (`is_transport_error`) to none, as it is not the service's answer.
-    One member that does not say makes the whole failure say nothing: its test then
-    charges every id it names, as nothing finer is known.
+    One member that does not say makes the whole failure say nothing: no check said
+    which rule broke, so it is a suite error (`classify`), charged to none.
     """
     found: list[str] = []
     for member in failure_members(exc):
@@ -392,12 +405,15 @@ class OutcomeRecord:
     """Requests the test sent to the API, each attempt counted (the adapter's apart)."""
     token: str = ""
     """The name of the token its `api` sent: `tokens.full`, or `pool K` of a token pool."""
+    checked: dict[str, list[str]] = field(default_factory=dict)
+    """`{requirement: [check, ...]}`: the checks that ran in the test and found the
+    requirement held (`evidence`). A requirement's `passed` comes only from here."""
 
     @property
     def charged(self) -> frozenset[str]:
-        """The ids a failure of this test counts against: `failed_requirements`, or every
-        id it names when the failure did not say which rule it broke."""
-        return frozenset(self.failed_requirements or self.requirements)
+        """The ids a failure of this test counts against: `failed_requirements` (a failure
+        that says no rule is a suite error, charged to none)."""
+        return frozenset(self.failed_requirements)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)

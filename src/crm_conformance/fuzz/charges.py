@@ -95,7 +95,7 @@ def requirements_of(
     if code == "ST201":  # AcceptedNegativeData: negative_data_rejection
         return demands_of(operation, case) or ("ERR-009",)
     if code in ("ST101", "ST102"):  # ServerError: not_a_server_error
-        negative = case is not None and _is_negative(case)
+        negative = case is not None and is_negative(case)
         return (demands_of(operation, case) if negative else ()) or ("ERR-018",)
     if code == "ST203":  # MissingHeaderNotRejected: a required header left out, accepted
         return _demands(operation, lambda part: part.startswith("header:")) or ("ERR-011",)
@@ -207,7 +207,7 @@ def _negative_locations(case: Any) -> set[str]:
     }
 
 
-def _is_negative(case: Any) -> bool:
+def is_negative(case: Any) -> bool:
     generation = getattr(getattr(case, "meta", None), "generation", None)
     mode = str(getattr(getattr(generation, "mode", None), "value", ""))
     return mode == "negative" or bool(_negative_locations(case))

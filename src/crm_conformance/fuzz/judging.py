@@ -12,7 +12,7 @@ from typing import Any
 from schemathesis.checks import CheckContext
 from schemathesis.core.transport import Response
 
-from crm_conformance.core import checks
+from crm_conformance.core import checks, evidence
 from crm_conformance.core.catalogue import load_catalogue
 from crm_conformance.fuzz import charges as fuzz_charges
 from crm_conformance.fuzz.adapters import as_httpx
@@ -75,3 +75,23 @@ def validate(case: Any, response: Any, **kwargs: Any) -> None:
     except (FailureGroup, Failure) as exc:
         fuzz_charges.stamp(exc, case, sent)
         raise
+    held(case, sent)
+
+
+def held(case: Any, response: Any) -> None:
+    """Report what schemathesis's own checks verified on an answer they all passed (the
+    harness checks report themselves): an undeclared method answered 405 (ERR-013,
+    `unsupported_method`), and a valid case's 2xx body conforming to the operation's
+    schema (the sentence naming the answer, `fuzz_charges.ANSWERS`). A refused negative
+    case verifies no demand here: the hand-written suites check its status and code."""
+    declared = str(case.operation.method).upper()
+    if str(case.method).upper() != declared:
+        if response.status_code == 405:
+            evidence.passed("ERR-013", "unsupported_method")
+        return
+    if fuzz_charges.is_negative(case) or not 200 <= response.status_code < 300:
+        return
+    path = str(case.operation.path)
+    answers = next((ids for prefix, ids in fuzz_charges.ANSWERS if path.startswith(prefix)), ())
+    for req_id in answers:
+        evidence.passed(req_id, "response_schema_conformance")

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from crm_conformance.core import evidence
+from crm_conformance.core.evidence import PROP_CHECKED
 from crm_conformance.core.inert import inert, inert_lines
 from crm_conformance.core.outcomes import (
     PROP_CAUSE,
@@ -50,6 +52,7 @@ _FAULT_MARK = pytest.StashKey[int]()
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
+    evidence.begin()  # the checks of this test's setup and call count, none before
     state = item.config.stash.get(STATE, None)
     if state is not None:
         state.testing = item
@@ -111,13 +114,13 @@ def _charged(item: pytest.Item, exc: BaseException) -> list[tuple[str, Any]]:
     requirement of the check that broke, and its other ids are neither verified nor
     broken by it. A requirement the test's markers do not name joins its ids and
     classes, so the report shows it on that requirement's row. A failure that does not
-    say which requirement it breaks (a plain assert) is charged to every id the test names.
+    say which requirement it breaks (a plain assert) is charged to none: it is a suite
+    error (`outcomes.classify`).
     """
     from crm_conformance.core.catalogue import load_catalogue
 
     named = [str(value) for name, value in item.user_properties if name == PROP_REQUIREMENT]
-    said = failed_requirements(exc)
-    charged = named if said is None else said
+    charged = failed_requirements(exc) or []
     properties: list[tuple[str, Any]] = [(PROP_FAILED, req_id) for req_id in charged]
     catalogue = load_catalogue()
     classes = {value for name, value in item.user_properties if name == PROP_CLASS}
@@ -153,6 +156,10 @@ def pytest_runtest_makereport(
     # A test skipped before its setup (a skip marker: an unclaimed opt-in class) sent
     # nothing and waited for nothing: counted from log position 0, it would carry every
     # earlier test's requests, waits and faults into its record and the summary's sums.
+    if call.when == "teardown":
+        checked = evidence.end()
+        if checked:  # what the test's checks found held: its ids' verdicts come from this
+            item.user_properties.append((PROP_CHECKED, checked))
     if call.when == "teardown" and state is not None and _EXCHANGE_MARK in item.stash:
         assert state.log is not None
         _, throttled_from = item.stash[_EXCHANGE_MARK]
@@ -183,7 +190,8 @@ def pytest_runtest_makereport(
         classified = classify(exc) if report.failed else None
         properties: list[tuple[str, Any]] = []
         if classified is not None:
-            report.longrepr = classified.cause
+            if classified.outcome != Outcome.SUITE_ERROR:  # a suite error keeps its traceback
+                report.longrepr = classified.cause
             properties += [
                 (PROP_OUTCOME, str(classified.outcome)),
                 (PROP_CAUSE, _one_line(classified.cause, state)),
@@ -283,6 +291,8 @@ def pytest_report_teststatus(
     outcome = _property(report, PROP_OUTCOME)
     if outcome == Outcome.ERROR:
         return "error", "E", ("ERROR", {"red": True})
+    if outcome == Outcome.SUITE_ERROR:
+        return "error", "S", ("SUITE ERROR", {"red": True})
     if outcome == Outcome.BLOCKED:
         return "error", "B", ("BLOCKED", {"yellow": True})
     return None

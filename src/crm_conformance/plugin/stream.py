@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from crm_conformance.core.evidence import PROP_CHECKED
 from crm_conformance.core.outcomes import (
     PROP_CAUSE,
     PROP_CLASS,
@@ -79,8 +80,9 @@ def _values(reports: list[pytest.TestReport], key: str) -> list[Any]:
 def outcome_record(reports: list[pytest.TestReport], waived: Mapping[str, Waiver]) -> OutcomeRecord:
     """The outcome of one test from its setup/call/teardown reports.
 
-    Harness-classified outcomes (blocked, error) win; a skip is `not_applicable`
-    with its reason; a failure outside the call phase is a setup `error`.
+    Harness-classified outcomes (blocked, error, suite error) win; a skip is
+    `not_applicable` with its reason; a failure outside the call phase is a setup
+    `error`, unless it is the suite's own.
     """
     ids = [str(v) for v in _values(reports, PROP_REQUIREMENT)]
     classes = [str(v) for v in _values(reports, PROP_CLASS)]
@@ -99,7 +101,7 @@ def outcome_record(reports: list[pytest.TestReport], waived: Mapping[str, Waiver
             outcome, cause = Outcome.EXPECTED_FAILURE, str(report.wasxfail)
             break
         if report.failed:
-            if report.when == "call":
+            if report.when == "call" or Outcome.SUITE_ERROR in classified:
                 outcome = Outcome(classified[0]) if classified else Outcome.FAILED
             else:
                 outcome = Outcome.ERROR
@@ -108,7 +110,7 @@ def outcome_record(reports: list[pytest.TestReport], waived: Mapping[str, Waiver
     if outcome == Outcome.FAILED and any(i in waived for i in ids) and "XPASS" in cause:
         cause = "waived requirement passed: remove its waiver (strict expected failure)"
     attributed = [str(v) for v in _values(reports, PROP_FAILED)]
-    charged = (attributed or ids) if outcome in (Outcome.FAILED, Outcome.EXPECTED_FAILURE) else []
+    charged = attributed if outcome in (Outcome.FAILED, Outcome.EXPECTED_FAILURE) else []
     unwaived = [i for i in attributed if i not in waived]
     if outcome == Outcome.EXPECTED_FAILURE and unwaived:
         # Waived for one requirement, it broke another: a waiver never hides that.
@@ -137,7 +139,18 @@ def outcome_record(reports: list[pytest.TestReport], waived: Mapping[str, Waiver
         details=str(details[0]) if details and outcome == Outcome.FAILED else "",
         requests=sum(int(v) for v in _values(reports, PROP_REQUESTS)[:1]),
         token=str(next(iter(_values(reports, PROP_TOKEN)), "")),
+        checked=_checked(reports),
     )
+
+
+def _checked(reports: list[pytest.TestReport]) -> dict[str, list[str]]:
+    """`{requirement: [check, ...]}`: the checks of the test that ran and passed."""
+    merged: dict[str, list[str]] = {}
+    for said in _values(reports, PROP_CHECKED):
+        for req_id, names in dict(said).items():
+            known = merged.setdefault(str(req_id), [])
+            known += [str(n) for n in names if str(n) not in known]
+    return dict(sorted(merged.items()))
 
 
 def _skip_reason(report: pytest.TestReport) -> str:

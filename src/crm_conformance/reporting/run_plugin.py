@@ -21,7 +21,7 @@ from crm_conformance.plugin.reports import exchanges_of, redacted
 from crm_conformance.reporting.allure_labels import HISTORY_LABEL
 
 _PROGRESS = pytest.StashKey["Progress"]()
-_FAILING = frozenset({Outcome.FAILED, Outcome.ERROR, Outcome.BLOCKED})
+_FAILING = frozenset({Outcome.FAILED, Outcome.ERROR, Outcome.BLOCKED, Outcome.SUITE_ERROR})
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

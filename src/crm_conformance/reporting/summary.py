@@ -38,6 +38,7 @@ verifies it (DESIGN.md), and what could not run only speaks when nothing ran."""
 _FROM_OUTCOME = {
     Outcome.PASSED: Verdict.PASSED,
     Outcome.ERROR: Verdict.ERROR,
+    Outcome.SUITE_ERROR: Verdict.ERROR,
     Outcome.BLOCKED: Verdict.BLOCKED,
     Outcome.NOT_APPLICABLE: Verdict.NOT_VERIFIED,
 }
@@ -63,15 +64,28 @@ class RunInfo:
     """Stopped by Ctrl-C: the summary covers only the tests that ran."""
 
 
+UNCHECKED = "its test ran, and no check of it did (the answers it needed were not there)"
+"""Why a requirement a passed test names is not verified by it: a marker gives nothing."""
+
+
 def _contribution(record: OutcomeRecord, req_id: str) -> tuple[Verdict, str]:
-    """What `record` says about `req_id`, and why (a cause, or what would verify it)."""
-    if record.outcome in (Outcome.FAILED, Outcome.EXPECTED_FAILURE):
-        if req_id in record.failed_requirements:
-            verdict = Verdict(str(record.outcome))
-            return verdict, cause_for(record.cause, req_id)
+    """What `record` says about `req_id`, and why (a cause, the checks that passed it, or
+    what would verify it). Only a check that ran verifies: `record.checked`."""
+    failed = record.outcome in (Outcome.FAILED, Outcome.EXPECTED_FAILURE)
+    if failed and req_id in record.failed_requirements:
+        return Verdict(str(record.outcome)), cause_for(record.cause, req_id)
+    if req_id in record.checked:
+        return Verdict.PASSED, ", ".join(record.checked[req_id])
+    if failed:
         broken = ", ".join(record.failed_requirements)
         return Verdict.NOT_VERIFIED, f"its test stopped at a failure of {broken}"
+    if record.outcome == Outcome.PASSED:
+        return Verdict.NOT_VERIFIED, UNCHECKED
     return _FROM_OUTCOME[record.outcome], record.cause
+
+
+_LISTED = 5
+"""Checks (and points that could not run) listed per requirement; the count says the rest."""
 
 
 def requirement_verdicts(
@@ -79,10 +93,12 @@ def requirement_verdicts(
     catalogue: Catalogue,
     claimed: Iterable[str] | None = None,
 ) -> dict[str, dict[str, Any]]:
-    """Per catalogue requirement: verdict, class, title, section, tests, causes, reason."""
+    """Per catalogue requirement: verdict, class, title, section, tests, causes, reason,
+    the checks that passed it (`checks`: test and check names, `checked`: how many tests)
+    and the points that could not check it, with why (`not_run`)."""
     said: dict[str, list[tuple[Verdict, str, str]]] = {}
     for record in records:
-        for req_id in record.requirements:
+        for req_id in dict.fromkeys([*record.requirements, *record.checked]):
             verdict, cause = _contribution(record, req_id)
             said.setdefault(req_id, []).append((verdict, cause, record.nodeid))
     claimed_classes = set(catalogue.classes if claimed is None else claimed)
@@ -100,6 +116,12 @@ def requirement_verdicts(
             reason = f"class {requirement.cls} not claimed: add it to --classes"
         else:
             verdict, causes, reason = Verdict.NOT_VERIFIED, [], "no test of this run asserts it"
+        passes = [f"{node}: {checks}" for v, checks, node in contributions if v == Verdict.PASSED]
+        not_run = [
+            f"{node}: {cause}"
+            for v, cause, node in contributions
+            if v in (Verdict.NOT_VERIFIED, Verdict.ERROR, Verdict.BLOCKED)
+        ]
         result[requirement.id] = {
             "verdict": str(verdict),
             "class": requirement.cls,
@@ -108,6 +130,9 @@ def requirement_verdicts(
             "tests": len(contributions),
             "causes": causes[:3] if verdict != Verdict.PASSED else [],
             "reason": "" if verdict == Verdict.PASSED else reason,
+            "checked": len(passes),
+            "checks": passes[:_LISTED],
+            "not_run": not_run[:_LISTED],
         }
     return result
 
@@ -202,6 +227,7 @@ def headline(summary: dict[str, Any]) -> str:
     )
     verdicts = Counter(entry["verdict"] for entry in summary["requirements"].values())
     tests = summary["tests"]
+    suite_errors = tests.get(Outcome.SUITE_ERROR, 0)
     stuck = tests.get(Outcome.ERROR, 0) + tests.get(Outcome.BLOCKED, 0)
     waived = verdicts[Verdict.EXPECTED_FAILURE]
     share += f", {waived} waived" if waived else ""
@@ -209,6 +235,13 @@ def headline(summary: dict[str, Any]) -> str:
         failed = verdicts[Verdict.FAILED]
         plural = "s" if failed != 1 else ""
         return f"NOT CONFORMANT: {failed} requirement{plural} failed; {share}"
+    if suite_errors:
+        tests_word = "TEST" if suite_errors == 1 else "TESTS"
+        also = f", and {stuck} could not run{_why_stuck(summary, stuck)}" if stuck else ""
+        return (
+            f"NOTHING FAILED, BUT {suite_errors} {tests_word} HIT A SUITE ERROR (the suite's "
+            f"own fault, see pytest.log){also}; {share}"
+        )
     if stuck:
         tests_word = "TEST" if stuck == 1 else "TESTS"
         return (

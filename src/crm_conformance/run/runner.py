@@ -69,8 +69,8 @@ _PYTEST_INTERNAL_ERROR = 3
 _PYTEST_USAGE = 4
 _PYTEST_NO_TESTS = 5
 
-_RERUN = (Outcome.FAILED, Outcome.ERROR, Outcome.BLOCKED)
-_SETUP = (Outcome.ERROR, Outcome.BLOCKED)
+_RERUN = (Outcome.FAILED, Outcome.ERROR, Outcome.BLOCKED, Outcome.SUITE_ERROR)
+_SETUP = (Outcome.ERROR, Outcome.BLOCKED, Outcome.SUITE_ERROR)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -588,6 +588,12 @@ def verdict_text(result: RunResult) -> str:
     errors = tests.get(Outcome.ERROR, 0) + tests.get(Outcome.BLOCKED, 0)
     if errors:
         lines.append(f"Could not run for setup errors (not target failures): {errors} tests")
+    suite_errors = tests.get(Outcome.SUITE_ERROR, 0)
+    if suite_errors:
+        lines.append(
+            f"Suite errors (the suite's own fault, not the target's; tracebacks in "
+            f"pytest.log): {suite_errors} tests"
+        )
     skipped = tests.get(Outcome.NOT_APPLICABLE, 0)
     if skipped:
         lines.append(

@@ -25,7 +25,7 @@ from crm_conformance.selftest.pytest_child import PytestChild
 
 FAILED = Outcome.FAILED.value
 """The one outcome that is a target failure; only it kills a fault."""
-PROBLEMS = (Outcome.ERROR.value, Outcome.BLOCKED.value)
+PROBLEMS = (Outcome.ERROR.value, Outcome.BLOCKED.value, Outcome.SUITE_ERROR.value)
 """Outcomes of a test that could not judge the target: a harness, adapter or setup
 failure. Never a kill, never a pass."""
 

@@ -17,6 +17,7 @@ import httpx
 from crm_conformance.core import document
 from crm_conformance.core.checks import ALWAYS_PRESENT, is_timestamp, run_checks
 from crm_conformance.core.client import ApiClient
+from crm_conformance.core.evidence import checks_requirement
 from crm_conformance.core.failure import ConformanceFailure
 
 _SHORT = 200
@@ -26,6 +27,7 @@ def _text(response: httpx.Response) -> str:
     return f"{response.status_code} {response.text[:_SHORT]}"
 
 
+@checks_requirement
 def expect_status(response: httpx.Response, req_id: str, *statuses: int) -> Any:
     """The parsed body of `response`, which must have one of `statuses`."""
     if not statuses:
@@ -41,6 +43,7 @@ def expect_status(response: httpx.Response, req_id: str, *statuses: int) -> Any:
     return response.json() if response.content else None
 
 
+@checks_requirement
 def expect_success(response: httpx.Response, req_id: str) -> dict[str, Any]:
     """The JSON object of a 2xx answer.
 
@@ -72,6 +75,7 @@ def error_of(response: httpx.Response) -> dict[str, Any]:
 _UNSET: Any = object()
 
 
+@checks_requirement
 def expect_error(
     response: httpx.Response,
     req_id: str,
@@ -101,6 +105,7 @@ def expect_error(
     return error
 
 
+@checks_requirement
 def expect_error_among(
     response: httpx.Response, req_id: str, allowed: Mapping[int, Collection[str]]
 ) -> dict[str, Any]:
@@ -114,6 +119,7 @@ def expect_error_among(
     return expect_error(response, req_id, status=status, code=tuple(allowed[status]))
 
 
+@checks_requirement
 def expect_refused_body(response: httpx.Response, req_id: str) -> dict[str, Any]:
     """The `error` of a body the target rejects, as "unknown keys rejected" asks.
 
@@ -126,6 +132,7 @@ def expect_refused_body(response: httpx.Response, req_id: str) -> dict[str, Any]
     return error if isinstance(error, dict) else {}
 
 
+@checks_requirement
 def expect_value(
     response: httpx.Response | None, req_id: str, what: str, *, got: Any, expected: Any
 ) -> None:
@@ -139,6 +146,7 @@ def expect_value(
         )
 
 
+@checks_requirement
 def expect_true(
     response: httpx.Response | None, req_id: str, holds: bool, *, expected: str, got: str
 ) -> None:
@@ -149,6 +157,7 @@ def expect_true(
         raise ConformanceFailure(req_id, expected=expected, got=got, response=response)
 
 
+@checks_requirement
 def expect_present(
     response: httpx.Response, req_id: str, record: Mapping[str, Any], fields: Collection[str]
 ) -> None:
@@ -163,6 +172,7 @@ def expect_present(
     )
 
 
+@checks_requirement
 def expect_narrowed(
     response: httpx.Response, req_id: str, record: Mapping[str, Any], names: Collection[str]
 ) -> None:
@@ -183,6 +193,7 @@ def expect_narrowed(
     )
 
 
+@checks_requirement
 def expect_unset_custom_fields(
     response: httpx.Response, req_id: str, record: Mapping[str, Any], keys: Collection[str]
 ) -> None:
@@ -204,6 +215,7 @@ def expect_unset_custom_fields(
     )
 
 
+@checks_requirement
 def expect_owner(
     response: httpx.Response,
     req_id: str,
@@ -232,6 +244,7 @@ def expect_owner(
     expect_type_or_null(response, "IDN-020", owner, "name", str, "a string")
 
 
+@checks_requirement
 def expect_organization(
     response: httpx.Response,
     req_id: str,
@@ -269,6 +282,7 @@ def ids_of(records: Iterable[Mapping[str, Any]]) -> list[str]:
     return [str(record.get("id")) for record in records]
 
 
+@checks_requirement
 def expect_enum(
     response: httpx.Response,
     req_id: str,
@@ -290,6 +304,7 @@ def expect_enum(
     )
 
 
+@checks_requirement
 def expect_identifier(
     response: httpx.Response | None,
     req_id: str,
@@ -314,6 +329,7 @@ def expect_identifier(
     )
 
 
+@checks_requirement
 def expect_type_or_null(
     response: httpx.Response | None,
     req_id: str,
@@ -340,6 +356,7 @@ def instant(value: Any) -> datetime:
     return datetime.fromisoformat(str(value).replace("z", "Z"))
 
 
+@checks_requirement
 def expect_timestamp(
     response: httpx.Response, req_id: str, record: Mapping[str, Any], field: str
 ) -> None:

@@ -1,0 +1,97 @@
+"""The checks a test ran and passed, by requirement: what a `passed` verdict is earned from.
+
+A marker names what a test *may* check; whether a requirement was verified depends on
+what ran. Every check (`steps.expect`'s `expect_*`, the registered checks of
+`core.checks`, the fuzz layer's checks) reports here each time it evaluated a
+requirement and found it held. A check that found a requirement broken raises
+`ConformanceFailure`, which charges the failure (`outcomes.failed_requirements`). So a
+requirement passes only through a check of it that ran and passed (DESIGN.md,
+"Conformance classes and outcomes"), and a test that returns early, or whose check did
+not apply to the answer it got, gives the ids it names nothing.
+
+Pytest-free: the plugin opens a ledger when a test starts (`begin`) and writes what it
+holds into the test's `user_properties` when it ends (`end`); outside a test, reports
+go nowhere. One test runs at a time in a process, so the ledger is the process's.
+"""
+
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import ParamSpec, TypeVar
+
+PROP_CHECKED = "crm_checked"
+"""user_properties key: `{requirement: [check, ...]}`, the checks that ran and passed."""
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+@dataclass
+class Ledger:
+    """The checks that passed during one test, by requirement, in the order first seen."""
+
+    passed: dict[str, list[str]] = field(default_factory=dict)
+
+    def add(self, req_id: str, check: str) -> None:
+        names = self.passed.setdefault(req_id, [])
+        if check not in names:
+            names.append(check)
+
+
+_lock = threading.Lock()
+_current: Ledger | None = None
+
+
+def begin() -> Ledger:
+    """Open a fresh ledger for the test that starts now (the previous one is dropped)."""
+    global _current
+    with _lock:
+        _current = Ledger()
+        return _current
+
+
+def end() -> dict[str, list[str]]:
+    """Close the running test's ledger: what passed, by requirement (empty when none was
+    open)."""
+    global _current
+    with _lock:
+        ledger, _current = _current, None
+    return {req: list(names) for req, names in ledger.passed.items()} if ledger else {}
+
+
+def passed(req_id: str, check: str) -> None:
+    """A check named `check` evaluated `req_id` and found it held."""
+    with _lock:
+        if _current is not None:
+            _current.add(req_id, check)
+
+
+@contextmanager
+def recording() -> Iterator[Ledger]:
+    """A ledger for the block (the project's own tests of a check use it)."""
+    global _current
+    with _lock:
+        saved, _current = _current, Ledger()
+        ledger = _current
+    try:
+        yield ledger
+    finally:
+        with _lock:
+            _current = saved
+
+
+def checks_requirement(fn: Callable[_P, _R]) -> Callable[_P, _R]:
+    """Make `fn(response, req_id, ...)`, a step that raises `ConformanceFailure` when the
+    rule `req_id` is broken, report a pass of `req_id` when it returns."""
+    import functools
+
+    @functools.wraps(fn)
+    def step(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        result = fn(*args, **kwargs)
+        req_id = args[1] if len(args) > 1 else kwargs.get("req_id")
+        if isinstance(req_id, str):
+            passed(req_id, fn.__name__)
+        return result
+
+    return step
