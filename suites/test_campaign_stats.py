@@ -479,6 +479,14 @@ def test_the_default_window_is_the_30_days_ending_now(
         got=body["contacted"],
         expected=1,
     )
+    expect_true(  # the Limits table's row says the same window: held, as the rules above
+        response,
+        "STAT-023",
+        abs(end - now) <= CLOCK_SKEW
+        and abs((end - start) - WINDOW_DAYS * day) <= timedelta(seconds=1),
+        expected=f"the {WINDOW_DAYS} days ending now",
+        got=f"window_start = {body['window_start']!r}, window_end = {body['window_end']!r}",
+    )
 
 
 @pytest.mark.req("STAT-006", "STAT-009")

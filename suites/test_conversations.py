@@ -117,7 +117,8 @@ def test_close_answers_200_with_the_closed_conversation(
     conversation = conversations.conversation(status=status)
     response = close(api, conversation["id"])
     expect_status(response, "CONV-024", *range(200, 300))
-    closed(response, "CONV-015", conversation["id"])
+    body = closed(response, "CONV-015", conversation["id"])
+    expect_value(response, "CONV-014", "status", got=body.get("status"), expected="closed")
 
 
 @pytest.mark.req(
@@ -131,6 +132,7 @@ def test_the_closed_conversation_has_the_documented_fields(
     response = close(api, conversation["id"])
     body = closed(response, "CONV-015", conversation["id"])
     expect_present(response, "CONV-002", body, ("id", "object", "status"))
+    expect_identifier(response, "CONV-001", body, "id", "conv_")
     expect_identifier(response, "IDN-004", body, "id", "conv_")
     expect_identifier(response, "IDN-005", body, "channel_id", "chn_", nullable=True)
     expect_true(
@@ -172,14 +174,16 @@ def test_close_clears_handler_and_needs_human(
     response = close(api, conversation["id"])
     body = closed(response, "CONV-015", conversation["id"])
     observe("close_renders_null_holder_fields", sorted({"handler", "needs_human"} & set(body)))
-    for field in ("handler", "needs_human"):
-        expect_true(
-            response,
-            "CONV-032",
-            body.get(field) is None,
-            expected=f"{field} null once closed",
-            got=f"{field} = {body.get(field)!r}",
-        )
+    # each field's own row ("null ... once closed"), then the close's "become null"
+    for field, own in (("handler", ("CONV-008",)), ("needs_human", ())):
+        for rule in (*own, "CONV-032"):
+            expect_true(
+                response,
+                rule,
+                body.get(field) is None,
+                expected=f"{field} null once closed",
+                got=f"{field} = {body.get(field)!r}",
+            )
 
 
 @pytest.mark.req("CONV-013")

@@ -216,7 +216,15 @@ def test_each_documented_list_is_served_under_v1(api: ApiClient, path: str) -> N
     at its `/v1` path, not only at a path of another version or none. The universal
     checks hold its rows to the identifier format (IDN-001) and their resource's
     `object` (IDN-002)."""
-    expect_status(api.get(path, params={"limit": 1}), "VER-001", 200)
+    response = api.get(path, params={"limit": 1})
+    body = expect_status(response, "VER-001", 200)
+    expect_true(
+        response,
+        DOCUMENTED_LISTS[path],
+        isinstance(body, dict) and isinstance(body.get("data"), list),
+        expected=f"a collection of records at {path}",
+        got=f"{response.status_code} {response.text[:200]}",
+    )
 
 
 @pytest.mark.req("HDR-001", "HDR-003", "HDR-004", "HDR-010")

@@ -52,11 +52,19 @@ def test_the_harness_classifies_its_own_exceptions(
     assert (classified.outcome, classified.stops_run) == (outcome, stops)
 
 
-def test_anything_else_keeps_pytests_verdict() -> None:
-    assert classify(AssertionError("plain")) is None
-    assert classify(KeyError("x")) is None
-    mixed = ExceptionGroup("two", [TargetUnavailable("502"), AssertionError("broke")])
-    assert classify(mixed) is None
+def test_an_exception_no_check_raised_is_a_suite_error() -> None:
+    for exc in (
+        AssertionError("plain"),
+        KeyError("x"),
+        ExceptionGroup("two", [TargetUnavailable("502"), AssertionError("broke")]),
+    ):
+        classified = classify(exc)
+        assert classified is not None and classified.outcome == Outcome.SUITE_ERROR
+        assert classified.cause.startswith("suite error")
+    # a check's failure is the target's: failed, charged to its requirement
+    failure = ConformanceFailure("HDR-003", expected="a header", got="none")
+    classified = classify(failure)
+    assert classified is not None and classified.outcome == Outcome.FAILED
 
 
 def test_an_unavailable_target_is_named_in_the_cause() -> None:

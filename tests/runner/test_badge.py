@@ -23,6 +23,7 @@ def summary_of(outcomes: dict[str, Outcome], claimed: tuple[str, ...]) -> dict[s
             [req_id],
             ["tags"],
             failed_requirements=[req_id] if outcome == Outcome.FAILED else [],
+            checked={req_id: ["expect_true"]} if outcome == Outcome.PASSED else {},
         )
         for req_id, outcome in outcomes.items()
     ]

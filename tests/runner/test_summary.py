@@ -41,8 +41,15 @@ NO_ADAPTER = "needs the provisioning adapter: add adapter_url to the target file
 
 
 def record(
-    outcome: str, *ids: str, cause: str = "", failed: list[str] | None = None
+    outcome: str,
+    *ids: str,
+    cause: str = "",
+    failed: list[str] | None = None,
+    checked: dict[str, list[str]] | None = None,
 ) -> OutcomeRecord:
+    """A test's record; a passed one checked each id it names unless `checked` says."""
+    if checked is None:
+        checked = {i: ["expect_true"] for i in ids} if outcome == "passed" else {}
     return OutcomeRecord(
         f"suites/t.py::test_{'_'.join(ids)}_{outcome}",
         Outcome(outcome),
@@ -50,6 +57,7 @@ def record(
         [],
         cause=cause,
         failed_requirements=failed if failed is not None else [],
+        checked=checked,
     )
 
 
@@ -62,6 +70,30 @@ def test_a_requirement_passes_when_one_test_asserting_it_passed_and_none_failed(
     assert found["TAG-001"]["verdict"] == "passed"
     found = verdicts(record("passed", "TAG-001"), record("failed", "TAG-001", failed=["TAG-001"]))
     assert found["TAG-001"]["verdict"] == "failed"
+
+
+def test_a_marker_gives_nothing_only_a_check_that_ran_verifies() -> None:
+    unchecked = verdicts(record("passed", "TAG-001", "TAG-002", checked={"TAG-001": ["x"]}))
+    assert unchecked["TAG-001"]["verdict"] == "passed"
+    assert unchecked["TAG-001"]["checks"] == ["suites/t.py::test_TAG-001_TAG-002_passed: x"]
+    assert unchecked["TAG-002"]["verdict"] == "not_verified"
+    assert "no check of it" in unchecked["TAG-002"]["reason"]
+    # a check of an id the marker does not name verifies it too: it ran
+    beyond = verdicts(record("passed", "TAG-001", checked={"TAG-001": ["x"], "HDR-003": ["y"]}))
+    assert beyond["HDR-003"]["verdict"] == "passed"
+    # a check that passed before the test failed on another rule still verifies its rule
+    partly = verdicts(
+        record("failed", "TAG-001", "TAG-002", failed=["TAG-002"], checked={"TAG-001": ["x"]})
+    )
+    assert (partly["TAG-001"]["verdict"], partly["TAG-002"]["verdict"]) == ("passed", "failed")
+
+
+def test_a_point_that_could_not_run_is_listed_with_why() -> None:
+    found = verdicts(record("not_applicable", "TAG-002", cause="add contact_filters.score"))
+    assert found["TAG-002"]["verdict"] == "not_verified"
+    assert found["TAG-002"]["not_run"] == [
+        "suites/t.py::test_TAG-002_not_applicable: add contact_filters.score"
+    ]
 
 
 def test_a_failure_lands_only_on_the_requirement_whose_check_failed() -> None:

@@ -16,6 +16,7 @@ import pytest
 from crm_conformance.core import evidence
 from crm_conformance.core.evidence import PROP_CHECKED
 from crm_conformance.core.inert import inert, inert_lines
+from crm_conformance.core.paths import in_suites
 from crm_conformance.core.outcomes import (
     PROP_CAUSE,
     PROP_CLASS,
@@ -188,6 +189,8 @@ def pytest_runtest_makereport(
     if call.excinfo is not None and (report.failed or hasattr(report, "wasxfail")):
         exc = call.excinfo.value
         classified = classify(exc) if report.failed else None
+        if classified and classified.outcome == Outcome.SUITE_ERROR and not in_suites(item.path):
+            classified = None  # the project's own tests: a plain assert is their failure
         properties: list[tuple[str, Any]] = []
         if classified is not None:
             if classified.outcome != Outcome.SUITE_ERROR:  # a suite error keeps its traceback

@@ -117,10 +117,10 @@ def requirement_verdicts(
         else:
             verdict, causes, reason = Verdict.NOT_VERIFIED, [], "no test of this run asserts it"
         passes = [f"{node}: {checks}" for v, checks, node in contributions if v == Verdict.PASSED]
-        not_run = [
+        not_run = [  # points that could not check it, a passed test's unclaimed marker aside
             f"{node}: {cause}"
             for v, cause, node in contributions
-            if v in (Verdict.NOT_VERIFIED, Verdict.ERROR, Verdict.BLOCKED)
+            if v in (Verdict.NOT_VERIFIED, Verdict.ERROR, Verdict.BLOCKED) and cause != UNCHECKED
         ]
         result[requirement.id] = {
             "verdict": str(verdict),
