@@ -16,7 +16,6 @@ import pytest
 from crm_conformance.core import evidence
 from crm_conformance.core.evidence import PROP_CHECKED
 from crm_conformance.core.inert import inert, inert_lines
-from crm_conformance.core.paths import in_suites
 from crm_conformance.core.outcomes import (
     PROP_CAUSE,
     PROP_CLASS,
@@ -35,6 +34,7 @@ from crm_conformance.core.outcomes import (
     failure_causes,
     failure_members,
 )
+from crm_conformance.core.paths import in_suites
 from crm_conformance.plugin.session import jsonable
 from crm_conformance.plugin.state import STATE
 

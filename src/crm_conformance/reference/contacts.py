@@ -247,6 +247,12 @@ def read_changes(
         changes["external_id"] = external_ids.read(fields)
         if changes["external_id"] is None and call.settings.has_fault("external_id_null_ignored"):
             del changes["external_id"]
+        elif (
+            changes["external_id"] is None
+            and current is not None
+            and call.settings.has_fault("external_id_null_refused")
+        ):
+            fields.problem("external_id", "must be a string of 1 to 255 characters", "string_type")
     if fields.has("channels"):
         changes["channels"] = _channels(fields)
     if fields.has("tags"):

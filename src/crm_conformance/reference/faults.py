@@ -1376,6 +1376,12 @@ _FAULTS = (
         "a contact update with external_id null keeps the old external_id (null read as absent)",
     ),
     Fault(
+        "external_id_null_refused",
+        ("CON-046",),
+        "a contact update refuses external_id null as validation_failed (the field typed a "
+        "string only), while it applies any other change",
+    ),
+    Fault(
         "stage_change_keeps_stage_changed_at",
         ("DEAL-023",),
         "stage_changed_at is stamped when the deal is created only: moving it to another "
