@@ -254,6 +254,13 @@ def test_each_response_has_its_own_request_id(api: ApiClient) -> None:
     )
 
 
+PAIR_TRIES = 3
+"""Pairs of requests sent for one that surely falls in one window."""
+MAX_REFILL_WAIT = 5.0
+"""Seconds waited into the next window between pairs (a Reset under two seconds waits
+at most its own length and the slack)."""
+
+
 def _header_int(response: httpx.Response, name: str) -> int:
     return int(response.headers[name].strip())
 
@@ -268,14 +275,29 @@ def test_remaining_counts_down_within_the_limit(
     "In one window" is read from the first answer, whatever the window's shape (fixed,
     sliding, a bucket; the direction Reset moves in is not shown): its `Reset`, an
     integer rounded either way, promises no refill for at least `Reset` less a second,
-    so two requests sent and answered within that time are in one window. A Reset
-    under two seconds, or a machine too slow to fit both in, leaves only the bound to
-    check, and that is recorded. The allowance and window length are not shown and are
-    recorded."""
+    so two requests sent and answered within that time are in one window. Where a pair
+    does not surely fit (a Reset of 0 or 1, a slow exchange), the test waits into the
+    next window and sends the pair again, at most `PAIR_TRIES` times; a target where no
+    pair fits is not applicable, with the reason, never passed. The allowance and window
+    length are not shown and are recorded."""
     client = api.with_token(factory.token().token)
-    started = time.monotonic()
-    first, second = (client.get("/v1/users", params={"limit": 1}) for _ in range(2))
-    elapsed = time.monotonic() - started
+    for _ in range(PAIR_TRIES):
+        started = time.monotonic()
+        first, second = (client.get("/v1/users", params={"limit": 1}) for _ in range(2))
+        elapsed = time.monotonic() - started
+        earliest_refill, latest_refill = refill_window(_header_int(first, RESET))
+        if elapsed < earliest_refill:
+            break
+        observe(
+            "rate limit: two requests not surely in one window (sent again after a refill)",
+            {"reset": first.headers[RESET], "seconds_between": round(elapsed, 2)},
+        )
+        time.sleep(min(latest_refill, MAX_REFILL_WAIT))
+    else:
+        pytest.skip(
+            f"no two requests surely fit in one window of this token ({RESET} "
+            f"{first.headers[RESET]}, {PAIR_TRIES} tries): the count-down is not verified"
+        )
     for response in (first, second):
         run_checks(response)
         expect_true(
@@ -288,13 +310,6 @@ def test_remaining_counts_down_within_the_limit(
     observe(
         "rate limit: allowance and seconds to reset", [first.headers[LIMIT], first.headers[RESET]]
     )
-    earliest_refill, _ = refill_window(_header_int(first, RESET))
-    if elapsed >= earliest_refill:
-        observe(
-            "rate limit: two requests not surely in one window (only the bound checked)",
-            {"reset": first.headers[RESET], "seconds_between": round(elapsed, 2)},
-        )
-        return
     expect_true(
         second,
         "HDR-007",

@@ -57,12 +57,21 @@ from crm_conformance.steps import (
     with_cursor,
 )
 
-TENANT_HEADERS = {
-    "X-Workspace-Id": "secondary",
-    "X-Tenant-Id": "secondary",
-    "Workspace": "secondary",
-}
+TENANT_HEADERS = ("X-Workspace-Id", "X-Tenant-Id", "Workspace", "X-Organization-Id")
 """Headers a client might try; the document says none exists, so they change nothing."""
+TENANT_VALUES = 4
+"""How many values naming the second workspace each header is tried with."""
+
+
+def tenant_values(other_api: ApiClient) -> list[str]:
+    """Values a server could take as the second workspace's name: what its own token's
+    `GET /v1/me` says (its shape is not shown: every short string but the scopes), then
+    the adapter's name for it."""
+    response = other_api.get("/v1/me")
+    said = strings_in(response.json()) if response.is_success and response.content else set()
+    candidates = sorted(v for v in said if 0 < len(v) <= 64 and ":" not in v and " " not in v)
+    return [*candidates[: TENANT_VALUES - 1], "secondary"]
+
 
 BODY_RECORD_KINDS = ("con", "org", "deal")
 """`record_not_found`: "contact, organization or deal id in the body missing or invisible
@@ -799,7 +808,11 @@ def test_a_contact_linked_to_another_workspaces_organization_never_shows_it(
         )
     except AdapterError as refused:
         if refused.status is not None and 400 <= refused.status < 500:
-            return
+            pytest.skip(
+                f"the adapter refused a contact with the second workspace's organization "
+                f"({refused.status}): the adapter is not the API, so the rule is not tested "
+                "here (the id matrices send the foreign organization_id through the API)"
+            )
         raise
     response = api.get(f"{CONTACTS}/{made['id']}", params={"expand": "organization"})
     shown = expect_success(response, "TEN-001").get("organization")
@@ -815,10 +828,18 @@ def test_a_contact_linked_to_another_workspaces_organization_never_shows_it(
 # --- headers and external ids --------------------------------------------------------
 
 
-@pytest.mark.req("TEN-002", "TEN-001")
-def test_a_workspace_header_changes_nothing(api: ApiClient, elsewhere: Records) -> None:
+@pytest.mark.req("TEN-002")
+def test_a_workspace_header_changes_nothing(
+    api: ApiClient, other_api: ApiClient, elsewhere: Records
+) -> None:
+    """ "No tenant or workspace header exists": the second workspace's contact, read with
+    a tenant header naming that workspace (each value a server could take), answers as
+    it does without one."""
     path = f"{CONTACTS}/{elsewhere.id_of('con')}"
-    expect_same_as_missing("TEN-002", api.get(path, headers=TENANT_HEADERS), api.get(path))
+    plain = api.get(path)
+    for value in tenant_values(other_api):
+        headers = dict.fromkeys(TENANT_HEADERS, value)
+        expect_same_as_missing("TEN-002", api.get(path, headers=headers), plain)
 
 
 @pytest.mark.req("TEN-005")

@@ -441,7 +441,7 @@ def test_a_combination_whose_session_broke_proves_no_variant() -> None:
     assert matrix.exit_code == 1
 
 
-def test_a_flaky_combination_is_counted_once() -> None:
+def test_a_flaky_combination_is_counted_once_and_fails() -> None:
     seen: set[str] = set()
 
     def rule(call: SuiteCall, test: SuiteTest) -> str:
@@ -454,9 +454,9 @@ def test_a_flaky_combination_is_counted_once() -> None:
     matrix = matrix_of(rule, {}, ["legal", "strict"], clean=False)
     rows = rows_of(matrix)
     assert rows["combination 1"].verdict == "flaky"
-    assert (rows["legal"].verdict, rows["legal"].ok) == ("flaky", True)
+    assert (rows["legal"].verdict, rows["legal"].ok) == ("flaky", False)  # a finding
     assert matrix.totals()["flaky"] == 1
-    assert matrix.exit_code == 0
+    assert matrix.exit_code == 1  # a variant fails on its first false failure
 
 
 # --- the command and its report --------------------------------------------------------

@@ -1517,9 +1517,9 @@ _FAULTS = (
     ),
     Fault(
         "workspace_header_honoured",
-        ("TEN-002", "TEN-001"),
-        "an X-Workspace-Id header switches the request to the workspace it names (a support "
-        "override left in)",
+        ("TEN-002",),
+        "an X-Workspace-Id or X-Tenant-Id header, whatever its value, switches the request "
+        "to the other workspace (a support override left in)",
     ),
     Fault(
         "deal_external_id_unique_across_workspaces",

@@ -130,9 +130,11 @@ class ApiMiddleware:
                 if authorization:
                     bucket = "credential:" + hashlib.sha256(authorization.encode()).hexdigest()
             else:
-                chosen = headers.get("x-workspace-id")
+                chosen = headers.get("x-workspace-id") or headers.get("x-tenant-id")
                 if chosen and self.settings.has_fault("workspace_header_honoured"):
-                    principal = replace(principal, workspace=chosen)  # a support override
+                    # a support override left in: any value switches to the other workspace
+                    other = "secondary" if principal.workspace != "secondary" else "primary"
+                    principal = replace(principal, workspace=other)
                 state["principal"] = principal
                 bucket = "token:" + principal.token_id
                 if self.settings.has_fault("rate_limit_per_workspace"):

@@ -2,9 +2,10 @@
 
 Only a *failed* test kills a fault, and only when its failure is charged to one of the
 fault's ids (`OutcomeRecord.charged`, as the run's report charges it); a blocked or
-errored test never judged the target. A clean or combined run must be all
-green: each red test is run once more first (a loaded machine can fail a test once;
-a real false failure repeats). When a combination of variants is red, `prove` pins the
+errored test never judged the target, and a suite error never kills. A clean or
+combined run must be all green on its first run: a red test is run once more only to
+tell a flaky false failure (`flaky`, a finding with its failing test) from one that
+repeats, and either fails the run. When a combination of variants is red, `prove` pins the
 red tests to the variants that make them red: the tests that fail on the clean server
 too are set aside, the combination is halved until the red tests fall to one variant
 (each half run on the red tests only), and the variants left are run again on every
@@ -71,18 +72,21 @@ def judge_green(
         _entry(r.nodeid, r.requirements, f"{r.outcome}: {r.message}")
         for r in (*broken, *problems, *flaky)
     ]
-    ok = not broken and not problems and run.exit_code == 0
+    ok = not broken and not problems and not flaky and run.exit_code == 0
     if broken:
         verdict = "failed"
     elif problems:
         verdict = "error"
         note = note or f"{len(problems)} test(s) blocked or errored (not false failures)"
+    elif flaky:
+        verdict = FLAKY
+        note = note or (
+            f"{len(flaky)} test(s) failed on the first run and passed when run again: a false "
+            "failure that comes and goes is a finding, never a pass"
+        )
     elif not ok:
         verdict = "error"
         note = note or f"pytest exit {run.exit_code}: {_tail(run.output)}"
-    elif flaky:
-        verdict = FLAKY
-        note = note or f"{len(flaky)} test(s) failed once and passed when run again"
     else:
         verdict = "passed"
     return Row(kind, name, verdict, ok, tests_run=_ran(run), by=by, note=note, variants=variants)
@@ -228,8 +232,9 @@ def _proven(names: Sequence[str], run: SuiteRun, label: str, *, note: str = "") 
     verdict = FLAKY if run.with_outcome(FLAKY) else "passed"
     together = tuple(names)
     text = note or f"green in {label}, with {len(together) - 1} other variant(s) on"
+    ok = verdict == "passed"  # a variant fails on its first false failure, flaky or not
     return [
-        Row("variant", name, verdict, True, tests_run=_ran(run), note=text, variants=together)
+        Row("variant", name, verdict, ok, tests_run=_ran(run), note=text, variants=together)
         for name in names
     ]
 
