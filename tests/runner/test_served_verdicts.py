@@ -131,3 +131,64 @@ def test_a_test_that_fails_only_on_another_requirements_rule_does_not_fail_the_f
     assert requirements["IDEM-004"]["verdict"] == "failed"
     assert requirements["IDEM-001"]["verdict"] != "failed"
     assert "  IDEM-004  " in result.output and "  IDEM-001  " not in result.output
+
+
+def test_every_marker_id_is_checked_in_a_reference_run_and_every_pass_names_its_checks(
+    tmp_path: Path, served: ServedTarget
+) -> None:
+    """A marker names what a test may check; a reference run must check every id some
+    marker names (else the marker claims a rule no test verifies), and every requirement
+    that reads passed lists a check that passed it (test, checks)."""
+    target = served.write_target_file(tmp_path / "target.toml")
+    report = tmp_path / "report"
+    result = invoke(
+        "run", "--target", str(target), "--classes", "all", "-n", "2",
+        "--report-dir", str(report),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    records = records_of(report)
+    named = {req for r in records for req in r["requirements"]}
+    checked = {req for r in records for req in r["checked"]}
+    assert not named - checked, f"named by a marker, checked by no test: {sorted(named - checked)}"
+    requirements = summary_of(report)["requirements"]
+    unearned = [i for i, e in requirements.items() if e["verdict"] == "passed" and not e["checks"]]
+    assert not unearned, f"passed without a check that passed them: {unearned}"
+    assert not [r for r in records if r["outcome"] == "suite_error"]
+
+
+def test_a_target_without_the_score_filter_leaves_con_028_not_verified(tmp_path: Path) -> None:
+    """The filter matrix's score point cannot run without its query name; its sibling
+    points passing gives CON-028 nothing."""
+    report = tmp_path / "report"
+    with running_server() as served:
+        text = served.target_file_text()
+        assert 'score = "score"\n' in text
+        target = tmp_path / "target.toml"
+        target.write_text(text.replace('score = "score"\n', ""), encoding="utf-8")
+        result = invoke(
+            "run", "--target", str(target), "--report-dir", str(report),
+            "--", "-k", "test_contacts.py and filter",
+        )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    requirements = summary_of(report)["requirements"]
+    assert requirements["CON-028"]["verdict"] == "not_verified"
+    assert requirements["CON-027"]["verdict"] == "passed"
+
+
+def test_a_server_accepting_a_token_with_a_character_appended_fails_auth_008(
+    tmp_path: Path,
+) -> None:
+    """The token as issued is accepted (AUTH-001); the same token with a character more
+    must not be: AUTH-008 fails, never passes on the test of the token as issued."""
+    settings = ServerSettings(faults=frozenset({"token_trailing_characters_ignored"}))
+    report = tmp_path / "report"
+    with running_server(settings) as served:
+        target = served.write_target_file(tmp_path / "target.toml")
+        result = invoke(
+            "run", "--target", str(target), "--report-dir", str(report),
+            "--", "-k", "test_authentication.py and token",
+        )  # fmt: skip
+    assert result.exit_code == 1, result.output
+    requirements = summary_of(report)["requirements"]
+    assert requirements["AUTH-008"]["verdict"] == "failed"
+    assert requirements["AUTH-001"]["verdict"] == "passed"

@@ -241,6 +241,12 @@ _FAULTS = (
         "revocation is ignored: a revoked token keeps working",
     ),
     Fault(
+        "token_trailing_characters_ignored",
+        ("AUTH-008",),
+        "the verifier is read to its issued length, so a workspace token with characters "
+        "appended is accepted",
+    ),
+    Fault(
         "verifier_not_checked",
         ("AUTH-004", "AUTH-008"),
         "only the selector is looked up; any verifier is accepted",

@@ -133,7 +133,14 @@ def stored_form(token: str, faults: Collection[str]) -> str:
     joined = token[_SELECTOR_END : _SELECTOR_END + 1] == "_"
     if "token_segments_joined_by_underscore" in faults and token.startswith("sk_") and joined:
         token = f"{token[:_SELECTOR_END]}.{token[_SELECTOR_END + 1 :]}"
+    if "token_trailing_characters_ignored" in faults and token.startswith("sk_"):
+        head, dot, verifier = token.partition(".")  # read to the issued length, no further
+        token = f"{head}{dot}{verifier[:_VERIFIER_LENGTH]}"
     return token
+
+
+_VERIFIER_LENGTH = len(_segment(32))
+"""Characters of an issued verifier (32 random bytes in unpadded base64url)."""
 
 
 def revoke_token(tx: Transaction, token_id: str) -> bool:
