@@ -120,7 +120,7 @@ def test_no_output_holds_the_targets_controls_or_its_whole_message(
         "--alluredir=allure",
         "--crm-outcomes=outcomes.jsonl",
     )
-    result.assert_outcomes(failed=2, errors=1, skipped=1, passed=1)
+    result.assert_outcomes(failed=1, errors=2, skipped=1, passed=1)  # the exception: a suite error
     stdout = result.stdout.str()
     assert "\\x1b[31mRED\\x1b[0m\\rfake line\\u202eevil" in stdout  # shown, escaped
     assert "more characters]" in stdout  # and cut, saying so

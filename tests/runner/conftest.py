@@ -18,13 +18,14 @@ from fake_target import TOKEN, conformant, serve
 SUITE = """
 import pytest
 from crm_conformance.core.failure import ConformanceFailure
+from crm_conformance.steps import expect_status
 
 
 @pytest.mark.req("HDR-001")
 def test_lists_answer(api, observe):
     response = api.get("/v1/contacts")
     observe("default page size", len(response.json()["data"]))
-    assert response.status_code == 200
+    expect_status(response, "HDR-001", 200)
 
 
 @pytest.mark.req("PAG-001")

@@ -174,8 +174,8 @@ def test_a_failing_run_writes_its_verdict_classes_failures_and_reports_to_the_jo
     text = (tmp_path / "step_summary.md").read_text()
     assert text.startswith("an earlier step's summary\n## crm-conformance: NOT CONFORMANT")
     assert "| Class | Verdict | Verified |" in text
-    assert re.search(r"\n\| pagination \| ❌ failed \| 0 of \d+ \|\n", text), text
-    assert re.search(r"\n\| core \| partially verified \\\(1 of \d+\\\) \| 1 of \d+ \|\n", text)
+    assert re.search(r"\n\| pagination \| ❌ failed \| \d+ of \d+ \|\n", text), text
+    assert re.search(r"\n\| core \| partially verified \\\(\d+ of \d+\\\) \| \d+ of \d+ \|\n", text)
     (row,) = [line for line in text.splitlines() if line.startswith("| PAG\\-001 |")]
     assert row.endswith("| fake\\-suites\\/test\\_fake\\.py\\:\\:test\\_last\\_page |"), row
     assert "requirements.html" in text

