@@ -781,3 +781,54 @@ def test_a_failure_keeps_its_report_and_curl_line_redacted_for_the_requirements_
     assert TOKEN not in failed.details
     assert passed.details == ""
     assert TOKEN not in (pytester.path / "out.jsonl").read_text()
+
+
+CHECKED = """
+import pytest
+from crm_conformance.steps import expect_status, expect_true, expect_value
+
+@pytest.mark.req("PAG-001", "PAG-004")
+def test_two_rules_broken(api):
+    response = api.get("/v1/contacts")
+    expect_value(response, "PAG-001", "x", got=1, expected=2)
+    expect_true(response, "PAG-004", False, expected="held", got="broken")
+
+@pytest.mark.req("PAG-001")
+def test_broken_then_a_consequence(api):
+    expect_true(None, "PAG-001", False, expected="a dict", got="a list")
+    {}["missing"]
+
+@pytest.mark.req("PAG-001")
+def test_broken_then_skipped(api):
+    expect_true(None, "PAG-001", False, expected="held", got="broken")
+    pytest.skip("nothing more to check")
+
+@pytest.mark.req("PAG-001", "HDR-001")
+def test_a_suite_error(api):
+    expect_status(api.get("/v1/contacts"), "PAG-001", 200)
+    {}["the suite's own slip"]
+"""
+
+
+def test_each_broken_rule_is_charged_and_a_harness_exception_is_a_suite_error(
+    pytester: pytest.Pytester, base_url: str
+) -> None:
+    """Predicate checks go on past a failure, so a test fails every rule it finds broken;
+    an exception after one is its consequence, a skip after one hides nothing; an
+    exception no check raised is a suite error, charged to none, its check's pass kept."""
+    suite(pytester, CHECKED)
+    result = run(pytester, "--base-url", base_url, "--crm-outcomes", "out.jsonl")
+    result.assert_outcomes(failed=3, errors=1)
+    records = {r.nodeid.rsplit("::", 1)[1]: r for r in read_records(pytester.path / "out.jsonl")}
+    both = records["test_two_rules_broken"]
+    assert (both.outcome, sorted(both.failed_requirements)) == ("failed", ["PAG-001", "PAG-004"])
+    for name in ("test_broken_then_a_consequence", "test_broken_then_skipped"):
+        assert (records[name].outcome, records[name].failed_requirements) == (
+            "failed",
+            ["PAG-001"],
+        )
+    slip = records["test_a_suite_error"]
+    assert slip.outcome == "suite_error" and slip.failed_requirements == []
+    assert slip.cause.startswith("suite error") and slip.charged == frozenset()
+    assert "PAG-001" in slip.checked  # the check that ran before the slip still verified
+    assert "SUITE ERROR suites/test_area.py::test_a_suite_error" in result.stdout.str()

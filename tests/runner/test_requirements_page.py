@@ -189,8 +189,16 @@ def test_in_chromium_a_served_faults_clause_shows_red_with_its_cause(tmp_path: P
         target = served.write_target_file(tmp_path / "target.toml")
         result = CliRunner().invoke(
             main,
-            ["run", "--target", str(target), "--report-dir", str(report),
-             "--", "-k", "test_idempotency.py and replays_the_original and not close"],
+            [
+                "run",
+                "--target",
+                str(target),
+                "--report-dir",
+                str(report),
+                "--",
+                "-k",
+                "test_idempotency.py and replays_the_original and not close",
+            ],
         )  # fmt: skip  (the close's point fails its own replay rule, IDEM-008, too)
     assert result.exit_code == 1, result.output
     page = report / PAGE_FILE

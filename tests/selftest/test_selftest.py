@@ -577,3 +577,16 @@ def test_jobs_are_plain_data_for_worker_processes() -> None:
 
     job = Job("fault", "caught", SuiteCall(("test_a.py::test_one",), faults=("caught",)))
     assert pickle.loads(pickle.dumps(job)) == job
+
+
+def test_a_suite_error_kills_no_fault_and_fails_a_clean_run() -> None:
+    """An exception no check raised is the suite's own fault: a fault whose only red
+    test is a suite error survives, and a clean run with one is not green."""
+
+    def rule(call: SuiteCall, test: SuiteTest) -> str:
+        return "suite_error" if test.selector == "test_a.py::test_one" else "passed"
+
+    matrix = matrix_of(rule, {"caught": ("AUTH-004",)})
+    rows = rows_of(matrix)
+    assert (rows["caught"].verdict, rows["caught"].ok) == ("survived", False)
+    assert (rows["reference"].verdict, rows["reference"].ok) == ("error", False)

@@ -9,9 +9,16 @@ requirement passes only through a check of it that ran and passed (DESIGN.md,
 "Conformance classes and outcomes"), and a test that returns early, or whose check did
 not apply to the answer it got, gives the ids it names nothing.
 
-Pytest-free: the plugin opens a ledger when a test starts (`begin`) and writes what it
-holds into the test's `user_properties` when it ends (`end`); outside a test, reports
-go nowhere. One test runs at a time in a process, so the ledger is the process's.
+A predicate check (`checks_predicate`: a value, a presence, a format) that fails in a
+test does not stop it: its failure is kept (`take_failed`) and the test goes on to its
+other checks, so a server breaking two rules fails both, each charged to its own
+requirement, and a fault's kill lands on every rule it breaks. A check whose answer the
+test goes on to use (`checks_requirement`: a status, an error) stops it at once.
+
+Pytest-free: the plugin opens a ledger when a test starts (`begin`), raises the kept
+failures when its call ends, and writes what passed into the test's `user_properties`
+when it ends (`end`); outside a test, passes go nowhere and every failure is raised.
+One test runs at a time in a process, so the ledger is the process's.
 """
 
 import threading
@@ -32,6 +39,11 @@ class Ledger:
     """The checks that passed during one test, by requirement, in the order first seen."""
 
     passed: dict[str, list[str]] = field(default_factory=dict)
+    failed: list[AssertionError] = field(default_factory=list)
+    """Failures of predicate checks, kept while the test goes on (`checks_predicate`)."""
+    keeping: bool = False
+    """Whether failures are kept: in the test's call only, never in a fixture's setup
+    (a fixture that goes on past a broken rule would hand the test broken data)."""
 
     def add(self, req_id: str, check: str) -> None:
         names = self.passed.setdefault(req_id, [])
@@ -67,6 +79,37 @@ def passed(req_id: str, check: str) -> None:
             _current.add(req_id, check)
 
 
+def take_failed() -> list[AssertionError]:
+    """The predicate failures the running test kept, and none kept after this call."""
+    with _lock:
+        if _current is None:
+            return []
+        failed, _current.failed = _current.failed, []
+        return failed
+
+
+def _kept() -> int:
+    with _lock:
+        return len(_current.failed) if _current is not None else 0
+
+
+def _keep(failure: AssertionError) -> bool:
+    """Keep `failure` in the running test's ledger; False outside a test's call (raise
+    it)."""
+    with _lock:
+        if _current is None or not _current.keeping:
+            return False
+        _current.failed.append(failure)
+        return True
+
+
+def keep_failures(keeping: bool) -> None:
+    """Start (True) or stop keeping predicate failures in the running test's ledger."""
+    with _lock:
+        if _current is not None:
+            _current.keeping = keeping
+
+
 @contextmanager
 def recording() -> Iterator[Ledger]:
     """A ledger for the block (the project's own tests of a check use it)."""
@@ -83,14 +126,31 @@ def recording() -> Iterator[Ledger]:
 
 def checks_requirement(fn: Callable[_P, _R]) -> Callable[_P, _R]:
     """Make `fn(response, req_id, ...)`, a step that raises `ConformanceFailure` when the
-    rule `req_id` is broken, report a pass of `req_id` when it returns."""
+    rule `req_id` is broken, report a pass of `req_id` when it returns and no check it
+    made kept a failure."""
+    return _reporting(fn, keep=False)
+
+
+def checks_predicate(fn: Callable[_P, None]) -> Callable[_P, None]:
+    """As `checks_requirement`, for a step whose answer nothing uses: in a test, its
+    failure is kept and the test goes on (`take_failed`)."""
+    return _reporting(fn, keep=True)
+
+
+def _reporting(fn: Callable[_P, _R], *, keep: bool) -> Callable[_P, _R]:
     import functools
 
     @functools.wraps(fn)
     def step(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-        result = fn(*args, **kwargs)
+        kept = _kept()
+        try:
+            result = fn(*args, **kwargs)
+        except AssertionError as failure:
+            if keep and getattr(failure, "req_id", None) and _keep(failure):
+                return None  # type: ignore[return-value]  # a predicate returns None
+            raise
         req_id = args[1] if len(args) > 1 else kwargs.get("req_id")
-        if isinstance(req_id, str):
+        if isinstance(req_id, str) and _kept() == kept:
             passed(req_id, fn.__name__)
         return result
 

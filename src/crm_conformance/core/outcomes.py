@@ -145,6 +145,10 @@ def classify(exc: BaseException) -> Classified | None:
     """
     if isinstance(exc, ConformanceFailure):
         return Classified(Outcome.FAILED, str(exc))
+    members = failure_members(exc)
+    if members != [exc] and all(isinstance(m, ConformanceFailure) for m in members):
+        # several checks of one test failed (`evidence.checks_predicate`): each report
+        return Classified(Outcome.FAILED, "\n\n".join(str(m) for m in members))
     if isinstance(exc, SetupFailed):
         return Classified(Outcome.BLOCKED, f"blocked: {exc}")
     if isinstance(exc, AdapterError):

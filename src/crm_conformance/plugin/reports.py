@@ -63,6 +63,53 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         item.stash[_FAULT_MARK] = len(state.log.faults)
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
+    """A suite test's kept predicate failures (`evidence.checks_predicate`) fail it when
+    its call ends, each charged to its own requirement, with the check that stopped it
+    (if any). An exception that is no check's failure after one was kept is its
+    consequence (the test went on past a broken rule), not a suite error; a skip after
+    one does not hide it."""
+    if not in_suites(item.path):  # the project's own tests: every failure raises
+        return (yield)
+    evidence.keep_failures(True)
+    try:
+        result = yield
+    except (Exception, pytest.skip.Exception, pytest.fail.Exception) as exc:
+        evidence.keep_failures(False)
+        kept = evidence.take_failed()
+        if not kept:
+            raise
+        raise together(kept, exc) from None
+    evidence.keep_failures(False)
+    kept = evidence.take_failed()
+    if kept:
+        raise together(kept, None)
+    return result
+
+
+def together(kept: list[AssertionError], stopped: BaseException | None) -> BaseException:
+    """The kept failures and the check failure that stopped the test, as one failure
+    (a group when several); another exception is noted as what followed."""
+    members: list[BaseException] = list(kept)
+    follows = ""
+    if stopped is not None:
+        if failed_requirements(stopped) and not isinstance(stopped, BaseExceptionGroup):
+            members.append(stopped)
+        else:
+            follows = f"then, as a consequence: {type(stopped).__name__}: {stopped}"
+    failure = (
+        members[0]
+        if len(members) == 1
+        else ExceptionGroup(
+            f"{len(members)} checks failed", [m for m in members if isinstance(m, Exception)]
+        )
+    )
+    if follows:
+        failure.add_note(follows[:300])
+    return failure
+
+
 OTHER_TOKENS = "other tokens"
 """Where the waits of the tokens a test issued for itself are summed (scopes, rate limits)."""
 

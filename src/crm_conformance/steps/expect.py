@@ -17,7 +17,7 @@ import httpx
 from crm_conformance.core import document
 from crm_conformance.core.checks import ALWAYS_PRESENT, is_timestamp, run_checks
 from crm_conformance.core.client import ApiClient
-from crm_conformance.core.evidence import checks_requirement
+from crm_conformance.core.evidence import checks_predicate, checks_requirement
 from crm_conformance.core.failure import ConformanceFailure
 
 _SHORT = 200
@@ -132,7 +132,7 @@ def expect_refused_body(response: httpx.Response, req_id: str) -> dict[str, Any]
     return error if isinstance(error, dict) else {}
 
 
-@checks_requirement
+@checks_predicate
 def expect_value(
     response: httpx.Response | None, req_id: str, what: str, *, got: Any, expected: Any
 ) -> None:
@@ -146,7 +146,7 @@ def expect_value(
         )
 
 
-@checks_requirement
+@checks_predicate
 def expect_true(
     response: httpx.Response | None, req_id: str, holds: bool, *, expected: str, got: str
 ) -> None:
@@ -157,7 +157,7 @@ def expect_true(
         raise ConformanceFailure(req_id, expected=expected, got=got, response=response)
 
 
-@checks_requirement
+@checks_predicate
 def expect_present(
     response: httpx.Response, req_id: str, record: Mapping[str, Any], fields: Collection[str]
 ) -> None:
@@ -172,7 +172,7 @@ def expect_present(
     )
 
 
-@checks_requirement
+@checks_predicate
 def expect_narrowed(
     response: httpx.Response, req_id: str, record: Mapping[str, Any], names: Collection[str]
 ) -> None:
@@ -193,7 +193,7 @@ def expect_narrowed(
     )
 
 
-@checks_requirement
+@checks_predicate
 def expect_unset_custom_fields(
     response: httpx.Response, req_id: str, record: Mapping[str, Any], keys: Collection[str]
 ) -> None:
@@ -215,7 +215,7 @@ def expect_unset_custom_fields(
     )
 
 
-@checks_requirement
+@checks_predicate
 def expect_owner(
     response: httpx.Response,
     req_id: str,
@@ -282,7 +282,7 @@ def ids_of(records: Iterable[Mapping[str, Any]]) -> list[str]:
     return [str(record.get("id")) for record in records]
 
 
-@checks_requirement
+@checks_predicate
 def expect_enum(
     response: httpx.Response,
     req_id: str,
@@ -304,7 +304,7 @@ def expect_enum(
     )
 
 
-@checks_requirement
+@checks_predicate
 def expect_identifier(
     response: httpx.Response | None,
     req_id: str,
@@ -329,7 +329,7 @@ def expect_identifier(
     )
 
 
-@checks_requirement
+@checks_predicate
 def expect_type_or_null(
     response: httpx.Response | None,
     req_id: str,
@@ -356,7 +356,7 @@ def instant(value: Any) -> datetime:
     return datetime.fromisoformat(str(value).replace("z", "Z"))
 
 
-@checks_requirement
+@checks_predicate
 def expect_timestamp(
     response: httpx.Response, req_id: str, record: Mapping[str, Any], field: str
 ) -> None:
