@@ -385,7 +385,7 @@ def test_a_malformed_collection_fails_the_envelope_check_only(case: str) -> None
 
 def test_registering_twice_is_refused() -> None:
     with pytest.raises(ValueError, match="already registered"):
-        checks.check("ERR-001", name="error_envelope")(lambda response: None)
+        checks.check("ERR-001", name="error_envelope")(lambda response: False)
 
 
 @pytest.mark.parametrize(
