@@ -32,7 +32,7 @@ CHECKS = judging.harness_checks()
 
 @pytest.mark.req(*judging.requirement_ids(), "ERR-013")
 @pytest.mark.generated("examples")
-@schema.parametrize()  # type: ignore[untyped-decorator]  # schemathesis ships no type hints
+@schema.parametrize()  # type: ignore[untyped-decorator]  # schemathesis leaves it untyped
 def test_operation(case: Any, api: ApiClient, target: Target, fuzz_run: budget.FuzzRun) -> None:
     if not guard.sends_to(case, embedded=guard.is_embedded(target)):
         return

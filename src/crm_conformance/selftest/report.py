@@ -26,8 +26,8 @@ def summary_lines(matrix: Matrix) -> list[str]:
         f"clean reference: {', '.join(t['clean']) or 'not run'}",
         f"faults: {t['killed']}/{t['faults']} killed, {t['survived']} survived, "
         f"{t['unreached']} unreached",
-        proven(matrix).line("a killed fault breaks"),
-        charged(matrix).line("a kill was charged to"),
+        proven(matrix).line("a killed fault declares (declared)"),
+        charged(matrix).line("a kill was charged to (measured)"),
         f"variants: {t['variants_passed']}/{t['variants']} passed, "
         f"{t['false_failures']} with false failures, {t['variant_errors']} with blocked or "
         f"errored tests; {t['combinations_passed']}/{t['combinations']} combined runs "
