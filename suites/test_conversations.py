@@ -175,7 +175,7 @@ def test_close_clears_handler_and_needs_human(
     body = closed(response, "CONV-015", conversation["id"])
     observe("close_renders_null_holder_fields", sorted({"handler", "needs_human"} & set(body)))
     # each field's own row ("null ... once closed"), then the close's "become null"
-    for field, own in (("handler", ("CONV-008",)), ("needs_human", ())):
+    for field, own in (("handler", ("CONV-008",)), ("needs_human", ("CONV-009",))):
         for rule in (*own, "CONV-032"):
             expect_true(
                 response,

@@ -5,7 +5,7 @@ only, so the cause is one the document names: a missing token (401), a well-form
 with no record (404), a path the API does not have (404), a method the path does not
 support (405), an invalid query value (400), an invalid body field (422), a body that
 is not JSON (400 `bad_request`). Every answer also goes through the universal checks
-(`run_checks`), which hold the envelope, the type enum and agreement with the status,
+(`universal`), which hold the envelope, the type enum and agreement with the status,
 `request_id` against `X-Request-ID`, the rate-limit headers and the JSON content type.
 """
 
@@ -25,7 +25,7 @@ from crm_conformance.steps import (
     expect_status,
     expect_true,
     refill_window,
-    run_checks,
+    universal,
 )
 
 MISSING_CONTACT = "/v1/contacts/con_" + "0" * 32
@@ -59,7 +59,7 @@ PROVOKED: dict[str, Provoke] = {
 @pytest.mark.parametrize("cause", sorted(PROVOKED))
 def test_every_error_has_the_envelope_and_headers(api: ApiClient, cause: str) -> None:
     response = PROVOKED[cause](api)
-    run_checks(response)
+    universal(response)
     expect_true(
         response,
         "ERR-001",
@@ -75,7 +75,7 @@ def test_error_request_id_equals_the_header(api: ApiClient, cause: str) -> None:
     """`request_id` "equals the `X-Request-ID` response header", and every response
     carries that header, so a null `request_id` beside a header does not equal it."""
     response = PROVOKED[cause](api)
-    run_checks(response)
+    universal(response)
     request_id = error_of(response).get("request_id")
     header = response.headers.get("X-Request-ID")
     expect_true(
@@ -230,7 +230,7 @@ def test_each_documented_list_is_served_under_v1(api: ApiClient, path: str) -> N
 @pytest.mark.req("HDR-001", "HDR-003", "HDR-004", "HDR-010")
 def test_a_success_carries_the_headers_and_no_retry_after(api: ApiClient) -> None:
     response = api.get("/v1/users", params={"limit": 1})
-    run_checks(response)
+    universal(response)
     expect_true(
         response,
         "HDR-010",
@@ -299,7 +299,7 @@ def test_remaining_counts_down_within_the_limit(
             f"{first.headers[RESET]}, {PAIR_TRIES} tries): the count-down is not verified"
         )
     for response in (first, second):
-        run_checks(response)
+        universal(response)
         expect_true(
             response,
             "HDR-007",

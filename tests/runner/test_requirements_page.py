@@ -206,7 +206,7 @@ def test_in_chromium_a_served_faults_clause_shows_red_with_its_cause(tmp_path: P
     dom = chromium("--dump-dom", f"{page.as_uri()}#IDEM-004", profile=profile)
     panel = dom.split('id="details"', 1)[1]
     assert "IDEM-004" in panel and "Marks a replayed response" in panel
-    assert "Expected: the original answer again, with Idempotent-Replay: true" in panel
+    assert "Expected: Idempotent-Replay: true on the replay" in panel
     assert "Reproduce with:" in panel and "curl -X POST" in panel
     assert re.search(r'class="q v-failed picked" data-ids="IDEM-004"', dom)
     assert re.search(r'<div class="bar" data-class="idempotency"[^>]*>.*?seg v-failed', dom)

@@ -103,6 +103,12 @@ def _keep(failure: AssertionError) -> bool:
         return True
 
 
+def keep(failure: AssertionError) -> None:
+    """Keep `failure` where a test's call goes on past it; raise it anywhere else."""
+    if not _keep(failure):
+        raise failure
+
+
 def keep_failures(keeping: bool) -> None:
     """Start (True) or stop keeping predicate failures in the running test's ledger."""
     with _lock:

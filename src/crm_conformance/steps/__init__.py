@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from crm_conformance.steps.expect import expect_owner as expect_owner
     from crm_conformance.steps.expect import expect_pages as expect_pages
     from crm_conformance.steps.expect import expect_present as expect_present
+    from crm_conformance.steps.expect import expect_refusal as expect_refusal
     from crm_conformance.steps.expect import expect_refused_body as expect_refused_body
     from crm_conformance.steps.expect import expect_status as expect_status
     from crm_conformance.steps.expect import expect_success as expect_success
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
     from crm_conformance.steps.expect import instant as instant
     from crm_conformance.steps.expect import matches as matches
     from crm_conformance.steps.expect import strings_in as strings_in
+    from crm_conformance.steps.expect import universal as universal
     from crm_conformance.steps.expect import with_cursor as with_cursor
     from crm_conformance.steps.expect import words_in as words_in
     from crm_conformance.steps.factories import RecordFactory as RecordFactory

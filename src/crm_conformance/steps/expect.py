@@ -1,8 +1,12 @@
 """Shared steps of suite tests: "expect this answer", each raising `ConformanceFailure`.
 
-Every step first applies the universal rules (`checks.run_checks`), then the one rule
-the test is about, so a suite says what it expects in one line and a failure always
-names the requirement the test checks. Where the document leaves a choice open (the
+Every step applies the universal rules (`checks.failures`) and the one rule the test is
+about, so a suite says what it expects in one line and a failure always names the
+requirement whose check failed. A universal rule broken in a test's call is kept, not
+raised (`evidence.keep`): the step goes on to its own rule, so a server that breaks
+both fails both, the specific one included. A step whose answer the test uses (a
+status, an error) stops the test; a predicate (a value, a presence, a format) keeps its
+failure and lets the test go on to its other checks. Where the document leaves a choice open (the
 success status of a create, the order of validation) these steps accept every
 reading; a test that wants to record what the target chose calls `observe` itself.
 """
@@ -14,13 +18,20 @@ from typing import Any
 
 import httpx
 
-from crm_conformance.core import document
-from crm_conformance.core.checks import ALWAYS_PRESENT, is_timestamp, run_checks
+from crm_conformance.core import document, evidence
+from crm_conformance.core.checks import ALWAYS_PRESENT, failures, is_timestamp
 from crm_conformance.core.client import ApiClient
 from crm_conformance.core.evidence import checks_predicate, checks_requirement
 from crm_conformance.core.failure import ConformanceFailure
 
 _SHORT = 200
+
+
+def universal(response: httpx.Response) -> None:
+    """The rules that hold on every answer: each broken one kept where a test goes on,
+    raised anywhere else (`evidence.keep`)."""
+    for failure in failures(response):
+        evidence.keep(failure)
 
 
 def _text(response: httpx.Response) -> str:
@@ -32,7 +43,7 @@ def expect_status(response: httpx.Response, req_id: str, *statuses: int) -> Any:
     """The parsed body of `response`, which must have one of `statuses`."""
     if not statuses:
         raise ValueError("expect_status needs at least one status")
-    run_checks(response)
+    universal(response)
     if response.status_code not in statuses:
         raise ConformanceFailure(
             req_id,
@@ -50,7 +61,7 @@ def expect_success(response: httpx.Response, req_id: str) -> dict[str, Any]:
     "Success status code of create operations: not shown", so any 2xx is success; the
     caller observes which one if it matters.
     """
-    run_checks(response)
+    universal(response)
     body = response.json() if 200 <= response.status_code < 300 and response.content else None
     if not isinstance(body, dict):
         raise ConformanceFailure(
@@ -89,7 +100,7 @@ def expect_error(
     `param`, when given, must equal `error.param` (for rules such as "`param` names
     the field"); left out, `param` is not looked at.
     """
-    run_checks(response)
+    universal(response)
     codes = (code,) if isinstance(code, str) else tuple(code)
     error = error_of(response)
     wanted = f"{status} with error.code {' or '.join(repr(c) for c in codes)}"
@@ -113,13 +124,31 @@ def expect_error_among(
     for a request two rules refuse and the document does not rank them."""
     status = response.status_code if response.status_code in allowed else min(allowed)
     if len(allowed) > 1 and response.status_code not in allowed:
-        run_checks(response)
+        universal(response)
         wanted = "; ".join(f"{s} with error.code {' or '.join(c)}" for s, c in allowed.items())
         raise ConformanceFailure(req_id, expected=wanted, got=_text(response), response=response)
     return expect_error(response, req_id, status=status, code=tuple(allowed[status]))
 
 
 @checks_requirement
+@checks_predicate
+def expect_refusal(
+    response: httpx.Response, req_id: str, *, status: int, code: str | Collection[str]
+) -> None:
+    """As `expect_error`, for a refusal whose error the test does not read: a predicate,
+    so the test goes on to the other rules the same answer answers to (the general ones
+    after the specific)."""
+    universal(response)
+    codes = (code,) if isinstance(code, str) else tuple(code)
+    expect_true(
+        response,
+        req_id,
+        response.status_code == status and error_of(response).get("code") in codes,
+        expected=f"{status} with error.code {' or '.join(repr(c) for c in codes)}",
+        got=_text(response),
+    )
+
+
 def expect_refused_body(response: httpx.Response, req_id: str) -> dict[str, Any]:
     """The `error` of a body the target rejects, as "unknown keys rejected" asks.
 
