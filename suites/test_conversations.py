@@ -227,9 +227,10 @@ def test_closing_as_won_marks_the_contact_won(
         body["won_reason"] = won_reason
     closed(close(api, conversation["id"], body), "CONV-021", conversation["id"])
     contact = contact_of(api, conversation["contact_id"], "CONV-028")
-    expect_value(
-        None, "CONV-027", "the contact's status", got=contact.get("status"), expected="won"
-    )
+    for req_id in ("CONV-027", "CONV-028"):  # the transition's "Also", the status's section
+        expect_value(
+            None, req_id, "the contact's status", got=contact.get("status"), expected="won"
+        )
 
 
 IGNORED_CONTACT_FIELDS = frozenset({"updated_at", "avatar_url"})
@@ -368,7 +369,7 @@ def test_won_reason_without_won_is_refused(
 # --- close: refusals ----------------------------------------------------------------
 
 
-@pytest.mark.req("CONV-033")
+@pytest.mark.req("CONV-033", "CONV-014")
 @pytest.mark.parametrize("outcome", OUTCOMES)
 def test_closing_a_closed_conversation_is_a_conflict(
     api: ApiClient, conversations: RecordFactory, outcome: str
@@ -376,6 +377,13 @@ def test_closing_a_closed_conversation_is_a_conflict(
     conversation = conversations.conversation(status="active")
     closed(close(api, conversation["id"]), "CONV-015", conversation["id"])
     again = close(api, conversation["id"], {"outcome": outcome})
+    expect_true(  # a close that closed: the conversation is closed now, not open
+        again,
+        "CONV-014",
+        not 200 <= again.status_code < 300,
+        expected="the conversation the first close answered for stays closed",
+        got=f"a second close answered {again.status_code}",
+    )
     expect_error(again, "CONV-033", status=409, code="conversation_closed")
 
 

@@ -97,8 +97,24 @@ def test_an_oauth_token_has_the_oat_prefix_and_is_accepted(
 def test_a_person_retrieves_what_they_see_and_not_another_persons_private_record(
     people: People, observe: Callable[[str, Any], None]
 ) -> None:
-    for contact_id, req_id in people.visible:
-        expect_status(people.oauth.get(f"/v1/contacts/{contact_id}"), req_id, 200)
+    seen = {}
+    for contact_id, req_id in people.visible:  # each case's own rule, then the person's view
+        response = people.oauth.get(f"/v1/contacts/{contact_id}")
+        seen[contact_id] = response.status_code
+        expect_true(
+            response,
+            req_id,
+            response.status_code == 200,
+            expected=f"200 for {contact_id}",
+            got=f"{response.status_code}",
+        )
+    expect_true(
+        None,
+        "OAUTH-003",
+        all(status == 200 for status in seen.values()),
+        expected="every contact the person sees retrieved (200)",
+        got=f"{seen}",
+    )
     hidden = people.oauth.get(f"/v1/contacts/{people.other_private}")
     expect_status(hidden, "OAUTH-004", *range(400, 500))
     observe("retrieve of a record invisible to the OAuth token", _answer(hidden))
@@ -111,7 +127,7 @@ def test_a_person_lists_what_they_see_and_not_another_persons_private_record(
     people: People,
 ) -> None:
     response, listed = _listed(people.oauth, people.since)
-    for contact_id, req_id in people.visible:
+    for contact_id, req_id in (*people.visible, *((c, "OAUTH-003") for c, _ in people.visible)):
         expect_true(
             response,
             req_id,
@@ -133,8 +149,16 @@ def test_a_person_lists_what_they_see_and_not_another_persons_private_record(
 @pytest.mark.req("AUTH-015", "AUTH-016")
 def test_a_workspace_token_sees_every_record(api: ApiClient, people: People) -> None:
     everyone = (people.own_private, people.other_private, people.other_company)
-    for contact_id in everyone:
-        expect_status(api.get(f"/v1/contacts/{contact_id}"), "AUTH-016", 200)
+    for req_id in ("AUTH-016", "AUTH-015"):  # every record, then the whole workspace
+        for contact_id in everyone:
+            answer = api.get(f"/v1/contacts/{contact_id}")
+            expect_true(
+                answer,
+                req_id,
+                answer.status_code == 200,
+                expected=f"200 for {contact_id} to the workspace token",
+                got=f"{answer.status_code}",
+            )
     response, listed = _listed(api, people.since)
     missing = [contact_id for contact_id in everyone if contact_id not in listed]
     expect_true(

@@ -60,7 +60,13 @@ def test_a_tag_is_added_to_the_catalogue_of_each_record_kind(
 ) -> None:
     name = unique("tag")
     response = api.post("/v1/tags", json=_body(convention, kind, name=name))
-    expect_success(response, "TAG-011")  # the kind has a catalogue that takes the tag
+    expect_true(  # the kind has a catalogue that takes the tag
+        response,
+        "TAG-011",
+        response.is_success,
+        expected=f"a tag added to the {kind} catalogue",
+        got=f"{response.status_code} {response.text[:200]}",
+    )
     tag = expect_success(response, "TAG-001")
     observe("tag create status", response.status_code)
     expect_value(response, "TAG-010", "object", got=tag.get("object"), expected="tag")
