@@ -85,6 +85,24 @@ def test_overlapping_and_identical_clauses_list_every_id_in_the_worst_colour() -
     assert sorted(re.findall(r'class="anchor" id="([^"]+)"', html)) == ["A-001", "B-001", "C-001"]
 
 
+def test_each_requirement_shows_the_checks_that_passed_it_and_the_points_that_could_not() -> None:
+    catalogue = load_catalogue()
+    checked = OutcomeRecord(
+        "suites/test_x.py::test_y",
+        Outcome.PASSED,
+        ["PAG-001"],
+        ["pagination"],
+        checked={"PAG-001": ["collection_envelope"]},
+    )
+    skipped = OutcomeRecord(
+        "suites/test_x.py::test_z", Outcome.NOT_APPLICABLE, ["PAG-002"], ["pagination"], "no key"
+    )
+    summary = build_summary([checked, skipped], INFO, catalogue)
+    data = _data(render_page(summary, [checked, skipped], catalogue))
+    assert data["PAG-001"]["checks"] == ["suites/test_x.py::test_y: collection_envelope"]
+    assert data["PAG-002"]["not_run"] == ["suites/test_x.py::test_z: no key"]
+
+
 def test_what_the_target_sent_stays_inert_text_in_the_page() -> None:
     catalogue = load_catalogue()
     hostile = "got </script><script>alert(1)</script> \x1b[31m & <b>"

@@ -238,6 +238,8 @@ def page_data(
             "reason": inert(entry["reason"]),
             "tests": _shown(own, budget),
             "more": max(0, len(own) - _TESTS_SHOWN),
+            "checks": [inert(line) for line in entry.get("checks", [])],
+            "not_run": [inert(line) for line in entry.get("not_run", [])],
         }
     return data
 
@@ -403,6 +405,13 @@ function describe(id) {
   if (!r.tests.length) list.append(el('li', 'no test of this run ran it'));
   if (r.more) list.append(el('li', '... and ' + r.more + ' more tests'));
   box.append(list);
+  for (const [lead, lines] of [['Checked by (test: checks that passed it)', r.checks || []],
+                               ['Could not check it', r.not_run || []]]) {
+    if (!lines.length) continue;
+    const more = el('ul', undefined, 'checks');
+    for (const line of lines) more.append(el('li', line));
+    box.append(el('p', lead + ':', 'lead'), more);
+  }
   return box;
 }
 function show(ids) {
