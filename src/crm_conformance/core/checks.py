@@ -285,6 +285,28 @@ def error_type_matches_status(response: httpx.Response) -> Evaluated:
     return True
 
 
+@check("ERR-010")
+def validation_detail(response: httpx.Response) -> Evaluated:
+    """422: "`validation_failed` | fields invalid; `detail` lists each": a body refused as
+    `validation_failed` has a `detail` array naming at least one field. Which fields, and
+    that none is missing, only a test that knows what it sent can tell (ERR-010's own
+    tests); every 422 of the run is held to this much. A 400 `validation_failed` (a
+    query, path or header problem: "the same code") is left out: the sentence's `detail`
+    is about fields."""
+    error = _error_object(response)
+    if response.status_code != 422 or error is None or error.get("code") != "validation_failed":
+        return False
+    detail = error.get("detail")
+    if not (isinstance(detail, list) and detail):
+        raise _fail(
+            "ERR-010",
+            response,
+            expected="error.detail listing each invalid field",
+            got=f"error.detail = {_short(detail)}",
+        )
+    return True
+
+
 @check("ERR-005")
 def error_request_id_matches_header(response: httpx.Response) -> Evaluated:
     """Errors table: `request_id` "equals the `X-Request-ID` response header".

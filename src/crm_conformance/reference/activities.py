@@ -128,6 +128,8 @@ def create_activity(call: Call) -> Reply:
             assignee = tx.get(call.workspace, "user", assignee_id)
             if assignee and assignee.get("role") != "member":
                 fields.problem("assignee_id", "only members can be assigned activities")
+        if fields.problems and call.settings.has_fault("activity_validation_detail_null"):
+            raise ApiError(422, "validation_failed", "The activity is invalid.")  # no detail
         fields.check()
         record_kind = _linked_on_create(call, tx, record_id)
         null_default = call.settings.has_fault("activity_description_default_null")

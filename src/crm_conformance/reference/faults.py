@@ -1385,6 +1385,18 @@ _FAULTS = (
         "a contact update with external_id null keeps the old external_id (null read as absent)",
     ),
     Fault(
+        "activity_validation_detail_null",
+        ("ERR-010",),
+        "an activity create refused as validation_failed says so in its message only: its "
+        "detail is null",
+    ),
+    Fault(
+        "rate_remaining_before_request",
+        ("HDR-007",),
+        "X-RateLimit-Remaining is read before the request it answers is counted: one more "
+        "than is left",
+    ),
+    Fault(
         "external_id_null_refused",
         ("CON-046",),
         "a contact update refuses external_id null as validation_failed (the field typed a "

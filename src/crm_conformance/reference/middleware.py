@@ -169,6 +169,9 @@ class ApiMiddleware:
             allowance = _every_50th_refused(allowance)
         if allowance is not None and self.settings.has_fault("rate_remaining_counts_used"):
             allowance = replace(allowance, remaining=allowance.limit - allowance.remaining)
+        if allowance is not None and self.settings.has_fault("rate_remaining_before_request"):
+            # read before this request was counted: one more than is left
+            allowance = replace(allowance, remaining=min(allowance.limit, allowance.remaining + 1))
         if allowance is not None and self.settings.has_fault("rate_remaining_frozen"):
             allowance = replace(allowance, remaining=allowance.limit)
         if allowance is not None and self.settings.has_fault("rate_reset_epoch"):
