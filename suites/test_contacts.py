@@ -347,14 +347,58 @@ def test_field_definitions_are_listed(api: ApiClient, convention: conventions.Lo
 # --- company_name --------------------------------------------------------------------
 
 
+WRITES_OF_COMPANY_NAME = ("update", "adapter")
+"""How a contact gets its `company_name`: the target's update (an API write, where the
+rule lives), and the adapter's record (the vendor's fixture tool, not the API)."""
+
+
+def with_company_name(
+    api: ApiClient,
+    factory: RecordFactory,
+    convention: conventions.Lookup,
+    how: str,
+    name: str,
+    expand: bool = False,
+) -> tuple[httpx.Response, dict[str, Any]]:
+    """A contact with no organization given `company_name` `name` (`how`), as retrieved."""
+    if how == "adapter":
+        made = factory.contact(company_name=name)
+    else:
+        made = factory.contact()
+        operation = conventions.update(convention, "contact", made["id"], {"company_name": name})
+        written = api.request(operation.method, operation.path, json=operation.body)
+        expect_success(written, "CON-013")
+    response = api.get(
+        f"{CONTACTS}/{made['id']}", params={"expand": "organization"} if expand else None
+    )
+    return response, expect_success(response, "CON-013")
+
+
+def linked_by(how: str, response: httpx.Response, linked: bool, **shown: Any) -> None:
+    """CON-013 on a contact `how` gave a company name: an API write that does not link
+    it fails; an adapter record that is not linked says nothing of the API (the adapter
+    is the vendor's fixture tool), so that point is not applicable."""
+    if how == "adapter" and not linked:
+        pytest.skip(
+            f"the adapter's contact is not linked ({shown}): the adapter is not the API; "
+            "the update's point checks the API's write"
+        )
+    expect_true(
+        response,
+        "CON-013",
+        linked,
+        expected="the contact linked to the organization of its company_name",
+        got=", ".join(f"{k} = {v!r}" for k, v in shown.items()),
+    )
+
+
 @pytest.mark.req("CON-012", "CON-013")
+@pytest.mark.parametrize("how", WRITES_OF_COMPANY_NAME)
 def test_company_name_links_to_the_organization_of_that_name(
-    api: ApiClient, factory: RecordFactory
+    api: ApiClient, factory: RecordFactory, convention: conventions.Lookup, how: str
 ) -> None:
     organization = factory.organization()
-    made = factory.contact(company_name=organization["name"])
-    response = api.get(f"{CONTACTS}/{made['id']}")
-    contact = expect_success(response, "CON-013")
+    response, contact = with_company_name(api, factory, convention, how, organization["name"])
     expect_value(
         response,
         "CON-012",
@@ -362,36 +406,30 @@ def test_company_name_links_to_the_organization_of_that_name(
         got=contact.get("company_name"),
         expected=organization["name"],
     )
-    expect_value(
-        response,
-        "CON-013",
-        "organization_id",
-        got=contact.get("organization_id"),
-        expected=organization["id"],
-    )
+    linked = contact.get("organization_id")
+    linked_by(how, response, linked == organization["id"], organization_id=linked)
 
 
 @pytest.mark.req("CON-012", "CON-013")
+@pytest.mark.parametrize("how", WRITES_OF_COMPANY_NAME)
 def test_company_name_matching_no_organization_links_a_new_one(
-    api: ApiClient, factory: RecordFactory
+    api: ApiClient, factory: RecordFactory, convention: conventions.Lookup, how: str
 ) -> None:
     company = factory.unique("Company")
-    made = factory.contact(company_name=company)
-    response = api.get(f"{CONTACTS}/{made['id']}", params={"expand": "organization"})
-    contact = expect_success(response, "CON-013")
+    response, contact = with_company_name(api, factory, convention, how, company, expand=True)
     expect_value(
         response, "CON-012", "company_name", got=contact.get("company_name"), expected=company
     )
     embedded = contact.get("organization")
     name = embedded.get("name") if isinstance(embedded, dict) else None
-    expect_true(
+    linked_by(
+        how,
         response,
-        "CON-013",
         isinstance(contact.get("organization_id"), str)
         and isinstance(name, str)
         and name.strip().casefold() == company.casefold(),
-        expected=f"the contact linked to a new organization named {company!r}",
-        got=f"organization_id = {contact.get('organization_id')!r}, organization = {embedded!r}",
+        organization_id=contact.get("organization_id"),
+        organization=embedded,
     )
 
 

@@ -295,10 +295,14 @@ def read_changes(
     elif fields.has("organization") and organization is None:
         changes["organization_id"] = None
     merged = {**(current or {}), **changes}
+    unlinked_update = current is not None and call.settings.has_fault(
+        "company_name_unlinked_on_update"
+    )
     if (
         merged.get("company_name")
         and not merged.get("organization_id")
         and "company_name" in changes
+        and not unlinked_update
     ):
         changes["organization_id"], _ = _organization_named(call, tx, merged["company_name"])
         if call.settings.has_fault("company_name_cleared_when_linked"):

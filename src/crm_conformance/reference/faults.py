@@ -1397,6 +1397,12 @@ _FAULTS = (
         "than is left",
     ),
     Fault(
+        "company_name_unlinked_on_update",
+        ("CON-013",),
+        "a contact update keeps a new company_name as text without linking the contact to "
+        "an organization (create and the adapter link it)",
+    ),
+    Fault(
         "external_id_null_refused",
         ("CON-046",),
         "a contact update refuses external_id null as validation_failed (the field typed a "
