@@ -189,6 +189,8 @@ BAD = {
     "error_fields_detail": mutate(
         NOT_FOUND, lambda b: b["error"].update(detail=[{"field": "a", "code": None}])
     ),
+    "validation_detail": error(422, "invalid_request_error", "validation_failed", detail=None),
+    "validation_detail_empty": error(422, "invalid_request_error", "validation_failed", detail=[]),
     "error_type_matches_status": error(404, "api_error"),
     "timestamps": response(
         200, {**collection(), "data": [{**contact(), "updated_at": 1767225600}]}

@@ -97,7 +97,9 @@ def requirement_verdicts(
     the checks that passed it (`checks`: test and check names, `checked`: how many tests)
     and the points that could not check it, with why (`not_run`)."""
     said: dict[str, list[tuple[Verdict, str, str]]] = {}
+    naming: Counter[str] = Counter()
     for record in records:
+        naming.update(record.requirements)
         for req_id in dict.fromkeys([*record.requirements, *record.checked]):
             verdict, cause = _contribution(record, req_id)
             said.setdefault(req_id, []).append((verdict, cause, record.nodeid))
@@ -107,8 +109,10 @@ def requirement_verdicts(
         contributions = said.get(requirement.id, [])
         if contributions:
             verdict = min((v for v, _, _ in contributions), key=_PRECEDENCE.index)
-            causes = [f"{node}: {cause}" for v, cause, node in contributions if v == verdict]
-            reason = next((cause for v, cause, _ in contributions if v == verdict), "")
+            # sorted: a run split in shards and merged says the same as the whole run
+            deciding = sorted((node, cause) for v, cause, node in contributions if v == verdict)
+            causes = [f"{node}: {cause}" for node, cause in deciding]
+            reason = deciding[0][1] if deciding else ""
         elif not requirement.testable:
             verdict, causes, reason = Verdict.UNTESTABLE, [], requirement.untestable or ""
         elif requirement.cls not in claimed_classes:
@@ -116,18 +120,21 @@ def requirement_verdicts(
             reason = f"class {requirement.cls} not claimed: add it to --classes"
         else:
             verdict, causes, reason = Verdict.NOT_VERIFIED, [], "no test of this run asserts it"
-        passes = [f"{node}: {checks}" for v, checks, node in contributions if v == Verdict.PASSED]
-        not_run = [  # points that could not check it, a passed test's unclaimed marker aside
+        # sorted: the same run split in shards and merged lists the same checks
+        passes = sorted(
+            f"{node}: {checks}" for v, checks, node in contributions if v == Verdict.PASSED
+        )
+        not_run = sorted(  # points that could not check it, a passed test's unused marker aside
             f"{node}: {cause}"
             for v, cause, node in contributions
             if v in (Verdict.NOT_VERIFIED, Verdict.ERROR, Verdict.BLOCKED) and cause != UNCHECKED
-        ]
+        )
         result[requirement.id] = {
             "verdict": str(verdict),
             "class": requirement.cls,
             "title": requirement.title,
             "section": requirement.section,
-            "tests": len(contributions),
+            "tests": naming[requirement.id],
             "causes": causes[:3] if verdict != Verdict.PASSED else [],
             "reason": "" if verdict == Verdict.PASSED else reason,
             "checked": len(passes),
