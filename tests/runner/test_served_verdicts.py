@@ -42,6 +42,25 @@ def served() -> Iterator[ServedTarget]:
         yield served
 
 
+def served_run(
+    tmp_path: Path,
+    *pytest_args: str,
+    faults: frozenset[str] = frozenset(),
+    dropping: str = "",
+) -> tuple[Result, Path]:
+    """`crm-conformance run` on a fresh reference with `faults`, its target file less the
+    line `dropping`, the real suites selected by `pytest_args`: its result and report."""
+    report = tmp_path / "report"
+    with running_server(ServerSettings(faults=faults)) as served:
+        text = served.target_file_text()
+        assert dropping in text
+        target = tmp_path / "target.toml"
+        target.write_text(text.replace(dropping, "") if dropping else text, encoding="utf-8")
+        args = ("--", *pytest_args) if pytest_args else ()
+        result = invoke("run", "--target", str(target), "--report-dir", str(report), *args)
+    return result, report
+
+
 def without_adapter(served: ServedTarget, path: Path) -> Path:
     """The served target's file with `adapter_url` removed: a vendor without an adapter."""
     assert served.adapter_url is not None
@@ -115,14 +134,12 @@ def test_a_test_that_fails_only_on_another_requirements_rule_does_not_fail_the_f
 ) -> None:
     """The replay test names IDEM-001, IDEM-003 and IDEM-004; a server that leaves out
     the replay header breaks IDEM-004 only."""
-    settings = ServerSettings(faults=frozenset({"replay_missing_header"}))
-    report = tmp_path / "report"
-    with running_server(settings) as served:
-        target = served.write_target_file(tmp_path / "target.toml")
-        result = invoke(
-            "run", "--target", str(target), "--report-dir", str(report),
-            "--", "-k", "test_idempotency.py and replays_the_original",
-        )  # fmt: skip
+    result, report = served_run(
+        tmp_path,
+        "-k",
+        "test_idempotency.py and replays_the_original",
+        faults=frozenset({"replay_missing_header"}),
+    )
     assert result.exit_code == 1, result.output
     failed = [r for r in records_of(report) if r["outcome"] == "failed"]
     assert failed and all("IDEM-001" in r["requirements"] for r in failed)
@@ -161,16 +178,9 @@ def test_every_marker_id_is_checked_in_a_reference_run_and_every_pass_names_its_
 def test_a_target_without_the_score_filter_leaves_con_028_not_verified(tmp_path: Path) -> None:
     """The filter matrix's score point cannot run without its query name; its sibling
     points passing gives CON-028 nothing."""
-    report = tmp_path / "report"
-    with running_server() as served:
-        text = served.target_file_text()
-        assert 'score = "score"\n' in text
-        target = tmp_path / "target.toml"
-        target.write_text(text.replace('score = "score"\n', ""), encoding="utf-8")
-        result = invoke(
-            "run", "--target", str(target), "--report-dir", str(report),
-            "--", "-k", "test_contacts.py and filter",
-        )  # fmt: skip
+    result, report = served_run(
+        tmp_path, "-k", "test_contacts.py and filter", dropping='score = "score"\n'
+    )
     assert result.exit_code == 0, result.output
     requirements = summary_of(report)["requirements"]
     assert requirements["CON-028"]["verdict"] == "not_verified"
@@ -182,14 +192,12 @@ def test_a_server_accepting_a_token_with_a_character_appended_fails_auth_008(
 ) -> None:
     """The token as issued is accepted (AUTH-001); the same token with a character more
     must not be: AUTH-008 fails, never passes on the test of the token as issued."""
-    settings = ServerSettings(faults=frozenset({"token_trailing_characters_ignored"}))
-    report = tmp_path / "report"
-    with running_server(settings) as served:
-        target = served.write_target_file(tmp_path / "target.toml")
-        result = invoke(
-            "run", "--target", str(target), "--report-dir", str(report),
-            "--", "-k", "test_authentication.py and token",
-        )  # fmt: skip
+    result, report = served_run(
+        tmp_path,
+        "-k",
+        "test_authentication.py and token",
+        faults=frozenset({"token_trailing_characters_ignored"}),
+    )
     assert result.exit_code == 1, result.output
     requirements = summary_of(report)["requirements"]
     assert requirements["AUTH-008"]["verdict"] == "failed"

@@ -606,13 +606,13 @@ def owners(response: httpx.Response) -> Evaluated:
     """
     if not 200 <= response.status_code < 300:
         return False
-    problems = [
-        problem
+    present = [
+        (f"{resource['object']}.{field}", resource[field])
         for resource in _walk_resources(_json(response))
         for field in OWNER_FIELDS.get(resource["object"], ())
         if resource.get(field) is not None
-        for problem in _owner_problems(f"{resource['object']}.{field}", resource[field])
     ]
+    problems = [problem for where, owner in present for problem in _owner_problems(where, owner)]
     if problems:
         raise _fail(
             problems[0][0],
@@ -620,11 +620,7 @@ def owners(response: httpx.Response) -> Evaluated:
             expected="Owner objects {id: usr_/agt_ id, kind: user or agent, name, object: owner}",
             got=_first_five([text for _, text in problems]),
         )
-    return any(
-        resource.get(field) is not None
-        for resource in _walk_resources(_json(response))
-        for field in OWNER_FIELDS.get(resource["object"], ())
-    )
+    return bool(present)
 
 
 ALWAYS_PRESENT: dict[str, tuple[str, tuple[str, ...]]] = {

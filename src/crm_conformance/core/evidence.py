@@ -21,9 +21,9 @@ when it ends (`end`); outside a test, passes go nowhere and every failure is rai
 One test runs at a time in a process, so the ledger is the process's.
 """
 
+import functools
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import ParamSpec, TypeVar
 
@@ -55,12 +55,11 @@ _lock = threading.Lock()
 _current: Ledger | None = None
 
 
-def begin() -> Ledger:
+def begin() -> None:
     """Open a fresh ledger for the test that starts now (the previous one is dropped)."""
     global _current
     with _lock:
         _current = Ledger()
-        return _current
 
 
 def end() -> dict[str, list[str]]:
@@ -116,20 +115,6 @@ def keep_failures(keeping: bool) -> None:
             _current.keeping = keeping
 
 
-@contextmanager
-def recording() -> Iterator[Ledger]:
-    """A ledger for the block (the project's own tests of a check use it)."""
-    global _current
-    with _lock:
-        saved, _current = _current, Ledger()
-        ledger = _current
-    try:
-        yield ledger
-    finally:
-        with _lock:
-            _current = saved
-
-
 def checks_requirement(fn: Callable[_P, _R]) -> Callable[_P, _R]:
     """Make `fn(response, req_id, ...)`, a step that raises `ConformanceFailure` when the
     rule `req_id` is broken, report a pass of `req_id` when it returns and no check it
@@ -144,8 +129,6 @@ def checks_predicate(fn: Callable[_P, None]) -> Callable[_P, None]:
 
 
 def _reporting(fn: Callable[_P, _R], *, keep: bool) -> Callable[_P, _R]:
-    import functools
-
     @functools.wraps(fn)
     def step(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         kept = _kept()

@@ -91,19 +91,17 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
 def together(kept: list[AssertionError], stopped: BaseException | None) -> BaseException:
     """The kept failures and the check failure that stopped the test, as one failure
     (a group when several); another exception is noted as what followed."""
-    members: list[BaseException] = list(kept)
+    members: list[Exception] = list(kept)
     follows = ""
     if stopped is not None:
-        if failed_requirements(stopped) and not isinstance(stopped, BaseExceptionGroup):
+        if isinstance(stopped, AssertionError) and failed_requirements(stopped):
             members.append(stopped)
         else:
             follows = f"then, as a consequence: {type(stopped).__name__}: {stopped}"
     failure = (
         members[0]
         if len(members) == 1
-        else ExceptionGroup(
-            f"{len(members)} checks failed", [m for m in members if isinstance(m, Exception)]
-        )
+        else ExceptionGroup(f"{len(members)} checks failed", members)
     )
     if follows:
         failure.add_note(follows[:300])
