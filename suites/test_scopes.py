@@ -6,8 +6,9 @@ without the needed scope answers 403 `insufficient_scope` with `param` the first
 missing scope and the missing scopes in the message; a mirrored entity refuses writes
 for every token (403 `local_write_denied`).
 
-The matrix covers every operation `spec/openapi.yaml` gives a scope (`x-scopes`) and the
-deletion feed of every resource the target file names a value for
+The matrix covers every operation `spec/openapi.yaml` gives a scope (`x-scopes`), the
+updates and retrieves the target file names (`operations.NAMED`: the row's write and read
+scopes) and the deletion feed of every resource the target file names a value for
 (`deleted_records_values`): the scope alone is enough, and a token with every scope but
 that one is refused. Each call is one the target accepts (`crm_conformance.steps.operations`:
 a body the document shows or the target's convention, a record in a state the operation
@@ -129,7 +130,7 @@ class Point:
         return (self.guard, "SCOPE-002" if self.reads else "SCOPE-003")
 
 
-def _operation_point(operation: document.DescribedOperation) -> Point:
+def _operation_point(operation: document.DescribedOperation | operations.NamedOperation) -> Point:
     (scope,) = operation.scopes
     return Point(
         f"{operation.operation_id} {scope}",
@@ -150,7 +151,7 @@ def _feed_point(resource: str) -> Point:
     )
 
 
-SCOPED = tuple(op for op in document.operations() if op.scopes)
+SCOPED = (*(op for op in document.operations() if op.scopes), *operations.NAMED)
 POINTS = (*map(_operation_point, SCOPED), *map(_feed_point, FEED_RESOURCES))
 WRITES = tuple(point for point in POINTS if not point.reads)
 

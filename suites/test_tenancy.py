@@ -51,6 +51,7 @@ from crm_conformance.steps import (
     expect_success,
     expect_true,
     ids_of,
+    operations,
     phone_number,
     stamp,
     strings_in,
@@ -88,15 +89,6 @@ CONVENTION_CALLS: dict[str, tuple[str, str | None]] = {
 CONVENTION_BODY_IDS = {"assignConversation": ("assignee_id",)}
 """The ids a convention body holds (`conventions.KEYS`: "the assign body holds
 `{assignee_id}`"); their kind is that of the field of the same name in the description."""
-
-UPDATE_CHANGES = {
-    "contact": {"job_title": "Tenancy check"},
-    "organization": {"website": "https://example.com/tenancy"},
-    "deal": {"title": "Tenancy check"},
-    "activity": {"description": "Tenancy check"},
-}
-"""The change an update sends when the point is its path id: a plain field of the
-resource, from its table in the document."""
 
 EVENT_PATHS = {"reverse_path": "POST", "retrieve_path": "GET"}
 """The success event paths with `{event_id}` the target's conventions name, and the
@@ -521,7 +513,9 @@ def _record_sender(
                 convention, f"{point.convention}_path", **{point.input.name: record_id}
             )
             return client.get(path)
-        changes = UPDATE_CHANGES.get(resource, {}) if on_path else {point.input.name: value}
+        changes = (
+            operations.PLAIN_CHANGE.get(resource, {}) if on_path else {point.input.name: value}
+        )
         call = conventions.update(convention, resource, record_id, changes)
         return client.request(call.method, call.path, json=call.body)
 

@@ -406,7 +406,12 @@ def get_deal(call: Call) -> Reply:
         return Reply(200, call.narrow(render(tx, call.workspace, record, expand), fields))
 
 
-@routes.patch("/v1/deals/{deal_id}", scopes=("deals:write",), entity="deals")
+@routes.patch(
+    "/v1/deals/{deal_id}",
+    scopes=("deals:write",),
+    entity="deals",
+    variant_scopes=(("deal_update_unguarded", ()),),
+)
 def update_deal(call: Call) -> Reply:
     deal_id = call.path_id("deal_id", "deal")
     with call.transaction() as tx:

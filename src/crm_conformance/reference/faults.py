@@ -1755,6 +1755,11 @@ _FAULTS = (
         "the adapter answers 500 to every policy change, so no entity can be mirrored",
         setup_only=True,
     ),
+    Fault(
+        "deal_update_unguarded",
+        ("SCOPE-006",),
+        "a deal update checks no scope (the create checks deals:write)",
+    ),
 )
 
 FAULTS: dict[str, Fault] = {fault.name: fault for fault in _FAULTS}

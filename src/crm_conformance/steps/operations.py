@@ -24,6 +24,15 @@ from crm_conformance.core.client import ApiClient
 from crm_conformance.core.document import DescribedOperation
 from crm_conformance.steps.factories import phone_number, stamp
 
+PLAIN_CHANGE = {
+    "contact": {"job_title": "Conformance check"},
+    "organization": {"website": "https://example.com/conformance"},
+    "deal": {"title": "Conformance check"},
+    "activity": {"description": "Conformance check"},
+}
+"""The change an update sends when only the call matters: a plain text field of the
+resource's table in the document, never one a rule of the document governs."""
+
 NO_BODY: Any = object()
 """A call that sends no body."""
 
@@ -75,6 +84,25 @@ class Maker:
             },
             workspace=self.workspace,
         )
+        return str(made["id"])
+
+    def record_id(self, resource: str) -> str:
+        """A new contact, organization, deal (on a new contact) or activity (due now on a
+        new contact), visible to everyone, through the adapter."""
+        if resource == "contact":
+            return self.contact_id()
+        fields: dict[str, Any] = {"visibility": "company"}
+        if resource == "organization":
+            fields["name"] = self.unique("call")
+        elif resource == "deal":
+            fields = {**fields, "title": self.unique("call"), "contact_id": self.contact_id()}
+        else:
+            fields = {
+                "title": self.unique("call"),
+                "due_at": stamp(),
+                "record_id": self.contact_id(),
+            }
+        made = self.adapter.create_record(kind=resource, fields=fields, workspace=self.workspace)
         return str(made["id"])
 
     def campaign_id(self, status: str) -> str:
@@ -197,7 +225,65 @@ BUILDERS: dict[str, Callable[[Maker], Call]] = {
 """operationId -> how to build an acceptable call of it (the deletion feed's: contacts)."""
 
 
-def call_of(operation: DescribedOperation, maker: Maker) -> Call:
+@dataclass(frozen=True)
+class NamedOperation:
+    """An operation the document names but does not show ("Update, delete and retrieve
+    operations of other resources: not shown"), reached where the target file says
+    (`[conventions.updates]`, `[conventions.retrieve]`). It is held to the rules of every
+    operation: the scope of its resource's row ("`read` covers list and retrieve; `write`
+    covers create, update and delete"), the key of every write."""
+
+    operation_id: str
+    group: str
+    scopes: tuple[str, ...]
+
+    @property
+    def reads(self) -> bool:
+        return all(scope.endswith(":read") for scope in self.scopes)
+
+
+def _update(resource: str) -> Callable[[Maker], Call]:
+    def build(maker: Maker) -> Call:
+        record_id = maker.record_id(resource)
+        update = conventions.update(maker.convention, resource, record_id, PLAIN_CHANGE[resource])
+        return Call(update.method, update.path, body=update.body, conventional=True)
+
+    return build
+
+
+def _retrieve(resource: str) -> Callable[[Maker], Call]:
+    def build(maker: Maker) -> Call:
+        ids = {f"{resource}_id": maker.record_id(resource)}
+        return Call("GET", conventions.path(maker.convention, f"retrieve.{resource}_path", **ids))
+
+    return build
+
+
+ROWS = {
+    "contact": "contacts",
+    "organization": "organizations",
+    "deal": "deals",
+    "activity": "activities",
+}
+"""The row of the scope table (and the resource group) of each record kind."""
+
+NAMED: tuple[NamedOperation, ...] = (
+    *(
+        NamedOperation(f"update{kind.title()}", ROWS[kind], (f"{ROWS[kind]}:write",))
+        for kind in conventions.UPDATED
+    ),
+    *(
+        NamedOperation(f"get{kind.title()}", ROWS[kind], (f"{ROWS[kind]}:read",))
+        for kind in conventions.RETRIEVED
+    ),
+)
+"""The updates and retrieves the target file names, one per record kind."""
+
+BUILDERS.update({f"update{kind.title()}": _update(kind) for kind in conventions.UPDATED})
+BUILDERS.update({f"get{kind.title()}": _retrieve(kind) for kind in conventions.RETRIEVED})
+
+
+def call_of(operation: DescribedOperation | NamedOperation, maker: Maker) -> Call:
     """An acceptable call of `operation` on fresh data of `maker`'s workspace."""
     return BUILDERS[operation.operation_id](maker)
 
