@@ -1,11 +1,14 @@
 """Idempotency: a repeated write with the same key answers once, whatever the timing.
 
 "Every write accepts an optional `Idempotency-Key` header", so each rule is checked on
-every write whose body the document shows: the creates of tags (public API only),
-activities and deals (their contact, pipeline and stage come from the adapter), and
-closing a conversation and pausing a campaign (made by the adapter). Each is a write
-where acting twice is visible: a second record, a `tag_already_exists` conflict with
-the first one, or a 409 for a conversation already closed or a campaign not running.
+every write: the creates of tags (public API only), activities and deals (their
+contact, pipeline and stage come from the adapter), closing a conversation and pausing a
+campaign (made by the adapter), and the writes whose shape is the target's: the upsert,
+the update of each record kind, the conversation moves and resuming a campaign
+(`steps.operations`). Each is a write where acting twice is visible: a second record, a
+`tag_already_exists` conflict with the first one, a 409 for a conversation already closed
+or a campaign not running, an update stamped twice. A write whose body is fixed (a move's
+convention, a pause or resume with none) has no other body to reuse its key with.
 """
 
 import itertools
@@ -18,13 +21,14 @@ import httpx
 import pytest
 
 from crm_conformance import ApiClient
-from crm_conformance.core import document
+from crm_conformance.core import conventions, document
 from crm_conformance.steps import (
     RecordFactory,
     expect_error,
     expect_success,
     expect_true,
     expect_value,
+    operations,
     stamp,
 )
 
@@ -50,17 +54,16 @@ class Write:
     for an operation that takes no body)."""
 
     path: str
-    body: Callable[[], dict[str, Any] | None]
+    body: Callable[[], Any]
+    method: str = "POST"
     own_req: str | None = None
     """The rule of this operation's own section: close's replay header (checked on the
     replay), pause's optional key (checked on the first answer)."""
 
-    def send(
-        self, client: ApiClient, body: dict[str, Any] | None, headers: dict[str, str]
-    ) -> httpx.Response:
+    def send(self, client: ApiClient, body: Any, headers: dict[str, str]) -> httpx.Response:
         if body is None:
-            return client.post(self.path, headers=headers)
-        return client.post(self.path, json=body, headers=headers)
+            return client.request(self.method, self.path, headers=headers)
+        return client.request(self.method, self.path, json=body, headers=headers)
 
 
 def _tag_write(factory: RecordFactory, convention: Callable[[str], str]) -> Write:
@@ -102,19 +105,66 @@ def _pause_write(factory: RecordFactory, convention: Callable[[str], str]) -> Wr
     return Write(f"/v1/campaigns/{campaign['id']}/pause", lambda: None)
 
 
+def _maker(factory: RecordFactory, convention: Callable[[str], str]) -> operations.Maker:
+    return operations.Maker(factory.adapter, factory.unique, convention, pytest.skip)
+
+
+def _upsert_write(factory: RecordFactory, convention: Callable[[str], str]) -> Write:
+    """Each body a new contact (another external_id and phone)."""
+    return Write("/v1/contacts/upsert", _maker(factory, convention).upsert_body)
+
+
+def _update_write(kind: str) -> Callable[[RecordFactory, Callable[[str], str]], Write]:
+    """The target's update of a new record of `kind`; each body a new value of the
+    plain field `operations.PLAIN_CHANGE` changes."""
+
+    def make(factory: RecordFactory, convention: Callable[[str], str]) -> Write:
+        record_id = _maker(factory, convention).record_id(kind)
+        ((field, value),) = operations.PLAIN_CHANGE[kind].items()
+
+        def body() -> Any:
+            changes = {field: f"{value}-{factory.unique('idem')}"}
+            return conventions.update(convention, kind, record_id, changes).body
+
+        update = conventions.update(convention, kind, record_id, {})
+        return Write(update.path, body, method=update.method)
+
+    return make
+
+
+def _fixed_write(operation_id: str) -> Callable[[RecordFactory, Callable[[str], str]], Write]:
+    """A write with one body, the call `steps.operations` builds (a move at the target's
+    path and body, resuming a paused campaign)."""
+
+    def make(factory: RecordFactory, convention: Callable[[str], str]) -> Write:
+        call = operations.BUILDERS[operation_id](_maker(factory, convention))
+        body = None if call.body is operations.NO_BODY else call.body
+        return Write(call.path, lambda: body, method=call.method)
+
+    return make
+
+
 WRITES: dict[str, Callable[[RecordFactory, Callable[[str], str]], Write]] = {
     "tag": _tag_write,
     "activity": _activity_write,
     "deal": _deal_write,
     "close": _close_write,
     "pause": _pause_write,
+    "upsert": _upsert_write,
+    **{f"update {kind}": _update_write(kind) for kind in conventions.UPDATED},
+    "handoff": _fixed_write("handoffConversation"),
+    "assign": _fixed_write("assignConversation"),
+    "resume conversation": _fixed_write("resumeConversation"),
+    "resume campaign": _fixed_write("resumeCampaign"),
 }
+FIXED_BODY = ("pause", "handoff", "assign", "resume conversation", "resume campaign")
 OWN_RULE = {"close": "IDEM-008", "pause": "IDEM-009"}
 """The writes whose own section speaks of idempotency: "Header `Idempotent-Replay: true`
 on a stored replay" (close), "optional `Idempotency-Key`" (pause)."""
 MARKS = {name: pytest.mark.req(req_id) for name, req_id in OWN_RULE.items()}
-WITH_BODY = [pytest.param(n, marks=MARKS.get(n, ())) for n in sorted(WRITES) if n != "pause"]
-"""The writes that take a body: a pause takes none, so no other body can be sent to it."""
+WITH_BODY = [pytest.param(n, marks=MARKS.get(n, ())) for n in sorted(WRITES) if n not in FIXED_BODY]
+"""The writes whose body can change: a key cannot be reused with another body on the
+others."""
 
 
 @pytest.fixture(params=[pytest.param(name, marks=MARKS.get(name, ())) for name in sorted(WRITES)])

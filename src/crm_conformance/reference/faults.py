@@ -1760,6 +1760,18 @@ _FAULTS = (
         ("SCOPE-006",),
         "a deal update checks no scope (the create checks deals:write)",
     ),
+    Fault(
+        "update_ignores_idempotency_key",
+        ("IDEM-003", "IDEM-004"),
+        "the updates (PATCH and PUT) ignore Idempotency-Key: only POST was wired to the "
+        "idempotency layer",
+    ),
+    Fault(
+        "upsert_ignores_idempotency_key",
+        ("IDEM-003", "IDEM-004", "IDEM-005"),
+        "the upsert ignores Idempotency-Key: a repeat upserts again, a reused key with "
+        "another body is not refused",
+    ),
 )
 
 FAULTS: dict[str, Fault] = {fault.name: fault for fault in _FAULTS}
