@@ -106,14 +106,20 @@ def test_a_list_answers_the_collection_envelope(api: ApiClient, path: str) -> No
 
 @pytest.mark.req("PAG-008", "PAG-003")
 @pytest.mark.parametrize("limit", [1, LIMIT])
-def test_the_limit_bounds_are_accepted(api: ApiClient, limit: int) -> None:
-    body = expect_status(api.get("/v1/users", params={"limit": limit}), "PAG-008", 200)
+@pytest.mark.parametrize("path", LISTS)
+def test_the_limit_bounds_are_accepted(api: ApiClient, path: str, limit: int) -> None:
+    """Both ends of "1 to 200" on every list: a page of at most `limit` rows, saying it."""
+    body = expect_status(api.get(path, params={"limit": limit}), "PAG-008", 200)
+    rows, meta = body.get("data"), body.get("meta")
     expect_true(
         None,
         "PAG-003",
-        body["meta"]["limit"] == limit,
-        expected=f"meta.limit = {limit}",
-        got=f"meta.limit = {body['meta']['limit']!r}",
+        isinstance(rows, list)
+        and len(rows) <= limit
+        and isinstance(meta, dict)
+        and meta.get("limit") == limit,
+        expected=f"at most {limit} rows and meta.limit = {limit}",
+        got=f"{len(rows) if isinstance(rows, list) else rows!r} rows, meta = {meta!r}",
     )
 
 

@@ -34,6 +34,15 @@ NOT_A_DATE_TIME = {"word": "yesterday", "impossible-date": "2026-13-40T25:61:00Z
 """Two values no reading of ISO 8601 takes: a word, and one whose every part is out of
 range (a lenient parser that rolls 30 February over to March still refuses month 13)."""
 VALIDATION: tuple[str, ...] = ("validation_failed",)
+WRAPPED = {
+    "2^31": str(2**31),
+    "2^32+1": str(2**32 + 1),
+    "2^63": str(2**63),
+    "-(2^32-1)": str(-(2**32 - 1)),
+}
+"""Values past every bound that a server reading them into a 32- or 64-bit integer
+wraps: 2^32+1 and -(2^32-1) read as 1 in 32 bits, 2^31 and 2^63 as negatives. Each is
+outside the bound, so it is refused, never read as the value it wraps to."""
 
 
 @dataclass(frozen=True)
@@ -71,6 +80,7 @@ def _typed_points(parameter: document.QueryParameter) -> Iterator[Point]:
             ("negative", "-1"),
             ("fraction", "2.5"),
             ("word", "many"),
+            *WRAPPED.items(),
         ):
             yield Point(*where, kind, value, "PAG-008", reqs)
     elif parameter.format == "date-time":

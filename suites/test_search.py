@@ -100,8 +100,10 @@ def test_an_unknown_body_key_is_refused(
 
 
 @pytest.mark.req("SRCH-008")
-@pytest.mark.parametrize("limit", [0, LIMIT + 1])
+@pytest.mark.parametrize("limit", [0, LIMIT + 1, 2**31, 2**32 + 1, 2**63, -(2**32 - 1)])
 def test_a_body_limit_outside_1_to_200_is_refused(api: ApiClient, limit: int) -> None:
+    """Both sides of the bound, and values a 32- or 64-bit reader wraps into it (2^32+1
+    and -(2^32-1) read as 1 in 32 bits)."""
     response = api.post(SEARCH, json={"limit": limit})
     expect_error(response, "SRCH-008", status=422, code="validation_failed")
 

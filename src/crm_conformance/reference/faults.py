@@ -1772,6 +1772,11 @@ _FAULTS = (
         "the upsert ignores Idempotency-Key: a repeat upserts again, a reused key with "
         "another body is not refused",
     ),
+    Fault(
+        "limit_read_as_int32",
+        ("PAG-008", "SRCH-008"),
+        "limit is read into a signed 32-bit integer, so 4294967297 reads as 1 and is served",
+    ),
 )
 
 FAULTS: dict[str, Fault] = {fault.name: fault for fault in _FAULTS}

@@ -81,11 +81,20 @@ def parse_limit(raw: Any, *, settings: ServerSettings, in_body: bool) -> int:
         value = raw if isinstance(raw, int) and not isinstance(raw, bool) else None
     elif isinstance(raw, str) and raw.isascii() and raw.lstrip("-").isdigit() and len(raw) < 10:
         value = int(raw)
+    elif isinstance(raw, str) and raw.isascii() and raw.lstrip("-").isdigit():
+        value = _int32(int(raw)) if settings.has_fault("limit_read_as_int32") else None
+    if in_body and value is not None and settings.has_fault("limit_read_as_int32"):
+        value = _int32(value)
     maximum = MAX_LIMIT - 1 if settings.has_fault("limit_200_rejected") else MAX_LIMIT
     if value is None or not 1 <= value <= maximum:
         problem = Problem("limit", f"must be an integer from 1 to {MAX_LIMIT}", "range")
         raise validation_failed([problem], status=422 if in_body else 400)
     return value
+
+
+def _int32(value: int) -> int:
+    """`value` as a signed 32-bit integer holds it (the `limit_read_as_int32` fault)."""
+    return (value + 2**31) % 2**32 - 2**31
 
 
 def parse_sort(
