@@ -43,6 +43,9 @@ WRAPPED = {
 """Values past every bound that a server reading them into a 32- or 64-bit integer
 wraps: 2^32+1 and -(2^32-1) read as 1 in 32 bits, 2^31 and 2^63 as negatives. Each is
 outside the bound, so it is refused, never read as the value it wraps to."""
+UNREADABLE = ("validation_failed", "bad_request")
+"""The codes a number no integer type holds may be refused with: an invalid value, or a
+request the parser did not understand ("request not understood")."""
 
 
 @dataclass(frozen=True)
@@ -80,9 +83,10 @@ def _typed_points(parameter: document.QueryParameter) -> Iterator[Point]:
             ("negative", "-1"),
             ("fraction", "2.5"),
             ("word", "many"),
-            *WRAPPED.items(),
         ):
             yield Point(*where, kind, value, "PAG-008", reqs)
+        for kind, value in WRAPPED.items():
+            yield Point(*where, kind, value, "PAG-008", reqs, UNREADABLE)
     elif parameter.format == "date-time":
         codes: tuple[str, ...]
         if parameter.name.startswith("window_"):

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from crm_conformance.core.client import ApiClient
     from crm_conformance.core.target import Target
     from crm_conformance.steps.factories import RecordFactory
+    from crm_conformance.steps.updates import Updates
 
 _ADAPTER = pytest.StashKey["AdapterClient"]()
 
@@ -230,6 +231,17 @@ def convention(target: "Target") -> Callable[[str], str]:
         return value
 
     return lookup
+
+
+@pytest.fixture
+def updates(
+    api: "ApiClient", convention: Callable[[str], str], factory: "RecordFactory"
+) -> "Updates":
+    """Updates: the target's update and read of each record kind (`[conventions.updates]`,
+    `[conventions.retrieve]`), and records made to change."""
+    from crm_conformance.steps.updates import Updates
+
+    return Updates(api, convention, factory, pytest.skip)
 
 
 @pytest.fixture(scope="session")

@@ -284,8 +284,9 @@ def update_activity(call: Call) -> Reply:
             _check_agent_change(call, fields)
         changes: dict[str, Any] = {}
         if fields.has("title"):
+            unbounded = call.settings.has_fault("activity_title_unbounded_on_update")
             changes["title"] = fields.string(
-                "title", required=True, min_length=1, max_length=MAX_TITLE
+                "title", required=True, min_length=1, max_length=None if unbounded else MAX_TITLE
             )
         if fields.has("description"):
             changes["description"] = (
@@ -302,7 +303,8 @@ def update_activity(call: Call) -> Reply:
         if fields.has("status_reason"):
             changes["status_reason"] = fields.string("status_reason", max_length=MAX_DESCRIPTION)
         fields.check()
-        record = tx.update(call.workspace, "activity", {**current, **changes})
+        touch = not call.settings.has_fault("activity_update_keeps_updated_at")
+        record = tx.update(call.workspace, "activity", {**current, **changes}, touch=touch)
         return Reply(200, render(tx, call.workspace, record))
 
 

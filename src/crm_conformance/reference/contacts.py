@@ -142,7 +142,7 @@ def render(
         "last_name": None if fault("contact_last_name_dropped") else record.get("last_name"),
         "name": record.get("first_name") or None
         if fault("contact_name_first_name_only")
-        else display_name(record),
+        else record.get("stored_name") or display_name(record),
         "email": record.get("email"),
         "phone": record.get("phone"),
         "address": record.get("address"),
@@ -223,6 +223,12 @@ def read_changes(
             fields.problem("phone", "is not a phone number that can be written in E.164", "phone")
         elif raw is not None and call.settings.has_fault("phone_not_normalized"):
             changes["phone"] = raw.strip()
+        elif (
+            raw is not None
+            and current is not None
+            and call.settings.has_fault("contact_phone_raw_on_update")
+        ):
+            changes["phone"] = raw.strip()  # the update path forgot to normalize
     if fields.has("status") or current is None:
         changes["status"] = (
             fields.string("status", nullable=False, choices=STATUSES)
@@ -244,7 +250,9 @@ def read_changes(
     ):
         changes["owner_id"] = owners.user_field(tx, call.workspace, fields, "owner_id")
     if fields.has("external_id"):
-        changes["external_id"] = external_ids.read(fields)
+        changes["external_id"] = external_ids.read(
+            fields, call.settings, updating=current is not None
+        )
         if changes["external_id"] is None and call.settings.has_fault("external_id_null_ignored"):
             del changes["external_id"]
         elif (
@@ -435,6 +443,8 @@ def update_contact(call: Call) -> Reply:
     with call.transaction() as tx:
         current = visible_contact(call, tx, contact_id)
         changes, resolution = read_changes(call, tx, call.json(), current)
+        if call.settings.has_fault("contact_name_stale_on_update"):
+            changes["stored_name"] = current.get("stored_name") or display_name(current)
         record = tx.update(call.workspace, "contact", {**current, **changes})
         return Reply(200, _answer(tx, call, record, resolution))
 
@@ -484,7 +494,7 @@ def upsert_contact(call: Call) -> Reply:
     """
     body = call.json()
     fields = BodyFields(body, allowed=WRITABLE)
-    external_id = external_ids.read(fields) if fields.has("external_id") else None
+    external_id = external_ids.read(fields, call.settings) if fields.has("external_id") else None
     raw_phone = fields.string("phone", max_length=40)
     phone = phones.normalize(raw_phone) if raw_phone is not None else None
     if raw_phone is not None and phone is None:
@@ -506,6 +516,8 @@ def upsert_contact(call: Call) -> Reply:
         matched = by_external or by_phone
         if matched is None:
             changes, resolution = read_changes(call, tx, body, None)
+            if raw_phone is not None and call.settings.has_fault("upsert_phone_raw"):
+                changes["phone"] = raw_phone.strip()  # the upsert stores what it matched on
             record = tx.insert(call.workspace, "contact", changes)
             return call.created(_answer(tx, call, record, resolution))
         if (

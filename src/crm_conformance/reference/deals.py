@@ -145,7 +145,14 @@ def read_changes(call: Call, tx: Transaction, body: Any, current: Record | None)
             changes["value"] = float(value)
     if fields.has("probability"):
         lowest = None if call.settings.has_fault("deal_probability_unbounded_below") else 0
-        highest = 101 if call.settings.has_fault("deal_probability_limit_off_by_one") else 100
+        highest: int | None = 100
+        if call.settings.has_fault("deal_probability_limit_off_by_one"):
+            highest = 101
+        if not creating and call.settings.has_fault("deal_probability_unbounded_on_update"):
+            lowest = highest = None
+        raw = fields.body.get("probability")
+        if isinstance(raw, int) and call.settings.has_fault("probability_read_as_int32"):
+            fields.body["probability"] = (raw + 2**31) % 2**32 - 2**31
         changes["probability"] = fields.integer("probability", minimum=lowest, maximum=highest)
         if changes["probability"] is not None and call.settings.has_fault(
             "deal_probability_as_float"
@@ -181,7 +188,7 @@ def read_changes(call: Call, tx: Transaction, body: Any, current: Record | None)
         if emptied and call.settings.has_fault("deal_empty_external_id_clears"):
             changes["external_id"] = None
         else:
-            changes["external_id"] = external_ids.read(fields)
+            changes["external_id"] = external_ids.read(fields, call.settings, updating=not creating)
     if creating or fields.has("visibility"):
         changes["visibility"] = (
             fields.string("visibility", nullable=False, choices=visibility.VISIBILITIES)

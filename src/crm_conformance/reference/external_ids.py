@@ -2,14 +2,22 @@
 
 from crm_conformance.reference.api_errors import ApiError
 from crm_conformance.reference.request_body import BodyFields
+from crm_conformance.reference.settings import ServerSettings
 from crm_conformance.reference.storage import Transaction
 
 MAX_LENGTH = 255
 
 
-def read(fields: BodyFields) -> str | None:
-    """The `external_id` of a body: 1 to 255 characters, or null."""
-    return fields.string("external_id", min_length=1, max_length=MAX_LENGTH)
+def read(fields: BodyFields, settings: ServerSettings, *, updating: bool = False) -> str | None:
+    """The `external_id` of a body: 1 to 255 characters, or null. Under its faults the
+    bound is checked on creates only, or counts UTF-16 code units (an astral character
+    counts two), as a JavaScript or Java length does."""
+    unbounded = updating and settings.has_fault("external_id_unbounded_on_update")
+    value = fields.string("external_id", min_length=1, max_length=None if unbounded else MAX_LENGTH)
+    units = len(value.encode("utf-16-le")) // 2 if isinstance(value, str) else 0
+    if units > MAX_LENGTH and settings.has_fault("external_id_counted_in_utf16"):
+        fields.problem("external_id", f"must be at most {MAX_LENGTH} characters", "string_too_long")
+    return value
 
 
 def ensure_unique(

@@ -1777,6 +1777,53 @@ _FAULTS = (
         ("PAG-008", "SRCH-008"),
         "limit is read into a signed 32-bit integer, so 4294967297 reads as 1 and is served",
     ),
+    Fault(
+        "contact_name_stale_on_update",
+        ("CON-007",),
+        "a contact update keeps the name derived before it: name is not recomputed when "
+        "first_name or last_name changes",
+    ),
+    Fault(
+        "contact_phone_raw_on_update",
+        ("CON-009",),
+        "a phone written by the contact update is stored as sent (the create path normalizes it)",
+    ),
+    Fault(
+        "upsert_phone_raw",
+        ("CON-009",),
+        "an upsert that creates a contact stores the phone as sent, not in E.164",
+    ),
+    Fault(
+        "external_id_unbounded_on_update",
+        ("CON-048",),
+        "the external_id bound is checked on creates only: an update takes 256 characters",
+    ),
+    Fault(
+        "external_id_counted_in_utf16",
+        ("CON-048", "DEAL-032"),
+        "external_id length is counted in UTF-16 code units, so 255 astral characters are refused",
+    ),
+    Fault(
+        "deal_probability_unbounded_on_update",
+        ("DEAL-034",),
+        "a deal update takes any probability (the bound is checked on create only)",
+    ),
+    Fault(
+        "probability_read_as_int32",
+        ("DEAL-015",),
+        "a deal probability is read into a signed 32-bit integer, so 4294967346 is stored as 50",
+    ),
+    Fault(
+        "activity_title_unbounded_on_update",
+        ("ACT-004",),
+        "an activity update takes a title of any length (the 500 bound is checked on create only)",
+    ),
+    Fault(
+        "activity_update_keeps_updated_at",
+        ("SYNC-005",),
+        "an activity update leaves updated_at as it was, so listing with updated_since "
+        "misses the change",
+    ),
 )
 
 FAULTS: dict[str, Fault] = {fault.name: fault for fault in _FAULTS}

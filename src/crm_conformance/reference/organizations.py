@@ -109,7 +109,9 @@ def read_changes(call: Call, tx: Transaction, body: Any, current: Record | None)
         if fields.has(name):
             changes[name] = fields.string(name, max_length=2000)
     if fields.has("external_id"):
-        changes["external_id"] = external_ids.read(fields)
+        changes["external_id"] = external_ids.read(
+            fields, call.settings, updating=current is not None
+        )
     if fields.has("owner_id"):
         changes["owner_id"] = owners.user_field(tx, call.workspace, fields, "owner_id")
     if fields.has("visibility") or creating:

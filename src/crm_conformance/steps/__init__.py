@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from crm_conformance.core.checks import is_timestamp as is_timestamp
     from crm_conformance.core.checks import run_checks as run_checks
     from crm_conformance.core.pacing import refill_window as refill_window
+    from crm_conformance.steps.expect import PAST_EVERY_INTEGER as PAST_EVERY_INTEGER
     from crm_conformance.steps.expect import error_of as error_of
     from crm_conformance.steps.expect import expect_enum as expect_enum
     from crm_conformance.steps.expect import expect_error as expect_error
@@ -50,5 +51,6 @@ if TYPE_CHECKING:
     from crm_conformance.steps.factories import absent_id as absent_id
     from crm_conformance.steps.factories import phone_number as phone_number
     from crm_conformance.steps.factories import stamp as stamp
+    from crm_conformance.steps.updates import Updates as Updates
 
 __all__, __getattr__ = lazy_exports(__name__, __file__)

@@ -116,6 +116,15 @@ def expect_error(
     return error
 
 
+PAST_EVERY_INTEGER: Mapping[int, Collection[str]] = {
+    422: ("validation_failed",),
+    400: ("bad_request", "validation_failed"),
+}
+"""How a body number past the 32-bit range may be refused (for `expect_error_among`): as
+an invalid field (422), or as a body the parser did not understand (400 `bad_request`,
+"request not understood"), which a parser typed to 32 or 64 bits may answer."""
+
+
 @checks_requirement
 def expect_error_among(
     response: httpx.Response, req_id: str, allowed: Mapping[int, Collection[str]]

@@ -1,0 +1,402 @@
+"""Field rules on every operation that writes the field, not only where the document shows it.
+
+A rule of a field's row (a bound, a normalization, a derivation) is a rule of the field,
+so it holds on each write that accepts the field: the creates whose bodies the document
+shows (deals, activities, tags), the upsert (`upsert.body`) and the update of each
+record kind the target file names (`[conventions.updates]`). The matrix is data:
+
+- `BOUNDED`: each bounded string on each write, tried at 1 character and at its maximum
+  (ASCII, two-byte and astral characters: a character is a code point) and read back as
+  sent; empty and one over the maximum are refused 422 `validation_failed`.
+- `PROBABILITY`: a deal's 0 and 100 accepted on create and update; -1, 101 and the
+  values a 32- or 64-bit reader wraps into range refused.
+- Normalization and derivation: a phone written by update or upsert reads back in E.164;
+  a name changed by update or upsert is the derived `name`'s.
+- `updated_at` moves on every update of every kind: "Changes to records are read by
+  listing each resource with the `updated_since` filter", which a stale stamp defeats.
+
+An update or upsert body is not shown, so an accepted point refused as
+`validation_failed` is sent again with a plain change of the same record (the control,
+`Updates.applied`): a target that takes the control refused the value, one that refuses
+both wants another body, and the point is not applicable.
+"""
+
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+import httpx
+import pytest
+
+from crm_conformance import ApiClient
+from crm_conformance.core import conventions
+from crm_conformance.steps import (
+    PAST_EVERY_INTEGER,
+    RecordFactory,
+    Updates,
+    error_of,
+    expect_error,
+    expect_error_among,
+    expect_success,
+    expect_true,
+    instant,
+    operations,
+    phone_number,
+    stamp,
+)
+
+WIDE = {"ascii": "x", "two-byte": "é", "astral": "\U0001d11e"}
+"""Characters a bounded string is filled with: one byte, two bytes and four bytes in
+UTF-8 (the last is two UTF-16 code units, and still one character)."""
+
+
+@dataclass(frozen=True)
+class Write:
+    """One operation that writes a field: how to send a value of it, and how to read
+    the record it wrote."""
+
+    name: str
+    kind: str
+    send: Callable[["Writer", str, Any], tuple[httpx.Response, str | None]]
+    """(writer, field, value) -> (the answer, the written record's id if known)."""
+
+
+class Writer:
+    """The writes of one test: creates through the API, updates and upserts at the
+    target's conventions, each on a fresh record."""
+
+    def __init__(
+        self, api: ApiClient, factory: RecordFactory, updates: Updates, convention: Any
+    ) -> None:
+        self.api = api
+        self.factory = factory
+        self.updates = updates
+        self.convention = convention
+        self.maker = operations.Maker(factory.adapter, factory.unique, convention, pytest.skip)
+        self.control: Callable[[], httpx.Response] | None = None
+        """The control of the last update or upsert: a write of the same shape the
+        document certainly allows."""
+
+    def create(self, kind: str, field: str, value: Any) -> tuple[httpx.Response, str | None]:
+        body = BODIES[kind](self.maker)
+        body[field] = value
+        response = self.api.post(CREATE_PATHS[kind], json=body)
+        return response, _id(response)
+
+    def update(self, kind: str, field: str, value: Any) -> tuple[httpx.Response, str | None]:
+        record_id = str(self.updates.made(kind)["id"])
+        self.control = self.updates.control(kind, record_id)
+        return self.updates.send(kind, record_id, {field: value}), record_id
+
+    def upsert(self, field: str, value: Any) -> tuple[httpx.Response, str | None]:
+        if field not in conventions.placeholders(self.convention("upsert.body")):
+            pytest.skip(f"the target's upsert.body has no {{{field}}} placeholder")
+        values = {
+            "external_id": self.factory.unique("upsert"),
+            "phone": phone_number(),
+            "first_name": self.factory.unique("upsert"),
+            field: value,
+        }
+        body = conventions.body(self.convention, "upsert.body", **values)
+        response = self.api.post("/v1/contacts/upsert", json=body)
+        fresh = {**values, "external_id": self.factory.unique("upsert"), "phone": phone_number()}
+        again = conventions.body(self.convention, "upsert.body", **fresh)
+        self.control = lambda: self.api.post("/v1/contacts/upsert", json=again)
+        return response, _id(response)
+
+
+def _id(response: httpx.Response) -> str | None:
+    try:
+        body = response.json() if response.is_success and response.content else None
+    except ValueError:
+        return None
+    record_id = body.get("id") if isinstance(body, dict) else None
+    return record_id if isinstance(record_id, str) else None
+
+
+CREATE_PATHS = {"deal": "/v1/deals", "activity": "/v1/activities", "tag": "/v1/tags"}
+BODIES: dict[str, Callable[[operations.Maker], dict[str, Any]]] = {
+    "deal": operations.Maker.deal_body,
+    "activity": operations.Maker.activity_body,
+    "tag": operations.Maker.tag_body,
+}
+"""A create body the document shows, of a new record."""
+
+
+def _create(kind: str) -> Write:
+    return Write(f"create {kind}", kind, lambda w, f, v: w.create(kind, f, v))
+
+
+def _update(kind: str) -> Write:
+    return Write(f"update {kind}", kind, lambda w, f, v: w.update(kind, f, v))
+
+
+UPSERT = Write("upsert contact", "contact", lambda w, f, v: w.upsert(f, v))
+
+
+@dataclass(frozen=True)
+class Bounded:
+    """A string field of 1 to `maximum` characters, and the writes that take it."""
+
+    field: str
+    maximum: int
+    writes: tuple[Write, ...]
+    reqs: dict[str, str]
+    """The requirement of each write's points, by write name (default under "")."""
+    unique: bool = False
+    """Unique values only (an external_id, a tag's name): a bound value carries a prefix."""
+
+    def req(self, write: Write) -> str:
+        return self.reqs.get(write.name, self.reqs[""])
+
+
+BOUNDED = (
+    Bounded(
+        "external_id",
+        255,
+        (_update("contact"), UPSERT, _update("organization"), _create("deal"), _update("deal")),
+        {"": "CON-048", "create deal": "DEAL-032", "update deal": "DEAL-032"},
+        unique=True,
+    ),
+    Bounded("title", 500, (_create("activity"), _update("activity")), {"": "ACT-004"}),
+    Bounded("name", 100, (_create("tag"),), {"": "TAG-003"}, unique=True),
+)
+
+
+def _bound_points() -> list[Any]:
+    points = []
+    for bounded in BOUNDED:
+        for write in bounded.writes:
+            cases = [("1 character", 1, "ascii", True)]
+            cases += [(f"{bounded.maximum} {w}", bounded.maximum, w, True) for w in WIDE]
+            cases += [("empty", 0, "ascii", False)]
+            cases += [(f"{bounded.maximum + 1} {w}", bounded.maximum + 1, w, False) for w in WIDE]
+            for label, length, wide, accepted in cases:
+                points.append(
+                    pytest.param(
+                        bounded,
+                        write,
+                        length,
+                        wide,
+                        accepted,
+                        id=f"{write.name} {bounded.field} {label}",
+                        marks=pytest.mark.req(bounded.req(write)),
+                    )
+                )
+    return points
+
+
+def filled(factory: RecordFactory, bounded: Bounded, length: int, wide: str) -> str:
+    """A value of exactly `length` characters of `wide`, unique where it must be (one
+    character: a random CJK ideograph, of twenty thousand)."""
+    if bounded.unique and length == 1:
+        return chr(0x4E00 + secrets.randbelow(0x5000))
+    head = factory.unique("b").replace("-", "")[: length // 2] if bounded.unique else ""
+    return head + WIDE[wide] * (length - len(head))
+
+
+TAKEN = ("external_id_taken", "tag_already_exists")
+"""What a unique one-character value an earlier run took answers: not the bound's."""
+
+
+@pytest.fixture
+def writer(api: ApiClient, factory: RecordFactory, updates: Updates, convention: Any) -> Writer:
+    return Writer(api, factory, updates, convention)
+
+
+def read_back(
+    updates: Updates, write: Write, response: httpx.Response, record_id: str | None, req_id: str
+) -> dict[str, Any]:
+    """The written record as the target reads it; a tag is not read back (no read of one
+    is shown), so its create's answer stands for it."""
+    if write.kind == "tag":
+        return expect_success(response, req_id)
+    if record_id is None:
+        pytest.skip(f"{write.name} answered no record id to read back (its answer is not shown)")
+    return updates.read(write.kind, record_id, req_id)
+
+
+@pytest.mark.parametrize(("bounded", "write", "length", "wide", "accepted"), _bound_points())
+def test_a_bounded_string_is_accepted_at_its_bounds_and_refused_past_them(
+    writer: Writer,
+    updates: Updates,
+    factory: RecordFactory,
+    bounded: Bounded,
+    write: Write,
+    length: int,
+    wide: str,
+    accepted: bool,
+) -> None:
+    req_id = bounded.req(write)
+    value = filled(factory, bounded, length, wide)
+    response, record_id = write.send(writer, bounded.field, value)
+    if not accepted:
+        expect_error(response, req_id, status=422, code="validation_failed")
+        return
+    if response.status_code == 409 and error_of(response).get("code") in TAKEN:
+        pytest.skip(f"{value!r} is taken by a record an earlier run made")
+    updates.applied(response, req_id, writer.control)
+    written = read_back(updates, write, response, record_id, req_id)
+    expect_true(
+        response,
+        req_id,
+        written.get(bounded.field) == value,
+        expected=f"{bounded.field} read back as written: {length} characters",
+        got=f"{bounded.field} = {str(written.get(bounded.field))[:80]!r}… "
+        f"({len(str(written.get(bounded.field)))} characters)",
+    )
+
+
+# --- a deal's probability: "0 to 100" --------------------------------------------------
+
+PROBABILITY_WRITES = (_create("deal"), _update("deal"))
+PROBABILITY_REQ = {"create deal": "DEAL-015", "update deal": "DEAL-034"}
+PROBABILITIES = {
+    "0": (0, True),
+    "100": (100, True),
+    "-1": (-1, False),
+    "101": (101, False),
+    "2^31": (2**31, False),
+    "2^32": (2**32, False),
+    "2^32+50": (2**32 + 50, False),
+    "2^63": (2**63, False),
+    "-(2^32-50)": (-(2**32 - 50), False),
+}
+"""Both ends, one past each, and values past the bound that a 32- or 64-bit reader
+wraps (2^32 reads as 0 and 2^32+50 and -(2^32-50) as 50 in 32 bits)."""
+
+
+@pytest.mark.parametrize(
+    ("write", "label"),
+    [
+        pytest.param(
+            w, label, id=f"{w.name} {label}", marks=pytest.mark.req(PROBABILITY_REQ[w.name])
+        )
+        for w in PROBABILITY_WRITES
+        for label in PROBABILITIES
+    ],
+)
+def test_a_deal_probability_is_accepted_from_0_to_100_only(
+    writer: Writer, updates: Updates, write: Write, label: str
+) -> None:
+    req_id = PROBABILITY_REQ[write.name]
+    value, accepted = PROBABILITIES[label]
+    response, record_id = write.send(writer, "probability", value)
+    if not accepted and abs(value) < 2**31:
+        expect_error(response, req_id, status=422, code="validation_failed")
+    elif not accepted:
+        expect_error_among(response, req_id, PAST_EVERY_INTEGER)
+    if not accepted:
+        return
+    updates.applied(response, req_id, writer.control)
+    written = read_back(updates, write, response, record_id, req_id)
+    expect_true(
+        response,
+        req_id,
+        written.get("probability") == value,
+        expected=f"probability {value} read back",
+        got=f"probability = {written.get('probability')!r}",
+    )
+
+
+# --- normalization and derivation on every write ----------------------------------------
+
+PHONE_WRITES = (_update("contact"), UPSERT)
+
+
+@pytest.mark.req("CON-009")
+@pytest.mark.parametrize("write", PHONE_WRITES, ids=lambda w: w.name)
+def test_a_phone_written_by_any_write_is_normalized_to_e164(
+    writer: Writer, updates: Updates, write: Write
+) -> None:
+    """ "E.164, normalized on write": a London number with spaces reads back as +4420…."""
+    digits = f"7{secrets.randbelow(10**7):07d}"
+    written = f"+44 20 {digits[:4]} {digits[4:]}"
+    response, record_id = write.send(writer, "phone", written)
+    updates.applied(response, "CON-009", writer.control)
+    contact = read_back(updates, write, response, record_id, "CON-009")
+    expect_true(
+        response,
+        "CON-009",
+        contact.get("phone") == f"+4420{digits}",
+        expected=f"phone '+4420{digits}' (E.164 of {written!r})",
+        got=f"phone = {contact.get('phone')!r}",
+    )
+
+
+NAME_POINTS = [
+    pytest.param(_update("contact"), "first_name", id="update contact first_name"),
+    pytest.param(_update("contact"), "last_name", id="update contact last_name"),
+    pytest.param(UPSERT, "first_name", id="upsert contact first_name"),
+]
+
+
+@pytest.mark.req("CON-007")
+@pytest.mark.parametrize(("write", "field"), NAME_POINTS)
+def test_a_name_written_by_any_write_is_derived_into_name(
+    writer: Writer, updates: Updates, factory: RecordFactory, write: Write, field: str
+) -> None:
+    """ "display name derived from first and last name": the new part is in `name`."""
+    part = factory.unique("Renamed").replace("-", "")
+    response, record_id = write.send(writer, field, part)
+    updates.applied(response, "CON-007", writer.control)
+    contact = read_back(updates, write, response, record_id, "CON-007")
+    name = contact.get("name")
+    expect_true(
+        response,
+        "CON-007",
+        isinstance(name, str) and part in name,
+        expected=f"name derived from {field} {part!r}",
+        got=f"name = {name!r}, {field} = {contact.get(field)!r}",
+    )
+
+
+# --- updated_at moves on every change ----------------------------------------------------
+
+CLOCK_STEP = 1.1
+"""Seconds waited before changing a record the target stamped less than that ago (by its
+own `Date` header), so that a target stamping whole seconds stamps the change later."""
+
+
+@pytest.mark.req("SYNC-005")
+@pytest.mark.parametrize("kind", conventions.UPDATED)
+def test_an_update_moves_updated_at(updates: Updates, kind: str) -> None:
+    """A record (stamped an hour ago where the adapter honours `created_at`) changed by
+    the target's update reads back with a later `updated_at`."""
+    made = updates.made(kind, created_at=stamp(datetime.now(UTC) - timedelta(hours=1)))
+    record_id = str(made["id"])
+    before = updates.read(kind, record_id, "SYNC-005").get("updated_at")
+    if not _settled(updates.api.get("/v1/me"), before):  # an answer carries its clock
+        time.sleep(CLOCK_STEP)
+    ((field, value),) = operations.PLAIN_CHANGE[kind].items()
+    changes = {field: f"{value}-{updates.factory.unique('u')}"}
+    response = updates.send(kind, record_id, changes)
+    updates.applied(response, "SYNC-005", updates.control(kind, record_id))
+    after = updates.read(kind, record_id, "SYNC-005").get("updated_at")
+    expect_true(
+        response,
+        "SYNC-005",
+        isinstance(before, str) and isinstance(after, str) and _later(after, before),
+        expected=f"updated_at later than {before!r} after the {kind} changed",
+        got=f"updated_at = {after!r}",
+    )
+
+
+def _settled(answer: httpx.Response, stamp_: Any) -> bool:
+    """Whether the target's clock (`Date`) is at least `CLOCK_STEP` past `stamp_`."""
+    try:
+        now = parsedate_to_datetime(answer.headers["date"])
+        return (now - instant(stamp_)).total_seconds() >= CLOCK_STEP + 1
+    except (KeyError, TypeError, ValueError):
+        return False
+
+
+def _later(after: str, before: str) -> bool:
+    try:
+        return instant(after) > instant(before)
+    except ValueError:
+        return False
