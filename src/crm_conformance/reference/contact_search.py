@@ -308,4 +308,6 @@ def _rendered(
     rendered = contacts.render(tx, call.workspace, record, expand, call.settings)
     if call.settings.has_fault("search_renders_without_custom_fields"):
         del rendered["custom_fields"]
+    if call.settings.has_fault("lost_reason_missing_on_search"):
+        rendered["lost_reason"] = None
     return rendered

@@ -410,6 +410,8 @@ def get_deal(call: Call) -> Reply:
     expand, fields = call.retrieve_params(SPEC)
     with call.transaction() as tx:
         record = _visible(call, tx, deal_id)
+        if call.settings.has_fault("deal_expand_ignored_on_retrieve"):
+            expand = ()
         return Reply(200, call.narrow(render(tx, call.workspace, record, expand), fields))
 
 

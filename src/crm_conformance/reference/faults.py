@@ -1824,6 +1824,28 @@ _FAULTS = (
         "an activity update leaves updated_at as it was, so listing with updated_since "
         "misses the change",
     ),
+    Fault(
+        "contact_owner_missing_on_list",
+        ("CON-018",),
+        "the contact list leaves out owner, which the retrieve renders (the list query "
+        "joins no users)",
+    ),
+    Fault(
+        "unset_custom_fields_dropped_on_list",
+        ("CON-025",),
+        "the contact list leaves out the custom fields no value was stored for, instead of null",
+    ),
+    Fault(
+        "lost_reason_missing_on_search",
+        ("CON-021",),
+        "contact search renders lost_reason null for a lost contact (the retrieve names the"
+        " reason)",
+    ),
+    Fault(
+        "deal_expand_ignored_on_retrieve",
+        ("QRY-005",),
+        "the deal retrieve ignores expand=organization (the create honours it)",
+    ),
 )
 
 FAULTS: dict[str, Fault] = {fault.name: fault for fault in _FAULTS}

@@ -1,0 +1,299 @@
+"""One record read through every path that renders it is the same object.
+
+A contact is a Contact wherever it is read: the retrieve ("Response: Contact"), the list
+("Response: collection of Contact") and search ("Returns the same objects and envelope
+as the list and accepts the same `expand` and `fields`"), each with and without
+`expand=organization`. So every rule of the Contact table holds on every path: the owner
+"always present when the contact has an owner", every custom field (null when unset),
+`lost_reason` when lost, tags as Tags. One rich contact (owner, organization, tags,
+channels, lost with a reason, custom fields) is read through each path, and each field
+of each path's row is compared with the retrieve's, a difference charged to the field's
+own rule where it has one, else to the path's. A deal reads the same in its create's
+answer (expanded or not) and at the target's retrieve, and an activity the same.
+
+`null` and a field left out are one value here (the document does not say that a field
+without a value is sent as null), except where it says a field appears: every custom
+field, checked on each path. `avatar_url` is "short-lived": each read may sign another.
+"""
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import pytest
+
+from crm_conformance import AdapterClient, ApiClient
+from crm_conformance.core import conventions
+from crm_conformance.steps import (
+    RecordFactory,
+    Updates,
+    expect_status,
+    expect_success,
+    expect_true,
+    expect_unset_custom_fields,
+    operations,
+    phone_number,
+)
+
+VOLATILE = frozenset({"avatar_url"})
+"""Fields a read may render anew each time: a signed URL that "must not be stored"."""
+
+CONTACT_FIELD_REQ = {
+    "owner": "CON-018",
+    "lost_reason": "CON-021",
+    "channels": "CON-022",
+    "tags": "CON-023",
+    "custom_fields": "CON-025",
+    "name": "CON-007",
+    "phone": "CON-009",
+}
+"""The rule a contact field's own row states, charged when a path renders it otherwise."""
+
+DEAL_FIELD_REQ = {
+    "lost_reason": "DEAL-020",
+    "probability": "DEAL-016",
+    "stage_changed_at": "DEAL-022",
+    "custom_fields": "DEAL-028",
+}
+
+
+def differences(reference: Mapping[str, Any], other: Mapping[str, Any]) -> dict[str, str]:
+    """The fields whose values differ, by name, with what each side holds; null and left
+    out are one value, at every depth."""
+    return {
+        name: f"{reference.get(name)!r} | {other.get(name)!r}"
+        for name in fields_of(reference, other)
+        if not same(reference.get(name), other.get(name))
+    }
+
+
+def fields_of(*records: Mapping[str, Any]) -> list[str]:
+    """The field names of `records`, sorted, but the volatile ones."""
+    return sorted(set().union(*records) - VOLATILE)
+
+
+def same(left: Any, right: Any) -> bool:
+    if isinstance(left, Mapping) and isinstance(right, Mapping):
+        return not differences(left, right)
+    if isinstance(left, list) and isinstance(right, list):
+        return len(left) == len(right) and all(map(same, left, right))
+    return bool(left == right)
+
+
+def expect_same_record(
+    response: httpx.Response | None,
+    reference: Mapping[str, Any],
+    row: Mapping[str, Any] | None,
+    *,
+    path: str,
+    path_req: str,
+    field_req: Mapping[str, str],
+    found_req: str | None = None,
+) -> None:
+    """`row` (the record as `path` renders it) is `reference` field by field; a row not
+    found is charged to `found_req` (the rule that should have found it)."""
+    expect_true(
+        response,
+        found_req or path_req,
+        row is not None,
+        expected=f"{reference.get('id')} among the rows of {path}",
+        got=response.text[:300] if response is not None else "no row",
+    )
+    if row is None:
+        return
+    for name in fields_of(reference, row):
+        expect_true(
+            response,
+            field_req.get(name, path_req),
+            same(reference.get(name), row.get(name)),
+            expected=f"{name} through {path} as the retrieve renders it",
+            got=f"retrieve | {path}: {reference.get(name)!r} | {row.get(name)!r}"[:400],
+        )
+
+
+def row_of(response: httpx.Response, req_id: str, record_id: str) -> dict[str, Any] | None:
+    """The row of a collection answer whose id is `record_id`."""
+    body = expect_status(response, req_id, 200)
+    rows = body.get("data") if isinstance(body, dict) else None
+    found = [r for r in rows or [] if isinstance(r, dict) and r.get("id") == record_id]
+    return found[0] if found else None
+
+
+@dataclass(frozen=True)
+class Rich:
+    """A contact with a value in every field a rule speaks of, and what made it."""
+
+    contact: dict[str, Any]
+    email: str
+    external_id: str
+    custom_keys: tuple[str, ...]
+
+
+@pytest.fixture
+def rich(factory: RecordFactory, adapter: AdapterClient, convention: Any) -> Rich:
+    fixtures = adapter.fixtures()
+    email = f"{factory.unique('read').lower().replace('_', '-')}@example.com"
+    external_id = factory.unique("read-ext")
+    fields: dict[str, Any] = {
+        "first_name": "Ada",
+        "last_name": factory.unique("Paths"),
+        "email": email,
+        "phone": phone_number(),
+        "external_id": external_id,
+        "visibility": "company",
+        "score": "warm",
+        "status": "lost",
+        "lost_reason": "Price",
+        "job_title": "Engineer",
+        "organization_id": factory.organization()["id"],
+        "channels": [
+            {
+                "identifier": "ada.example",
+                "platform": "instagram",
+                "status": "active",
+                "username": "ada",
+            }
+        ],
+    }
+    if fixtures.users:
+        fields["owner_id"] = fixtures.users[0]
+    if factory.target.conventions.get("tag_catalogue_field") is not None:
+        fields["tags"] = [factory.tag(kind="contact", color="#1a2b3c")["id"]]
+    contact = factory.contact(**fields)
+    return Rich(contact, email, external_id, tuple(fixtures.contact_custom_fields))
+
+
+CONTACT_PATHS = {"list": ("CON-001", "CON-032"), "search": ("SRCH-001", "SRCH-006")}
+"""Each path's own rule, and the rule that finds the contact there (its external_id
+filter, `q` across its email)."""
+FIELD_RULES = ("CON-018", "CON-021", "CON-022", "CON-023", "CON-025")
+
+
+def _contact_points() -> list[Any]:
+    points = []
+    for path, reqs in CONTACT_PATHS.items():
+        for expand in (False, True):
+            shown = (*reqs, *FIELD_RULES, *(("CON-040",) if expand else ()))
+            shown += ("SRCH-002",) if expand and path == "search" else ()
+            name = f"{path} expand" if expand else path
+            points.append(pytest.param(path, expand, id=name, marks=pytest.mark.req(*shown)))
+    return points
+
+
+@pytest.mark.parametrize(("path", "expand"), _contact_points())
+def test_a_contact_reads_the_same_through_list_and_search(
+    api: ApiClient, rich: Rich, convention: Callable[[str], str], path: str, expand: bool
+) -> None:
+    """Its row in the list (filtered by its external_id) and in search (`q`, its email)
+    is its retrieve, field by field; every custom field appears on each."""
+    contact_id = str(rich.contact["id"])
+    query = {"expand": "organization"} if expand else {}
+    retrieved = api.get(f"/v1/contacts/{contact_id}", params=query)
+    reference = expect_success(retrieved, "CON-040" if expand else "CON-001")
+    if path == "list":
+        params = {convention("contact_filters.external_id"): rich.external_id, **query}
+        response = api.get("/v1/contacts", params=params)
+    else:
+        response = api.post("/v1/contacts/search", json={"q": rich.email, "limit": 200, **query})
+    req_id, found_req = CONTACT_PATHS[path]
+    row = row_of(response, req_id, contact_id)
+    if rich.custom_keys and row is not None:
+        expect_unset_custom_fields(response, "CON-025", row, rich.custom_keys)
+    expect_same_record(
+        response,
+        reference,
+        row,
+        path=f"{response.request.method} {response.request.url.path}"
+        + (" expand=organization" if expand else ""),
+        path_req="SRCH-002" if expand and path == "search" else req_id,
+        field_req=CONTACT_FIELD_REQ,
+        found_req=found_req,
+    )
+
+
+@pytest.mark.req("CON-040", "QRY-005", "QRY-006")
+def test_a_contact_retrieved_with_expand_differs_only_by_the_organization(
+    api: ApiClient, rich: Rich
+) -> None:
+    """Expanding adds `organization` and changes nothing else ("unexpanded relations stay
+    identified by their `*_id` field")."""
+    contact_id = str(rich.contact["id"])
+    plain = expect_success(api.get(f"/v1/contacts/{contact_id}"), "CON-040")
+    response = api.get(f"/v1/contacts/{contact_id}", params={"expand": "organization"})
+    expanded = dict(expect_success(response, "CON-040"))
+    embedded = expanded.pop("organization", None)
+    expect_true(
+        response,
+        "QRY-005",
+        isinstance(embedded, dict) and embedded.get("id") == plain.get("organization_id"),
+        expected=f"organization {plain.get('organization_id')} embedded",
+        got=f"organization = {embedded!r}"[:300],
+    )
+    expect_same_record(
+        response,
+        plain,
+        expanded,
+        path="GET /v1/contacts/{contact_id}?expand=organization",
+        path_req="QRY-006",
+        field_req=CONTACT_FIELD_REQ,
+    )
+
+
+# --- a deal and an activity: the create's answer is the record ----------------------------
+
+
+@pytest.mark.req("DEAL-001", "DEAL-016")
+@pytest.mark.parametrize(
+    "expand",
+    [
+        pytest.param(False, id="plain"),
+        pytest.param(True, id="expand", marks=pytest.mark.req("QRY-005")),
+    ],
+)
+def test_a_deal_reads_the_same_from_its_create_and_its_retrieve(
+    api: ApiClient, factory: RecordFactory, updates: Updates, convention: Any, expand: bool
+) -> None:
+    """The deal as POST /v1/deals answers it is the deal as the target's retrieve reads
+    it, with the same `expand` ("Query: `expand`" on create; `expand` on every read)."""
+    maker = operations.Maker(factory.adapter, factory.unique, convention, pytest.skip)
+    body = {**maker.deal_body(), "organization_id": factory.organization()["id"], "value": 1234.5}
+    query = {"expand": "organization"} if expand else {}
+    created = api.post("/v1/deals", params=query, json=body)
+    answer = expect_success(created, "DEAL-001")
+    path = conventions.path(convention, "retrieve.deal_path", deal_id=str(answer.get("id")))
+    response = api.get(path, params=query)
+    read = expect_success(response, "DEAL-001")
+    if expand:
+        embedded = read.get("organization")
+        expect_true(
+            response,
+            "QRY-005",
+            isinstance(embedded, dict) and embedded.get("id") == body["organization_id"],
+            expected=f"organization {body['organization_id']} embedded in the retrieved deal",
+            got=f"organization = {embedded!r}"[:300],
+        )
+    expect_same_record(
+        response,
+        answer,
+        read,
+        path=f"GET {path}" + (" expand=organization" if expand else ""),
+        path_req="QRY-005" if expand else "DEAL-001",
+        field_req=DEAL_FIELD_REQ,
+    )
+
+
+@pytest.mark.req("ACT-001")
+def test_an_activity_reads_the_same_from_its_create_and_its_retrieve(
+    api: ApiClient, factory: RecordFactory, updates: Updates
+) -> None:
+    made = factory.activity(description="Read through every path", type="call")
+    read = updates.read("activity", str(made["id"]), "ACT-001")
+    expect_same_record(
+        None,
+        made,
+        read,
+        path="the target's activity retrieve",
+        path_req="ACT-001",
+        field_req={},
+    )
