@@ -13,6 +13,7 @@ the move tests skip, naming them; a path the file names is one the target offers
 
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 
 import httpx
@@ -22,6 +23,7 @@ from crm_conformance import AdapterClient, ApiClient
 from crm_conformance.core import conventions, document
 from crm_conformance.steps import (
     RecordFactory,
+    Updates,
     absent_id,
     expect_enum,
     expect_error,
@@ -34,6 +36,7 @@ from crm_conformance.steps import (
     expect_type_or_null,
     expect_value,
     instant,
+    stamp,
 )
 
 OUTCOMES = document.enum("ConversationCloseRequest", "outcome")
@@ -158,20 +161,26 @@ def test_the_closed_conversation_has_the_documented_fields(
         expect_timestamp(response, "CONV-012", body, field)
 
 
+OPEN_HOLDERS = [("active", "agent"), ("active", "user"), ("waiting", None)]
+"""Every state a close is allowed from, by who holds the conversation."""
+
+
 @pytest.mark.req("CONV-032", "CONV-008", "CONV-009")
-@pytest.mark.parametrize(
-    ("status", "handler"), [("active", "agent"), ("active", "user"), ("waiting", None)]
-)
+@pytest.mark.parametrize("outcome", OUTCOMES)
+@pytest.mark.parametrize(("status", "handler"), OPEN_HOLDERS)
 def test_close_clears_handler_and_needs_human(
     api: ApiClient,
     conversations: RecordFactory,
     status: str,
     handler: str | None,
+    outcome: str,
     observe: Callable[[str, Any], None],
 ) -> None:
-    """Absent counts as null: the Conversation table has no "always present" list."""
+    """From every open state, with every outcome ("`handler` and `needs_human` become
+    null" is the transition's, whatever the outcome). Absent counts as null: the
+    Conversation table has no "always present" list."""
     conversation = conversations.conversation(status=status, handler=handler)
-    response = close(api, conversation["id"])
+    response = close(api, conversation["id"], {"outcome": outcome})
     body = closed(response, "CONV-015", conversation["id"])
     observe("close_renders_null_holder_fields", sorted({"handler", "needs_human"} & set(body)))
     # each field's own row ("null ... once closed"), then the close's "become null"
@@ -181,16 +190,17 @@ def test_close_clears_handler_and_needs_human(
                 response,
                 rule,
                 body.get(field) is None,
-                expected=f"{field} null once closed",
+                expected=f"{field} null once closed as {outcome}",
                 got=f"{field} = {body.get(field)!r}",
             )
 
 
 @pytest.mark.req("CONV-013")
-def test_close_moves_updated_at(api: ApiClient, conversations: RecordFactory) -> None:
+@pytest.mark.parametrize("outcome", OUTCOMES)
+def test_close_moves_updated_at(api: ApiClient, conversations: RecordFactory, outcome: str) -> None:
     conversation = conversations.conversation(status="active")
     time.sleep(1.1)  # a target stamping whole seconds still shows the change
-    response = close(api, conversation["id"])
+    response = close(api, conversation["id"], {"outcome": outcome})
     body = closed(response, "CONV-015", conversation["id"])
     expect_timestamp(response, "CONV-013", body, "updated_at")
     before = instant(conversation["updated_at"])
@@ -231,6 +241,47 @@ def test_closing_as_won_marks_the_contact_won(
         expect_value(
             None, req_id, "the contact's status", got=contact.get("status"), expected="won"
         )
+
+
+@pytest.mark.req("SYNC-005", "CONV-027")
+def test_the_contact_a_won_close_marks_won_is_stamped_changed(
+    api: ApiClient, conversations: RecordFactory, updates: Updates
+) -> None:
+    """The contact's status changed, so its `updated_at` moves: "Changes to records are
+    read by listing each resource with the `updated_since` filter". The contact is
+    stamped an hour ago (the adapter's `created_at`, where it honours it), or the close
+    waits out a second."""
+    asked = datetime.now(UTC) - timedelta(hours=1)
+    contact = updates.made("contact", created_at=stamp(asked))
+    before = contact_of(api, contact["id"], "SYNC-005")
+    if not _near(before.get("updated_at"), asked):  # stamped now: wait out a second
+        time.sleep(1.1)
+    conversation = conversation_of(conversations, contact["id"])
+    closed(close(api, conversation["id"], {"outcome": "won"}), "CONV-021", conversation["id"])
+    after = contact_of(api, contact["id"], "SYNC-005")
+    expect_value(None, "CONV-027", "the contact's status", got=after.get("status"), expected="won")
+    expect_true(
+        None,
+        "SYNC-005",
+        _later(after.get("updated_at"), before.get("updated_at")),
+        expected=f"the contact's updated_at later than {before.get('updated_at')!r}",
+        got=f"updated_at = {after.get('updated_at')!r}",
+    )
+
+
+def _near(value: Any, asked: datetime) -> bool:
+    """Whether a stamp is the instant the adapter was asked for (to the second)."""
+    try:
+        return abs((instant(value) - asked).total_seconds()) < 2
+    except (TypeError, ValueError):
+        return False
+
+
+def _later(after: Any, before: Any) -> bool:
+    try:
+        return instant(after) > instant(before)
+    except (TypeError, ValueError):
+        return False
 
 
 IGNORED_CONTACT_FIELDS = frozenset({"updated_at", "avatar_url"})

@@ -231,7 +231,8 @@ def close_conversation(call: Call) -> Reply:
         if contact is None:
             pass  # only under the faults above that close without an existing contact
         elif outcome == "won" and marks_won and contact["status"] != "won":
-            tx.update(call.workspace, "contact", {**contact, "status": "won"})
+            touch = not call.settings.has_fault("won_contact_keeps_updated_at")
+            tx.update(call.workspace, "contact", {**contact, "status": "won"}, touch=touch)
         elif outcome == "spam":
             on_hold = call.settings.has_variant("spam_close_puts_contact_on_hold")
             status = {"status": "on_hold"} if on_hold else {}
@@ -245,6 +246,8 @@ def close_conversation(call: Call) -> Reply:
         }
         if call.settings.has_fault("handler_kept_after_close"):
             closed["handler_id"] = record.get("handler_id")
+        if outcome == "spam" and call.settings.has_fault("spam_close_keeps_handler"):
+            closed["handler_id"] = record.get("handler_id")  # only the other outcomes clear it
         if call.settings.has_fault("needs_human_false_once_closed"):
             closed["needs_human"] = False
         if call.settings.has_fault("close_detaches_contact"):

@@ -1846,6 +1846,17 @@ _FAULTS = (
         ("QRY-005",),
         "the deal retrieve ignores expand=organization (the create honours it)",
     ),
+    Fault(
+        "won_contact_keeps_updated_at",
+        ("SYNC-005",),
+        "closing as won marks the contact won without stamping the change: its updated_at "
+        "stays, so updated_since misses it",
+    ),
+    Fault(
+        "spam_close_keeps_handler",
+        ("CONV-008", "CONV-032"),
+        "closing as spam leaves the handler in place (resolved and won clear it)",
+    ),
 )
 
 FAULTS: dict[str, Fault] = {fault.name: fault for fault in _FAULTS}
