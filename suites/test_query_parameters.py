@@ -319,8 +319,11 @@ def test_updated_since_includes_the_instant_itself(contacts: Contacts) -> None:
 def test_created_since_includes_the_instant_itself(
     contacts: Contacts, convention: Callable[[str], str]
 ) -> None:
+    """A contact created before the instant and changed after it is not listed: the
+    filter reads `created_at`, never `updated_at`."""
     stamp = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=30)
     contacts.make(created_at=stamp - timedelta(minutes=1))
+    contacts.make(created_at=stamp - timedelta(minutes=2), updated_at=stamp + timedelta(minutes=5))
     later = contacts.make(created_at=stamp)
     since = stamp.astimezone(PLUS_TWO).isoformat()
     query = [*contacts.narrowed(), (convention("created_since_param"), since)]

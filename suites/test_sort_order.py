@@ -16,6 +16,7 @@ list to them. Each point walks them two per page.
 """
 
 import itertools
+import secrets
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -26,7 +27,9 @@ from crm_conformance import ApiClient
 from crm_conformance.core import document
 from crm_conformance.steps import (
     RecordFactory,
+    error_of,
     expect_error,
+    expect_status,
     expect_true,
     expect_walk,
     ids_of,
@@ -133,3 +136,92 @@ def test_a_walk_serves_tied_rows_once_in_every_order(
         f"with sort={sort or '(default)'}",
         got=f"repeated {repeated}, skipped {skipped}, pages {[ids_of(p) for p in pages]}",
     )
+
+
+# --- the order is the key's values, both ways -------------------------------------------
+
+ORDERED = 3
+"""Contacts per key, made out of order (the second, the third, then the first)."""
+
+
+def _plain_text_keys() -> tuple[str, ...]:
+    """The Contact table's free-text fields a caller sets (a string or null, no enum: the
+    order of an enum's values is not shown):
+    values `<prefix>a` < `<prefix>b` < `<prefix>c` order alike under any collation.
+    Left out: `avatar_url` (not stored), `company_name` (writing it links an
+    organization), `lost_reason` (only when lost), `object` (constant)."""
+    skipped = {"avatar_url", "company_name", "lost_reason", "object"}
+    properties = document.schema("Contact")["properties"]
+    return tuple(
+        key
+        for key, schema in properties.items()
+        if schema.get("type") in (["string", "null"], "string")
+        and "enum" not in schema
+        and key not in skipped
+    )
+
+
+VALUE_KEYS = (*_plain_text_keys(), "external_id", "created_at", "updated_at")
+
+
+def _values(key: str, prefix: str, seed: int, rank: int) -> dict[str, Any]:
+    """The fields giving a contact the `rank`-th value of `key` (0 lowest); `seed` makes
+    the phone numbers the test's own."""
+    letter = "abc"[rank]
+    base = datetime.now(UTC).replace(microsecond=0) - timedelta(hours=2)
+    if key in ("created_at", "updated_at"):
+        stamp = (base + timedelta(minutes=rank)).isoformat()
+        return {"created_at": stamp, "updated_at": stamp}
+    if key == "phone":
+        return {"phone": f"+44207{seed:06d}{rank}"}
+    if key == "email":
+        return {"email": f"{prefix}{letter}@example.com"}
+    if key == "name":  # derived from first and last name
+        return {"first_name": f"{prefix}{letter}", "last_name": "Conformance"}
+    return {key: f"{prefix}{letter}"}
+
+
+@pytest.mark.req("QRY-001")
+@pytest.mark.parametrize("key", VALUE_KEYS)
+def test_every_sort_key_orders_rows_by_its_values_both_ways(
+    api: ApiClient,
+    factory: RecordFactory,
+    convention: Callable[[str], str],
+    observe: Callable[[str, Any], None],
+    key: str,
+) -> None:
+    """ "`sort` | comma-separated keys, `-` prefix for descending": with three contacts
+    whose values of `key` are distinct, `sort=key` lists them by those values and
+    `sort=-key` in reverse. A key the target refuses to sort by is not applicable here
+    (its refusal is the walk's, above)."""
+    prefix = f"s{secrets.token_hex(5)}"
+    seed = secrets.randbelow(10**6)
+    made = []
+    for rank in (1, 2, 0):
+        fields = {"first_name": f"{prefix}x", "last_name": "Conformance"}
+        fields.update(_values(key, prefix, seed, rank))
+        created, updated = fields.pop("created_at", None), fields.pop("updated_at", None)
+        fields.setdefault("external_id", factory.unique("ext"))
+        record = factory.adapter.create_record(
+            kind="contact", fields=fields, created_at=created, updated_at=updated
+        )
+        factory.created.append(("contact", str(record["id"])))
+        made.append((rank, record))
+    ascending = [record["id"] for _, record in sorted(made, key=lambda pair: pair[0])]
+    name = convention("contact_filters.external_id")
+    narrowed = [(name, str(record["external_id"])) for _, record in made]
+    for sign, wanted in (("", ascending), ("-", ascending[::-1])):
+        query = [*narrowed, ("sort", f"{sign}{key}"), ("limit", str(ORDERED))]
+        response = api.get(CONTACTS, params=query)
+        if response.status_code == 400:  # refused to sort by it: the walk judges how
+            observe(f"sort={sign}{key} by values", f"refused: 400 {error_of(response)}")
+            pytest.skip(f"not applicable: the target does not sort contacts by {key} (400)")
+        body = expect_status(response, "QRY-001", 200)
+        got = ids_of(body.get("data") or [])
+        expect_true(
+            response,
+            "QRY-001",
+            got == wanted,
+            expected=f"sort={sign}{key} lists {wanted}",
+            got=f"{got}",
+        )

@@ -614,7 +614,7 @@ def list_contacts(call: Call) -> Reply:
                 for row in rows
                 if join(
                     [
-                        *(_one_of(call, row.get(name), values) for name, values in filters.items()),
+                        *_field_matches(call, row, filters),
                         *(_at_or_after(call, row, name, value) for name, value in bounds.items()),
                     ]
                 )
@@ -699,11 +699,22 @@ def _naive_as_utc(call: Call, name: str) -> str | None:
     return raw
 
 
+def _field_matches(call: Call, row: Record, filters: dict[str, list[str]]) -> list[bool]:
+    """Whether the row matches each filter; under the `status_and_score_ored` fault the two
+    enum filters are one "standing" condition that either satisfies."""
+    matched = {name: _one_of(call, row.get(name), values) for name, values in filters.items()}
+    if call.settings.has_fault("status_and_score_ored") and {"status", "score"} <= set(matched):
+        matched["status"] = matched["score"] = matched["status"] or matched["score"]
+    return list(matched.values())
+
+
 def _at_or_after(call: Call, row: Record, name: str, value: str) -> bool:
     """Whether the row's stamp of a `*_since` filter is at or after `value`."""
     stamp = row[name.replace("_since", "_at")]
     if name == "updated_since" and call.settings.has_fault("updated_since_reads_created_at"):
         stamp = row["created_at"]  # the index the filter was written against
+    if name == "created_since" and call.settings.has_fault("created_since_reads_updated_at"):
+        stamp = row["updated_at"]  # one stamp index serves both filters
     if name == "updated_since" and call.settings.has_fault("updated_since_exclusive"):
         return bool(stamp > value)
     if name == "created_since" and call.settings.has_fault("created_since_exclusive"):

@@ -1857,6 +1857,24 @@ _FAULTS = (
         ("CONV-008", "CONV-032"),
         "closing as spam leaves the handler in place (resolved and won clear it)",
     ),
+    Fault(
+        "status_and_score_ored",
+        ("CON-035",),
+        "the status and score filters are read as one standing condition: a contact "
+        "matching either passes both",
+    ),
+    Fault(
+        "created_since_reads_updated_at",
+        ("CON-033",),
+        "created since reads updated_at (one stamp index serves both since filters), so a "
+        "contact created before and changed after is listed",
+    ),
+    Fault(
+        "sort_direction_ignored_on_text_keys",
+        ("QRY-001",),
+        "a minus sign before a text sort key (name, email, ...) is ignored: only the stamps"
+        " sort descending",
+    ),
 )
 
 FAULTS: dict[str, Fault] = {fault.name: fault for fault in _FAULTS}

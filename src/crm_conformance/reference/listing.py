@@ -127,6 +127,8 @@ def parse_sort(
             raise ApiError(
                 400, "unsupported_sort", f"Sort key {name!r} is named twice.", param="sort"
             )
+        if not name.endswith("_at") and settings.has_fault("sort_direction_ignored_on_text_keys"):
+            descending = False  # the `-` was wired for the stamps only
         keys.append((name, descending))
     if settings.has_fault("sort_second_key_ignored"):
         keys = keys[:1]
