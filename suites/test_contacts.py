@@ -523,6 +523,30 @@ def test_a_filter_ors_repeated_values_and_ands_with_other_filters(
         )
 
 
+@pytest.mark.req("CON-029")
+def test_the_email_filter_matches_exactly_not_by_case(
+    api: ApiClient, factory: RecordFactory, convention: Callable[[str], str]
+) -> None:
+    """ "exact match": the stored address finds the contact; the same address in
+    another case does not (the variant is made from the address as the target stores it,
+    so a target that stores addresses in lower case is judged on its own value)."""
+    contact = factory.contact(email=f"Ada.{secrets.token_hex(6)}@Example.com")
+    stored = expect_success(api.get(f"{CONTACTS}/{contact['id']}"), "CON-029").get("email")
+    if not isinstance(stored, str) or stored.upper() == stored.lower():
+        pytest.skip(f"the stored email {stored!r} has no letter case to vary")
+    other_case = stored.swapcase()
+    name = convention("contact_filters.email")
+    for value, wanted in ((stored, [contact["id"]]), (other_case, [])):
+        found = [row.get("id") for row in expect_pages(api, CONTACTS, "CON-029", {name: value})]
+        expect_true(
+            None,
+            "CON-029",
+            found == wanted,
+            expected=f"email={value} finds {wanted or 'nothing'} (exact match)",
+            got=f"found {found}",
+        )
+
+
 PAIRED = ("status", "score", "owner_id", "organization_id")
 """The filters tried two by two. `email` is left out: three contacts would share one
 address, which a server may refuse (uniqueness of email is not shown); `external_id`
@@ -607,6 +631,24 @@ def test_an_upsert_whose_phone_matches_a_contact_with_another_external_id_confli
     matched = factory.contact(phone=phone_number(), external_id=factory.unique("ext"))
     response = upsert(
         api, convention, factory, external_id=factory.unique("ext"), phone=matched["phone"]
+    )
+    expect_error(response, "CON-043", status=409, code="external_id_conflict")
+
+
+@pytest.mark.req("CON-043")
+def test_an_upsert_whose_external_id_and_phone_name_two_contacts_conflicts(
+    api: ApiClient, factory: RecordFactory, convention: conventions.Lookup
+) -> None:
+    """ "upsert `external_id` and phone name different contacts": `external_id_conflict`,
+    and neither contact is changed into the other."""
+    by_external_id = factory.contact(external_id=factory.unique("ext"))
+    by_phone = factory.contact(phone=phone_number())
+    response = upsert(
+        api,
+        convention,
+        factory,
+        external_id=by_external_id["external_id"],
+        phone=by_phone["phone"],
     )
     expect_error(response, "CON-043", status=409, code="external_id_conflict")
 

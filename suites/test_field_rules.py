@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal, InvalidOperation
 from email.utils import parsedate_to_datetime
 from typing import Any
 
@@ -400,3 +401,130 @@ def _later(after: str, before: str) -> bool:
         return instant(after) > instant(before)
     except ValueError:
         return False
+
+
+# --- money: "string (monetary ...)", "number in the body" ---------------------------------
+
+MONEY = ("19.99", "0.07", "0.1", "1234567.89", "100")
+"""Amounts a binary float or a cents conversion by truncation gets wrong."""
+
+
+@pytest.mark.req("DEAL-014")
+@pytest.mark.parametrize("amount", MONEY)
+@pytest.mark.parametrize("write", PROBABILITY_WRITES, ids=lambda w: w.name)
+def test_a_deal_value_reads_back_exactly(
+    writer: Writer, updates: Updates, write: Write, amount: str
+) -> None:
+    """The number sent reads back as a string of the same amount (trailing zeros aside:
+    the currency's places are the workspace's)."""
+    response, record_id = write.send(writer, "value", float(amount))
+    updates.applied(response, "DEAL-014", writer.control)
+    deal = read_back(updates, write, response, record_id, "DEAL-014")
+    value = deal.get("value")
+    expect_true(
+        response,
+        "DEAL-014",
+        isinstance(value, str) and _amount(value) == Decimal(amount),
+        expected=f"value the string of {amount}",
+        got=f"value = {value!r}",
+    )
+
+
+def _amount(text: str) -> Decimal | None:
+    try:
+        return Decimal(text)
+    except InvalidOperation:
+        return None
+
+
+# --- company_name on a contact that has an organization -----------------------------------
+
+
+@pytest.mark.req("CON-012", "CON-013")
+def test_company_name_written_to_a_linked_contact_keeps_its_organization(
+    updates: Updates, factory: RecordFactory
+) -> None:
+    """ "a contact with no organization yet is linked": one that has an organization
+    keeps it, and the text is kept."""
+    organization = factory.organization()
+    contact = updates.made("contact", organization_id=organization["id"])
+    company = factory.unique("Company")
+    response = updates.send("contact", str(contact["id"]), {"company_name": company})
+    updates.applied(response, "CON-012", updates.control("contact", str(contact["id"])))
+    now = updates.read("contact", str(contact["id"]), "CON-013")
+    expect_true(
+        response,
+        "CON-012",
+        now.get("company_name") == company,
+        expected=f"company_name {company!r} kept",
+        got=f"company_name = {now.get('company_name')!r}",
+    )
+    expect_true(
+        response,
+        "CON-013",
+        now.get("organization_id") == organization["id"],
+        expected=f"organization_id still {organization['id']}",
+        got=f"organization_id = {now.get('organization_id')!r}",
+    )
+
+
+# --- a deal moved between stages ------------------------------------------------------------
+
+
+@pytest.fixture
+def pipelines(factory: RecordFactory) -> list[Any]:
+    """The adapter's pipelines with two stages or more; two of them, or a skip."""
+    found = [p for p in factory.adapter.fixtures().pipelines if len(p.stages) >= 2]
+    if len(found) < 2:
+        pytest.skip("the adapter's GET /v1/fixtures lists fewer than two pipelines of two stages")
+    return found
+
+
+@pytest.mark.req("DEAL-007")
+def test_an_update_to_a_stage_of_another_pipeline_is_refused(
+    updates: Updates, pipelines: list[Any]
+) -> None:
+    """ "stage belongs to another pipeline than the deal": the update names another
+    pipeline's stage alone. Like the create, either row describing it passes (404
+    `stage_not_found`, 422 `stage_not_in_pipeline`); applying it fails."""
+    first, second = pipelines[:2]
+    deal = updates.made("deal", pipeline_id=first.id, stage_id=first.stages[0].id)
+    response = updates.send("deal", str(deal["id"]), {"stage_id": second.stages[0].id})
+    expect_error_among(
+        response, "DEAL-007", {422: ("stage_not_in_pipeline",), 404: ("stage_not_found",)}
+    )
+    now = updates.read("deal", str(deal["id"]), "DEAL-007")
+    expect_true(
+        response,
+        "DEAL-007",
+        now.get("stage_id") == first.stages[0].id,
+        expected=f"stage_id still {first.stages[0].id}",
+        got=f"stage_id = {now.get('stage_id')!r}",
+    )
+
+
+@pytest.mark.req("DEAL-016")
+def test_a_deal_inheriting_its_probability_takes_the_new_stages_default(
+    api: ApiClient, updates: Updates, pipelines: list[Any], convention: Any
+) -> None:
+    """ "null means the deal inherits its stage default": moved to another stage, a deal
+    with a null probability reads what a new deal in that stage reads."""
+    pipeline = pipelines[0]
+    source, target = pipeline.stages[0].id, pipeline.stages[1].id
+    maker = operations.Maker(
+        updates.factory.adapter, updates.factory.unique, convention, pytest.skip
+    )
+    body = {**maker.deal_body(), "pipeline_id": pipeline.id, "probability": None}
+    fresh = expect_success(api.post("/v1/deals", json={**body, "stage_id": target}), "DEAL-016")
+    moved = expect_success(api.post("/v1/deals", json={**body, "stage_id": source}), "DEAL-016")
+    changes = {"pipeline_id": pipeline.id, "stage_id": target}
+    response = updates.send("deal", str(moved["id"]), changes)
+    updates.applied(response, "DEAL-016", updates.control("deal", str(moved["id"])))
+    now = updates.read("deal", str(moved["id"]), "DEAL-016")
+    expect_true(
+        response,
+        "DEAL-016",
+        now.get("probability") == fresh.get("probability"),
+        expected=f"probability {fresh.get('probability')!r}, the default of stage {target}",
+        got=f"probability = {now.get('probability')!r} after the move",
+    )

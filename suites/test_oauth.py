@@ -30,6 +30,7 @@ from crm_conformance.steps import (
     first_page,
     instant,
     matches,
+    operations,
 )
 
 
@@ -43,6 +44,8 @@ class People:
     other_company: str
     since: str
     """`updated_since` value at or before every contact's `updated_at`."""
+    names: dict[str, str]
+    """Each contact's first name, unique to it: what search's `q` finds it by."""
 
     @property
     def visible(self) -> tuple[tuple[str, str], ...]:
@@ -66,6 +69,7 @@ def people(api: ApiClient, factory: RecordFactory) -> People:
         other_private=made[1]["id"],
         other_company=made[2]["id"],
         since=since.isoformat(),
+        names={c["id"]: c["first_name"] for c in made},
     )
 
 
@@ -154,6 +158,38 @@ def test_a_person_lists_what_they_see_and_not_another_persons_private_record(
         )
 
 
+@pytest.mark.req("OAUTH-002", "OAUTH-003", "OAUTH-004", "OAUTH-005", "SRCH-001")
+def test_a_person_searches_what_they_see_and_not_another_persons_private_record(
+    people: People,
+) -> None:
+    """Search "returns the same objects ... as the list": the person's view holds there
+    too. Each contact is searched for by `q`, its unique first name."""
+    found = {}
+    for contact_id, name in people.names.items():
+        response = people.oauth.post("/v1/contacts/search", json={"q": name, "limit": 200})
+        body = expect_status(response, "SRCH-001", 200)
+        rows = body.get("data") if isinstance(body, dict) else None
+        found[contact_id] = (response, contact_id in {r.get("id") for r in rows or []})
+    for contact_id, req_id in people.visible:
+        response, listed = found[contact_id]
+        expect_true(
+            response,
+            req_id,
+            listed,
+            expected=f"search by the OAuth token finds {contact_id} (q its first name)",
+            got=response.text[:300],
+        )
+    response, leaked = found[people.other_private]
+    for req_id in ("OAUTH-004", "OAUTH-002"):
+        expect_true(
+            response,
+            req_id,
+            not leaked,
+            expected=f"another person's private contact {people.other_private} not found",
+            got="found by the OAuth token's search",
+        )
+
+
 @pytest.mark.req("AUTH-015", "AUTH-016")
 def test_a_workspace_token_sees_every_record(api: ApiClient, people: People) -> None:
     everyone = (people.own_private, people.other_private, people.other_company)
@@ -195,6 +231,23 @@ def test_a_body_id_invisible_to_the_token_is_record_not_found(people: People) ->
     }
     response = people.oauth.post("/v1/activities", json=body)
     expect_error(response, "OAUTH-007", status=404, code="record_not_found", param="record_id")
+
+
+@pytest.mark.req("OAUTH-007", "OAUTH-004")
+def test_a_deal_on_a_contact_invisible_to_the_token_is_record_not_found(
+    people: People, factory: RecordFactory, convention: Callable[[str], str]
+) -> None:
+    """ "contact, organization or deal id in the body missing or invisible to the token;
+    `param` names the field": on every write that takes one, the deal's `contact_id` too."""
+    maker = operations.Maker(factory.adapter, factory.unique, convention, pytest.skip)
+    control = people.oauth.post(
+        "/v1/deals", json={**maker.deal_body(), "contact_id": people.own_private}
+    )
+    if not control.is_success:  # which deals a person may make is not shown
+        pytest.skip(f"the person may not make a deal on their own contact ({control.status_code})")
+    body = {**maker.deal_body(), "contact_id": people.other_private}
+    response = people.oauth.post("/v1/deals", json=body)
+    expect_error(response, "OAUTH-007", status=404, code="record_not_found", param="contact_id")
 
 
 def _answer(response: httpx.Response) -> dict[str, Any]:

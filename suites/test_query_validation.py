@@ -180,3 +180,16 @@ def test_an_invalid_query_value_is_refused(
     name = convention(point.convention) if point.convention else point.label
     response = api.get(path, params={name: point.value})
     expect_error(response, point.req, status=400, code=point.codes)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [pytest.param(n, marks=pytest.mark.req(NAMED_REFUSALS[n][2])) for n in NAMED_REFUSALS],
+)
+def test_an_unknown_name_in_a_search_body_is_refused(api: ApiClient, name: str) -> None:
+    """Search "accepts the same `expand` and `fields`" and `sort` "same syntax as the
+    `sort` query parameter", a `cursor` "as above": a name not on the resource, or a
+    corrupt cursor, is refused with the 400 table's own code, in a body as in a query."""
+    _, value, req, code = NAMED_REFUSALS[name]
+    response = api.post("/v1/contacts/search", json={name: value})
+    expect_error(response, req, status=400, code=code)

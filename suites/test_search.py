@@ -200,6 +200,30 @@ def test_nested_groups_combine_and_with_or(searched: Searched) -> None:
         )
 
 
+@pytest.mark.req("SRCH-003", "SRCH-004")
+def test_a_nested_or_group_inside_an_and_group_ors(searched: Searched) -> None:
+    """The other nesting: won and (first's email or second's email) finds the first only
+    (the second is open); a nested `or` read as `and` finds nobody."""
+    first = searched.make(status="won")
+    second = searched.make(status="open")
+    searched.make(status="won")
+    _conditions_usable(searched, first)
+    either = {
+        "join": "or",
+        "conditions": [_equals("email", first["email"]), _equals("email", second["email"])],
+    }
+    body = {"filter": {"join": "and", "conditions": [_equals("status", "won"), either]}}
+    got = searched.ids("SRCH-003", body)
+    for req_id in ("SRCH-004", "SRCH-003"):
+        expect_value(
+            None,
+            req_id,
+            "matches of won and (first or second)",
+            got=sorted(got),
+            expected=[first["id"]],
+        )
+
+
 @pytest.mark.req("SRCH-004", "SRCH-005")
 def test_equals_matches_the_whole_value(searched: Searched) -> None:
     """A flat group of one `equals` condition finds the contact of that email, and an

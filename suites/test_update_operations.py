@@ -255,6 +255,29 @@ def test_the_resume_plan_can_be_completed_or_canceled(
     )
 
 
+@pytest.mark.req("ACT-023", "ACT-022")
+def test_a_completed_resume_plan_cannot_be_reopened(
+    factory: RecordFactory, updates: Updates, resume_plan: dict[str, Any]
+) -> None:
+    """Completing is allowed; opening it again is neither completing nor canceling."""
+    plan_id = str(resume_plan["id"])
+    updates.applied(
+        updates.send("activity", plan_id, {"status": "completed"}),
+        "ACT-022",
+        lambda: updates.send("activity", factory.activity()["id"], {"status": "completed"}),
+    )
+    response = updates.send("activity", plan_id, {"status": "open"})
+    expect_error(response, "ACT-023", status=422, code="agent_activity_read_only")
+    now = updates.read("activity", plan_id, "ACT-022")
+    expect_true(
+        response,
+        "ACT-022",
+        now.get("status") == "completed",
+        expected="status still 'completed' after a refused reopening",
+        got=f"status = {now.get('status')!r}",
+    )
+
+
 # --- success events: "append-only: ... a reversal, never an edit" ---------------------
 
 VALUE = 100

@@ -317,7 +317,10 @@ def _check_agent_change(call: Call, fields: BodyFields) -> None:
         return
     if call.settings.has_fault("resume_activity_not_completable"):
         others = set(fields.body)
-    if others or status not in ("completed", "canceled"):
+    allowed: tuple[str, ...] = ("completed", "canceled")
+    if call.settings.has_fault("resume_plan_reopenable"):
+        allowed = (*allowed, "open")  # a plan completed by mistake could be taken back
+    if others or status not in allowed:
         raise ApiError(
             422,
             "agent_activity_read_only",

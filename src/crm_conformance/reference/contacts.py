@@ -306,9 +306,10 @@ def read_changes(
     unlinked_update = current is not None and call.settings.has_fault(
         "company_name_unlinked_on_update"
     )
+    relinks = current is not None and call.settings.has_fault("company_name_relinks_on_update")
     if (
         merged.get("company_name")
-        and not merged.get("organization_id")
+        and (not merged.get("organization_id") or relinks)
         and "company_name" in changes
         and not unlinked_update
     ):
@@ -505,7 +506,8 @@ def upsert_contact(call: Call) -> Reply:
     with call.transaction() as tx:
         by_external = _visible_one(call, tx, external_id=external_id) if external_id else None
         by_phone = _visible_one(call, tx, phone=phone) if phone else None
-        if by_external and by_phone and by_external["id"] != by_phone["id"]:
+        split_unchecked = call.settings.has_fault("upsert_split_match_unchecked")
+        if by_external and by_phone and by_external["id"] != by_phone["id"] and not split_unchecked:
             raise ApiError(
                 409,
                 "external_id_conflict",
@@ -703,6 +705,9 @@ def _field_matches(call: Call, row: Record, filters: dict[str, list[str]]) -> li
     """Whether the row matches each filter; under the `status_and_score_ored` fault the two
     enum filters are one "standing" condition that either satisfies."""
     matched = {name: _one_of(call, row.get(name), values) for name, values in filters.items()}
+    if "email" in matched and call.settings.has_fault("email_filter_case_insensitive"):
+        folded = [value.casefold() for value in filters["email"]]
+        matched["email"] = (row.get("email") or "").casefold() in folded
     if call.settings.has_fault("status_and_score_ored") and {"status", "score"} <= set(matched):
         matched["status"] = matched["score"] = matched["status"] or matched["score"]
     return list(matched.values())

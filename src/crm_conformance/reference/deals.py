@@ -8,6 +8,7 @@ deal needs `lost_reason_id` (`lost_justification` stays optional free text), and
 the body name the field in `param`.
 """
 
+import math
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
@@ -62,8 +63,12 @@ SPEC = ListSpec(
 )
 
 
-def _money(value: float | int) -> str:
-    """A monetary amount as a string with two decimals (the workspace sets the currency)."""
+def _money(value: float | int, cents_by_floor: bool = False) -> str:
+    """A monetary amount as a string with two decimals (the workspace sets the currency);
+    under the `money_cents_by_floor` fault, cents are `floor(value * 100)` of the binary
+    float, so 19.99 reads 19.98."""
+    if cents_by_floor:
+        return str(Decimal(math.floor(float(value) * 100)) / 100)
     return str(Decimal(str(value)).quantize(Decimal("0.01")))
 
 
@@ -140,7 +145,8 @@ def read_changes(call: Call, tx: Transaction, body: Any, current: Record | None)
             del changes["owner_id"]
     if fields.has("value"):
         value = fields.number("value", minimum=0)
-        changes["value"] = _money(value) if value is not None else None
+        floor = call.settings.has_fault("money_cents_by_floor")
+        changes["value"] = _money(value, floor) if value is not None else None
         if value is not None and call.settings.has_fault("value_as_number"):
             changes["value"] = float(value)
     if fields.has("probability"):
@@ -239,7 +245,10 @@ def read_changes(call: Call, tx: Transaction, body: Any, current: Record | None)
                     (found for place in places if (found := tx.get(place, kind, merged[name]))),
                     None,
                 )
-                if record is None or not call.sees(record):
+                hidden = record is not None and not call.sees(record)
+                if hidden and call.settings.has_fault("deal_body_visibility_unchecked"):
+                    hidden = False  # the body's ids are looked up, not checked for the person
+                if record is None or hidden:
                     param = (
                         None if call.settings.has_fault("record_not_found_without_param") else name
                     )
@@ -310,7 +319,10 @@ def _place(
         if call.settings.has_fault("unknown_stage_validation_failed"):
             raise ApiError(422, "validation_failed", "stage_id is invalid.", param="stage_id")
         raise ApiError(404, "stage_not_found", "No such stage.", param="stage_id")
-    if found[0]["id"] != pipeline_id and not call.settings.has_fault("stage_pipeline_unchecked"):
+    unchecked = call.settings.has_fault("stage_pipeline_unchecked") or (
+        current is not None and call.settings.has_fault("update_stage_pipeline_unchecked")
+    )
+    if found[0]["id"] != pipeline_id and not unchecked:
         if call.settings.has_fault("stage_of_other_pipeline_validation_failed"):
             raise ApiError(422, "validation_failed", "stage_id is invalid.", param="stage_id")
         if current is None and call.settings.has_variant("stage_of_other_pipeline_not_found"):
@@ -328,6 +340,13 @@ def _place(
         stage_id = pipeline["stages"][0]["id"] if pipeline else stage_id
     changes["pipeline_id"] = pipeline_id
     changes["stage_id"] = stage_id
+    if (
+        current is None
+        and changes.get("probability") is None
+        and call.settings.has_fault("probability_inherited_at_create")
+    ):
+        stage = pipelines.stage_of(tx, call.workspace, stage_id)
+        changes["probability"] = stage[1].get("default_probability") if stage else None
     moved = current is None or current["stage_id"] != stage_id
     if moved and (
         current is None or not call.settings.has_fault("stage_change_keeps_stage_changed_at")

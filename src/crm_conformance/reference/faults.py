@@ -1875,6 +1875,66 @@ _FAULTS = (
         "a minus sign before a text sort key (name, email, ...) is ignored: only the stamps"
         " sort descending",
     ),
+    Fault(
+        "search_unknown_fields_ignored",
+        ("QRY-012",),
+        "contact search drops the fields names not on a contact instead of refusing them "
+        "with unknown_field",
+    ),
+    Fault(
+        "search_ignores_visibility",
+        ("OAUTH-004",),
+        "contact search serves every contact of the workspace to an OAuth token, another "
+        "person's private ones included",
+    ),
+    Fault(
+        "nested_or_group_as_and",
+        ("SRCH-004",),
+        "a search group nested inside another is joined with and whatever its join says",
+    ),
+    Fault(
+        "deal_body_visibility_unchecked",
+        ("OAUTH-007",),
+        "a deal create takes a contact_id invisible to the OAuth person instead of "
+        "answering 404 record_not_found",
+    ),
+    Fault(
+        "money_cents_by_floor",
+        ("DEAL-014",),
+        "a deal value becomes cents by floor of the binary float times 100, so 19.99 reads 19.98",
+    ),
+    Fault(
+        "company_name_relinks_on_update",
+        ("CON-013",),
+        "company_name written by update relinks a contact that already has an organization",
+    ),
+    Fault(
+        "update_stage_pipeline_unchecked",
+        ("DEAL-007",),
+        "a deal update takes a stage of another pipeline (only the create checks the pair)",
+    ),
+    Fault(
+        "probability_inherited_at_create",
+        ("DEAL-016",),
+        "a deal created with a null probability stores its stage's default, so a stage move"
+        " keeps the old stage's",
+    ),
+    Fault(
+        "upsert_split_match_unchecked",
+        ("CON-043",),
+        "an upsert whose external_id and phone name two different contacts updates the "
+        "external_id's instead of answering external_id_conflict",
+    ),
+    Fault(
+        "email_filter_case_insensitive",
+        ("CON-029",),
+        "the email filter matches without regard to case, not exactly",
+    ),
+    Fault(
+        "resume_plan_reopenable",
+        ("ACT-023",),
+        "the AI agent's resume plan can be set back to open after it was completed",
+    ),
 )
 
 FAULTS: dict[str, Fault] = {fault.name: fault for fault in _FAULTS}
