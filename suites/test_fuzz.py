@@ -30,7 +30,7 @@ schema = loader.load(seed=replay.run_seed(), coverage_when_run=True)
 CHECKS = judging.harness_checks()
 
 
-@pytest.mark.req(*judging.requirement_ids(), "ERR-013")
+@pytest.mark.req(*judging.requirement_ids(), *judging.bound_requirements(), "ERR-013")
 @pytest.mark.generated("examples")
 @schema.parametrize()  # type: ignore[untyped-decorator]  # schemathesis leaves it untyped
 def test_operation(case: Any, api: ApiClient, target: Target, fuzz_run: budget.FuzzRun) -> None:

@@ -131,6 +131,34 @@ def query_parameters() -> tuple[QueryParameter, ...]:
     return tuple(found)
 
 
+@functools.cache
+def bounded_integers() -> dict[str, tuple[int, int]]:
+    """Every integer with both bounds that an operation takes, as `METHOD /path
+    query:name` or `METHOD /path body.name` (a body's top-level members), with its
+    bounds: places the description constrains fully, where any value in range is valid
+    whatever the rest of the request."""
+    found: dict[str, tuple[int, int]] = {}
+    for parameter in query_parameters():
+        if parameter.type == "integer" and None not in (parameter.minimum, parameter.maximum):
+            place = f"{parameter.method} {parameter.path} query:{parameter.name}"
+            found[place] = (int(parameter.minimum or 0), int(parameter.maximum or 0))
+    for path, item in _spec()["paths"].items():
+        for method, operation in item.items():
+            if not (isinstance(operation, dict) and "requestBody" in operation):
+                continue
+            content = operation["requestBody"].get("content", {})
+            body = resolved(content.get("application/json", {}).get("schema", {}))
+            for name, member in (body.get("properties") or {}).items():
+                member = resolved(member)
+                if member.get("type") in ("integer", ["integer", "null"]) and {
+                    "minimum",
+                    "maximum",
+                } <= set(member):
+                    place = f"{method.upper()} {path} body.{name}"
+                    found[place] = (int(member["minimum"]), int(member["maximum"]))
+    return found
+
+
 @dataclass(frozen=True)
 class DescribedOperation:
     """One operation of the description, as the scope and authentication matrices see it."""

@@ -6,14 +6,17 @@ the same requirement ids (STYLE.md), so each registered harness check is wrapped
 schemathesis check rather than re-written.
 """
 
+import re
 from collections.abc import Callable
 from typing import Any
 
+import httpx
 from schemathesis.checks import CheckContext
 from schemathesis.core.transport import Response
 
-from crm_conformance.core import checks, evidence
+from crm_conformance.core import checks, document, evidence
 from crm_conformance.core.catalogue import load_catalogue
+from crm_conformance.core.failure import ConformanceFailure
 from crm_conformance.fuzz import charges as fuzz_charges
 from crm_conformance.fuzz.adapters import as_httpx
 
@@ -75,7 +78,93 @@ def validate(case: Any, response: Any, **kwargs: Any) -> None:
     except (FailureGroup, Failure) as exc:
         fuzz_charges.stamp(exc, case, sent)
         raise
+    refused_in_bounds(case, sent)
     held(case, sent)
+
+
+def refused_in_bounds(case: Any, response: httpx.Response) -> None:
+    """A schema-valid case refused as `validation_failed` where every field the refusal
+    names is an integer the description bounds fully (`document.bounded_integers`: a
+    page's `limit`, a deal's `probability`) and was sent in range: a false refusal,
+    charged to the bound's rule ("1 to 200" accepts 200). A refusal naming anything else
+    may have a reason no schema states (a cursor, a name not on the resource, a rule
+    between fields), and passes, as `ACCEPTED_WHEN_VALID` lets it. A valid case answered
+    2xx verified the acceptance of each bounded value it sent."""
+    if fuzz_charges.is_negative(case):
+        return
+    operation = f"{str(case.operation.method).upper()} {case.operation.path}"
+    sent = _bounded_values(case, operation)
+    if 200 <= response.status_code < 300:
+        for place in sent:
+            evidence.passed(bound_rule(operation, place), "accepted_in_bounds")
+        return
+    named = _refused_fields(response)
+    places = {place for place in sent if re.split(r"[:.]", place, maxsplit=1)[1] in named}
+    if not named or len(places) < len(named):
+        return  # a refusal of anything else, or of a value out of range
+    place = sorted(places)[0]
+    raise ConformanceFailure(
+        bound_rule(operation, place),
+        expected=f"{place} = {sent[place]} accepted (within the description's bounds)",
+        got=f"{response.status_code} validation_failed naming {', '.join(sorted(named))}",
+        response=response,
+    )
+
+
+def bound_rule(operation: str, place: str) -> str:
+    """The rule of a bounded place: the first requirement demanding its refusal outside
+    the bounds (`PAG-008` for a list's `limit`), which also accepts inside them."""
+    return load_catalogue().negative_demands[f"{operation} {place}"][0]
+
+
+def bound_requirements() -> tuple[str, ...]:
+    """The rules `refused_in_bounds` checks, for the fuzz test's marker."""
+    places = document.bounded_integers()
+    found: dict[str, None] = {}
+    for place in places:
+        method, path, where = place.split(" ", 2)
+        found[bound_rule(f"{method} {path}", where)] = None
+    return tuple(found)
+
+
+def _bounded_values(case: Any, operation: str) -> dict[str, int]:
+    """The fully bounded integers `case` sends in range, by place (`query:limit`)."""
+    bounded = document.bounded_integers()
+    sent = {f"query:{k}": v for k, v in (case.query or {}).items()}
+    if isinstance(case.body, dict):
+        sent |= {f"body.{k}": v for k, v in case.body.items()}
+    found = {}
+    for place, value in sent.items():
+        bounds = bounded.get(f"{operation} {place}")
+        number = _integer(value)
+        if bounds is not None and number is not None and bounds[0] <= number <= bounds[1]:
+            found[place] = number
+    return found
+
+
+def _refused_fields(response: httpx.Response) -> set[str]:
+    """The fields a 400 or 422 `validation_failed` names (`param`, `detail[].field`)."""
+    if response.status_code not in (400, 422):
+        return set()
+    try:
+        error = response.json().get("error")
+    except (ValueError, AttributeError):
+        return set()
+    if not isinstance(error, dict) or error.get("code") != "validation_failed":
+        return set()
+    detail = error.get("detail")
+    items = detail if isinstance(detail, list) else []
+    named = {error.get("param"), *(i.get("field") for i in items if isinstance(i, dict))}
+    return {str(name) for name in named if name is not None}
+
+
+def _integer(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    text = str(value)
+    return int(text) if text.lstrip("-").isdigit() else None
 
 
 def held(case: Any, response: Any) -> None:

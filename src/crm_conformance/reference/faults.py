@@ -1935,6 +1935,12 @@ _FAULTS = (
         ("ACT-023",),
         "the AI agent's resume plan can be set back to open after it was completed",
     ),
+    Fault(
+        "limit_in_fixed_page_sizes",
+        ("PAG-008", "SRCH-008"),
+        "limit takes only the UI's page sizes (1, 10, 20, 25, 50, 100, 200): any other "
+        "value in 1 to 200 is refused as validation_failed",
+    ),
 )
 
 FAULTS: dict[str, Fault] = {fault.name: fault for fault in _FAULTS}

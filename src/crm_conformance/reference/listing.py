@@ -70,6 +70,10 @@ def default_limit(settings: ServerSettings) -> int:
     return 100 if settings.has_variant("default_page_size_100") else DEFAULT_LIMIT
 
 
+PAGE_SIZES = (1, 10, 20, 25, 50, 100, 200)
+"""The page sizes of the `limit_in_fixed_page_sizes` fault."""
+
+
 def parse_limit(raw: Any, *, settings: ServerSettings, in_body: bool) -> int:
     """`limit` from the query (text, 400) or a body (integer, 422)."""
     if raw is None:
@@ -86,6 +90,8 @@ def parse_limit(raw: Any, *, settings: ServerSettings, in_body: bool) -> int:
     if in_body and value is not None and settings.has_fault("limit_read_as_int32"):
         value = _int32(value)
     maximum = MAX_LIMIT - 1 if settings.has_fault("limit_200_rejected") else MAX_LIMIT
+    if value not in PAGE_SIZES and settings.has_fault("limit_in_fixed_page_sizes"):
+        value = None  # the page-size menu of the UI, enforced on the API
     if value is None or not 1 <= value <= maximum:
         problem = Problem("limit", f"must be an integer from 1 to {MAX_LIMIT}", "range")
         raise validation_failed([problem], status=422 if in_body else 400)
