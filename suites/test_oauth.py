@@ -24,6 +24,7 @@ from crm_conformance.steps import (
     RecordFactory,
     error_of,
     expect_error,
+    expect_found,
     expect_pages,
     expect_status,
     expect_true,
@@ -166,10 +167,8 @@ def test_a_person_searches_what_they_see_and_not_another_persons_private_record(
     too. Each contact is searched for by `q`, its unique first name."""
     found = {}
     for contact_id, name in people.names.items():
-        response = people.oauth.post("/v1/contacts/search", json={"q": name, "limit": 200})
-        body = expect_status(response, "SRCH-001", 200)
-        rows = body.get("data") if isinstance(body, dict) else None
-        found[contact_id] = (response, contact_id in {r.get("id") for r in rows or []})
+        rows, response = expect_found(people.oauth, "SRCH-001", {"q": name})
+        found[contact_id] = (response, contact_id in {r.get("id") for r in rows})
     for contact_id, req_id in people.visible:
         response, listed = found[contact_id]
         expect_true(

@@ -705,9 +705,9 @@ def _field_matches(call: Call, row: Record, filters: dict[str, list[str]]) -> li
     """Whether the row matches each filter; under the `status_and_score_ored` fault the two
     enum filters are one "standing" condition that either satisfies."""
     matched = {name: _one_of(call, row.get(name), values) for name, values in filters.items()}
-    if "email" in matched and call.settings.has_fault("email_filter_case_insensitive"):
-        folded = [value.casefold() for value in filters["email"]]
-        matched["email"] = (row.get("email") or "").casefold() in folded
+    if "email" in matched and call.settings.has_fault("email_filter_prefix_match"):
+        email = row.get("email") or ""  # a LIKE 'value%' the index serves
+        matched["email"] = any(email.startswith(value) for value in filters["email"])
     if call.settings.has_fault("status_and_score_ored") and {"status", "score"} <= set(matched):
         matched["status"] = matched["score"] = matched["status"] or matched["score"]
     return list(matched.values())

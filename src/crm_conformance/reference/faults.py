@@ -1926,11 +1926,6 @@ _FAULTS = (
         "external_id's instead of answering external_id_conflict",
     ),
     Fault(
-        "email_filter_case_insensitive",
-        ("CON-029",),
-        "the email filter matches without regard to case, not exactly",
-    ),
-    Fault(
         "resume_plan_reopenable",
         ("ACT-023",),
         "the AI agent's resume plan can be set back to open after it was completed",
@@ -1940,6 +1935,12 @@ _FAULTS = (
         ("PAG-008", "SRCH-008"),
         "limit takes only the UI's page sizes (1, 10, 20, 25, 50, 100, 200): any other "
         "value in 1 to 200 is refused as validation_failed",
+    ),
+    Fault(
+        "email_filter_prefix_match",
+        ("CON-029",),
+        "the email filter matches every address that starts with the value (a LIKE "
+        "'value%'), not the whole address",
     ),
 )
 

@@ -473,6 +473,32 @@ def expect_pages(
     return records
 
 
+def expect_found(
+    client: ApiClient, req_id: str, body: Mapping[str, Any], *, max_pages: int = 20
+) -> tuple[list[dict[str, Any]], httpx.Response]:
+    """The records contact search finds for `body`, page after page (the cursor in the
+    body), and the first page's answer to report with. Free text may match many records
+    of a run, so a test looking for one reads every page, bounded as `expect_pages` is."""
+    records: list[dict[str, Any]] = []
+    first: httpx.Response | None = None
+    cursor: str | None = None
+    for _ in range(max_pages):
+        page_body = {
+            **body,
+            "limit": document.page_limit(),
+            **({"cursor": cursor} if cursor else {}),
+        }
+        response = client.post("/v1/contacts/search", json=page_body)
+        first = first or response
+        page = expect_status(response, req_id, 200)
+        records.extend(item for item in page.get("data") or () if isinstance(item, dict))
+        cursor = (page.get("links") or {}).get("next")
+        if not isinstance(cursor, str) or not page.get("meta", {}).get("has_more", True):
+            break
+    assert first is not None
+    return records, first
+
+
 def first_page(client: ApiClient, path: str, params: Query) -> httpx.Response:
     """The first page of a list query at the largest `limit`: the answer a failure about
     the whole list (read with `expect_pages`) shows."""
