@@ -112,6 +112,11 @@ REFUSED_BODIES: dict[str, tuple[str, Callable[[dict[str, Any]], None]]] = {
     "no title": ("DEAL-005", lambda b: b.pop("title")),
     "empty title": ("DEAL-005", lambda b: b.update(title="")),
     "neither contact nor organization": ("DEAL-006", lambda b: b.pop("contact_id")),
+    "contact_id null, no organization": ("DEAL-006", lambda b: b.update(contact_id=None)),
+    "contact_id and organization_id null": (
+        "DEAL-006",
+        lambda b: b.update(contact_id=None, organization_id=None),
+    ),
     "lost without lost_reason_id": (
         "DEAL-012",
         lambda b: b.update(status="lost", lost_justification=LOST_JUSTIFICATION),

@@ -215,7 +215,12 @@ def read_changes(call: Call, tx: Transaction, body: Any, current: Record | None)
         merged["organization_id"] = organization_id
     if fields.has("lost_reason_id"):
         merged["lost_reason_id"] = lost_reason_id
-    if not fields.problems and not merged.get("contact_id") and not merged.get("organization_id"):
+    linked = (
+        ("contact_id" in merged or "organization_id" in merged)
+        if call.settings.has_fault("deal_link_counted_when_null")
+        else merged.get("contact_id") or merged.get("organization_id")
+    )
+    if not fields.problems and not linked:
         fields.problem("contact_id", "give contact_id or organization_id (or both)", "missing")
     if creating and not merged.get("contact_id") and call.settings.has_fault("deal_needs_contact"):
         fields.problem("contact_id", "is required", "missing")

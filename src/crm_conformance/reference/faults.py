@@ -1942,6 +1942,12 @@ _FAULTS = (
         "the email filter matches every address that starts with the value (a LIKE "
         "'value%'), not the whole address",
     ),
+    Fault(
+        "deal_link_counted_when_null",
+        ("DEAL-006",),
+        "a deal create counts contact_id: null as a link: the at-least-one rule checks that"
+        " the key is present, not its value",
+    ),
 )
 
 FAULTS: dict[str, Fault] = {fault.name: fault for fault in _FAULTS}
