@@ -86,6 +86,8 @@ class Writer:
         body = BODIES[kind](self.maker)
         body[field] = value
         response = self.api.post(CREATE_PATHS[kind], json=body)
+        # the control: the same create with the field as the fresh body has it
+        self.control = lambda: self.api.post(CREATE_PATHS[kind], json=BODIES[kind](self.maker))
         return response, _id(response)
 
     def update(self, kind: str, field: str, value: Any) -> tuple[httpx.Response, str | None]:

@@ -1948,6 +1948,11 @@ _FAULTS = (
         "a deal create counts contact_id: null as a link: the at-least-one rule checks that"
         " the key is present, not its value",
     ),
+    Fault(
+        "tag_name_in_bytes",
+        ("TAG-003",),
+        "a tag name's length is counted in UTF-8 bytes, so 100 two-byte characters are refused",
+    ),
 )
 
 FAULTS: dict[str, Fault] = {fault.name: fault for fault in _FAULTS}

@@ -108,6 +108,8 @@ def create_tag(call: Call) -> Reply:
     )
     if name and not name.strip():
         fields.problem("name", "must not be blank", "blank")
+    if name and len(name.encode()) > MAX_NAME and call.settings.has_fault("tag_name_in_bytes"):
+        fields.problem("name", f"must be at most {MAX_NAME} bytes", "string_too_long")
     kinds: tuple[str, ...] = CATALOGUES
     if call.settings.has_fault("tag_organization_catalogue_missing"):
         kinds = ("contact", "deal")
