@@ -28,6 +28,7 @@ from crm_conformance.core import conventions
 from crm_conformance.steps import (
     RecordFactory,
     Updates,
+    expect_error_among,
     expect_found,
     expect_status,
     expect_success,
@@ -302,3 +303,34 @@ def test_an_activity_reads_the_same_from_its_create_and_its_retrieve(
         path_req="ACT-001",
         field_req={},
     )
+
+
+# --- a deleted record is read by no path ----------------------------------------------------
+
+
+@pytest.mark.req("CON-041", "SYNC-006")
+def test_a_deleted_contact_is_read_by_no_path(
+    api: ApiClient, factory: RecordFactory, rich: Rich, convention: Callable[[str], str]
+) -> None:
+    """Deleted (through the adapter, as the deletion feed's tests delete), the contact is
+    "no such record": its retrieve answers 404, and the list and search no longer hold
+    it ("Deletions are read from a separate deletion feed")."""
+    contact_id = str(rich.contact["id"])
+    factory.adapter.delete_record(contact_id)
+    response = api.get(f"/v1/contacts/{contact_id}")
+    expect_error_among(response, "CON-041", {404: ("contact_not_found", "not_found")})
+    listed = api.get(
+        "/v1/contacts", params={convention("contact_filters.external_id"): rich.external_id}
+    )
+    found, first = expect_found(api, "SYNC-006", {"q": rich.email})
+    for path, rows, answer in (
+        ("GET /v1/contacts", expect_status(listed, "SYNC-006", 200).get("data") or [], listed),
+        ("POST /v1/contacts/search", found, first),
+    ):
+        expect_true(
+            answer,
+            "SYNC-006",
+            contact_id not in {row.get("id") for row in rows if isinstance(row, dict)},
+            expected=f"the deleted contact {contact_id} not served by {path}",
+            got="served",
+        )

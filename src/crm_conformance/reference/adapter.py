@@ -258,6 +258,11 @@ class ReferenceAdapter:
             if self.backend.settings.has_fault("deletion_feed_misses_adapter_deletes"):
                 tx.execute("DELETE FROM records WHERE id = ?", (record_id,))
                 return
+            if kind == "contact" and self.backend.settings.has_fault(
+                "deleted_records_still_served"
+            ):
+                tx.note_deletion(workspace, kind, record_id)
+                return
             if kind == "campaign":
                 for participant in tx.find(workspace, "participant", campaign_id=record_id):
                     tx.delete(workspace, "participant", participant["id"])

@@ -1953,6 +1953,12 @@ _FAULTS = (
         ("TAG-003",),
         "a tag name's length is counted in UTF-8 bytes, so 100 two-byte characters are refused",
     ),
+    Fault(
+        "deleted_records_still_served",
+        ("CON-041", "SYNC-006"),
+        "a deleted contact is only noted in the deletion feed: its row stays, and the "
+        "retrieve, the list and search still serve it",
+    ),
 )
 
 FAULTS: dict[str, Fault] = {fault.name: fault for fault in _FAULTS}

@@ -330,6 +330,14 @@ class Transaction:
         )
         return True
 
+    def note_deletion(self, workspace: str, kind: str, id: str) -> None:
+        """Note a deletion in the feed, the record left in place (the
+        `deleted_records_still_served` fault: a soft delete no read honours)."""
+        self._connection.execute(
+            "INSERT INTO deletions (id, workspace, kind, deleted_at, seq) VALUES (?, ?, ?, ?, ?)",
+            (id, workspace, kind, now_stamp(), self.next_seq()),
+        )
+
     def get(self, workspace: str, kind: str, id: str) -> Record | None:
         """The record of `kind` with `id` in `workspace`, or None (also for another workspace)."""
         row = self._read(
