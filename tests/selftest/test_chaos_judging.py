@@ -1,6 +1,7 @@
 """Chaos runs in the kill matrix: planned on a subset of modules, judged by what the
 faults explain, counted and printed as rows of their own."""
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -60,6 +61,13 @@ def test_a_test_lost_otherwise_than_target_unavailable_is_an_error() -> None:
 def test_a_mode_that_only_delays_may_lose_no_test() -> None:
     assert lost_at_most("slow_tail", 1000) == 0
     assert lost_at_most("gateway_502", 1000) == 20
+
+
+def test_the_requests_a_keyed_module_sends_widen_the_budget() -> None:
+    """Each request of a test keyed by itself may lose it; elsewhere about one per test."""
+    assert lost_at_most("gateway_502", 200) == 4
+    assert lost_at_most("gateway_502", 200, keyed_requests=300) == 10
+    assert lost_at_most("slow_tail", 200, keyed_requests=300) == 0
     row = judge_chaos("slow_tail", _run(("error", LOST)))
     assert (row.verdict, row.ok) == ("error", False), row
 
@@ -123,3 +131,18 @@ def test_an_unknown_chaos_mode_is_a_usage_error(names: str, tmp_path: Path) -> N
     result = CliRunner().invoke(main, ["selftest", "--chaos", names, "--report-dir", str(tmp_path)])
     assert result.exit_code == 2, result.output
     assert "--chaos" in result.output
+
+
+def test_tests_lost_in_a_keyed_module_are_judged_against_its_requests() -> None:
+    """Five tests of the keyed module lost, each of 40 keyed requests, among 100 passed:
+    the budget counts those requests (0.02 x (105 + 200) gives 7), where 5 lost tests
+    of a module that keys nothing itself exceed the 3 a run of 105 tests may lose."""
+    keyed = [
+        Outcome(f"suites/test_idempotency.py::test_{i}", "error", frozenset({"IDEM-003"}), LOST)
+        for i in range(5)
+    ]
+    keyed = [replace(result, requests=40) for result in keyed]
+    passed = _run().results
+    row = judge_chaos("gateway_502", SuiteRun(0, (*keyed, *passed), ""))
+    assert (row.verdict, row.ok) == ("passed", True), row
+    assert judge_chaos("gateway_502", _run(*[("error", LOST)] * 5)).verdict == "error"

@@ -44,6 +44,8 @@ class TestResult:
     charged: frozenset[str] = frozenset()
     """For a failed test, the ids its failure was charged to (the record's
     `failed_requirements`, as the run's report charges it); empty otherwise."""
+    requests: int = 0
+    """The requests the test sent to the API (the record's `requests`)."""
 
     @property
     def selector(self) -> str:
@@ -150,6 +152,7 @@ def run_suite(
                 r.cause[:500],
                 r.duration,
                 r.charged if r.outcome == Outcome.FAILED else frozenset(),
+                r.requests,
             )
             for r in read_records(outcomes)
         )
