@@ -162,6 +162,11 @@ def _close_without_scopes(client: TestClient) -> int:
 
 OBSERVATIONS: dict[str, Callable[[TestClient], Any]] = {
     "create_returns_200": lambda c: _created_contact(c).status_code,
+    "lengths_in_utf16_units": lambda c: (
+        c.post(
+            "/v1/contacts", json={"first_name": "Ada", "external_id": "\U0001d11e" * 255}
+        ).status_code
+    ),
     "default_page_size_20": lambda c: c.get("/v1/contacts").json()["meta"]["limit"],
     "default_page_size_100": lambda c: c.get("/v1/contacts").json()["meta"]["limit"],
     "extra_response_fields": lambda c: "livemode" in c.get("/v1/users").json()["data"][0],

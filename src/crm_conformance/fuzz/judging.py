@@ -164,7 +164,8 @@ def _integer(value: Any) -> int | None:
     if isinstance(value, int):
         return value
     text = str(value)
-    return int(text) if text.lstrip("-").isdigit() else None
+    digits = text.removeprefix("-")
+    return int(text) if digits.isascii() and digits.isdecimal() else None
 
 
 def held(case: Any, response: Any) -> None:

@@ -9,13 +9,13 @@ MAX_LENGTH = 255
 
 
 def read(fields: BodyFields, settings: ServerSettings, *, updating: bool = False) -> str | None:
-    """The `external_id` of a body: 1 to 255 characters, or null. Under its faults the
-    bound is checked on creates only, or counts UTF-16 code units (an astral character
-    counts two), as a JavaScript or Java length does."""
+    """The `external_id` of a body: 1 to 255 characters, or null. Under its fault the
+    bound is checked on creates only; under its variant a character is a UTF-16 code
+    unit, as "characters" reads too."""
     unbounded = updating and settings.has_fault("external_id_unbounded_on_update")
     value = fields.string("external_id", min_length=1, max_length=None if unbounded else MAX_LENGTH)
     units = len(value.encode("utf-16-le")) // 2 if isinstance(value, str) else 0
-    if units > MAX_LENGTH and settings.has_fault("external_id_counted_in_utf16"):
+    if units > MAX_LENGTH and settings.has_variant("lengths_in_utf16_units"):
         fields.problem("external_id", f"must be at most {MAX_LENGTH} characters", "string_too_long")
     return value
 

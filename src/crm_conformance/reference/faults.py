@@ -1799,11 +1799,6 @@ _FAULTS = (
         "the external_id bound is checked on creates only: an update takes 256 characters",
     ),
     Fault(
-        "external_id_counted_in_utf16",
-        ("CON-048", "DEAL-032"),
-        "external_id length is counted in UTF-16 code units, so 255 astral characters are refused",
-    ),
-    Fault(
         "deal_probability_unbounded_on_update",
         ("DEAL-034",),
         "a deal update takes any probability (the bound is checked on create only)",

@@ -40,6 +40,11 @@ class Variant:
 _VARIANTS = (
     Variant("create_returns_200", "create operations answer 200 instead of 201"),
     Variant(
+        "lengths_in_utf16_units",
+        "an external_id's length is counted in UTF-16 code units, as a JavaScript or Java "
+        "length is: 255 astral characters (510 units) are refused, 255 two-byte ones taken",
+    ),
+    Variant(
         "default_page_size_20",
         "lists default to 20 rows per page instead of 50",
         group="default_page_size",
