@@ -20,8 +20,10 @@ import httpx
 import pytest
 
 from crm_conformance import ApiClient
+from crm_conformance.core import conventions
 from crm_conformance.steps import (
     RecordFactory,
+    Updates,
     error_of,
     expect_error,
     expect_found,
@@ -157,6 +159,27 @@ def test_a_person_lists_what_they_see_and_not_another_persons_private_record(
             expected=f"another person's private contact {people.other_private} not listed",
             got="listed to the OAuth token",
         )
+
+
+@pytest.mark.req("OAUTH-003", "OAUTH-004")
+@pytest.mark.parametrize("kind", ["organization", "deal"])
+def test_a_person_retrieves_a_record_of_another_kind_only_when_they_see_it(
+    api: ApiClient, factory: RecordFactory, updates: Updates, kind: str
+) -> None:
+    """The person's view holds on every read, the retrieves the target names too: their
+    own private organization or deal is read (200), another person's is not (4xx)."""
+    me, other = factory.user(), factory.user()
+    own = updates.made(kind, owner_id=me["id"], visibility="private")
+    hidden = updates.made(kind, owner_id=other["id"], visibility="private")
+    oauth = api.with_token(factory.token(kind="oauth", user_id=me["id"]).token)
+    key = f"retrieve.{kind}_path"
+
+    def read(record: dict[str, Any]) -> httpx.Response:
+        ids = {f"{kind}_id": str(record["id"])}
+        return oauth.get(conventions.path(updates.convention, key, **ids))
+
+    expect_status(read(own), "OAUTH-003", 200)
+    expect_status(read(hidden), "OAUTH-004", *range(400, 500))
 
 
 @pytest.mark.req("OAUTH-002", "OAUTH-003", "OAUTH-004", "OAUTH-005", "SRCH-001")

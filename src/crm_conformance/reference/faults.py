@@ -1954,6 +1954,12 @@ _FAULTS = (
         "a deleted contact is only noted in the deletion feed: its row stays, and the "
         "retrieve, the list and search still serve it",
     ),
+    Fault(
+        "organization_retrieve_ignores_visibility",
+        ("OAUTH-004",),
+        "the organization retrieve serves any organization of the workspace to an OAuth "
+        "token, another person's private one included",
+    ),
 )
 
 FAULTS: dict[str, Fault] = {fault.name: fault for fault in _FAULTS}
