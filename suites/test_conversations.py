@@ -36,6 +36,7 @@ from crm_conformance.steps import (
     expect_type_or_null,
     expect_value,
     instant,
+    later,
     stamp,
 )
 
@@ -263,7 +264,7 @@ def test_the_contact_a_won_close_marks_won_is_stamped_changed(
     expect_true(
         None,
         "SYNC-005",
-        _later(after.get("updated_at"), before.get("updated_at")),
+        later(after.get("updated_at"), before.get("updated_at")),
         expected=f"the contact's updated_at later than {before.get('updated_at')!r}",
         got=f"updated_at = {after.get('updated_at')!r}",
     )
@@ -273,13 +274,6 @@ def _near(value: Any, asked: datetime) -> bool:
     """Whether a stamp is the instant the adapter was asked for (to the second)."""
     try:
         return abs((instant(value) - asked).total_seconds()) < 2
-    except (TypeError, ValueError):
-        return False
-
-
-def _later(after: Any, before: Any) -> bool:
-    try:
-        return instant(after) > instant(before)
     except (TypeError, ValueError):
         return False
 

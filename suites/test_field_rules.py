@@ -46,6 +46,7 @@ from crm_conformance.steps import (
     expect_success,
     expect_true,
     instant,
+    later,
     operations,
     phone_number,
     stamp,
@@ -72,13 +73,13 @@ class Writer:
     target's conventions, each on a fresh record."""
 
     def __init__(
-        self, api: ApiClient, factory: RecordFactory, updates: Updates, convention: Any
+        self, api: ApiClient, factory: RecordFactory, updates: Updates, maker: operations.Maker
     ) -> None:
         self.api = api
         self.factory = factory
         self.updates = updates
-        self.convention = convention
-        self.maker = operations.Maker(factory.adapter, factory.unique, convention, pytest.skip)
+        self.maker = maker
+        self.convention = maker.convention
         self.control: Callable[[], httpx.Response] | None = None
         """The control of the last update or upsert: a write of the same shape the
         document certainly allows."""
@@ -208,8 +209,10 @@ TAKEN = ("external_id_taken", "tag_already_exists")
 
 
 @pytest.fixture
-def writer(api: ApiClient, factory: RecordFactory, updates: Updates, convention: Any) -> Writer:
-    return Writer(api, factory, updates, convention)
+def writer(
+    api: ApiClient, factory: RecordFactory, updates: Updates, maker: operations.Maker
+) -> Writer:
+    return Writer(api, factory, updates, maker)
 
 
 def read_back(
@@ -392,7 +395,7 @@ def test_an_update_moves_updated_at(updates: Updates, kind: str) -> None:
     expect_true(
         response,
         "SYNC-005",
-        isinstance(before, str) and isinstance(after, str) and _later(after, before),
+        later(after, before),
         expected=f"updated_at later than {before!r} after the {kind} changed",
         got=f"updated_at = {after!r}",
     )
@@ -404,13 +407,6 @@ def _settled(answer: httpx.Response, stamp_: Any) -> bool:
         now = parsedate_to_datetime(answer.headers["date"])
         return (now - instant(stamp_)).total_seconds() >= CLOCK_STEP + 1
     except (KeyError, TypeError, ValueError):
-        return False
-
-
-def _later(after: str, before: str) -> bool:
-    try:
-        return instant(after) > instant(before)
-    except ValueError:
         return False
 
 
@@ -521,15 +517,12 @@ def test_an_update_to_a_stage_of_another_pipeline_is_refused(
 
 @pytest.mark.req("DEAL-016")
 def test_a_deal_inheriting_its_probability_takes_the_new_stages_default(
-    api: ApiClient, updates: Updates, pipelines: list[Any], convention: Any
+    api: ApiClient, updates: Updates, pipelines: list[Any], maker: operations.Maker
 ) -> None:
     """ "null means the deal inherits its stage default": moved to another stage, a deal
     with a null probability reads what a new deal in that stage reads."""
     pipeline = pipelines[0]
     source, target = pipeline.stages[0].id, pipeline.stages[1].id
-    maker = operations.Maker(
-        updates.factory.adapter, updates.factory.unique, convention, pytest.skip
-    )
     body = {**maker.deal_body(), "pipeline_id": pipeline.id, "probability": None}
     fresh = expect_success(api.post("/v1/deals", json={**body, "stage_id": target}), "DEAL-016")
     moved = expect_success(api.post("/v1/deals", json={**body, "stage_id": source}), "DEAL-016")

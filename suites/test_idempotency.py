@@ -66,12 +66,12 @@ class Write:
         return client.request(self.method, self.path, json=body, headers=headers)
 
 
-def _tag_write(factory: RecordFactory, convention: Callable[[str], str]) -> Write:
-    selector = convention("tag_catalogue_field")
+def _tag_write(factory: RecordFactory, maker: operations.Maker) -> Write:
+    selector = maker.convention("tag_catalogue_field")
     return Write("/v1/tags", lambda: {"name": factory.unique("idem-tag"), selector: "contact"})
 
 
-def _activity_write(factory: RecordFactory, convention: Callable[[str], str]) -> Write:
+def _activity_write(factory: RecordFactory, maker: operations.Maker) -> Write:
     record_id = factory.contact()["id"]
     due_at = stamp()
     return Write(
@@ -80,7 +80,7 @@ def _activity_write(factory: RecordFactory, convention: Callable[[str], str]) ->
     )
 
 
-def _deal_write(factory: RecordFactory, convention: Callable[[str], str]) -> Write:
+def _deal_write(factory: RecordFactory, maker: operations.Maker) -> Write:
     pipelines = factory.adapter.fixtures().pipelines
     if not pipelines or not pipelines[0].stages:
         pytest.skip("the adapter's GET /v1/fixtures lists no pipeline with a stage")
@@ -92,59 +92,55 @@ def _deal_write(factory: RecordFactory, convention: Callable[[str], str]) -> Wri
     return Write("/v1/deals", lambda: {**base, "title": factory.unique("idem-deal")})
 
 
-def _close_write(factory: RecordFactory, convention: Callable[[str], str]) -> Write:
+def _close_write(factory: RecordFactory, maker: operations.Maker) -> Write:
     """Closing answers 200 once; acting twice would answer 409 `conversation_closed`."""
     conversation = factory.conversation(status="active")
     outcomes = itertools.cycle(({"outcome": "resolved"}, {"outcome": "won"}))
     return Write(f"/v1/conversations/{conversation['id']}/close", lambda: dict(next(outcomes)))
 
 
-def _pause_write(factory: RecordFactory, convention: Callable[[str], str]) -> Write:
+def _pause_write(factory: RecordFactory, maker: operations.Maker) -> Write:
     """Pausing takes no body; acting twice would answer 409 `campaign_not_running`."""
     campaign = factory.campaign(status="running")
     return Write(f"/v1/campaigns/{campaign['id']}/pause", lambda: None)
 
 
-def _maker(factory: RecordFactory, convention: Callable[[str], str]) -> operations.Maker:
-    return operations.Maker(factory.adapter, factory.unique, convention, pytest.skip)
-
-
-def _upsert_write(factory: RecordFactory, convention: Callable[[str], str]) -> Write:
+def _upsert_write(factory: RecordFactory, maker: operations.Maker) -> Write:
     """Each body a new contact (another external_id and phone)."""
-    return Write("/v1/contacts/upsert", _maker(factory, convention).upsert_body)
+    return Write("/v1/contacts/upsert", maker.upsert_body)
 
 
-def _update_write(kind: str) -> Callable[[RecordFactory, Callable[[str], str]], Write]:
+def _update_write(kind: str) -> Callable[[RecordFactory, operations.Maker], Write]:
     """The target's update of a new record of `kind`; each body a new value of the
     plain field `operations.PLAIN_CHANGE` changes."""
 
-    def make(factory: RecordFactory, convention: Callable[[str], str]) -> Write:
-        record_id = _maker(factory, convention).record_id(kind)
+    def make(factory: RecordFactory, maker: operations.Maker) -> Write:
+        record_id = maker.record_id(kind)
         ((field, value),) = operations.PLAIN_CHANGE[kind].items()
 
         def body() -> Any:
             changes = {field: f"{value}-{factory.unique('idem')}"}
-            return conventions.update(convention, kind, record_id, changes).body
+            return conventions.update(maker.convention, kind, record_id, changes).body
 
-        update = conventions.update(convention, kind, record_id, {})
+        update = conventions.update(maker.convention, kind, record_id, {})
         return Write(update.path, body, method=update.method)
 
     return make
 
 
-def _fixed_write(operation_id: str) -> Callable[[RecordFactory, Callable[[str], str]], Write]:
+def _fixed_write(operation_id: str) -> Callable[[RecordFactory, operations.Maker], Write]:
     """A write with one body, the call `steps.operations` builds (a move at the target's
     path and body, resuming a paused campaign)."""
 
-    def make(factory: RecordFactory, convention: Callable[[str], str]) -> Write:
-        call = operations.BUILDERS[operation_id](_maker(factory, convention))
+    def make(factory: RecordFactory, maker: operations.Maker) -> Write:
+        call = operations.BUILDERS[operation_id](maker)
         body = None if call.body is operations.NO_BODY else call.body
         return Write(call.path, lambda: body, method=call.method)
 
     return make
 
 
-WRITES: dict[str, Callable[[RecordFactory, Callable[[str], str]], Write]] = {
+WRITES: dict[str, Callable[[RecordFactory, operations.Maker], Write]] = {
     "tag": _tag_write,
     "activity": _activity_write,
     "deal": _deal_write,
@@ -168,10 +164,8 @@ others."""
 
 
 @pytest.fixture(params=[pytest.param(name, marks=MARKS.get(name, ())) for name in sorted(WRITES)])
-def write(
-    request: pytest.FixtureRequest, factory: RecordFactory, convention: Callable[[str], str]
-) -> Write:
-    made = WRITES[request.param](factory, convention)
+def write(request: pytest.FixtureRequest, factory: RecordFactory, maker: operations.Maker) -> Write:
+    made = WRITES[request.param](factory, maker)
     return replace(made, own_req=OWN_RULE.get(request.param))
 
 

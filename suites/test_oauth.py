@@ -257,11 +257,10 @@ def test_a_body_id_invisible_to_the_token_is_record_not_found(people: People) ->
 
 @pytest.mark.req("OAUTH-007", "OAUTH-004")
 def test_a_deal_on_a_contact_invisible_to_the_token_is_record_not_found(
-    people: People, factory: RecordFactory, convention: Callable[[str], str]
+    people: People, maker: operations.Maker
 ) -> None:
     """ "contact, organization or deal id in the body missing or invisible to the token;
     `param` names the field": on every write that takes one, the deal's `contact_id` too."""
-    maker = operations.Maker(factory.adapter, factory.unique, convention, pytest.skip)
     control = people.oauth.post(
         "/v1/deals", json={**maker.deal_body(), "contact_id": people.own_private}
     )

@@ -135,16 +135,9 @@ def expect_same_record(
         )
 
 
-def row_of(response: httpx.Response, req_id: str, record_id: str) -> dict[str, Any] | None:
-    """The row of a collection answer whose id is `record_id`."""
-    body = expect_status(response, req_id, 200)
-    rows = body.get("data") if isinstance(body, dict) else None
-    found = [r for r in rows or [] if isinstance(r, dict) and r.get("id") == record_id]
-    return found[0] if found else None
-
-
-def _row(rows: list[dict[str, Any]], record_id: str) -> dict[str, Any] | None:
-    return next((row for row in rows if row.get("id") == record_id), None)
+def row_of(rows: list[Any], record_id: str) -> dict[str, Any] | None:
+    """The row whose id is `record_id`."""
+    return next((r for r in rows if isinstance(r, dict) and r.get("id") == record_id), None)
 
 
 @dataclass(frozen=True)
@@ -218,13 +211,14 @@ def test_a_contact_reads_the_same_through_list_and_search(
     query = {"expand": "organization"} if expand else {}
     retrieved = api.get(f"/v1/contacts/{contact_id}", params=query)
     reference = expect_success(retrieved, "CON-040" if expand else "CON-001")
+    req_id, found_req = CONTACT_PATHS[path]
     if path == "list":
         params = {convention("contact_filters.external_id"): rich.external_id, **query}
         response = api.get("/v1/contacts", params=params)
+        rows = expect_status(response, req_id, 200).get("data") or []
     else:
         rows, response = expect_found(api, "SRCH-001", {"q": rich.email, **query})
-    req_id, found_req = CONTACT_PATHS[path]
-    row = row_of(response, req_id, contact_id) if path == "list" else _row(rows, contact_id)
+    row = row_of(rows, contact_id)
     if rich.custom_keys and row is not None:
         expect_unset_custom_fields(response, "CON-025", row, rich.custom_keys)
     expect_same_record(
@@ -279,11 +273,14 @@ def test_a_contact_retrieved_with_expand_differs_only_by_the_organization(
     ],
 )
 def test_a_deal_reads_the_same_from_its_create_and_its_retrieve(
-    api: ApiClient, factory: RecordFactory, updates: Updates, convention: Any, expand: bool
+    api: ApiClient,
+    factory: RecordFactory,
+    maker: operations.Maker,
+    convention: Any,
+    expand: bool,
 ) -> None:
     """The deal as POST /v1/deals answers it is the deal as the target's retrieve reads
     it, with the same `expand` ("Query: `expand`" on create; `expand` on every read)."""
-    maker = operations.Maker(factory.adapter, factory.unique, convention, pytest.skip)
     body = {**maker.deal_body(), "organization_id": factory.organization()["id"], "value": 1234.5}
     query = {"expand": "organization"} if expand else {}
     created = api.post("/v1/deals", params=query, json=body)

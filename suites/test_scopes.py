@@ -151,7 +151,10 @@ def _feed_point(resource: str) -> Point:
     )
 
 
-SCOPED = (*(op for op in document.operations() if op.scopes), *operations.NAMED)
+SCOPED: tuple[document.DescribedOperation | operations.NamedOperation, ...] = (
+    *(op for op in document.operations() if op.scopes),
+    *operations.NAMED,
+)
 POINTS = (*map(_operation_point, SCOPED), *map(_feed_point, FEED_RESOURCES))
 WRITES = tuple(point for point in POINTS if not point.reads)
 
@@ -181,13 +184,6 @@ class ScopedTokens:
 @pytest.fixture(scope="module")
 def tokens(adapter: AdapterClient) -> ScopedTokens:
     return ScopedTokens(adapter)
-
-
-@pytest.fixture
-def maker(
-    adapter: AdapterClient, unique: Callable[[str], str], convention: Callable[[str], str]
-) -> operations.Maker:
-    return operations.Maker(adapter, unique, convention, pytest.skip)
 
 
 def expect_insufficient_scope(response: httpx.Response, missing: str, guard: str) -> None:

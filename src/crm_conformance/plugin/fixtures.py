@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from crm_conformance.core.client import ApiClient
     from crm_conformance.core.target import Target
     from crm_conformance.steps.factories import RecordFactory
+    from crm_conformance.steps.operations import Maker
     from crm_conformance.steps.updates import Updates
 
 _ADAPTER = pytest.StashKey["AdapterClient"]()
@@ -231,6 +232,16 @@ def convention(target: "Target") -> Callable[[str], str]:
         return value
 
     return lookup
+
+
+@pytest.fixture
+def maker(
+    adapter: "AdapterClient", unique: Callable[[str], str], convention: Callable[[str], str]
+) -> "Maker":
+    """Maker: one acceptable call of each operation, on fresh data (`steps.operations`)."""
+    from crm_conformance.steps.operations import Maker
+
+    return Maker(adapter, unique, convention, pytest.skip)
 
 
 @pytest.fixture

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from crm_conformance.steps.expect import first_page as first_page
     from crm_conformance.steps.expect import ids_of as ids_of
     from crm_conformance.steps.expect import instant as instant
+    from crm_conformance.steps.expect import later as later
     from crm_conformance.steps.expect import matches as matches
     from crm_conformance.steps.expect import strings_in as strings_in
     from crm_conformance.steps.expect import universal as universal

@@ -394,6 +394,14 @@ def instant(value: Any) -> datetime:
     return datetime.fromisoformat(str(value).replace("z", "Z"))
 
 
+def later(after: Any, before: Any) -> bool:
+    """Whether both are date-times and `after` names a later instant than `before`."""
+    try:
+        return instant(after) > instant(before)
+    except ValueError:
+        return False
+
+
 @checks_predicate
 def expect_timestamp(
     response: httpx.Response, req_id: str, record: Mapping[str, Any], field: str
