@@ -24,6 +24,7 @@ from crm_conformance.steps import (
     expect_error,
     expect_status,
     expect_true,
+    listings,
     refill_window,
     universal,
 )
@@ -202,25 +203,22 @@ def test_a_body_that_is_not_json_answers_400_bad_request(api: ApiClient) -> None
     expect_error(response, "ERR-009", status=400, code="bad_request")
 
 
-DOCUMENTED_LISTS = {"/v1/contacts": "CON-001", "/v1/users": "USR-002", "/v1/audiences": "AUD-002"}
-"""The reads the document shows as collections, each with the requirement that places it
-at that path (so the point runs only where its class is claimed)."""
-
-
 @pytest.mark.req("VER-001", "IDN-001", "IDN-002")
 @pytest.mark.parametrize(
-    "path", [pytest.param(p, marks=pytest.mark.req(r)) for p, r in DOCUMENTED_LISTS.items()]
+    "listing",
+    [pytest.param(s, id=s.name, marks=pytest.mark.req(s.req)) for s in listings.SHOWN],
 )
-def test_each_documented_list_is_served_under_v1(api: ApiClient, path: str) -> None:
+def test_each_documented_list_is_served_under_v1(api: ApiClient, listing: listings.Listing) -> None:
     """ "The version is in the path prefix `/v1`": each documented list answers its page
     at its `/v1` path, not only at a path of another version or none. The universal
     checks hold its rows to the identifier format (IDN-001) and their resource's
     `object` (IDN-002)."""
+    path = listing.name
     response = api.get(path, params={"limit": 1})
     body = expect_status(response, "VER-001", 200)
     expect_true(
         response,
-        DOCUMENTED_LISTS[path],
+        listing.req,
         isinstance(body, dict) and isinstance(body.get("data"), list),
         expected=f"a collection of records at {path}",
         got=f"{response.status_code} {response.text[:200]}",

@@ -31,19 +31,28 @@ from crm_conformance.steps import (
     expect_walk,
     ids_of,
     instant,
+    listings,
+    operations,
     with_cursor,
 )
 
 LIMIT = document.page_limit()
-LIST_REQ = {"/v1/contacts": "CON-001", "/v1/users": "USR-002", "/v1/audiences": "AUD-002"}
+LIST_REQ = {listing.name: listing.req for listing in listings.SHOWN}
 """Each documented list and the sentence of its own section ("Response: collection of
 ...", paged by `limit` and `cursor`): checked before the general paging rules."""
 DIRECTORY_LISTS = ("/v1/users", "/v1/audiences")
-LISTS = ("/v1/contacts", *DIRECTORY_LISTS)
 
 
-def _own(paths: tuple[str, ...]) -> list[Any]:
-    """`paths` as points, each naming its list's own requirement."""
+def _own(listed: tuple[listings.Listing, ...]) -> list[Any]:
+    """`listed` as points, each naming its list's own requirement."""
+    return [pytest.param(item, id=item.name, marks=pytest.mark.req(item.req)) for item in listed]
+
+
+def _points(listed: tuple[listings.Listing, ...]) -> list[Any]:
+    return [pytest.param(item, id=item.name) for item in listed]
+
+
+def _directory(paths: tuple[str, ...]) -> list[Any]:
     return [pytest.param(p, marks=pytest.mark.req(LIST_REQ[p])) for p in paths]
 
 
@@ -81,11 +90,15 @@ def _by_external_id(
 
 
 @pytest.mark.req("PAG-001", "PAG-003")
-@pytest.mark.parametrize("path", _own(LISTS))
-def test_a_list_answers_the_collection_envelope(api: ApiClient, path: str) -> None:
+@pytest.mark.parametrize("listing", _own(listings.ALL))
+def test_a_list_answers_the_collection_envelope(
+    api: ApiClient, convention: Callable[[str], str], listing: listings.Listing
+) -> None:
     """The list's own sentence first (a page of at most `limit` rows, saying that limit),
     then the envelope, `has_more`/`links.next` agreement and `meta.limit` echoing the
-    requested limit: the universal collection checks that `expect_status` applies."""
+    requested limit: the universal collection checks that `expect_status` applies. Every
+    list: the shown ones and each the target file names."""
+    path = listing.path(convention)
     response = api.get(path, params={"limit": 1})
     try:
         body = response.json() if response.is_success and response.content else {}
@@ -96,7 +109,7 @@ def test_a_list_answers_the_collection_envelope(api: ApiClient, path: str) -> No
     meta = meta if isinstance(meta, dict) else {}
     expect_true(
         response,
-        LIST_REQ[path],
+        listing.req,
         isinstance(rows, list) and len(rows) <= 1 and meta.get("limit") == 1,
         expected=f"a page of GET {path} with at most 1 row and meta.limit 1 (limit=1 sent)",
         got=f"{response.status_code} {response.text[:200]}",
@@ -106,9 +119,12 @@ def test_a_list_answers_the_collection_envelope(api: ApiClient, path: str) -> No
 
 @pytest.mark.req("PAG-008", "PAG-003")
 @pytest.mark.parametrize("limit", [1, LIMIT])
-@pytest.mark.parametrize("path", LISTS)
-def test_the_limit_bounds_are_accepted(api: ApiClient, path: str, limit: int) -> None:
+@pytest.mark.parametrize("listing", _points(listings.ALL))
+def test_the_limit_bounds_are_accepted(
+    api: ApiClient, convention: Callable[[str], str], listing: listings.Listing, limit: int
+) -> None:
     """Both ends of "1 to 200" on every list: a page of at most `limit` rows, saying it."""
+    path = listing.path(convention)
     body = expect_status(api.get(path, params={"limit": limit}), "PAG-008", 200)
     rows, meta = body.get("data"), body.get("meta")
     expect_true(
@@ -124,17 +140,63 @@ def test_the_limit_bounds_are_accepted(api: ApiClient, path: str, limit: int) ->
 
 
 @pytest.mark.req("PAG-001")
-@pytest.mark.parametrize("path", LISTS)
+@pytest.mark.parametrize("listing", _points(listings.ALL))
 def test_the_default_page_size_is_recorded(
-    api: ApiClient, path: str, observe: Callable[[str, Any], None]
+    api: ApiClient,
+    convention: Callable[[str], str],
+    listing: listings.Listing,
+    observe: Callable[[str, Any], None],
 ) -> None:
     """ "Default page size of lists: not shown": any size passes; it is recorded."""
+    path = listing.path(convention)
     body = expect_status(api.get(path), "PAG-001", 200)
     observe(f"default page size of GET {path}", body["meta"]["limit"])
 
 
+@pytest.mark.req("PAG-005", "PAG-009", "PAG-002", "PAG-004")
+@pytest.mark.parametrize("listing", _points(listings.NAMED))
+def test_walking_a_named_list_serves_each_row_once(
+    api: ApiClient,
+    convention: Callable[[str], str],
+    maker: operations.Maker,
+    listing: listings.Listing,
+) -> None:
+    """Three new rows, then the whole list in pages of about a fifth of its rows (a first
+    walk at 200 counts them): no row twice, and the three each once. Other tests may add,
+    change or delete their rows meanwhile ("paging never repeats or skips rows while
+    records change"), so only this test's rows, which nothing changes, must all be
+    there."""
+    path = listing.path(convention)
+    assert listing.kind is not None
+    made = [maker.listed_id(listing.kind, api) for _ in range(3)]
+    counted = _pages_ids(
+        expect_walk(
+            lambda c: api.get(path, params=with_cursor({"limit": LIMIT}, c)),
+            "PAG-005",
+            max_pages=MAX_PAGES,
+        )
+    )
+    limit = max(2, -(-len(counted) // 5))
+    walked = _pages_ids(
+        expect_walk(
+            lambda c: api.get(path, params=with_cursor({"limit": limit}, c)),
+            "PAG-005",
+            max_pages=MAX_PAGES,
+        )
+    )
+    repeated = sorted({i for i in walked if walked.count(i) > 1})
+    skipped = [i for i in made if i not in walked]
+    expect_true(
+        None,
+        "PAG-009",
+        not repeated and not skipped,
+        expected=f"each row once in pages of {limit}, this test's {len(made)} among them",
+        got=f"repeated {repeated}, skipped {skipped}",
+    )
+
+
 @pytest.mark.req("PAG-002", "PAG-004", "PAG-005")
-@pytest.mark.parametrize("path", _own(DIRECTORY_LISTS))
+@pytest.mark.parametrize("path", _directory(DIRECTORY_LISTS))
 def test_walking_small_pages_serves_every_row_once(api: ApiClient, path: str) -> None:
     """Pages of about a fifth of the rows. People may join while a parallel run walks
     (no operation removes one), so the walk may hold rows the first read did not:

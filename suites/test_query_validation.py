@@ -8,8 +8,10 @@ typo). The matrix is derived, not listed: the query parameters and their types c
 `updated_since`, `window_start` and `window_end` date-times, `cursor`, `expand`,
 `fields`, `sort`), and the contact list's filters from the document's filter table
 (status and score enums, owner and organization ids, created since), under the names the
-target file gives them (`contact_filters.*`, `created_since_param`). One test id per
-operation, parameter and kind of invalid value.
+target file gives them (`contact_filters.*`, `created_since_param`). Every list the target
+file names (`[conventions.lists]`) takes the common parameters of reads, and a list of
+records `updated_since`, as the contact list does. One test id per operation, parameter
+and kind of invalid value.
 
 Where the document's 400 table has a row for the very case, that code is the answer
 (`invalid_cursor`, `unknown_expand`, `unknown_field`, `unknown_sort_field`); a window bound
@@ -18,6 +20,7 @@ reversed"), so both pass. Writes (`POST /v1/deals?expand=`) are left out: the or
 which a server checks a query and a body is not shown.
 """
 
+import dataclasses
 import string
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -26,7 +29,7 @@ import pytest
 
 from crm_conformance import ApiClient
 from crm_conformance.core import document
-from crm_conformance.steps import RecordFactory, expect_error, expect_error_among
+from crm_conformance.steps import RecordFactory, expect_error, expect_error_among, listings
 
 STATUSES = document.enum("Contact", "status")
 SCORES = document.enum("Contact", "score")
@@ -64,6 +67,8 @@ class Point:
     codes: tuple[str, ...] = VALIDATION
     convention: str | None = None
     """The target-file key naming the parameter, for a filter whose name is not shown."""
+    listing: listings.Listing | None = None
+    """The list the target file names, whose path is the target's (`path` names it)."""
 
     @property
     def id(self) -> str:
@@ -135,6 +140,26 @@ def _filter_points() -> Iterator[Point]:
         )
 
 
+COMMON = ("limit", "cursor", "sort", "expand", "fields")
+"""The "common query parameters of reads": every list takes them, and a list of records
+`updated_since` too ("changes to records are read by listing each resource with the
+`updated_since` filter")."""
+
+
+def _named_list_points() -> Iterator[Point]:
+    """The contact list's common parameters (and `updated_since`), each invalid value of
+    each, on every list the target file names."""
+    shown = [
+        p for p in document.query_parameters() if (p.method, p.path) == ("GET", "/v1/contacts")
+    ]
+    for listing in listings.NAMED:
+        taken = (*COMMON, "updated_since") if listing.synced else COMMON
+        for parameter in shown:
+            if parameter.name in taken:
+                for point in _typed_points(dataclasses.replace(parameter, path=listing.name)):
+                    yield dataclasses.replace(point, listing=listing)
+
+
 POINTS = (
     *(
         point
@@ -143,6 +168,7 @@ POINTS = (
         for point in _typed_points(parameter)
     ),
     *_filter_points(),
+    *_named_list_points(),
 )
 
 
@@ -177,6 +203,8 @@ def test_an_invalid_query_value_is_refused(
     for name in names:  # noted on every point that reads the shared record
         module_factory.adapter.require(PATH_FEATURES[name])
     path = point.path.format(**{name: request.getfixturevalue(name) for name in names})
+    if point.listing is not None:
+        path = point.listing.path(convention)
     name = convention(point.convention) if point.convention else point.label
     response = api.get(path, params={name: point.value})
     expect_error(response, point.req, status=400, code=point.codes)

@@ -9,7 +9,9 @@ as the list and accepts the same `expand` and `fields`"), each with and without
 channels, lost with a reason, custom fields) is read through each path, and each field
 of each path's row is compared with the retrieve's, a difference charged to the field's
 own rule where it has one, else to the path's. A deal reads the same in its create's
-answer (expanded or not) and at the target's retrieve, and an activity the same.
+answer (expanded or not) and at the target's retrieve, and an activity the same; a
+deal, an organization and an activity read the same in the list of their kind the target
+names as at its retrieve.
 
 `null` and a field left out are one value here (the document does not say that a field
 without a value is sent as null), except where it says a field appears: every custom
@@ -31,6 +33,7 @@ from crm_conformance.steps import (
     Updates,
     expect_error_among,
     expect_found,
+    expect_pages,
     expect_status,
     expect_success,
     expect_true,
@@ -320,6 +323,55 @@ def test_an_activity_reads_the_same_from_its_create_and_its_retrieve(
         path="the target's activity retrieve",
         path_req="ACT-001",
         field_req={},
+    )
+
+
+# --- a record in the list the target names is its retrieve --------------------------------
+
+LISTED_FIELD_REQ = {"deal": DEAL_FIELD_REQ, "organization": {}, "activity": {}}
+"""The rule of each field's own row, per kind whose list the target may name."""
+
+
+def _listed_record(kind: str, api: ApiClient, maker: operations.Maker) -> str:
+    """A record with values in the fields rules speak of: a deal with an organization, a
+    value, lost with a reason (where the workspace has one); others as the adapter makes
+    them."""
+    if kind != "deal":
+        return maker.record_id(kind)
+    organization = maker.record_id("organization")
+    body = {**maker.deal_body(), "organization_id": organization, "value": 1234.5}
+    reasons = maker.adapter.fixtures().lost_reasons
+    if reasons:
+        body |= {"status": "lost", "lost_reason_id": reasons[0], "lost_justification": "Read"}
+    return str(expect_success(api.post("/v1/deals", json=body), "DEAL-001").get("id"))
+
+
+@pytest.mark.req("SYNC-005")
+@pytest.mark.parametrize("kind", conventions.SYNCED)
+def test_a_record_reads_the_same_in_the_list_the_target_names(
+    api: ApiClient,
+    maker: operations.Maker,
+    updates: Updates,
+    convention: Callable[[str], str],
+    kind: str,
+) -> None:
+    """ "Changes to records are read by listing each resource": the row of a record in the
+    list of its kind (found from its own `updated_at` on, in `updated_at` order) is the
+    record the target's retrieve reads, field by field."""
+    record_id = _listed_record(kind, api, maker)
+    reference = updates.read(kind, record_id, "SYNC-005")
+    since = reference.get("updated_at")
+    if not isinstance(since, str):
+        pytest.skip(f"the {kind} retrieve shows no updated_at to list from")
+    path = conventions.path(convention, f"lists.{kind}_path")
+    rows = expect_pages(api, path, "SYNC-005", {"updated_since": since, "sort": "updated_at"})
+    expect_same_record(
+        None,
+        reference,
+        row_of(rows, record_id),
+        path=f"GET {path}",
+        path_req="SYNC-005",
+        field_req=LISTED_FIELD_REQ[kind],
     )
 
 

@@ -32,6 +32,8 @@ from crm_conformance.steps import (
     expect_true,
     first_page,
     instant,
+    listings,
+    operations,
     stamp,
     strings_in,
 )
@@ -40,44 +42,60 @@ FEED = "/v1/deleted-records"
 
 
 class Stamped:
-    """Contacts made with a chosen `updated_at`, around an instant an hour ago."""
+    """Records made with a chosen `updated_at`, around an instant an hour ago."""
 
-    def __init__(self, adapter: AdapterClient, unique: Callable[[str], str]) -> None:
+    def __init__(self, adapter: AdapterClient, maker: operations.Maker) -> None:
         self.adapter = adapter
-        self.unique = unique
+        self.maker = maker
         self.start = datetime.now(UTC).replace(microsecond=0) - timedelta(hours=1)
 
     def contact(self, updated_at: datetime, created_at: datetime | None = None) -> dict[str, Any]:
         """A contact last changed at `updated_at`, created then too unless `created_at`."""
         return self.adapter.create_record(
             kind="contact",
-            fields={"first_name": self.unique("sync"), "last_name": "Conformance"},
+            fields={"first_name": self.maker.unique("sync"), "last_name": "Conformance"},
             created_at=stamp(created_at or updated_at),
             updated_at=stamp(updated_at),
         )
 
+    def row(self, listing: listings.Listing, updated_at: datetime) -> dict[str, Any]:
+        """A row of `listing` (a list of records) created and last changed at `updated_at`."""
+        if listing.kind is None:
+            return self.contact(updated_at)
+        at = stamp(updated_at)
+        return self.maker.record(listing.kind, created_at=at, updated_at=at)
+
 
 @pytest.fixture
-def stamped(adapter: AdapterClient, unique: Callable[[str], str]) -> Stamped:
+def stamped(adapter: AdapterClient, maker: operations.Maker) -> Stamped:
     adapter.require("records")
-    return Stamped(adapter, unique)
+    return Stamped(adapter, maker)
 
 
-def _changed_since(api: ApiClient, since: datetime, req_id: str) -> list[dict[str, Any]]:
+def _changed_since(
+    api: ApiClient, since: datetime, req_id: str, path: str = "/v1/contacts"
+) -> list[dict[str, Any]]:
     query = {"updated_since": stamp(since), "sort": "updated_at"}
-    return expect_pages(api, "/v1/contacts", req_id, query)
+    return expect_pages(api, path, req_id, query)
 
 
 @pytest.mark.req("SYNC-001", "SYNC-003", "SYNC-005")
+@pytest.mark.parametrize("listing", [pytest.param(s, id=s.name) for s in listings.SYNCED])
 def test_updated_since_finds_changes_at_or_after_the_instant_in_updated_at_order(
-    api: ApiClient, stamped: Stamped
+    api: ApiClient,
+    stamped: Stamped,
+    convention: Callable[[str], str],
+    listing: listings.Listing,
 ) -> None:
-    edge = stamped.contact(stamped.start)
-    before = stamped.contact(stamped.start - timedelta(seconds=1))
-    stamped.contact(stamped.start + timedelta(seconds=1))  # a second row to order
+    """On the contact list and on every list of records the target file names ("changes
+    to records are read by listing each resource with the `updated_since` filter")."""
+    path = listing.path(convention)
+    edge = stamped.row(listing, stamped.start)
+    before = stamped.row(listing, stamped.start - timedelta(seconds=1))
+    stamped.row(listing, stamped.start + timedelta(seconds=1))  # a second row to order
     query = {"updated_since": stamp(stamped.start), "sort": "updated_at"}
-    response = first_page(api, "/v1/contacts", query)
-    records = _changed_since(api, stamped.start, "SYNC-001")
+    response = first_page(api, path, query)
+    records = _changed_since(api, stamped.start, "SYNC-001", path)
     ids = [record.get("id") for record in records]
     expect_true(
         response,

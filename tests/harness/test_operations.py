@@ -12,14 +12,15 @@ def test_every_described_operation_has_a_call() -> None:
     assert not described & named
 
 
-def test_the_named_operations_are_each_kinds_update_and_retrieve() -> None:
-    """An update per kind the target file can name, guarded by its row's write scope, and
-    a retrieve per kind it reads back, by the read scope."""
+def test_the_named_operations_are_each_kinds_update_retrieve_and_list() -> None:
+    """An update per kind the target file can name, guarded by its row's write scope, a
+    retrieve per kind it reads back and a list per kind it lists, by the read scope."""
     by_id = {operation.operation_id: operation for operation in operations.NAMED}
     assert by_id["updateActivity"].scopes == ("activities:write",)
     assert not by_id["updateDeal"].reads
     assert by_id["getOrganization"].reads and by_id["getOrganization"].group == "organizations"
-    assert len(by_id) == 7
+    assert by_id["listDeals"].scopes == ("deals:read",) and by_id["listDeals"].reads
+    assert len(by_id) == 13
 
 
 def test_reads_are_read_scopes_or_gets() -> None:

@@ -84,11 +84,12 @@ def test_the_package_is_marked_typed() -> None:
 
 SUITE_MODULES = {
     "crm_conformance.core": {"conventions", "document"},
-    "crm_conformance.steps": {"operations"},
+    "crm_conformance.steps": {"listings", "operations"},
     "crm_conformance.fuzz": {"adapters", "budget", "guard", "judging", "loader", "replay"},
 }
 """Modules a suite reads by name (`document.page_limit()`, `conventions.Lookup`): the
-document's constants, the target's conventions, one call of each operation, the fuzz layer."""
+document's constants, the target's conventions, one call of each operation, the lists, the
+fuzz layer."""
 
 
 def _exported(module: str) -> set[str]:

@@ -46,6 +46,16 @@ of other resources: not shown")."""
 RETRIEVED = ("organization", "deal", "activity")
 """The resources whose retrieve the target file may name (the contact's is shown)."""
 
+LISTED = ("organization", "deal", "activity", "tag", "conversation", "campaign")
+"""The resources whose list the target file may name. The document shows the lists of
+contacts, users and audiences only, yet "Changes to records are read by listing each
+resource with the `updated_since` filter", and the common query parameters are those "of
+reads": a list the target offers is held to them."""
+
+SYNCED = ("organization", "deal", "activity")
+"""The listed resources that are records (the deletion feed's resources besides
+contacts): their lists take `updated_since`."""
+
 KEYS: tuple[Key, ...] = (
     Key("tag_catalogue_field", "the body field of POST /v1/tags that picks the catalogue"),
     Key("created_since_param", 'the query name of the contact list\'s "created since" filter'),
@@ -88,6 +98,7 @@ KEYS: tuple[Key, ...] = (
         )
         for resource in RETRIEVED
     ),
+    *(Key(f"lists.{resource}_path", f"the path listing {resource} rows") for resource in LISTED),
 )
 """Every convention the suites read. Paths hold `{conversation_id}`, `{campaign_id}`,
 `{event_id}` or a record's id (`{contact_id}`, ...); the assign body holds

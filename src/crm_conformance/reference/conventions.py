@@ -67,16 +67,30 @@ CONVENTIONS: dict[str, Any] = {
         f"{resource}_path": f"/v1/{_UPDATED[resource]}/{{{resource}_id}}"
         for resource in ("organization", "deal", "activity")
     },
+    "lists": {
+        f"{resource}_path": f"/v1/{plural}"
+        for resource, plural in (
+            ("organization", "organizations"),
+            ("deal", "deals"),
+            ("activity", "activities"),
+            ("tag", "tags"),
+            ("conversation", "conversations"),
+            ("campaign", "campaigns"),
+        )
+    },
 }
 """The reference's choices: the defaults `examples/target.toml` documents."""
 
 
 def conventions_for(variants: Iterable[str]) -> dict[str, Any]:
-    """CONVENTIONS with the overrides of each variant in `variants` merged in."""
+    """CONVENTIONS with the overrides of each variant in `variants` merged in (a `None`
+    drops the key: the variant offers no such operation)."""
     merged = {k: dict(v) if isinstance(v, Mapping) else v for k, v in CONVENTIONS.items()}
     for name in sorted(variants):
         for key, value in VARIANTS[name].conventions.items():
-            if isinstance(value, Mapping):
+            if value is None:
+                merged.pop(key, None)
+            elif isinstance(value, Mapping):
                 merged.setdefault(key, {}).update(value)
             else:
                 merged[key] = value

@@ -8,7 +8,7 @@ from typing import Any
 
 from crm_conformance.reference import external_ids, field_definitions, owners, tags, visibility
 from crm_conformance.reference.api_errors import not_found
-from crm_conformance.reference.listing import ListSpec
+from crm_conformance.reference.listing import ListSpec, parse_since
 from crm_conformance.reference.reply import Reply
 from crm_conformance.reference.request_body import BodyFields
 from crm_conformance.reference.routing import Call, RouteTable
@@ -158,16 +158,20 @@ def create_organization(call: Call) -> Reply:
 
 @routes.get("/v1/organizations", scopes=("organizations:read",), replaced_by=("no_unshown_lists",))
 def list_organizations(call: Call) -> Reply:
-    params = call.list_params(SPEC, filters=("external_id",))
+    params = call.list_params(SPEC, filters=("external_id", "updated_since"))
     external = call.query.getlist("external_id")
+    since = parse_since("updated_since", call.single("updated_since"))
     with call.transaction() as tx:
         rows = [
             row
             for row in tx.all(call.workspace, "organization")
-            if call.sees(row) and (not external or row.get("external_id") in external)
+            if call.sees(row)
+            and (not external or row.get("external_id") in external)
+            and (since is None or row["updated_at"] >= since)
         ]
+        identity = {"external_id": external, "updated_since": since}
         return call.list_reply(
-            SPEC, rows, params, {"external_id": external}, lambda r: render(tx, call.workspace, r)
+            SPEC, rows, params, identity, lambda r: render(tx, call.workspace, r)
         )
 
 

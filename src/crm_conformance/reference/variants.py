@@ -34,7 +34,8 @@ class Variant:
     afford (a production-like allowance paces a whole run to many minutes)."""
     conventions: Mapping[str, Any] = field(default_factory=dict)
     """The target-file conventions this variant chooses otherwise (merged over the
-    reference's, `reference/conventions.py`), so its target file says what it does."""
+    reference's, `reference/conventions.py`; `None` drops a table), so its target file
+    says what it does."""
 
 
 _VARIANTS = (
@@ -400,7 +401,8 @@ _VARIANTS = (
         "GET /v1/organizations, /v1/deals, /v1/activities, /v1/tags and /v1/campaigns do not "
         "exist (404, or 405 where the path takes a POST; those lists are not shown), as on "
         "a server that offers only the operations the document shows: a run's records are "
-        "swept through its ledger",
+        "swept through its ledger; its target file names no list",
+        conventions={"lists": None},
     ),
 )
 

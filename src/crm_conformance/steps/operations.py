@@ -91,6 +91,13 @@ class Maker:
         new contact), visible to everyone, through the adapter."""
         if resource == "contact":
             return self.contact_id()
+        return str(self.record(resource)["id"])
+
+    def record(
+        self, resource: str, *, created_at: str | None = None, updated_at: str | None = None
+    ) -> dict[str, Any]:
+        """A new organization, deal or activity as `record_id` makes it, stamped with the
+        given `created_at` and `updated_at` (the adapter's), as the API renders it."""
         fields: dict[str, Any] = {"visibility": "company"}
         if resource == "organization":
             fields["name"] = self.unique("call")
@@ -102,8 +109,28 @@ class Maker:
                 "due_at": stamp(),
                 "record_id": self.contact_id(),
             }
-        made = self.adapter.create_record(kind=resource, fields=fields, workspace=self.workspace)
-        return str(made["id"])
+        return self.adapter.create_record(
+            kind=resource,
+            fields=fields,
+            workspace=self.workspace,
+            created_at=created_at,
+            updated_at=updated_at,
+        )
+
+    def listed_id(self, kind: str, client: ApiClient) -> str:
+        """A new row of the list of `kind` (one of `conventions.LISTED`): a record or a
+        conversation or campaign through the adapter, a tag through `client` (the
+        adapter makes none)."""
+        if kind in conventions.SYNCED:
+            return self.record_id(kind)
+        if kind == "conversation":
+            return self.conversation_id("waiting", None)
+        if kind == "campaign":
+            return self.campaign_id("paused")
+        response = client.post("/v1/tags", json=self.tag_body())
+        if not response.is_success:
+            self.skip(f"a tag to list could not be made: POST /v1/tags {response.status_code}")
+        return str(response.json()["id"])
 
     def campaign_id(self, status: str) -> str:
         made = self.adapter.create_campaign(
@@ -228,10 +255,11 @@ BUILDERS: dict[str, Callable[[Maker], Call]] = {
 @dataclass(frozen=True)
 class NamedOperation:
     """An operation the document names but does not show ("Update, delete and retrieve
-    operations of other resources: not shown"), reached where the target file says
-    (`[conventions.updates]`, `[conventions.retrieve]`). It is held to the rules of every
-    operation: the scope of its resource's row ("`read` covers list and retrieve; `write`
-    covers create, update and delete"), the key of every write."""
+    operations of other resources: not shown"; the lists "changes to records are read
+    by"), reached where the target file says (`[conventions.updates]`, `.retrieve`,
+    `.lists`). It is held to the rules of every operation: the scope of its resource's
+    row ("`read` covers list and retrieve; `write` covers create, update and delete"),
+    the key of every write."""
 
     operation_id: str
     group: str
@@ -264,8 +292,24 @@ ROWS = {
     "organization": "organizations",
     "deal": "deals",
     "activity": "activities",
+    "tag": "tags",
+    "conversation": "conversations",
+    "campaign": "campaigns",
 }
-"""The row of the scope table (and the resource group) of each record kind."""
+"""The row of the scope table (and the resource group) of each kind a named operation
+reads or writes."""
+
+
+def _list(kind: str) -> Callable[[Maker], Call]:
+    return lambda maker: Call(
+        "GET", conventions.path(maker.convention, f"lists.{kind}_path"), (("limit", "1"),)
+    )
+
+
+def list_id(kind: str) -> str:
+    """The operation id of the list of `kind` the target file names (`listDeals`, ...)."""
+    return f"list{ROWS[kind].title()}"
+
 
 NAMED: tuple[NamedOperation, ...] = (
     *(
@@ -276,11 +320,16 @@ NAMED: tuple[NamedOperation, ...] = (
         NamedOperation(f"get{kind.title()}", ROWS[kind], (f"{ROWS[kind]}:read",))
         for kind in conventions.RETRIEVED
     ),
+    *(
+        NamedOperation(list_id(kind), ROWS[kind], (f"{ROWS[kind]}:read",))
+        for kind in conventions.LISTED
+    ),
 )
-"""The updates and retrieves the target file names, one per record kind."""
+"""The updates, retrieves and lists the target file names, one per kind."""
 
 BUILDERS.update({f"update{kind.title()}": _update(kind) for kind in conventions.UPDATED})
 BUILDERS.update({f"get{kind.title()}": _retrieve(kind) for kind in conventions.RETRIEVED})
+BUILDERS.update({list_id(kind): _list(kind) for kind in conventions.LISTED})
 
 
 def call_of(operation: DescribedOperation | NamedOperation, maker: Maker) -> Call:
