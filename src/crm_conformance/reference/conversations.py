@@ -125,7 +125,11 @@ def _store(call: Call, tx: Transaction, record: Record, *, touch: bool = True) -
     return Reply(200, render(tx, call.workspace, stored))
 
 
-@routes.get("/v1/conversations", scopes=("conversations:read",))
+@routes.get(
+    "/v1/conversations",
+    scopes=("conversations:read",),
+    variant_scopes=(("conversations_list_unguarded", ()),),
+)
 def list_conversations(call: Call) -> Reply:
     params = call.list_params(SPEC, filters=("status", "contact_id", "updated_since"))
     statuses = call.query.getlist("status")

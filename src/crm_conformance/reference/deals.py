@@ -411,6 +411,8 @@ def list_deals(call: Call) -> Reply:
     params = call.list_params(SPEC, filters=(*filters, "updated_since"))
     chosen = {name: call.query.getlist(name) for name in filters if call.query.getlist(name)}
     since_stamp = parse_since("updated_since", call.single("updated_since"))
+    if call.settings.has_fault("deals_list_ignores_updated_since"):
+        since_stamp = None  # validated, then never applied
     with call.transaction() as tx:
         rows = [
             row
@@ -424,8 +426,15 @@ def list_deals(call: Call) -> Reply:
             rows,
             params,
             {"filters": chosen, "updated_since": since_stamp},
-            lambda r: render(tx, call.workspace, r, params.expand),
+            lambda r: _listed(call, render(tx, call.workspace, r, params.expand)),
         )
+
+
+def _listed(call: Call, rendered: dict[str, Any]) -> dict[str, Any]:
+    """A deal as the list renders it (the list's own serializer)."""
+    if call.settings.has_fault("deals_list_drops_lost_reason"):
+        rendered.pop("lost_reason", None)  # a join the list query left out
+    return rendered
 
 
 @routes.get("/v1/deals/{deal_id}", scopes=("deals:read",))

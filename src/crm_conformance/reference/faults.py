@@ -1960,6 +1960,43 @@ _FAULTS = (
         "the organization retrieve serves any organization of the workspace to an OAuth "
         "token, another person's private one included",
     ),
+    Fault(
+        "organizations_list_refuses_limit_200",
+        ("PAG-008",),
+        "the organization list refuses limit=200 (its bound check reads `< 200`), while the "
+        "contact list takes it",
+    ),
+    Fault(
+        "deals_list_ignores_updated_since",
+        ("SYNC-001", "SYNC-005"),
+        "the deal list validates updated_since and never applies it: every deal is listed",
+    ),
+    Fault(
+        "deals_list_drops_lost_reason",
+        ("SYNC-005", "DEAL-020"),
+        "the deal list's serializer leaves out lost_reason, which the retrieve shows",
+    ),
+    Fault(
+        "activities_list_cursor_unchecked",
+        ("PAG-007",),
+        "a corrupt cursor on the activity list answers 500 instead of 400 invalid_cursor",
+    ),
+    Fault(
+        "campaign_pages_overlap",
+        ("PAG-009", "PAG-005"),
+        "the campaign list's next page starts at the last row served (`>=` for `>`): each "
+        "page repeats the row before it",
+    ),
+    Fault(
+        "tags_list_limit_as_string",
+        ("PAG-001", "PAG-003"),
+        'the tag list echoes meta.limit as the query\'s string ("1"), not an integer',
+    ),
+    Fault(
+        "conversations_list_unguarded",
+        ("SCOPE-012", "SCOPE-002"),
+        "the conversation list checks no scope (its retrieve checks conversations:read)",
+    ),
 )
 
 FAULTS: dict[str, Fault] = {fault.name: fault for fault in _FAULTS}

@@ -7,7 +7,7 @@ organization endpoints here (create, list, retrieve, update, delete).
 from typing import Any
 
 from crm_conformance.reference import external_ids, field_definitions, owners, tags, visibility
-from crm_conformance.reference.api_errors import not_found
+from crm_conformance.reference.api_errors import bad_query, not_found
 from crm_conformance.reference.listing import ListSpec, parse_since
 from crm_conformance.reference.reply import Reply
 from crm_conformance.reference.request_body import BodyFields
@@ -159,6 +159,8 @@ def create_organization(call: Call) -> Reply:
 @routes.get("/v1/organizations", scopes=("organizations:read",), replaced_by=("no_unshown_lists",))
 def list_organizations(call: Call) -> Reply:
     params = call.list_params(SPEC, filters=("external_id", "updated_since"))
+    if params.limit >= 200 and call.settings.has_fault("organizations_list_refuses_limit_200"):
+        raise bad_query("limit", "must be less than 200", "range")  # `<` for `<=`
     external = call.query.getlist("external_id")
     since = parse_since("updated_since", call.single("updated_since"))
     with call.transaction() as tx:

@@ -165,7 +165,10 @@ def list_tags(call: Call) -> Reply:
     with call.transaction() as tx:
         rows = tx.all(call.workspace, "tag")
     rows = [row for row in rows if catalogue is None or row["catalogue"] == catalogue]
-    return call.list_reply(SPEC, rows, params, {CATALOGUE_FIELD: catalogue}, render)
+    reply = call.list_reply(SPEC, rows, params, {CATALOGUE_FIELD: catalogue}, render)
+    if call.settings.has_fault("tags_list_limit_as_string"):
+        reply.body["meta"]["limit"] = str(params.limit)  # echoed from the raw query
+    return reply
 
 
 @routes.get("/v1/tags/{tag_id}", scopes=("tags:read",))
