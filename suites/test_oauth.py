@@ -182,6 +182,41 @@ def test_a_person_retrieves_a_record_of_another_kind_only_when_they_see_it(
     expect_status(read(hidden), "OAUTH-004", *range(400, 500))
 
 
+@pytest.mark.req("OAUTH-003", "OAUTH-004")
+@pytest.mark.parametrize("kind", ["organization", "deal"])
+def test_a_person_lists_records_of_another_kind_only_when_they_see_them(
+    api: ApiClient, factory: RecordFactory, updates: Updates, kind: str
+) -> None:
+    """The person's view holds on the lists the target names too: the list of the kind
+    (from the two records' `updated_at` on) holds their own private record and not
+    another person's."""
+    me, other = factory.user(), factory.user()
+    own = updates.made(kind, owner_id=me["id"], visibility="private")
+    hidden = updates.made(kind, owner_id=other["id"], visibility="private")
+    oauth = api.with_token(factory.token(kind="oauth", user_id=me["id"]).token)
+    path = conventions.path(updates.convention, f"lists.{kind}_path")
+    stamps = [r.get("updated_at") for r in (own, hidden) if isinstance(r.get("updated_at"), str)]
+    if len(stamps) < 2:
+        pytest.skip(f"the adapter's {kind} shows no updated_at to list from")
+    query = {"updated_since": min(stamps, key=instant), "sort": "updated_at"}
+    listed = {str(row.get("id")) for row in expect_pages(oauth, path, "OAUTH-003", query)}
+    first = first_page(oauth, path, query)
+    expect_true(
+        first,
+        "OAUTH-003",
+        str(own["id"]) in listed,
+        expected=f"the person's own private {kind} {own['id']} in GET {path}",
+        got="not listed",
+    )
+    expect_true(
+        first,
+        "OAUTH-004",
+        str(hidden["id"]) not in listed,
+        expected=f"another person's private {kind} {hidden['id']} not in GET {path}",
+        got="listed to the OAuth token",
+    )
+
+
 @pytest.mark.req("OAUTH-002", "OAUTH-003", "OAUTH-004", "OAUTH-005", "SRCH-001")
 def test_a_person_searches_what_they_see_and_not_another_persons_private_record(
     people: People,

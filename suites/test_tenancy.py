@@ -189,6 +189,7 @@ class Records:
                 workspace=self.workspace,
             )["id"],
             EVENT: self._record_event,
+            "tag": self._make_tag,
             "camp": lambda: self.adapter.create_campaign(
                 status="running", name=self.unique("tenancy"), workspace=self.workspace
             )["id"],
@@ -208,6 +209,13 @@ class Records:
         key = "success_events.create"
         body = conventions.body(self.convention, f"{key}_body", code=code, value=conventions.OMIT)
         answer = self.client.post(conventions.path(self.convention, f"{key}_path"), json=body)
+        made = answer.json() if answer.is_success else None
+        return made.get("id") if isinstance(made, dict) else None
+
+    def _make_tag(self) -> str | None:
+        """A tag (the adapter makes none: made through the API)."""
+        body = {"name": self.unique("tenancy"), self.convention("tag_catalogue_field"): "contact"}
+        answer = self.client.post("/v1/tags", json=body)
         made = answer.json() if answer.is_success else None
         return made.get("id") if isinstance(made, dict) else None
 
@@ -687,10 +695,33 @@ def _deleted(resource: str) -> ReadOf:
     return read
 
 
+LISTED_PREFIX = {
+    "organization": "org",
+    "deal": "deal",
+    "activity": "act",
+    "tag": "tag",
+    "conversation": "conv",
+    "campaign": "camp",
+}
+"""The id prefix of the record each list the target file may name lists."""
+
+
+def _named_list(kind: str) -> ReadOf:
+    """The list of `kind` the target file names, whole (bounded), for the second
+    workspace's record of that kind."""
+
+    def read(elsewhere: Records, convention: conventions.Lookup) -> Read:
+        path = conventions.path(convention, f"lists.{kind}_path")
+        return Read("GET", path, {}, None, elsewhere.id_of(LISTED_PREFIX[kind]))
+
+    return read
+
+
 def _reads() -> dict[str, ReadOf]:
     """Every read point: the contact list under each filter the target names and each
     date-time query the description gives it, search by `q` on each field it covers and
-    by a condition, every other list, and the deletion feed of each resource."""
+    by a condition, every other list (the target's named lists too), and the deletion
+    feed of each resource."""
     reads: dict[str, ReadOf] = {}
     contact = document.schema("Contact")["properties"]
     for key in conventions.KEYS:
@@ -713,6 +744,8 @@ def _reads() -> dict[str, ReadOf]:
     reads["listAudiences"] = _audience
     reads["listPipelines"] = _pipeline
     reads["listSuccessEventTypes"] = _event_type
+    for kind in conventions.LISTED:
+        reads[operations.list_id(kind)] = _named_list(kind)
     return reads
 
 

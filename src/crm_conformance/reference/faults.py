@@ -1997,6 +1997,18 @@ _FAULTS = (
         ("SCOPE-012", "SCOPE-002"),
         "the conversation list checks no scope (its retrieve checks conversations:read)",
     ),
+    Fault(
+        "conversations_list_all_workspaces",
+        ("TEN-001",),
+        "the conversation list serves every workspace's conversations (its query has no "
+        "workspace condition), though each retrieve is scoped",
+    ),
+    Fault(
+        "organization_list_ignores_visibility",
+        ("OAUTH-004",),
+        "the organization list shows an OAuth token every organization, another person's "
+        "private ones too (the retrieve checks what the person sees)",
+    ),
 )
 
 FAULTS: dict[str, Fault] = {fault.name: fault for fault in _FAULTS}

@@ -167,7 +167,7 @@ def list_organizations(call: Call) -> Reply:
         rows = [
             row
             for row in tx.all(call.workspace, "organization")
-            if call.sees(row)
+            if (call.sees(row) or call.settings.has_fault("organization_list_ignores_visibility"))
             and (not external or row.get("external_id") in external)
             and (since is None or row["updated_at"] >= since)
         ]
