@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from crm_conformance import ApiClient
-from crm_conformance.core import document
+from crm_conformance.core import conventions, document
 from crm_conformance.steps import (
     RecordFactory,
     error_of,
@@ -30,6 +30,7 @@ from crm_conformance.steps import (
     expect_walk,
     ids_of,
     instant,
+    operations,
     with_cursor,
 )
 
@@ -237,6 +238,65 @@ def test_fields_returns_only_the_named_fields_with_id_and_object(contacts: Conta
         expect_value(
             response, "QRY-010", "email", got=record.get("email"), expected=contact["email"]
         )
+
+
+NARROWED_TO = {
+    "organization": "name",
+    "deal": "title",
+    "activity": "title",
+    "tag": "name",
+    "conversation": "status",
+    "campaign": "name",
+}
+"""A field of each kind's table in the document, which `fields` names alone."""
+
+
+def _named_reads() -> list[Any]:
+    """Each list the target file may name, and each retrieve."""
+    points = [pytest.param(kind, "list", id=f"list-{kind}") for kind in conventions.LISTED]
+    points += [pytest.param(kind, "retrieve", id=f"get-{kind}") for kind in conventions.RETRIEVED]
+    return points
+
+
+@pytest.mark.req("QRY-010", "QRY-011")
+@pytest.mark.parametrize(("kind", "read"), _named_reads())
+def test_fields_narrows_every_read_the_target_names(
+    api: ApiClient,
+    maker: operations.Maker,
+    convention: Callable[[str], str],
+    kind: str,
+    read: str,
+) -> None:
+    """ "`fields` | comma-separated field names to return; `object` and `id` always
+    included" is a rule "of reads": on each list and retrieve the target names, a row
+    narrowed to one field of its table carries that field, `id` and `object`, and
+    nothing else (a deal's Always present fields may stay)."""
+    name = NARROWED_TO[kind]
+    made = maker.listed_id(kind, api)
+    if read == "list":
+        path = conventions.path(convention, f"lists.{kind}_path")
+        response = api.get(path, params={"fields": name, "limit": 5})
+        rows = expect_status(response, "QRY-010", 200).get("data") or []
+    else:
+        path = conventions.path(convention, f"retrieve.{kind}_path", **{f"{kind}_id": made})
+        response = api.get(path, params={"fields": name})
+        rows = [expect_status(response, "QRY-010", 200)]
+    expect_true(
+        response,
+        "QRY-010",
+        bool(rows),
+        expected=f"a row of GET {path} (a {kind} was just made)",
+        got=response.text[:200],
+    )
+    for row in rows:
+        expect_true(
+            response,
+            "QRY-011",
+            isinstance(row, dict) and {"id", "object"} <= set(row),
+            expected=f"id and object present when fields={name}",
+            got=f"{row!r}"[:200],
+        )
+        expect_narrowed(response, "QRY-010", row, (name,))
 
 
 # --- filters -----------------------------------------------------------------------

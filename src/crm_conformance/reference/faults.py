@@ -2009,6 +2009,16 @@ _FAULTS = (
         "the organization list shows an OAuth token every organization, another person's "
         "private ones too (the retrieve checks what the person sees)",
     ),
+    Fault(
+        "activity_retrieve_ignores_fields",
+        ("QRY-010",),
+        "the activity retrieve validates fields and renders the whole activity all the same",
+    ),
+    Fault(
+        "tags_list_fields_drop_id",
+        ("QRY-011",),
+        "the tag list narrowed by fields keeps only the names asked for: no id",
+    ),
 )
 
 FAULTS: dict[str, Fault] = {fault.name: fault for fault in _FAULTS}

@@ -166,6 +166,9 @@ def list_tags(call: Call) -> Reply:
         rows = tx.all(call.workspace, "tag")
     rows = [row for row in rows if catalogue is None or row["catalogue"] == catalogue]
     reply = call.list_reply(SPEC, rows, params, {CATALOGUE_FIELD: catalogue}, render)
+    if params.fields is not None and call.settings.has_fault("tags_list_fields_drop_id"):
+        for row in reply.body["data"]:
+            row.pop("id", None)  # the projection keeps only the names asked for
     if call.settings.has_fault("tags_list_limit_as_string"):
         reply.body["meta"]["limit"] = str(params.limit)  # echoed from the raw query
     return reply
