@@ -17,14 +17,16 @@ import httpx
 import pytest
 
 from crm_conformance import ApiClient
-from crm_conformance.core import document
+from crm_conformance.core import conventions, document
 from crm_conformance.steps import (
     RecordFactory,
+    absent_id,
     error_of,
     expect_error,
     expect_status,
     expect_true,
     listings,
+    operations,
     refill_window,
     universal,
 )
@@ -85,6 +87,75 @@ def test_error_request_id_equals_the_header(api: ApiClient, cause: str) -> None:
         request_id == header,
         expected=f"error.request_id = {header!r} (the X-Request-ID header)",
         got=f"error.request_id = {request_id!r}",
+    )
+
+
+def _same_codes(api: ApiClient, maker: operations.Maker) -> list[Provoke]:
+    """Requests whose errors share codes across operations: a missing id in a body (the
+    deal's and the activity's record_not_found), a missing record on each retrieve, an
+    invalid query value on each list and an invalid body field on each create
+    (validation_failed, 400 and 422), a corrupt cursor on each list. The named retrieves
+    and lists are among them where the target file names them."""
+    absent_contact = absent_id("con")
+    deal = {**maker.deal_body(), "contact_id": absent_contact}
+    provoked: list[Provoke] = [
+        lambda a: a.post("/v1/deals", json=deal),
+        lambda a: a.post(
+            "/v1/activities", json={**maker.activity_body(), "record_id": absent_contact}
+        ),
+        lambda a: a.post("/v1/deals", json={**deal, "title": ""}),
+        lambda a: a.post("/v1/activities", json={"title": ""}),
+        PROVOKED["404 for a missing record"],
+        PROVOKED["400 for an invalid query value"],
+        PROVOKED["422 for an invalid body field"],
+    ]
+    paths = [listing.name for listing in listings.SHOWN]
+    for kind in conventions.LISTED:
+        try:
+            paths.append(conventions.path(maker.convention, f"lists.{kind}_path"))
+        except pytest.skip.Exception:
+            continue  # a list the target does not offer: nothing to compare there
+    for path in paths:
+        provoked.append(lambda a, p=path: a.get(p, params={"limit": 0}))
+        provoked.append(lambda a, p=path: a.get(p, params={"cursor": "not-a-cursor-%%"}))
+    for kind in conventions.RETRIEVED:
+        ids = {f"{kind}_id": absent_id(PREFIXES[kind])}
+        try:
+            path = conventions.path(maker.convention, f"retrieve.{kind}_path", **ids)
+        except pytest.skip.Exception:
+            continue
+        provoked.append(lambda a, p=path: a.get(p))
+    return provoked
+
+
+PREFIXES = {"organization": "org", "deal": "deal", "activity": "act"}
+
+
+@pytest.mark.req("ERR-021")
+def test_an_error_code_keeps_one_type_on_every_operation(
+    api: ApiClient, maker: operations.Maker
+) -> None:
+    """The type is "coarse and stable; new codes may appear under a type": a code sits
+    under one type, whichever operation answers it. The same codes are provoked on each
+    operation that can answer them, and each code's types compared. (Every answer of
+    the run is held to it as well: `checks.code_keeps_its_type`.)"""
+    seen: dict[str, dict[str, str]] = {}
+    last = None
+    for provoke in _same_codes(api, maker):
+        last = provoke(api)
+        universal(last)
+        error = error_of(last) if last.status_code >= 400 else {}
+        code, kind = error.get("code"), error.get("type")
+        if isinstance(code, str) and isinstance(kind, str):
+            where = f"{last.request.method} {last.request.url.path} -> {last.status_code}"
+            seen.setdefault(code, {}).setdefault(kind, where)
+    split = {code: types for code, types in seen.items() if len(types) > 1}
+    expect_true(
+        last,
+        "ERR-021",
+        not split,
+        expected="each error code under one type on every operation",
+        got="; ".join(f"{code}: {types}" for code, types in sorted(split.items())),
     )
 
 

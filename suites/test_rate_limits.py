@@ -116,14 +116,15 @@ def _throttle(api: ApiClient, factory: RecordFactory) -> Throttled:
     )
 
 
-@pytest.mark.req("RATE-002", "HDR-002", "HDR-006")
+@pytest.mark.req("RATE-002", "HDR-002", "HDR-006", "HDR-005")
 def test_a_token_over_its_allowance_gets_429_with_retry_after(
     api: ApiClient, factory: RecordFactory
 ) -> None:
     """The universal checks on the refusal hold the integer `Retry-After` (HDR-002),
     the envelope, the type for a 429 and the rate-limit headers. `X-RateLimit-Limit`
     is "requests allowed in the current window": when every request fell in one window,
-    exactly that many were answered before the refusal."""
+    exactly that many were answered before the refusal. A second refusal has an
+    X-Request-ID of its own (HDR-005: a "unique request id", 429s included)."""
     throttled = _throttle(api, factory)
     refusal = throttled.refusal
     if throttled.in_one_window:
@@ -142,6 +143,16 @@ def test_a_token_over_its_allowance_gets_429_with_retry_after(
         expected="a Retry-After header on the 429",
         got=f"headers {sorted(refusal.headers)}",
     )
+    again = _read(throttled.client, throttled.allowance)
+    if again.status_code == 429:  # a second refusal: a "unique request id" of its own
+        ids = [answer.headers.get("X-Request-ID") for answer in (refusal, again)]
+        expect_true(
+            again,
+            "HDR-005",
+            ids[0] != ids[1],
+            expected="each 429 with its own X-Request-ID",
+            got=f"both {ids[0]!r}",
+        )
 
 
 @pytest.mark.req("RATE-001")

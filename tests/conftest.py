@@ -5,9 +5,12 @@ file, whose module name `conftest` tests/harness/conftest.py holds already).
 """
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from crm_conformance.core import answers
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -17,3 +20,11 @@ from tiers import mark_tiers
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     mark_tiers(items)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_answers() -> Iterator[None]:
+    """Each project test starts with no answer remembered (`core.answers` is the run's
+    memory of answers; a test's fake server may reuse an id another test's did)."""
+    answers.forget()
+    yield

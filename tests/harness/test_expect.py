@@ -117,7 +117,8 @@ def test_expect_pages_asks_for_the_first_page_without_a_cursor() -> None:
             "meta": {"has_more": not last, "limit": 200},
             "links": {"next": None if last else "c1"},
         }
-        return httpx.Response(200, json=body, headers=rate_headers(REQUEST_ID), request=request)
+        headers = rate_headers(f"req_{len(sent):032x}")  # each answer its own id
+        return httpx.Response(200, json=body, headers=headers, request=request)
 
     client = ApiClient(base_url="http://t", token=TOKEN, transport=httpx.MockTransport(handle))
     records = expect_pages(client, "/v1/contacts", "CON-034", {"email": ["a@x.io", "b@x.io"]})

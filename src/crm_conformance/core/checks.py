@@ -21,7 +21,7 @@ from typing import Any
 
 import httpx
 
-from crm_conformance.core import evidence
+from crm_conformance.core import answers, evidence
 from crm_conformance.core.failure import ConformanceFailure
 
 Evaluated = bool | frozenset[str]
@@ -390,6 +390,52 @@ def request_id_header(response: httpx.Response) -> Evaluated:
             response,
             expected="a non-empty X-Request-ID header",
             got="no X-Request-ID header" if value is None else "an empty X-Request-ID header",
+        )
+    return True
+
+
+@check("HDR-005")
+def request_id_names_one_answer(response: httpx.Response) -> Evaluated:
+    """Limits: `X-Request-ID` is a "unique request id": no other answer of the run carries
+    this one's (`answers`, where the client noted every answer once as it arrived, 429s
+    and unread answers included). A replay or a cache's copy may repeat an earlier id
+    and is not judged; an answer the client never received (built by hand) neither.
+    """
+    value = response.headers.get("X-Request-ID")
+    if not value or answers.repeated_legally(response):
+        return False
+    count = answers.answers_with(value)
+    if count == 0:
+        return False
+    if count > 1:
+        raise _fail(
+            "HDR-005",
+            response,
+            expected="an X-Request-ID that no other answer of the run carries",
+            got=f"X-Request-ID {value!r} on {count} answers of this run",
+        )
+    return True
+
+
+@check("ERR-021")
+def code_keeps_its_type(response: httpx.Response) -> Evaluated:
+    """The error `type` is "coarse and stable; new codes may appear under a type": a
+    code sits under one type, so over the whole run (every answer the client received,
+    `answers`) it comes with that one, and a client branching on `type` never sees one
+    code take two paths.
+    """
+    error = answers.error_of(response)
+    if error is None:
+        return False
+    code, kind = error
+    others = {other: where for other, where in answers.types_of(code).items() if other != kind}
+    if others:
+        seen = "; ".join(f"type {other} on {where}" for other, where in sorted(others.items()))
+        raise _fail(
+            "ERR-021",
+            response,
+            expected=f"code {code} with the one type it has elsewhere in the run",
+            got=f"type {kind} here; {seen}",
         )
     return True
 

@@ -29,7 +29,7 @@ from crm_conformance._errors import (
     TargetUnavailable,
     TargetUnreachable,
 )
-from crm_conformance.core import retries
+from crm_conformance.core import answers, retries
 from crm_conformance.core.bounds import (
     DEFAULT_MAX_RESPONSE_BYTES,
     ExchangeBounds,
@@ -428,6 +428,7 @@ class ApiClient:
             raise
         elapsed = time.perf_counter() - started
         self.log.exchanges.append(self._record(request, response, elapsed))
+        answers.note(response)
         self._note_created(request, response)
         server_error = response.status_code >= 500
         self.breaker.record(

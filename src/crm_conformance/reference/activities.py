@@ -81,6 +81,10 @@ def linked_record(call: Call, tx: Transaction, record_id: str) -> str:
             "record_not_found",
             "No contact, organization or deal with this id.",
             param="record_id",
+            # the activity module's own error helper types a body's problem as the request's
+            error_type="invalid_request_error"
+            if call.settings.has_fault("activity_record_not_found_typed_as_request")
+            else None,
         )
     return kind
 

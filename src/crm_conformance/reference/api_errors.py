@@ -23,8 +23,11 @@ class ApiError(Exception):
         param: str | None = None,
         detail: Sequence[Problem] | None = None,
         headers: Mapping[str, str] | None = None,
+        error_type: str | None = None,
     ) -> None:
         super().__init__(message)
+        self.error_type = error_type
+        """A type other than the status's (a fault's: the kit types by status)."""
         self.status = status
         self.code = code
         self.message = message
@@ -34,7 +37,7 @@ class ApiError(Exception):
 
     def body(self, request_id: str | None) -> dict[str, Any]:
         """The envelope, with `request_id` equal to the X-Request-ID header."""
-        return error_envelope(
+        body = error_envelope(
             self.status,
             self.code,
             self.message,
@@ -42,6 +45,9 @@ class ApiError(Exception):
             detail=self.detail,
             request_id=request_id,
         )
+        if self.error_type is not None:
+            body["error"]["type"] = self.error_type
+        return body
 
 
 def validation_failed(problems: Sequence[Problem], *, status: int = 422) -> ApiError:

@@ -2019,6 +2019,18 @@ _FAULTS = (
         ("QRY-011",),
         "the tag list narrowed by fields keeps only the names asked for: no id",
     ),
+    Fault(
+        "rate_limited_answers_share_request_id",
+        ("HDR-005",),
+        "every 429 the limiter answers carries the same X-Request-ID (the limiter's own, set "
+        "once), though each other answer has its own",
+    ),
+    Fault(
+        "activity_record_not_found_typed_as_request",
+        ("ERR-021",),
+        "record_not_found on an activity's record_id is typed invalid_request_error, while "
+        "the deal create's record_not_found is not_found_error",
+    ),
 )
 
 FAULTS: dict[str, Fault] = {fault.name: fault for fault in _FAULTS}

@@ -186,6 +186,8 @@ class ApiMiddleware:
                 else "rate_limit_exceeded",
                 f"Too many requests on this token; retry after {allowance.reset} seconds.",
             )
+            if self.settings.has_fault("rate_limited_answers_share_request_id"):
+                request_id = state["request_id"] = self._fixed_request_id  # the limiter's own
         status_seen: list[int] = []
 
         async def send_with_headers(message: Message) -> None:

@@ -1,0 +1,83 @@
+"""The memory of every answer, and the two checks that read it: an X-Request-ID names one
+answer of the run, and an error code keeps one type."""
+
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from crm_conformance.core import answers, checks
+from crm_conformance.core.failure import ConformanceFailure
+
+
+@pytest.fixture(autouse=True)
+def fresh() -> Iterator[None]:
+    answers.forget()
+    yield
+    answers.forget()
+
+
+def _answer(
+    request_id: str, status: int = 200, error: tuple[str, str] | None = None, **headers: str
+) -> httpx.Response:
+    body = {"error": {"code": error[0], "type": error[1]}} if error else {}
+    return httpx.Response(
+        status,
+        json=body,
+        headers={"X-Request-ID": request_id, **headers},
+        request=httpx.Request("GET", "https://api.test/v1/contacts"),
+    )
+
+
+def test_an_id_on_one_answer_passes_however_often_it_is_checked() -> None:
+    answer = _answer("req_1")
+    answers.note(answer)
+    assert checks.request_id_names_one_answer(answer) is True
+    assert checks.request_id_names_one_answer(answer) is True
+
+
+def test_an_id_on_two_answers_fails_hdr_005() -> None:
+    first, second = _answer("req_1"), _answer("req_1", 429)
+    answers.note(first)
+    answers.note(second)
+    with pytest.raises(ConformanceFailure) as failure:
+        checks.request_id_names_one_answer(second)
+    assert failure.value.req_id == "HDR-005"
+    assert "2 answers" in str(failure.value)
+
+
+def test_a_replay_or_a_cached_copy_may_repeat_an_id() -> None:
+    answers.note(_answer("req_1"))
+    replay = _answer("req_1", **{"Idempotent-Replay": "true"})
+    cached = _answer("req_1", Age="3")
+    for copy in (replay, cached):
+        answers.note(copy)
+        assert checks.request_id_names_one_answer(copy) is False
+    assert answers.answers_with("req_1") == 1
+
+
+def test_an_answer_the_client_never_received_is_not_judged() -> None:
+    assert checks.request_id_names_one_answer(_answer("req_by_hand")) is False
+
+
+def test_a_code_with_two_types_fails_err_021_naming_where() -> None:
+    deal = _answer("req_1", 404, ("record_not_found", "not_found_error"))
+    activity = _answer("req_2", 404, ("record_not_found", "invalid_request_error"))
+    answers.note(deal)
+    assert checks.code_keeps_its_type(deal) is True
+    answers.note(activity)
+    with pytest.raises(ConformanceFailure) as failure:
+        checks.code_keeps_its_type(activity)
+    assert failure.value.req_id == "ERR-021"
+    assert "not_found_error on GET /v1/contacts -> 404" in str(failure.value)
+    with pytest.raises(ConformanceFailure):
+        checks.code_keeps_its_type(deal)  # each answer of the pair breaks it
+
+
+def test_a_success_or_a_body_without_an_envelope_is_not_judged() -> None:
+    assert checks.code_keeps_its_type(_answer("req_1")) is False
+    page = httpx.Response(
+        502, text="<html>bad gateway</html>", request=httpx.Request("GET", "https://x")
+    )
+    answers.note(page)
+    assert checks.code_keeps_its_type(page) is False
