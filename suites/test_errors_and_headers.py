@@ -90,7 +90,7 @@ def test_error_request_id_equals_the_header(api: ApiClient, cause: str) -> None:
     )
 
 
-def _same_codes(api: ApiClient, maker: operations.Maker) -> list[Provoke]:
+def _same_codes(maker: operations.Maker) -> list[Provoke]:
     """Requests whose errors share codes across operations: a missing id in a body (the
     deal's and the activity's record_not_found), a missing record on each retrieve, an
     invalid query value on each list and an invalid body field on each create
@@ -116,16 +116,20 @@ def _same_codes(api: ApiClient, maker: operations.Maker) -> list[Provoke]:
         except pytest.skip.Exception:
             continue  # a list the target does not offer: nothing to compare there
     for path in paths:
-        provoked.append(lambda a, p=path: a.get(p, params={"limit": 0}))
-        provoked.append(lambda a, p=path: a.get(p, params={"cursor": "not-a-cursor-%%"}))
+        provoked.append(_get(path, limit=0))
+        provoked.append(_get(path, cursor="not-a-cursor-%%"))
     for kind in conventions.RETRIEVED:
         ids = {f"{kind}_id": absent_id(PREFIXES[kind])}
         try:
             path = conventions.path(maker.convention, f"retrieve.{kind}_path", **ids)
         except pytest.skip.Exception:
             continue
-        provoked.append(lambda a, p=path: a.get(p))
+        provoked.append(_get(path))
     return provoked
+
+
+def _get(path: str, **params: Any) -> Provoke:
+    return lambda api: api.get(path, params=params)
 
 
 PREFIXES = {"organization": "org", "deal": "deal", "activity": "act"}
@@ -141,7 +145,7 @@ def test_an_error_code_keeps_one_type_on_every_operation(
     the run is held to it as well: `checks.code_keeps_its_type`.)"""
     seen: dict[str, dict[str, str]] = {}
     last = None
-    for provoke in _same_codes(api, maker):
+    for provoke in _same_codes(maker):
         last = provoke(api)
         universal(last)
         error = error_of(last) if last.status_code >= 400 else {}

@@ -222,7 +222,8 @@ def test_the_quick_coverage_cases_attached_are_the_thinned_ones() -> None:
         )
         item = SimpleNamespace(obj=test, test_function=test_operation)
         loader.add_coverage_cases(item, schema, each_constraint_once=once)
-        attached[once] = [e.kwargs["case"] for e in test.hypothesis_explicit_examples]
+        examples = test.hypothesis_explicit_examples  # type: ignore[attr-defined]  # set by hypothesis
+        attached[once] = [e.kwargs["case"] for e in examples]
     assert len(attached[True]) < len(attached[False])
     assert {_constraint(c) for c in attached[True]} == {_constraint(c) for c in attached[False]}
 
@@ -308,7 +309,10 @@ def _generated(
         phase=SimpleNamespace(
             name=SimpleNamespace(value="fuzzing"), data=SimpleNamespace(mutations=made)
         ),
-        components={m.parameter_location: ComponentInfo(mode=negative) for m in made},
+        components={
+            m.parameter_location: ComponentInfo(mode=negative)  # type: ignore[arg-type]  # a stand-in
+            for m in made
+        },
     )
     return SimpleNamespace(
         _meta=meta,

@@ -48,7 +48,7 @@ def test_an_id_on_two_answers_fails_hdr_005() -> None:
 
 def test_a_replay_or_a_cached_copy_may_repeat_an_id() -> None:
     answers.note(_answer("req_1"))
-    replay = _answer("req_1", **{"Idempotent-Replay": "true"})
+    replay = _answer("req_1", 200, None, **{"Idempotent-Replay": "true"})
     cached = _answer("req_1", Age="3")
     for copy in (replay, cached):
         answers.note(copy)

@@ -8,6 +8,7 @@ suites folder of three modules; one slow test shards the real suites on a fixed 
 import json
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
@@ -73,8 +74,8 @@ def run(target: Path, report: Path, *options: str) -> Result:
     return invoke("run", "--target", str(target), "--report-dir", str(report), *options)
 
 
-def summary(folder: Path) -> dict[str, object]:
-    data: dict[str, object] = json.loads((folder / "summary.json").read_text())
+def summary(folder: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((folder / "summary.json").read_text())
     return data
 
 
