@@ -7,8 +7,10 @@ Conversation) is the only rendering of a conversation a test can read; the conta
 side effects are read with `GET /v1/contacts/{contact_id}`. Handoff, assign and resume
 are only named by the document ("the moves themselves are not shown"): they are sent to
 the paths and with the bodies the target file names (`[conventions.conversation_moves]`),
-and only their refusals, which the error tables give, are checked. Without those keys
-the move tests skip, naming them; a path the file names is one the target offers.
+and their refusals, which the error tables give, are checked; where the target file
+names the conversation list too, what each allowed move does to the conversation
+(`updated_at`, `needs_human`) is read back there. Without those keys the move tests
+skip, naming them; a path the file names is one the target offers.
 """
 
 import time
@@ -28,6 +30,7 @@ from crm_conformance.steps import (
     expect_enum,
     expect_error,
     expect_identifier,
+    expect_pages,
     expect_present,
     expect_refused_body,
     expect_status,
@@ -38,6 +41,7 @@ from crm_conformance.steps import (
     instant,
     later,
     stamp,
+    universal,
 )
 
 OUTCOMES = document.enum("ConversationCloseRequest", "outcome")
@@ -560,6 +564,67 @@ def test_a_move_the_holder_rules_out_is_a_conflict(
     conversation = conversations.conversation(**HOLDERS[holder])
     response = move(api, conversations, convention, conversation["id"], name)
     expect_error(response, req_id, status=409, code=code)
+
+
+ALLOWED_MOVES = [
+    ("handoff", "the AI agent", True),
+    ("assign", "the queue", True),
+    ("assign", "a teammate", True),
+    ("resume", "a teammate", False),
+    ("resume", "the queue", False),
+]
+"""Each move from each holder the error rules leave it allowed from, and whether a person
+is then asked for or assigned (`needs_human` "true when a person has been asked for, or a
+teammate was assigned")."""
+
+
+def read_in_list(
+    api: ApiClient, convention: conventions.Lookup, conversation_id: str
+) -> dict[str, Any] | None:
+    """The conversation's row in the conversation list the target file names (the moves
+    are not shown, nor is what they answer: the list renders the Conversation)."""
+    path = conventions.path(convention, "lists.conversation_path")
+    rows = expect_pages(api, path, "CONV-013", {})
+    return next((row for row in rows if row.get("id") == conversation_id), None)
+
+
+@pytest.mark.req("CONV-013", "CONV-010")
+@pytest.mark.parametrize(("name", "holder", "asks_for_a_person"), ALLOWED_MOVES)
+def test_a_move_changes_the_conversation_as_the_document_ties_it(
+    api: ApiClient,
+    conversations: RecordFactory,
+    convention: conventions.Lookup,
+    name: str,
+    holder: str,
+    asks_for_a_person: bool,
+) -> None:
+    """Read back through the conversation list: `updated_at` "changes on any change,
+    including handler", so it is later after every move; after a handoff or an
+    assignment, `needs_human` is true."""
+    conversation = conversations.conversation(**HOLDERS[holder])
+    time.sleep(1.1)  # a target stamping whole seconds still shows the change
+    response = move(api, conversations, convention, conversation["id"], name)
+    if not response.is_success:  # the moves are not shown: only the listed refusals bind
+        pytest.skip(f"the target refused the {name} from {holder}: {response.status_code}")
+    universal(response)
+    row = read_in_list(api, convention, conversation["id"])
+    expect_true(
+        response,
+        "CONV-013",
+        row is not None,
+        expected=f"{conversation['id']} in the conversation list after the {name}",
+        got="not listed",
+    )
+    assert row is not None
+    expect_true(
+        response,
+        "CONV-013",
+        later(row.get("updated_at"), conversation["updated_at"]),
+        expected=f"updated_at later than before the {name} ({conversation['updated_at']})",
+        got=f"updated_at = {row.get('updated_at')!r}",
+    )
+    if asks_for_a_person:
+        expect_value(response, "CONV-010", "needs_human", got=row.get("needs_human"), expected=True)
 
 
 @pytest.mark.req("CONV-038")

@@ -312,7 +312,8 @@ def handoff_conversation(call: Call) -> Reply:
             moved = conversation_moves.handoff(current)
         except MoveRefused as refused:
             raise _refusal(refused) from None
-        return _store(call, tx, held(record, moved))
+        touch = not call.settings.has_fault("handoff_keeps_updated_at")  # a raw queue write
+        return _store(call, tx, held(record, moved), touch=touch)
 
 
 @routes.post(
@@ -346,6 +347,8 @@ def assign_conversation(call: Call) -> Reply:
                 "assignee_id is not an active teammate of this workspace.",
                 param="assignee_id",
             )
+        if call.settings.has_fault("assign_clears_needs_human"):
+            moved = replace(moved, needs_human=False)  # "a teammate has it: no one to ask for"
         return _store(call, tx, held(record, moved))
 
 

@@ -2031,6 +2031,18 @@ _FAULTS = (
         "record_not_found on an activity's record_id is typed invalid_request_error, while "
         "the deal create's record_not_found is not_found_error",
     ),
+    Fault(
+        "handoff_keeps_updated_at",
+        ("CONV-013",),
+        "a handoff changes the handler and status but not updated_at (the queue writes the "
+        "row without touching it), though close stamps it",
+    ),
+    Fault(
+        "assign_clears_needs_human",
+        ("CONV-010",),
+        'assigning a teammate sets needs_human false (read as "a teammate has it, nobody '
+        'needs to be asked for"), though the document says true once a teammate is assigned',
+    ),
 )
 
 FAULTS: dict[str, Fault] = {fault.name: fault for fault in _FAULTS}
