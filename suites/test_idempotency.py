@@ -110,6 +110,14 @@ def _upsert_write(factory: RecordFactory, maker: operations.Maker) -> Write:
     return Write("/v1/contacts/upsert", maker.upsert_body)
 
 
+def _event_write(factory: RecordFactory, maker: operations.Maker) -> Write:
+    """Events of one new type (its value required), each body another value."""
+    code = maker.event_code()
+    values = itertools.count(operations.EVENT_VALUE)
+    call = maker.success_event(code)
+    return Write(call.path, lambda: maker.success_event(code, next(values)).body)
+
+
 def _update_write(kind: str) -> Callable[[RecordFactory, operations.Maker], Write]:
     """The target's update of a new record of `kind`; each body a new value of the
     plain field `operations.PLAIN_CHANGE` changes."""
@@ -152,8 +160,17 @@ WRITES: dict[str, Callable[[RecordFactory, operations.Maker], Write]] = {
     "assign": _fixed_write("assignConversation"),
     "resume conversation": _fixed_write("resumeConversation"),
     "resume campaign": _fixed_write("resumeCampaign"),
+    "success event": _event_write,
+    "reverse success event": _fixed_write("reverseSuccessEvent"),
 }
-FIXED_BODY = ("pause", "handoff", "assign", "resume conversation", "resume campaign")
+FIXED_BODY = (
+    "pause",
+    "handoff",
+    "assign",
+    "resume conversation",
+    "resume campaign",
+    "reverse success event",
+)
 OWN_RULE = {"close": "IDEM-008", "pause": "IDEM-009"}
 """The writes whose own section speaks of idempotency: "Header `Idempotent-Replay: true`
 on a stored replay" (close), "optional `Idempotency-Key`" (pause)."""

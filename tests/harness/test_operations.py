@@ -20,7 +20,9 @@ def test_the_named_operations_are_each_kinds_update_retrieve_and_list() -> None:
     assert not by_id["updateDeal"].reads
     assert by_id["getOrganization"].reads and by_id["getOrganization"].group == "organizations"
     assert by_id["listDeals"].scopes == ("deals:read",) and by_id["listDeals"].reads
-    assert len(by_id) == 13
+    assert by_id["reverseSuccessEvent"].scopes == ("success_events:write",)
+    assert by_id["getSuccessEvent"].reads
+    assert len(by_id) == 16
 
 
 def test_reads_are_read_scopes_or_gets() -> None:

@@ -236,12 +236,15 @@ def convention(target: "Target") -> Callable[[str], str]:
 
 @pytest.fixture
 def maker(
-    adapter: "AdapterClient", unique: Callable[[str], str], convention: Callable[[str], str]
+    adapter: "AdapterClient",
+    unique: Callable[[str], str],
+    convention: Callable[[str], str],
+    api: "ApiClient",
 ) -> "Maker":
     """Maker: one acceptable call of each operation, on fresh data (`steps.operations`)."""
     from crm_conformance.steps.operations import Maker
 
-    return Maker(adapter, unique, convention, pytest.skip)
+    return Maker(adapter, unique, convention, pytest.skip, client=api)
 
 
 @pytest.fixture

@@ -2043,6 +2043,18 @@ _FAULTS = (
         'assigning a teammate sets needs_human false (read as "a teammate has it, nobody '
         'needs to be asked for"), though the document says true once a teammate is assigned',
     ),
+    Fault(
+        "reverse_ignores_idempotency_key",
+        ("IDEM-003", "IDEM-004"),
+        "reversing a success event is left out of the idempotency layer: a repeat with the "
+        "same key answers 409 already_reversed instead of the stored answer",
+    ),
+    Fault(
+        "reverse_guarded_by_read",
+        ("SCOPE-015", "SCOPE-003"),
+        "reversing a success event is guarded by success_events:read (it reads the event "
+        "first), not success_events:write",
+    ),
 )
 
 FAULTS: dict[str, Fault] = {fault.name: fault for fault in _FAULTS}

@@ -504,7 +504,7 @@ def _run(spec: RouteSpec, call: Call) -> Reply:
 def _ignores_key(spec: RouteSpec, settings: ServerSettings) -> bool:
     """A POST that writes nothing (search) need not honour `Idempotency-Key`.
 
-    Under their faults, the close or the pause is left out of the idempotency layer
+    Under their faults, the close, the pause or a reversal is left out of the idempotency layer
     (only creates were wired to it), so a repeat acts again and meets the new state; so
     are the updates (only POST was wired) and the upsert."""
     if spec.method in ("PATCH", "PUT") and settings.has_fault("update_ignores_idempotency_key"):
@@ -514,6 +514,8 @@ def _ignores_key(spec: RouteSpec, settings: ServerSettings) -> bool:
     if spec.path.endswith("/close") and settings.has_fault("close_ignores_idempotency_key"):
         return True
     if spec.path.endswith("/pause") and settings.has_fault("pause_ignores_idempotency_key"):
+        return True
+    if spec.path.endswith("/reverse") and settings.has_fault("reverse_ignores_idempotency_key"):
         return True
     return spec.path == "/v1/contacts/search" and settings.has_variant(
         "search_ignores_idempotency_key"

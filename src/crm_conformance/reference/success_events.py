@@ -200,6 +200,7 @@ def edit_event(call: Call) -> Reply:
 @routes.post(
     "/v1/success-events/{event_id}/reverse",
     scopes=WRITE,
+    variant_scopes=(("reverse_guarded_by_read", READ),),
     entity="success_events",
     replaced_by=("success_events_as_outcomes", "success_event_reverse_missing"),
 )

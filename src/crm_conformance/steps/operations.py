@@ -11,6 +11,7 @@ pause, a conversation the AI agent holds to hand off, ...). The only thing a mat
 changes is the token.
 """
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn
@@ -23,6 +24,9 @@ from crm_conformance.core import conventions
 from crm_conformance.core.client import ApiClient
 from crm_conformance.core.document import DescribedOperation
 from crm_conformance.steps.factories import phone_number, stamp
+
+EVENT_VALUE = 100
+"""A value every success event that needs one can carry (its type is not shown)."""
 
 PLAIN_CHANGE = {
     "contact": {"job_title": "Conformance check"},
@@ -67,12 +71,15 @@ class Maker:
         convention: conventions.Lookup,
         skip: Callable[[str], NoReturn],
         workspace: Workspace = "primary",
+        client: ApiClient | None = None,
     ) -> None:
         self.adapter = adapter
         self.unique = unique
         self.convention = convention
         self.skip = skip
         self.workspace = workspace
+        self.client = client
+        """The full-scope token's client, for data only the API makes (a success event)."""
 
     def contact_id(self) -> str:
         made = self.adapter.create_record(
@@ -188,6 +195,37 @@ class Maker:
         values = {"conversation_id": conversation_id, "assignee_id": assignee}
         body = conventions.body(self.convention, f"{key}_body", **values)
         return Call("POST", path, body=body, conventional=True)
+
+    def event_code(self) -> str:
+        """A new success event type, whose `value` is required, through the adapter."""
+        code = re.sub(r"[^a-z0-9_]", "_", f"sev_{self.unique('call')}".lower())[:64]
+        self.adapter.create_success_event_type(
+            code=code, value="required", workspace=self.workspace
+        )
+        return code
+
+    def success_event(self, code: str | None = None, value: int = EVENT_VALUE) -> Call:
+        """Recording an event of type `code` (a new one unless given) at the target's path
+        and body (neither is shown)."""
+        key = "success_events.create"
+        code = code or self.event_code()
+        body = conventions.body(self.convention, f"{key}_body", code=code, value=value)
+        return Call(
+            "POST", conventions.path(self.convention, f"{key}_path"), body=body, conventional=True
+        )
+
+    def event_id(self) -> str:
+        """A recorded event's id, recorded with the full-scope token."""
+        if self.client is None:
+            self.skip("no full-scope client to record a success event with")
+        response = self.success_event().send(self.client)
+        made = response.json() if response.is_success and response.content else None
+        if not isinstance(made, dict) or not isinstance(made.get("id"), str):
+            self.skip(
+                f"a success event could not be recorded ({response.status_code}): its fields "
+                "are not shown"
+            )
+        return str(made["id"])
 
     def deletion_feed(self, resource: str) -> Call:
         """The deletion feed listing `resource` (a scope table name), at the target's query."""
@@ -311,6 +349,14 @@ def list_id(kind: str) -> str:
     return f"list{ROWS[kind].title()}"
 
 
+EVENTS: tuple[NamedOperation, ...] = (
+    NamedOperation("createSuccessEvent", "success_events", ("success_events:write",)),
+    NamedOperation("reverseSuccessEvent", "success_events", ("success_events:write",)),
+    NamedOperation("getSuccessEvent", "success_events", ("success_events:read",)),
+)
+"""Recording, reversing and reading a success event (`[conventions.success_events]`):
+"Success events | `success_events:read`, `success_events:write`"."""
+
 NAMED: tuple[NamedOperation, ...] = (
     *(
         NamedOperation(f"update{kind.title()}", ROWS[kind], (f"{ROWS[kind]}:write",))
@@ -324,12 +370,34 @@ NAMED: tuple[NamedOperation, ...] = (
         NamedOperation(list_id(kind), ROWS[kind], (f"{ROWS[kind]}:read",))
         for kind in conventions.LISTED
     ),
+    *EVENTS,
 )
-"""The updates, retrieves and lists the target file names, one per kind."""
+"""The updates, retrieves and lists the target file names, one per kind, and the success
+events' operations."""
 
 BUILDERS.update({f"update{kind.title()}": _update(kind) for kind in conventions.UPDATED})
 BUILDERS.update({f"get{kind.title()}": _retrieve(kind) for kind in conventions.RETRIEVED})
 BUILDERS.update({list_id(kind): _list(kind) for kind in conventions.LISTED})
+
+
+def _event(action: str) -> Callable[[Maker], Call]:
+    def build(maker: Maker) -> Call:
+        key = f"success_events.{action}_path"
+        path = conventions.path(maker.convention, key, event_id=maker.event_id())
+        if action == "reverse":
+            return Call("POST", path, body={}, conventional=True)
+        return Call("GET", path)
+
+    return build
+
+
+BUILDERS.update(
+    {
+        "createSuccessEvent": lambda maker: maker.success_event(),
+        "reverseSuccessEvent": _event("reverse"),
+        "getSuccessEvent": _event("retrieve"),
+    }
+)
 
 
 def call_of(operation: DescribedOperation | NamedOperation, maker: Maker) -> Call:
