@@ -231,7 +231,7 @@ def test_every_outcome_closes(api: ApiClient, conversations: RecordFactory, outc
 
 @pytest.mark.req("CONV-027", "CONV-028", "CONV-021")
 @pytest.mark.parametrize(
-    "won_reason", (*WON_REASONS, None, ABSENT), ids=(*WON_REASONS, "null", "absent")
+    "won_reason", [*WON_REASONS, None, ABSENT], ids=[*WON_REASONS, "null", "absent"]
 )
 def test_closing_as_won_marks_the_contact_won(
     api: ApiClient, conversations: RecordFactory, won_reason: Any

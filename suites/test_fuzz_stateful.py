@@ -28,7 +28,7 @@ def workflow(api: ApiClient, target: Target, seed: int) -> type[Any]:
     schema = guard.stateful_schema(loader.load(seed=seed), embedded=guard.is_embedded(target))
     probes = adapters.probe_kwargs(target)
 
-    class Workflow(schema.as_state_machine()):  # type: ignore[misc]
+    class Workflow(schema.as_state_machine()):  # type: ignore[misc]  # a base built at runtime
         first_failure: FailureGroup | None = None
 
         def call(self, case: Any, **kwargs: Any) -> Any:

@@ -5,7 +5,6 @@ file, whose module name `conftest` tests/harness/conftest.py holds already).
 """
 
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,8 +22,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.fixture(autouse=True)
-def _fresh_answers() -> Iterator[None]:
+def _fresh_answers() -> None:
     """Each project test starts with no answer remembered (`core.answers` is the run's
     memory of answers; a test's fake server may reuse an id another test's did)."""
     answers.forget()
-    yield

@@ -81,7 +81,8 @@ def test_the_catalogue_validates_against_the_meta_schema() -> None:
 
 def test_the_loader_reads_the_shipped_catalogue_once(catalogue: Catalogue) -> None:
     assert load_catalogue() is catalogue  # the plugin asks per test; one read per process
-    assert catalogue.document == "api-reference.md" and catalogue.version == 1
+    assert catalogue.document == "api-reference.md"
+    assert catalogue.version == 1
     assert len(catalogue) == len(_raw()["requirements"])
 
 
@@ -183,9 +184,11 @@ def test_by_class_groups_each_requirement_once_under_its_class(catalogue: Catalo
 
 def test_get_answers_none_for_an_unknown_id(catalogue: Catalogue) -> None:
     requirement = catalogue.get("PAG-004")
-    assert requirement is not None and requirement.cls == "pagination"
+    assert requirement is not None
+    assert requirement.cls == "pagination"
     assert "PAG-004" in catalogue
-    assert catalogue.get("PAG-999") is None and "PAG-999" not in catalogue
+    assert catalogue.get("PAG-999") is None
+    assert "PAG-999" not in catalogue
 
 
 # --- the rules bite ------------------------------------------------------------------
@@ -210,7 +213,8 @@ def _broken(tmp_path: Path, index: int, **changes: Any) -> Path:
 
 def test_an_unchanged_copy_loads(tmp_path: Path) -> None:
     copy = load_catalogue(_write(tmp_path, _raw()))
-    assert copy is not load_catalogue() and len(copy) == len(load_catalogue())
+    assert copy is not load_catalogue()
+    assert len(copy) == len(load_catalogue())
 
 
 def test_a_duplicate_id_is_refused(tmp_path: Path) -> None:

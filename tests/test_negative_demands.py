@@ -32,7 +32,8 @@ def test_each_demand_names_testable_requirements() -> None:
     for place, ids in catalogue.negative_demands.items():
         for rid in ids:
             requirement = catalogue.get(rid)
-            assert requirement is not None and requirement.testable, (place, rid)
+            assert requirement is not None, (place, rid)
+            assert requirement.testable, (place, rid)
 
 
 def test_search_demands_nothing_of_an_idempotency_key_nor_of_a_missing_operator() -> None:

@@ -66,7 +66,8 @@ def test_an_adapter_that_ignores_the_workspace_is_broken_with_the_request(tmp_pa
     ) in lines[records]
     assert lines[records].endswith("with tokens.other_workspace answered 404 (expected 200)")
     curl = lines[records + 1].strip()
-    assert curl.startswith("curl '") and '"Authorization: Bearer $TOKEN"' in curl
+    assert curl.startswith("curl '")
+    assert '"Authorization: Bearer $TOKEN"' in curl
     assert "listed features broken" in lines[-1]
     assert not leaks(result.output, served)
 
@@ -186,4 +187,5 @@ def test_a_suite_runs_through_the_example_adapter(
         cwd=SUITES_DIR.parent,
     )
     assert done.returncode == 0, done.stdout[-3000:]
-    assert " passed" in done.stdout and "skipped" not in done.stdout
+    assert " passed" in done.stdout
+    assert "skipped" not in done.stdout

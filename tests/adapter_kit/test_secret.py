@@ -42,7 +42,8 @@ def test_a_request_without_the_secret_is_refused_401_in_the_envelope(
         )
         assert response.status_code == 401, (method, path)
         error = response.json()["error"]
-        assert error["code"] == "unauthorized" and error["type"] == "authentication_error"
+        assert error["code"] == "unauthorized"
+        assert error["type"] == "authentication_error"
         assert "Authorization: Bearer <secret>" in error["message"]
         assert "adapter_token" in error["message"]
         assert error["request_id"] == response.headers["X-Request-ID"]
@@ -53,11 +54,13 @@ def test_a_request_without_the_secret_is_refused_401_in_the_envelope(
 def test_the_right_secret_is_served() -> None:
     headers = {"Authorization": f"Bearer {SECRET}"}
     health = client().get("/v1/health", headers=headers)
-    assert health.status_code == 200 and health.json()["features"] == ["tokens"]
+    assert health.status_code == 200
+    assert health.json()["features"] == ["tokens"]
     made = client().post(
         "/v1/tokens", headers=headers, json={"workspace": "primary", "kind": "workspace"}
     )
-    assert made.status_code == 201 and made.json()["token"] == "minted-token-value"
+    assert made.status_code == 201
+    assert made.json()["token"] == "minted-token-value"
     # The scheme is case-insensitive, as HTTP's auth schemes are.
     assert client().get("/v1/health", headers={"Authorization": f"bearer {SECRET}"}).is_success
 

@@ -42,7 +42,8 @@ def test_remaining_counting_down_is_checked_on_a_sliding_window_too() -> None:
     """Whatever the window's shape: the check reads "one window" from the first answer's
     Reset, not from the direction Reset moves in."""
     clean = run_suite([ERRORS], variants={"sliding_rate_limit"}, keyword="remaining_counts_down")
-    assert clean.exit_code == 0 and clean.with_outcome("passed"), clean.output
+    assert clean.exit_code == 0, clean.output
+    assert clean.with_outcome("passed"), clean.output
     run = run_suite(
         [ERRORS],
         faults={"rate_remaining_frozen"},

@@ -164,7 +164,8 @@ def test_a_gzipped_answer_fetched_by_schemathesis_is_checked_decoded_once() -> N
         response = case.call()
         assert response.headers["content-encoding"] == ["gzip"]  # it was sent compressed
         seen = adapters.as_httpx(response)
-        assert seen.content == response.content and "content-encoding" not in seen.headers
+        assert seen.content == response.content
+        assert "content-encoding" not in seen.headers
         assert seen.json() == reply or seen.json()["error"]["request_id"] == "req_2"
         case.validate_response(response, additional_checks=judging.harness_checks())
 
@@ -188,7 +189,8 @@ def test_a_gzipped_answer_fetched_by_the_harness_client_is_checked_as_it_read_it
 
 def test_adapted_checks_cover_every_registered_rule() -> None:
     names = {check.__name__ for check in judging.harness_checks()}
-    assert "crm_request_id_header" in names and "crm_rate_limit_headers" in names
+    assert "crm_request_id_header" in names
+    assert "crm_rate_limit_headers" in names
     assert {"ERR-001", "HDR-001", "IDN-001", "PAG-002"} <= set(judging.requirement_ids())
     assert issubclass(ConformanceFailure, AssertionError)
 
@@ -215,9 +217,12 @@ def test_transport_leaves_the_token_to_the_client_and_keeps_the_body() -> None:
 
 def test_profiles_are_named_and_deep_is_full_in_rounds() -> None:
     quick, full, deep = (profiles.profile(name) for name in ("quick", "full", "deep"))
-    assert quick.examples < full.examples and quick.scenarios < full.scenarios
+    assert quick.examples < full.examples
+    assert quick.scenarios < full.scenarios
     assert (deep.examples, deep.scenarios, deep.steps) == (full.examples, full.scenarios, 8)
-    assert deep.timed and not full.timed and not quick.timed
+    assert deep.timed
+    assert not full.timed
+    assert not quick.timed
     with pytest.raises(ValueError, match="known profiles are quick, full, deep"):
         profiles.profile("thorough")
 
@@ -284,13 +289,13 @@ def test_a_timed_test_gets_the_next_seed_and_generated_cases_only_after_round_on
     seen: list[tuple[int, bool]] = []
 
     def built(**fixtures: Any) -> None:
-        phases = built._hypothesis_internal_use_settings.phases  # type: ignore[attr-defined]
-        seen.append((built._hypothesis_internal_use_seed, Phase.explicit in phases))  # type: ignore[attr-defined]
+        phases = built._hypothesis_internal_use_settings.phases  # type: ignore[attr-defined]  # hypothesis's own attribute
+        seen.append((built._hypothesis_internal_use_seed, Phase.explicit in phases))  # type: ignore[attr-defined]  # hypothesis's own attribute
         assert fixtures == {"api": "client"}
         clock.now += 10
 
-    built._hypothesis_internal_use_seed = 7  # type: ignore[attr-defined]
-    built._hypothesis_internal_use_settings = hypothesis_settings(max_examples=3)  # type: ignore[attr-defined]
+    built._hypothesis_internal_use_seed = 7  # type: ignore[attr-defined]  # hypothesis's own attribute
+    built._hypothesis_internal_use_settings = hypothesis_settings(max_examples=3)  # type: ignore[attr-defined]  # hypothesis's own attribute
     rounds: list[int] = []
     budget.timed(built, seconds=25, rounds=rounds)(api="client")
     assert seen == [(7, True), (8, False)]
@@ -316,11 +321,11 @@ def test_a_timed_test_keeps_the_rounds_it_started_the_failing_one_included(
 
     def built(**fixtures: Any) -> None:
         clock.now += 1
-        if built._hypothesis_internal_use_seed == 9:  # type: ignore[attr-defined]
+        if built._hypothesis_internal_use_seed == 9:  # type: ignore[attr-defined]  # hypothesis's own attribute
             raise AssertionError("round 3 failed")
 
-    built._hypothesis_internal_use_seed = 7  # type: ignore[attr-defined]
-    built._hypothesis_internal_use_settings = hypothesis_settings(max_examples=3)  # type: ignore[attr-defined]
+    built._hypothesis_internal_use_seed = 7  # type: ignore[attr-defined]  # hypothesis's own attribute
+    built._hypothesis_internal_use_settings = hypothesis_settings(max_examples=3)  # type: ignore[attr-defined]  # hypothesis's own attribute
     rounds: list[int] = []
     with pytest.raises(AssertionError, match="round 3 failed"):
         budget.timed(built, seconds=100, rounds=rounds)()
@@ -393,7 +398,8 @@ def test_declared_open_methods_are_marked_and_left_out_of_generation() -> None:
     assert raw["paths"]["/v1/notes"]["get"][overlay.NOT_SHOWN] is True
     assert overlay.NOT_SHOWN not in raw["paths"]["/v1/notes"]["post"]
     labels = {result.ok().label for result in loader.load().get_all_operations()}
-    assert "POST /v1/contacts" not in labels and "GET /v1/contacts" in labels
+    assert "POST /v1/contacts" not in labels
+    assert "GET /v1/contacts" in labels
 
 
 def test_a_literal_path_beside_a_record_path_shares_its_open_methods() -> None:
@@ -461,7 +467,8 @@ def test_the_fuzz_tests_name_no_opt_in_requirement() -> None:
     """An opt-in rule (Retry-After on 429) must not keep them from any target."""
     catalogue = load_catalogue()
     classes = {catalogue.class_of(req) for req in judging.requirement_ids()}
-    assert classes and not classes & catalogue.opt_in_classes
+    assert classes
+    assert not classes & catalogue.opt_in_classes
 
 
 def _failure_kinds(kind: type[Any]) -> set[str]:
@@ -563,7 +570,7 @@ def test_a_body_breaking_the_schema_is_charged_where_it_broke(
     failure = SimpleNamespace(
         code="ST108", operation="GET /v1/contacts", instance_path=where, schema_path=keywords
     )
-    assert fuzz_charges.requirements_of(failure, status=status) == ids  # type: ignore[arg-type]
+    assert fuzz_charges.requirements_of(failure, status=status) == ids  # type: ignore[arg-type]  # a stand-in value
 
 
 def test_a_gateway_answer_is_not_the_services() -> None:

@@ -47,7 +47,8 @@ def adapter(
 
 def test_health_is_fetched_once_and_features_gate_calls() -> None:
     client, seen = adapter(["records", "tokens"])
-    assert client.has("records") and not client.has("campaigns")
+    assert client.has("records")
+    assert not client.has("campaigns")
     client.create_record(kind="contact", fields={"first_name": "A"})
     with pytest.raises(FeatureMissing, match="does not offer 'campaigns'"):
         client.create_campaign(status="running")
@@ -57,7 +58,8 @@ def test_health_is_fetched_once_and_features_gate_calls() -> None:
 def test_issued_tokens_are_typed_and_redacted_from_then_on() -> None:
     client, _ = adapter(["tokens"])
     issued = client.create_token(scopes=["contacts:read"], state="expired")
-    assert issued.token == ISSUED and issued.scopes == ("a",)
+    assert issued.token == ISSUED
+    assert issued.scopes == ("a",)
     assert ISSUED not in json.dumps([e.as_dict() for e in client.log.exchanges])
 
 
@@ -131,7 +133,8 @@ def test_the_adapter_token_is_sent_on_every_request_and_redacted() -> None:
     assert [r.headers.get("Authorization") for r in seen] == ["Bearer adapter-secret-42"] * 2
     assert "adapter-secret-42" not in str(raised.value)
     recorded = json.dumps([e.as_dict() for e in client.log.exchanges])
-    assert "adapter-secret-42" not in recorded and "[Filtered]" in recorded
+    assert "adapter-secret-42" not in recorded
+    assert "[Filtered]" in recorded
 
 
 def test_without_an_adapter_token_no_authorization_is_sent() -> None:
@@ -170,7 +173,8 @@ FIXTURES = {"pipelines": [], "lost_reasons": [], "users": ["usr_1"], "contact_cu
 def test_a_read_is_sent_again_after_a_gateway_fault_or_a_dropped_connection() -> None:
     client, seen, slept = _flaky([GATEWAY, httpx.ReadError, httpx.Response(200, json=FIXTURES)])
     assert client.fixtures().users == ("usr_1",)
-    assert len(seen) == 3 and slept == [0.25, 0.5]
+    assert len(seen) == 3
+    assert slept == [0.25, 0.5]
     assert [(f.reason, f.retried) for f in client.log.faults] == [
         ("502", True),
         ("dropped connection", True),
@@ -182,7 +186,8 @@ def test_a_post_whose_answer_was_lost_is_not_sent_again() -> None:
     client, seen, slept = _flaky([httpx.ReadError, httpx.Response(201, json={"id": "x"})])
     with pytest.raises(AdapterError, match="adapter POST /v1/records failed: ReadError"):
         client.create_record(kind="contact", fields={})
-    assert len(seen) == 1 and slept == []
+    assert len(seen) == 1
+    assert slept == []
     assert [(f.reason, f.retried) for f in client.log.faults] == [("dropped connection", False)]
 
 

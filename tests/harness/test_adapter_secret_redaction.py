@@ -60,4 +60,5 @@ def test_sweep_sends_the_adapter_secret(monkeypatch: pytest.MonkeyPatch) -> None
         sweep.sweep(target_path=Path("t.toml"))
     assert made[-1]["token"] == SECRET
     redactor = made[0]["redactor"]
-    assert isinstance(redactor, Redactor) and SECRET in redactor.secrets
+    assert isinstance(redactor, Redactor)
+    assert SECRET in redactor.secrets

@@ -4,7 +4,7 @@
 # PyYAML's C loader keeps the classes of its first import, and pytester drops modules
 # first imported inside an in-process run (as tests/harness/test_plugin.py explains).
 import pytest
-import yaml  # noqa: F401
+import yaml  # noqa: F401  # kept imported across in-process runs (above)
 
 from crm_conformance.plugin.asserted import asserted_ids, unclaimed
 
@@ -17,7 +17,7 @@ def _sample(response: object, api: object) -> None:
     expect_true(response, req_id, True, expected="x", got="y")  # type: ignore[name-defined]  # noqa: F821
 
     def nested() -> None:
-        api.expect_error(response, "QRY-003", status=400)  # type: ignore[attr-defined]
+        api.expect_error(response, "QRY-003", status=400)  # type: ignore[attr-defined]  # a misuse this test provokes
 
     other(response, "CONV-015")  # type: ignore[name-defined]  # noqa: F821  # not an expect_ step
     nested()
@@ -30,7 +30,8 @@ def test_the_literal_ids_of_expect_calls_are_read_nested_ones_too() -> None:
     ]
     assert unclaimed(_sample, ["STAT-009", "QRY-003"]) == []
     (line,) = unclaimed(_sample, ["QRY-003"])
-    assert "STAT-009" in line and "expect_value" in line
+    assert "STAT-009" in line
+    assert "expect_value" in line
 
 
 MISMATCH = """

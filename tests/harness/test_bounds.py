@@ -29,7 +29,7 @@ TOO_BIG = r"the answer to GET /v1/contacts exceeded 10 MiB"
 
 
 def api_of(url: str, **options: object) -> ApiClient:
-    return ApiClient(base_url=url, token=TOKEN, timeout=TIMEOUT, **options)  # type: ignore[arg-type]
+    return ApiClient(base_url=url, token=TOKEN, timeout=TIMEOUT, **options)  # type: ignore[arg-type]  # options passed through as the callee's
 
 
 def test_the_harness_client_ends_a_trickled_answer_at_the_deadline() -> None:
@@ -51,7 +51,7 @@ def test_headers_trickled_byte_by_byte_end_at_the_deadline_too() -> None:
         api.close()
         adapter = AdapterClient(adapter_url=url, timeout=TIMEOUT)
         with pytest.raises(AdapterError, match=r"GET /v1/health did not end within 0\.5 s"):
-            adapter.features  # noqa: B018
+            adapter.features  # noqa: B018  # the property read raises
         adapter.close()
 
 
@@ -126,7 +126,7 @@ def test_the_adapter_client_turns_a_trickled_answer_into_an_adapter_error() -> N
             AdapterError,
             match=r"adapter GET /v1/health failed: the answer to GET /v1/health did not end",
         ):
-            adapter.features  # noqa: B018
+            adapter.features  # noqa: B018  # the property read raises
         adapter.close()
 
 

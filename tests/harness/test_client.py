@@ -29,7 +29,7 @@ def client(
         transport=handler or httpx.MockTransport(conformant),
         sleep=clock.sleep,
         pacer=Pacer(clock=clock.now),
-        **options,  # type: ignore[arg-type]
+        **options,  # type: ignore[arg-type]  # options passed through as the callee's
     )
     return api, clock.slept
 
@@ -149,8 +149,10 @@ def test_token_choices_and_bodies() -> None:
     api.post("/v1/x", token=None)
     api.post("/v1/x", token="raw value", content=b"{}")
     api.with_token("sk_test_second.token").get("/v1/me")
-    assert seen[0].content == b"null" and seen[0].headers["Authorization"] == f"Bearer {TOKEN}"
-    assert "Authorization" not in seen[1].headers and seen[1].content == b""
+    assert seen[0].content == b"null"
+    assert seen[0].headers["Authorization"] == f"Bearer {TOKEN}"
+    assert "Authorization" not in seen[1].headers
+    assert seen[1].content == b""
     assert seen[2].headers["Authorization"] == "Bearer raw value"
     assert seen[3].headers["Authorization"] == "Bearer sk_test_second.token"
     assert len(api.log.exchanges) == 4  # with_token shares the log

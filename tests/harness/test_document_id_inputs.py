@@ -31,7 +31,8 @@ def test_id_inputs_cover_paths_and_bodies() -> None:
 
 def test_request_schema_and_whether_a_body_is_required() -> None:
     deal = document.request_schema("POST", "/v1/deals")
-    assert deal is not None and "pipeline_id" in deal["required"]
+    assert deal is not None
+    assert "pipeline_id" in deal["required"]
     assert document.body_required("POST", "/v1/deals")
     assert not document.body_required("POST", "/v1/conversations/{conversation_id}/close")
     assert document.request_schema("GET", "/v1/contacts") is None

@@ -133,5 +133,5 @@ def test_got_and_expected_are_named_so_they_cannot_be_swapped() -> None:
     from crm_conformance.steps.expect import expect_value
 
     with pytest.raises(TypeError):
-        expect_value(None, "CON-001", "name", "Ada", "Ada")  # type: ignore[call-arg]
+        expect_value(None, "CON-001", "name", "Ada", "Ada")  # type: ignore[call-arg]  # the misuse this test makes
     expect_value(None, "CON-001", "name", got="Ada", expected="Ada")

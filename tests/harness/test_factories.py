@@ -79,8 +79,10 @@ def test_a_deal_goes_through_the_public_api_with_fixture_ids_and_a_new_contact()
     deal = factory.deal(value=10)
     body: dict[str, Any] = json.loads(sent[0].content)
     assert sent[0].url.path == "/v1/deals"
-    assert body["pipeline_id"] == "pipe_a" and body["stage_id"] == "stg_a"
-    assert body["contact_id"].startswith("con_") and body["title"].startswith("cc-run-main-deal")
+    assert body["pipeline_id"] == "pipe_a"
+    assert body["stage_id"] == "stg_a"
+    assert body["contact_id"].startswith("con_")
+    assert body["title"].startswith("cc-run-main-deal")
     assert deal["value"] == 10
     assert [kind for kind, _ in factory.created] == ["contact", "deal"]
 

@@ -109,7 +109,8 @@ def test_every_test_runs_once_in_a_child_and_the_parent_reports_them(
     assert sum(len(match.group(1)) for match in progress if match) == 15
     notes = _notes(project)
     ran = [what for _, what in notes if what.startswith("ran ")]
-    assert sorted(ran) == sorted(set(ran)) and len(ran) == 15
+    assert sorted(ran) == sorted(set(ran))
+    assert len(ran) == 15
     pids = {pid for pid, what in notes if what.startswith("ran ")}
     assert len(pids) == 2  # both children ran tests (each test sleeps, so neither takes all)
     for pid in pids:  # each child set up each module's fixture at most once, and tore it down
@@ -119,7 +120,8 @@ def test_every_test_runs_once_in_a_child_and_the_parent_reports_them(
         downs = sorted(
             what.split()[1] for p, what in notes if p == pid and what.startswith("teardown")
         )
-        assert setups == downs and len(setups) == len(set(setups))
+        assert setups == downs
+        assert len(setups) == len(set(setups))
     cases = {
         case.get("name"): case for case in ET.parse(pytester.path / "out.xml").iter("testcase")
     }
@@ -128,7 +130,8 @@ def test_every_test_runs_once_in_a_child_and_the_parent_reports_them(
     assert cases["test_fails"].find("failure") is not None
     # Each child captures into files of its own: the failure shows its test's output only.
     shown = result.stdout.str()
-    assert "output of the failing test" in shown and "output of passes" not in shown
+    assert "output of the failing test" in shown
+    assert "output of passes" not in shown
 
 
 def test_a_child_that_dies_fails_the_test_it_ran_and_the_one_it_held(
@@ -249,4 +252,4 @@ class _Item:
 
 def test_weighed_tests_are_claimed_first_heaviest_first_then_the_collection_order() -> None:
     items = [_Item(None), _Item("generated", "examples"), _Item(None), _Item("waits")]
-    assert queue_order(items, profiles.profile("quick")) == [3, 1, 0, 2]  # type: ignore[arg-type]
+    assert queue_order(items, profiles.profile("quick")) == [3, 1, 0, 2]  # type: ignore[arg-type]  # a stand-in item

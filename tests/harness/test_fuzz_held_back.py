@@ -5,9 +5,9 @@ passed. The real suite module runs by pytester against a tiny fake target."""
 import shutil
 
 # Imported here so pytester's in-process runs do not re-import them (see test_plugin.py).
-import httpcore  # noqa: F401
+import httpcore  # noqa: F401  # kept imported across in-process runs (above)
 import pytest
-import yaml  # noqa: F401
+import yaml  # noqa: F401  # kept imported across in-process runs (above)
 
 from crm_conformance.core.outcomes import Outcome, read_records
 from crm_conformance.core.paths import SUITES_DIR
@@ -45,10 +45,12 @@ def test_an_operation_whose_every_case_was_held_back_is_not_applicable(
         "out.jsonl",
     )
     outcomes = result.parseoutcomes()
-    assert outcomes.get("skipped", 0) >= 1 and "passed" not in outcomes, result.stdout.str()
+    assert outcomes.get("skipped", 0) >= 1, result.stdout.str()
+    assert "passed" not in outcomes, result.stdout.str()
     result.stdout.fnmatch_lines(["*was held back on this target*nothing was sent*"])
     records = read_records(pytester.path / "out.jsonl")
-    assert records and all(r.outcome is Outcome.NOT_APPLICABLE for r in records)
+    assert records
+    assert all(r.outcome is Outcome.NOT_APPLICABLE for r in records)
     assert all("guard.sends_to" in r.cause for r in records)
 
 
@@ -58,10 +60,10 @@ def test_a_held_back_test_keeps_its_hypothesis_identity_and_runs_when_a_case_was
     def built(**fixtures: str) -> None:
         ran.append(fixtures)
 
-    built.is_hypothesis_test = True  # type: ignore[attr-defined]
+    built.is_hypothesis_test = True  # type: ignore[attr-defined]  # hypothesis's own attribute
     sent = [0]
     wrapped = plugin_fuzz.skipped_unless_sent(built, sent=lambda: sent[0], label="GET /v1/users")
-    assert wrapped.is_hypothesis_test  # type: ignore[attr-defined]
+    assert wrapped.is_hypothesis_test  # type: ignore[attr-defined]  # hypothesis's own attribute
     with pytest.raises(pytest.skip.Exception, match="GET /v1/users was held back"):
         wrapped(api="client")
     sent[0] = 3

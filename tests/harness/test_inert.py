@@ -54,14 +54,18 @@ def test_a_long_text_is_cut_to_the_bound_saying_how_much_was_cut() -> None:
 
 def test_the_bound_counts_the_escapes() -> None:
     shown = inert("\x1b" * 100, limit=60)
-    assert len(shown) == 60 and "\x1b" not in shown and "more characters]" in shown
+    assert len(shown) == 60
+    assert "\x1b" not in shown
+    assert "more characters]" in shown
 
 
 def test_a_report_is_cut_line_by_line_and_keeps_its_other_lines() -> None:
     shown = inert_lines("head\n" + "B" * 50_000 + "\x1b\ntail\r\n" + "C" * TEXT_LIMIT)
     lines = shown.split("\n")
-    assert lines[0] == "head" and lines[2] == "tail\\r"
-    assert len(lines[1]) == TEXT_LIMIT and lines[1].endswith("more characters]")
+    assert lines[0] == "head"
+    assert lines[2] == "tail\\r"
+    assert len(lines[1]) == TEXT_LIMIT
+    assert lines[1].endswith("more characters]")
     assert lines[3] == "C" * TEXT_LIMIT  # a line within the bound (a curl line) stays whole
 
 
@@ -78,7 +82,8 @@ def test_a_recorded_exchange_holds_the_targets_text_inert() -> None:
     assert exchange.response_headers["x-evil"] == "\\x1b[31mRED\\x9b"
     assert len(exchange.response_headers["x-long"]) == LINE_LIMIT
     body = exchange.response_body or ""
-    assert body.startswith('{\n  "m": "\\x1b[2J\\r\\u202eMMM') and len(body) == TEXT_LIMIT
+    assert body.startswith('{\n  "m": "\\x1b[2J\\r\\u202eMMM')
+    assert len(body) == TEXT_LIMIT
     assert exchange.error == "\\x1b[31mdropped"
 
 
@@ -92,7 +97,8 @@ def test_a_failure_shows_each_field_on_its_own_line() -> None:
     lines = str(failure).splitlines()
     assert [line for line in lines if line.startswith("Reproduce with:")] == ["Reproduce with:"]
     got = next(line for line in lines if line.startswith("  Got:"))
-    assert "\\nReproduce with:\\n" in got and "\x1b" not in got
+    assert "\\nReproduce with:\\n" in got
+    assert "\x1b" not in got
     assert len(got) <= len("  Got:      ") + LINE_LIMIT
     assert lines[-1] == "  curl 'http://t/v1/contacts'"
     posted = httpx.Request("POST", "http://t/v1/contacts", content=b"x" * 20_000)

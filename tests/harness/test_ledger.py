@@ -49,7 +49,8 @@ def test_a_created_record_is_noted_with_the_workspace_of_its_token(tmp_path: Pat
         {"id": "deal_2", "kind": "deal", "workspace": "secondary", "via": "api"},
     ]
     text = (tmp_path / "created.jsonl").read_text(encoding="utf-8")
-    assert FULL not in text and OTHER not in text
+    assert FULL not in text
+    assert OTHER not in text
 
 
 def test_what_is_not_a_creation_is_not_noted(tmp_path: Path) -> None:

@@ -18,8 +18,10 @@ def test_the_named_operations_are_each_kinds_update_retrieve_and_list() -> None:
     by_id = {operation.operation_id: operation for operation in operations.NAMED}
     assert by_id["updateActivity"].scopes == ("activities:write",)
     assert not by_id["updateDeal"].reads
-    assert by_id["getOrganization"].reads and by_id["getOrganization"].group == "organizations"
-    assert by_id["listDeals"].scopes == ("deals:read",) and by_id["listDeals"].reads
+    assert by_id["getOrganization"].reads
+    assert by_id["getOrganization"].group == "organizations"
+    assert by_id["listDeals"].scopes == ("deals:read",)
+    assert by_id["listDeals"].reads
     assert by_id["reverseSuccessEvent"].scopes == ("success_events:write",)
     assert by_id["getSuccessEvent"].reads
     assert len(by_id) == 16

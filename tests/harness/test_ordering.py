@@ -56,9 +56,9 @@ def test_weights_follow_the_profile() -> None:
     quick, full = profiles.profile("quick"), profiles.profile("full")
     fuzz = _Item(pytest.mark.generated("examples"))
     stateful = _Item(pytest.mark.generated(per="steps"))
-    assert weight(fuzz, full) == full.examples + COVERAGE_CASES  # type: ignore[arg-type]
-    assert weight(stateful, quick) == quick.scenarios * quick.steps  # type: ignore[arg-type]
-    assert weight(_Item(pytest.mark.waits), quick) == WAIT_CASES  # type: ignore[arg-type]
-    assert weight(_Item(), full) == 0  # type: ignore[arg-type]
+    assert weight(fuzz, full) == full.examples + COVERAGE_CASES  # type: ignore[arg-type]  # a stand-in item
+    assert weight(stateful, quick) == quick.scenarios * quick.steps  # type: ignore[arg-type]  # a stand-in item
+    assert weight(_Item(pytest.mark.waits), quick) == WAIT_CASES  # type: ignore[arg-type]  # a stand-in item
+    assert weight(_Item(), full) == 0  # type: ignore[arg-type]  # a stand-in item
     with pytest.raises(pytest.UsageError, match="per is 'examples' or 'steps'"):
-        weight(_Item(pytest.mark.generated("cases")), full)  # type: ignore[arg-type]
+        weight(_Item(pytest.mark.generated("cases")), full)  # type: ignore[arg-type]  # a stand-in item

@@ -59,12 +59,14 @@ def test_an_exception_no_check_raised_is_a_suite_error() -> None:
         ExceptionGroup("two", [TargetUnavailable("502"), AssertionError("broke")]),
     ):
         classified = classify(exc)
-        assert classified is not None and classified.outcome == Outcome.SUITE_ERROR
+        assert classified is not None
+        assert classified.outcome == Outcome.SUITE_ERROR
         assert classified.cause.startswith("suite error")
     # a check's failure is the target's: failed, charged to its requirement
     failure = ConformanceFailure("HDR-003", expected="a header", got="none")
     classified = classify(failure)
-    assert classified is not None and classified.outcome == Outcome.FAILED
+    assert classified is not None
+    assert classified.outcome == Outcome.FAILED
 
 
 def test_an_unavailable_target_is_named_in_the_cause() -> None:
@@ -127,14 +129,15 @@ def test_a_transport_error_in_a_group_is_charged_to_none() -> None:
     only_transport = ExceptionGroup("g", [timeout, gateway])
     assert failed_requirements(only_transport) == []
     classified = classify(only_transport)
-    assert classified is not None and classified.outcome == Outcome.ERROR
+    assert classified is not None
+    assert classified.outcome == Outcome.ERROR
     assert classified.cause.startswith("transport error")
 
 
 def test_each_member_of_a_group_is_told_on_its_own_line() -> None:
     attribute_checks({"unsupported_method": ("ERR-013",)})
     schemathesis_failure = CheckFailure("ST204", ("unsupported_method",))
-    schemathesis_failure.crm_request = "DELETE /v1/users -> 200"  # type: ignore[attr-defined]
+    schemathesis_failure.crm_request = "DELETE /v1/users -> 200"  # type: ignore[attr-defined]  # what the harness attaches
     group = ExceptionGroup(
         "two checks failed",
         [

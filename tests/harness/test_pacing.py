@@ -96,7 +96,7 @@ def paced(
         transport=server.transport(),
         sleep=clock.sleep,
         pacer=pacer or Pacer(clock=clock.now),
-        **options,  # type: ignore[arg-type]
+        **options,  # type: ignore[arg-type]  # options passed through as the callee's
     )
 
 
@@ -108,7 +108,8 @@ def test_a_run_spends_the_allowance_without_a_429(shape: type[FixedWindow]) -> N
     for _ in range(23):
         api.get("/v1/users")
     assert server.statuses == [200] * 23
-    assert api.log.waits and not any(wait.after_429 for wait in api.log.waits)
+    assert api.log.waits
+    assert not any(wait.after_429 for wait in api.log.waits)
     # 23 requests at 5 per 60 s need four refills: about 4 windows, not much more.
     assert 4 * 60 <= sum(clock.slept) <= 4 * 62
 
@@ -175,7 +176,8 @@ def test_a_window_longer_than_the_ceiling_is_one_error_naming_the_key() -> None:
     api.get("/v1/users")
     with pytest.raises(RateLimitWaitError, match="max_rate_limit_wait = 300 s"):
         api.get("/v1/users")
-    assert clock.slept == [] and server.statuses == [200]
+    assert clock.slept == []
+    assert server.statuses == [200]
 
     raised = paced(server, clock, max_rate_limit_wait=3600)
     raised.get("/v1/users")  # a fresh pacer knows nothing yet: a 429, waited out
@@ -200,7 +202,8 @@ def test_the_rate_limit_suite_path_neither_paces_nor_retries() -> None:
     server = FixedWindow(clock, limit=1, window=10)
     api = paced(server, clock)
     statuses = [api.get("/v1/users", retry_429=False).status_code for _ in range(3)]
-    assert statuses == [200, 429, 429] and clock.slept == []
+    assert statuses == [200, 429, 429]
+    assert clock.slept == []
 
 
 def test_answers_without_rate_headers_are_not_paced() -> None:

@@ -8,10 +8,10 @@ from pathlib import Path
 # httpx maps httpcore's exceptions by class, and pytester drops modules first imported inside
 # an in-process run: imported here, httpcore is not re-imported (with new classes) per run.
 # The same for PyYAML, whose C loader keeps the classes of its first import.
-import httpcore  # noqa: F401
+import httpcore  # noqa: F401  # kept imported across in-process runs (above)
 import httpx
 import pytest
-import yaml  # noqa: F401
+import yaml  # noqa: F401  # kept imported across in-process runs (above)
 from fake_target import TOKEN, conformant, error_body, rate_headers, serve
 
 from crm_conformance.core.outcomes import read_records
@@ -215,7 +215,8 @@ def test_failures_print_the_fixed_format_and_never_a_token(
     observed = [
         p.get("value") or "" for p in root.iter("property") if p.get("name") == "observation"
     ]
-    assert observed and "default_page_size" in observed[0]
+    assert observed
+    assert "default_page_size" in observed[0]
 
 
 SKIPS = """
@@ -674,7 +675,8 @@ def test_workers_share_one_pacing_ledger_and_each_wait_reaches_junit(
     waits = [
         p.get("value") or "" for p in root.iter("property") if p.get("name") == "crm_rate_wait"
     ]
-    assert len(waits) == 2 and all("'429s': 0" in wait for wait in waits)
+    assert len(waits) == 2
+    assert all("'429s': 0" in wait for wait in waits)
 
 
 GATEWAY = """
@@ -775,9 +777,8 @@ def test_a_failure_keeps_its_report_and_curl_line_redacted_for_the_requirements_
     assert failed.details.splitlines()[0] == (
         "PAG-001: Response violates schema (GET /v1/contacts -> 200)"
     )
-    assert (
-        "Reproduce with:" in failed.details and "curl -H 'Authorization: Bearer" in failed.details
-    )
+    assert "Reproduce with:" in failed.details
+    assert "curl -H 'Authorization: Bearer" in failed.details
     assert TOKEN not in failed.details
     assert passed.details == ""
     assert TOKEN not in (pytester.path / "out.jsonl").read_text()
@@ -828,7 +829,9 @@ def test_each_broken_rule_is_charged_and_a_harness_exception_is_a_suite_error(
             ["PAG-001"],
         )
     slip = records["test_a_suite_error"]
-    assert slip.outcome == "suite_error" and slip.failed_requirements == []
-    assert slip.cause.startswith("suite error") and slip.charged == frozenset()
+    assert slip.outcome == "suite_error"
+    assert slip.failed_requirements == []
+    assert slip.cause.startswith("suite error")
+    assert slip.charged == frozenset()
     assert "PAG-001" in slip.checked  # the check that ran before the slip still verified
     assert "SUITE ERROR suites/test_area.py::test_a_suite_error" in result.stdout.str()

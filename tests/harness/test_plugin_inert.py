@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 # Imported here, not first inside a pytester run (see test_plugin.py).
-import httpcore  # noqa: F401
+import httpcore  # noqa: F401  # kept imported across in-process runs (above)
 import httpx
 import pytest
-import yaml  # noqa: F401
+import yaml  # noqa: F401  # kept imported across in-process runs (above)
 from click.testing import CliRunner
 from fake_target import TOKEN, error_body, rate_headers, serve
 

@@ -76,14 +76,17 @@ def test_the_services_own_error_is_judged_never_retried(status: int) -> None:
     transport, seen = scripted(envelope(status))
     api, slept = client(transport)
     assert api.get("/v1/me").status_code == status
-    assert len(seen) == 1 and not slept and not api.log.faults
+    assert len(seen) == 1
+    assert not slept
+    assert not api.log.faults
 
 
 def test_a_503_is_retried_after_its_retry_after() -> None:
     transport, seen = scripted(html(503, **{"Retry-After": "3"}))
     api, slept = client(transport)
     assert api.get("/v1/me").status_code == 200
-    assert slept == [3.0] and len(seen) == 2
+    assert slept == [3.0]
+    assert len(seen) == 2
 
 
 def test_a_dropped_connection_on_a_read_is_retried() -> None:
@@ -98,7 +101,9 @@ def test_a_write_gets_a_fresh_key_and_is_retried_with_it() -> None:
     api, _ = client(transport)
     assert api.post("/v1/tags", json={"name": "a"}).status_code == 201
     keys = [request.headers.get(KEY_HEADER) for request in seen]
-    assert len(keys) == 2 and keys[0] and keys[0] == keys[1]
+    assert len(keys) == 2
+    assert keys[0]
+    assert keys[0] == keys[1]
     other, _ = client(scripted()[0])
     assert other.post("/v1/tags", json={}).request.headers[KEY_HEADER] != keys[0]
 
@@ -118,7 +123,8 @@ def test_a_write_sent_without_a_key_on_purpose_is_never_sent_twice() -> None:
     api, _ = client(transport)
     with pytest.raises(TargetUnavailable, match="POST without an Idempotency-Key"):
         api.post("/v1/tags", json={}, idempotency_key=None)
-    assert len(seen) == 1 and KEY_HEADER not in seen[0].headers
+    assert len(seen) == 1
+    assert KEY_HEADER not in seen[0].headers
     assert api.log.faults == [Fault("502", retried=False)]
 
 

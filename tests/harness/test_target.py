@@ -133,7 +133,8 @@ def test_a_live_token_is_refused_unless_allowed(tmp_path: Path) -> None:
     with pytest.raises(TargetFileError) as caught:
         load_target(path=write(tmp_path, live), environ={})
     message = str(caught.value)
-    assert "live workspace token" in message and "allow_live = true" in message
+    assert "live workspace token" in message
+    assert "allow_live = true" in message
     assert "sk_live_sel.ver" not in message
     allowed = write(tmp_path, "allow_live = true\n" + live)
     assert load_target(path=allowed, environ={}).allow_live
@@ -168,7 +169,8 @@ def test_adapter_token_inline_and_absent(tmp_path: Path) -> None:
     )
     assert inline.adapter_token == "inline-secret"
     absent = load_target(path=write(tmp_path, ADAPTER_SECRET))
-    assert absent.adapter_token is None and absent.secrets == ("sk_test_a.b",)
+    assert absent.adapter_token is None
+    assert absent.secrets == ("sk_test_a.b",)
     assert absent.describe()["adapter_token"] is False
 
 

@@ -33,7 +33,8 @@ def test_defaults_and_rendering(api: TestClient, contact: dict) -> None:
         "task",
         "open",
     )
-    assert activity["description"] == "" and activity["created_by"] is None
+    assert activity["description"] == ""
+    assert activity["created_by"] is None
     assert activity["due_at"] == "2026-01-01T08:00:00.000000Z"
 
 
@@ -42,7 +43,8 @@ def test_logged_activity_with_assignee(api: TestClient, contact: dict, ids, issu
     activity = api.post(
         "/v1/activities", json=body(contact, status="completed", type="call", assignee_id=user)
     ).json()
-    assert activity["status"] == "completed" and activity["assignee"]["id"] == user
+    assert activity["status"] == "completed"
+    assert activity["assignee"]["id"] == user
     by_person = issue(kind="oauth", user_id=user).post("/v1/activities", json=body(contact)).json()
     assert by_person["created_by"] == {
         "id": user,

@@ -98,7 +98,8 @@ def test_tokens_with_scopes_kinds_and_states(control: TestClient, client_for) ->
     assert token(kind="workspace", live=True).json()["token"].startswith("sk_live_")
 
     oauth = token(kind="oauth").json()
-    assert oauth["token"].startswith("oat_test_") and oauth["user_id"].startswith("usr_")
+    assert oauth["token"].startswith("oat_test_")
+    assert oauth["user_id"].startswith("usr_")
     expired = token(kind="oauth", state="expired").json()["token"]
     assert code(client_for(expired).get("/v1/users")) == "token_expired"
     revoked = token(kind="workspace", state="revoked").json()["token"]
@@ -147,7 +148,8 @@ def test_a_new_user_owns_records_and_sees_only_theirs(
     user = control.post("/_adapter/v1/users", json={"workspace": "primary", "name": "Pat"})
     assert user.status_code == 201
     person = user.json()
-    assert person["object"] == "user" and person["name"] == "Pat"
+    assert person["object"] == "user"
+    assert person["name"] == "Pat"
     assert person["id"] in [u["id"] for u in api.get("/v1/users?limit=200").json()["data"]]
     mine = make(control, "contact", fields={"visibility": "private", "owner_id": person["id"]})
     theirs = make(control, "contact", fields={"visibility": "private", "owner_id": None})
@@ -156,7 +158,8 @@ def test_a_new_user_owns_records_and_sees_only_theirs(
         json={"workspace": "primary", "kind": "oauth", "user_id": person["id"]},
     ).json()["token"]
     seen = {c["id"] for c in client_for(token).get("/v1/contacts?limit=200").json()["data"]}
-    assert mine["id"] in seen and theirs["id"] not in seen
+    assert mine["id"] in seen
+    assert theirs["id"] not in seen
 
 
 def test_records_in_any_rendered_state_read_back_through_the_api(
@@ -169,7 +172,8 @@ def test_records_in_any_rendered_state_read_back_through_the_api(
         fields={"first_name": "Won", "status": "won", "visibility": "private", "owner_id": owner},
         created_at="2025-01-02T03:04:05Z",
     )
-    assert contact["status"] == "won" and contact["owner"]["id"] == owner
+    assert contact["status"] == "won"
+    assert contact["owner"]["id"] == owner
     assert contact["created_at"] == contact["updated_at"] == "2025-01-02T03:04:05.000000Z"
     assert api.get(f"/v1/contacts/{contact['id']}").json() == contact
 
@@ -195,7 +199,8 @@ def test_records_in_any_rendered_state_read_back_through_the_api(
         created_at="2025-01-01T00:00:00Z",
         updated_at="2025-02-01T00:00:00Z",
     )
-    assert plan["type"] == "resume_conversation" and plan["status"] == "suggested"
+    assert plan["type"] == "resume_conversation"
+    assert plan["status"] == "suggested"
     assert plan["created_by"] == {
         "id": ids["agent"],
         "kind": "agent",

@@ -71,7 +71,8 @@ def test_campaign_rendering_list_and_retrieve(
 ) -> None:
     first = make_campaign(name="First")
     second = make_campaign("draft")
-    assert first["object"] == "campaign" and first["id"].startswith("camp_")
+    assert first["object"] == "campaign"
+    assert first["id"].startswith("camp_")
     assert (first["name"], first["status"]) == ("First", "running")
     assert isinstance(first["instructions"], str)
     listed = api.get("/v1/campaigns").json()
@@ -115,12 +116,14 @@ def test_adapter_refuses_inconsistent_campaigns(
 def test_pause_then_resume(api: TestClient, make_campaign: Make) -> None:
     campaign = make_campaign()
     paused = api.post(f"/v1/campaigns/{campaign['id']}/pause")
-    assert paused.status_code == 200 and paused.json()["status"] == "paused"
+    assert paused.status_code == 200
+    assert paused.json()["status"] == "paused"
     assert paused.json()["updated_at"] > campaign["updated_at"]
     again = api.post(f"/v1/campaigns/{campaign['id']}/pause")
     assert (again.status_code, code(again)) == (409, "campaign_not_running")
     resumed = api.post(f"/v1/campaigns/{campaign['id']}/resume")
-    assert resumed.status_code == 200 and resumed.json()["status"] == "running"
+    assert resumed.status_code == 200
+    assert resumed.json()["status"] == "running"
     twice = api.post(f"/v1/campaigns/{campaign['id']}/resume")
     assert (twice.status_code, code(twice)) == (409, "campaign_not_paused")
 
@@ -164,7 +167,8 @@ def test_stats_over_a_window(api: TestClient, make_campaign: Make) -> None:
     response = stats_of(api, campaign, **WINDOW)
     assert response.status_code == 200
     body = response.json()
-    assert body["object"] == "campaign_stats" and body["campaign_id"] == campaign["id"]
+    assert body["object"] == "campaign_stats"
+    assert body["campaign_id"] == campaign["id"]
     assert (body["window_start"], body["window_end"]) == (
         "2026-01-01T00:00:00.000000Z",
         "2026-01-10T00:00:00.000000Z",
@@ -190,7 +194,8 @@ def test_default_window_is_30_days_ending_now(api: TestClient, make_campaign: Ma
     body = stats_of(api, make_campaign(participants=HISTORIES)).json()
     end = datetime.fromisoformat(body["window_end"])
     start = datetime.fromisoformat(body["window_start"])
-    assert before <= end <= datetime.now(UTC) and end - start == timedelta(days=30)
+    assert before <= end <= datetime.now(UTC)
+    assert end - start == timedelta(days=30)
     assert (body["contacted"], body["reply_rate"], body["conversion_rate"]) == (0, None, None)
     assert body["enrolled"] == len(HISTORIES)
 

@@ -28,15 +28,19 @@ def test_rendered_contact(api: TestClient, ids) -> None:
         "id": ids["users"][0], "kind": "user", "name": "Ada Admin", "object": "owner",
     }  # fmt: skip
     assert contact["custom_fields"] == {"industry": None, "lifetime_value": None}
-    assert contact["tags"] == [] and contact["channels"] == []
-    assert contact["id"].startswith("con_") and len(contact["id"]) == 36
+    assert contact["tags"] == []
+    assert contact["channels"] == []
+    assert contact["id"].startswith("con_")
+    assert len(contact["id"]) == 36
 
 
 def test_owner_and_expanded_organization_are_absent_when_none(api: TestClient) -> None:
     contact = create(api, first_name="Solo")
-    assert "owner" not in contact and contact["owner_id"] is None
+    assert "owner" not in contact
+    assert contact["owner_id"] is None
     expanded = api.get(f"/v1/contacts/{contact['id']}", params={"expand": "organization"}).json()
-    assert "organization" not in expanded and expanded["organization_id"] is None
+    assert "organization" not in expanded
+    assert expanded["organization_id"] is None
 
 
 @pytest.mark.parametrize(
@@ -66,7 +70,8 @@ def test_duplicate_phone_is_409(api: TestClient) -> None:
 def test_company_name_links_existing_or_new_organization(api: TestClient) -> None:
     org = api.post("/v1/organizations", json={"name": "Acme"}).json()
     linked = create(api, first_name="A", company_name="acme")
-    assert linked["company_name"] == "acme" and linked["organization_id"] == org["id"]
+    assert linked["company_name"] == "acme"
+    assert linked["organization_id"] == org["id"]
     fresh = create(api, first_name="B", company_name="Brand New Ltd")
     assert fresh["organization_id"] not in (None, org["id"])
     again = create(api, first_name="C", company_name="Brand New Ltd")
@@ -109,7 +114,8 @@ def test_custom_fields_tags_and_channels(api: TestClient) -> None:
         channels=[{"identifier": "+15551112222", "platform": "chatapp", "username": "ada"}],
     )
     assert contact["custom_fields"] == {"industry": "Retail", "lifetime_value": None}
-    assert contact["tags"][0]["id"] == tag["id"] and contact["tags"][0]["object"] == "tag"
+    assert contact["tags"][0]["id"] == tag["id"]
+    assert contact["tags"][0]["object"] == "tag"
     assert set(contact["channels"][0]) == {"identifier", "platform", "status", "username"}
     for body in (
         {"tags": [deal_tag["id"]]},
@@ -129,7 +135,8 @@ def test_lost_reason_only_when_lost(api: TestClient) -> None:
 def test_update_touches_updated_at_and_404s(api: TestClient) -> None:
     contact = create(api, first_name="Old")
     updated = api.patch(f"/v1/contacts/{contact['id']}", json={"first_name": "New"}).json()
-    assert updated["name"] == "New" and updated["updated_at"] > contact["updated_at"]
+    assert updated["name"] == "New"
+    assert updated["updated_at"] > contact["updated_at"]
     missing = api.patch("/v1/contacts/con_" + "0" * 32, json={})
     assert (missing.status_code, code(missing)) == (404, "contact_not_found")
     assert code(api.get("/v1/contacts/con_" + "0" * 32)) == "contact_not_found"
@@ -193,7 +200,8 @@ def test_upsert_creates_updates_and_refuses_conflicts(api: TestClient) -> None:
     )
     assert created.status_code == 201
     updated = api.post("/v1/contacts/upsert", json={"external_id": "u-1", "city": "Rome"})
-    assert updated.status_code == 200 and updated.json()["id"] == created.json()["id"]
+    assert updated.status_code == 200
+    assert updated.json()["id"] == created.json()["id"]
     assert updated.json()["phone"] == "+15550002222"
     mismatch = api.post("/v1/contacts/upsert", json={"external_id": "u-1", "phone": "+15550003333"})
     assert (mismatch.status_code, code(mismatch)) == (409, "phone_mismatch")
@@ -229,9 +237,11 @@ def test_search_nested_groups_q_and_paging(api: TestClient) -> None:
         "limit": 1,
     }
     first = api.post("/v1/contacts/search", json=body).json()
-    assert [r["id"] for r in first["data"]] == [a["id"]] and first["meta"]["has_more"]
+    assert [r["id"] for r in first["data"]] == [a["id"]]
+    assert first["meta"]["has_more"]
     second = api.post("/v1/contacts/search", json={**body, "cursor": first["links"]["next"]}).json()
-    assert [r["id"] for r in second["data"]] == [b["id"]] and second["links"]["next"] is None
+    assert [r["id"] for r in second["data"]] == [b["id"]]
+    assert second["links"]["next"] is None
     assert api.post("/v1/contacts/search", json={"q": "ANN@"}).json()["data"][0]["id"] == a["id"]
     assert api.post("/v1/contacts/search", json={"q": "900123"}).json()["data"][0]["id"] == b["id"]
     narrowed = api.post("/v1/contacts/search", json={"q": "ann", "fields": "city"}).json()["data"][
@@ -306,4 +316,5 @@ def test_adapter_can_reuse_contact_rules_through_as_workspace(app: ReferenceApp)
             "secondary", "contact", changes, created_at="2020-01-01T00:00:00.000000Z"
         )
         rendered = contacts.render(tx, "secondary", record)
-    assert rendered["phone"] == "+442079460018" and rendered["created_at"].startswith("2020")
+    assert rendered["phone"] == "+442079460018"
+    assert rendered["created_at"].startswith("2020")

@@ -59,18 +59,22 @@ def move(api: TestClient, conversation: dict[str, Any], name: str, **kwargs: Any
 
 def test_adapter_conversation_in_each_holding(open_conversation: Open, ids: dict) -> None:
     with_ai = open_conversation()
-    assert with_ai["object"] == "conversation" and with_ai["id"].startswith("conv_")
-    assert with_ai["handler"]["id"] == ids["agent"] and with_ai["handler"]["kind"] == "agent"
+    assert with_ai["object"] == "conversation"
+    assert with_ai["id"].startswith("conv_")
+    assert with_ai["handler"]["id"] == ids["agent"]
+    assert with_ai["handler"]["kind"] == "agent"
     assert (with_ai["status"], with_ai["needs_human"], with_ai["channel"]) == (
         "active",
         False,
         "chatapp_api",
     )
-    assert with_ai["channel_id"].startswith("chn_") and with_ai["queue_name"]
+    assert with_ai["channel_id"].startswith("chn_")
+    assert with_ai["queue_name"]
     queued = open_conversation(status="waiting")
     assert (queued["handler"], queued["needs_human"]) == (None, True)
     teammate = open_conversation(handler="user")
-    assert teammate["handler"]["kind"] == "user" and teammate["needs_human"] is True
+    assert teammate["handler"]["kind"] == "user"
+    assert teammate["needs_human"] is True
     nobody = open_conversation(contact_id=None, channel="slack")
     assert (nobody["contact_id"], nobody["channel_id"]) == (None, None)
 
@@ -109,7 +113,8 @@ def test_list_newest_first_with_filters_and_retrieve(
     first, second = open_conversation(), open_conversation(status="waiting")
     listed = api.get("/v1/conversations").json()
     assert [c["id"] for c in listed["data"]] == [second["id"], first["id"]]
-    assert listed["meta"] == {"has_more": False, "limit": 50} and listed["links"]["next"] is None
+    assert listed["meta"] == {"has_more": False, "limit": 50}
+    assert listed["links"]["next"] is None
     waiting = api.get("/v1/conversations", params={"status": "waiting"}).json()["data"]
     assert [c["id"] for c in waiting] == [second["id"]]
     assert api.get(f"/v1/conversations/{first['id']}").json() == first
@@ -154,7 +159,8 @@ def test_close_resolved_and_spam_leave_the_status(
     assert api.get(f"/v1/contacts/{contact['id']}").json() == contact
     assert close(api, open_conversation(), json={"outcome": "spam"}).status_code == 200
     after = api.get(f"/v1/contacts/{contact['id']}").json()
-    assert after["status"] == "open" and "spam" not in after
+    assert after["status"] == "open"
+    assert "spam" not in after
 
 
 @pytest.mark.parametrize(
@@ -211,7 +217,8 @@ def test_close_replays_with_idempotency_key(api: TestClient, open_conversation: 
     headers = {"Idempotency-Key": "close-1"}
     first = close(api, conversation, json={"outcome": "won"}, headers=headers)
     replay = close(api, conversation, json={"outcome": "won"}, headers=headers)
-    assert replay.status_code == 200 and replay.headers["Idempotent-Replay"] == "true"
+    assert replay.status_code == 200
+    assert replay.headers["Idempotent-Replay"] == "true"
     assert replay.json() == first.json()
 
 
@@ -244,10 +251,12 @@ def test_handoff_assign_resume_round(api: TestClient, open_conversation: Open, i
     )
     teammate = ids["users"][1]
     assigned = move(api, conversation, "assign", json={"assignee_id": teammate}).json()
-    assert assigned["handler"]["id"] == teammate and assigned["handler"]["kind"] == "user"
+    assert assigned["handler"]["id"] == teammate
+    assert assigned["handler"]["kind"] == "user"
     assert assigned["needs_human"] is True
     resumed = move(api, conversation, "resume").json()
-    assert resumed["handler"]["id"] == ids["agent"] and resumed["status"] == "active"
+    assert resumed["handler"]["id"] == ids["agent"]
+    assert resumed["status"] == "active"
     assert resumed["needs_human"] is False
     assert resumed["updated_at"] > assigned["updated_at"] > handed.json()["updated_at"]
 
@@ -321,11 +330,13 @@ def test_inbound_lands_in_the_open_conversation_then_a_new_one(
     conversation = open_conversation()
     body = {"workspace": "primary", "contact_id": contact["id"]}
     landed = adapter.post("/_adapter/v1/conversations/inbound", json=body)
-    assert landed.status_code == 200 and landed.json()["id"] == conversation["id"]
+    assert landed.status_code == 200
+    assert landed.json()["id"] == conversation["id"]
     assert landed.json()["last_message_at"] > conversation["last_message_at"]
     close(api, conversation)
     fresh = adapter.post("/_adapter/v1/conversations/inbound", json=body).json()
-    assert fresh["id"] != conversation["id"] and fresh["status"] == "active"
+    assert fresh["id"] != conversation["id"]
+    assert fresh["status"] == "active"
     assert fresh["handler"]["id"] == ids["agent"]
 
 

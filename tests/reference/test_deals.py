@@ -24,10 +24,12 @@ def test_create_renders_the_deal(api: TestClient, base: dict, ids) -> None:
     response = api.post("/v1/deals", json={**base, "value": 1234.5, "owner_id": ids["users"][0]})
     assert response.status_code == 201
     deal = response.json()
-    assert deal["object"] == "deal" and deal["id"].startswith("deal_")
+    assert deal["object"] == "deal"
+    assert deal["id"].startswith("deal_")
     assert deal["value"] == "1234.50"
     assert deal["probability"] == ids["pipelines"][0]["stages"][1]["default_probability"]
-    assert deal["status"] == "open" and deal["stage_changed_at"]
+    assert deal["status"] == "open"
+    assert deal["stage_changed_at"]
     assert deal["owner"]["kind"] == "user"
     assert deal["custom_fields"] == {"source": None}
 
@@ -120,5 +122,6 @@ def test_expand_and_retrieve(api: TestClient, base: dict) -> None:
     ).json()
     assert deal["organization"]["id"] == org["id"]
     fetched = api.get(f"/v1/deals/{deal['id']}", params={"expand": "contact"}).json()
-    assert fetched["contact"]["id"] == base["contact_id"] and "organization" not in fetched
+    assert fetched["contact"]["id"] == base["contact_id"]
+    assert "organization" not in fetched
     assert code(api.get("/v1/deals/deal_" + "0" * 32)) == "not_found"

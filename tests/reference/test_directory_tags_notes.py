@@ -11,7 +11,8 @@ def code(response) -> str:
 def test_tag_rules(api: TestClient) -> None:
     tag = api.post("/v1/tags", json={"name": "Gold", "kind": "contact", "color": "#fc0"})
     assert tag.status_code == 201
-    assert tag.json()["color"] == "#fc0" and tag.json()["object"] == "tag"
+    assert tag.json()["color"] == "#fc0"
+    assert tag.json()["object"] == "tag"
     again = api.post("/v1/tags", json={"name": "gold", "kind": "contact"})
     assert (again.status_code, code(again)) == (409, "tag_already_exists")
     assert tag.json()["id"] in again.json()["error"]["message"]
@@ -53,19 +54,22 @@ def test_users_in_join_order_and_paged(api: TestClient) -> None:
         "created_at",
     }
     rest = api.get("/v1/users", params={"limit": 2, "cursor": first["links"]["next"]}).json()
-    assert [u["name"] for u in rest["data"]] == ["Cleo Member"] and rest["links"]["next"] is None
+    assert [u["name"] for u in rest["data"]] == ["Cleo Member"]
+    assert rest["links"]["next"] is None
 
 
 def test_audiences_newest_first(api: TestClient) -> None:
     rows = api.get("/v1/audiences").json()["data"]
     stamps = [a["created_at"] for a in rows]
-    assert stamps == sorted(stamps, reverse=True) and len(set(stamps)) == len(stamps)
+    assert stamps == sorted(stamps, reverse=True)
+    assert len(set(stamps)) == len(stamps)
     assert rows[0]["object"] == "audience"
 
 
 def test_pipelines_fields_lost_reasons_channels(api: TestClient) -> None:
     pipelines = api.get("/v1/pipelines").json()["data"]
-    assert len(pipelines) == 2 and all(p["stages"] for p in pipelines)
+    assert len(pipelines) == 2
+    assert all(p["stages"] for p in pipelines)
     assert all(s["id"].startswith("stg_") for s in pipelines[0]["stages"])
     fields = api.get("/v1/fields", params={"limit": 200}).json()["data"]
     custom = {(f["resource"], f["key"]) for f in fields if not f["built_in"]}
@@ -95,7 +99,8 @@ def test_notes_only_author_may_change(api: TestClient, issue, ids) -> None:
 
 def test_organizations_crud(api: TestClient) -> None:
     org = api.post("/v1/organizations", json={"name": "Org", "website": "https://org.example"})
-    assert org.status_code == 201 and org.json()["custom_fields"] == {"segment": None}
+    assert org.status_code == 201
+    assert org.json()["custom_fields"] == {"segment": None}
     path = f"/v1/organizations/{org.json()['id']}"
     assert api.patch(path, json={"name": "Org 2"}).json()["name"] == "Org 2"
     assert api.get(path, params={"fields": "name"}).json() == {

@@ -89,7 +89,8 @@ def test_keys_expire_after_24_hours(app: ReferenceApp, api: TestClient) -> None:
     with app.store.transaction() as tx:
         tx.execute("UPDATE idempotency SET created_at = created_at - 86401")
     response = api.post("/v1/tags", json={"name": "new", "kind": "deal"}, headers=key)
-    assert response.status_code == 201 and "Idempotent-Replay" not in response.headers
+    assert response.status_code == 201
+    assert "Idempotent-Replay" not in response.headers
 
 
 def test_replay_returns_200_fault(make_app) -> None:
@@ -122,7 +123,8 @@ def test_concurrent_duplicates_make_one_record() -> None:
             thread.start()
         for thread in threads:
             thread.join()
-        assert set(statuses) <= {201, 409} and 201 in statuses
+        assert set(statuses) <= {201, 409}
+        assert 201 in statuses
         with httpx.Client(base_url=served.base_url, headers=headers) as client:
             found = client.get("/v1/contacts", params={"external_id": "race-1"}).json()["data"]
         assert len(found) == 1
@@ -157,7 +159,8 @@ def test_empty_key_is_no_key(api: TestClient) -> None:
         response = api.post(
             "/v1/tags", json={"name": name, "kind": "deal"}, headers={"Idempotency-Key": ""}
         )
-        assert response.status_code == 201 and "Idempotent-Replay" not in response.headers
+        assert response.status_code == 201
+        assert "Idempotent-Replay" not in response.headers
 
 
 def test_a_keyed_write_holds_its_key_only_while_other_requests_are_answered(

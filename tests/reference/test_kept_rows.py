@@ -76,10 +76,15 @@ def test_a_rollback_drops_what_was_kept_during_it() -> None:
             return tx.memo("count", lambda: len(tx.all(WORKSPACE, "contact")))
 
     assert count() == 0
-    with pytest.raises(RuntimeError), store.transaction() as tx:
-        tx.insert(WORKSPACE, "contact", {"first_name": "Undone"})
-        assert tx.memo("count", lambda: len(tx.all(WORKSPACE, "contact"))) == 1
-        raise RuntimeError("rolled back")
+
+    def insert_then_fail() -> None:
+        with store.transaction() as tx:
+            tx.insert(WORKSPACE, "contact", {"first_name": "Undone"})
+            assert tx.memo("count", lambda: len(tx.all(WORKSPACE, "contact"))) == 1
+            raise RuntimeError("rolled back")
+
+    with pytest.raises(RuntimeError, match="rolled back"):
+        insert_then_fail()
     assert count() == 0
 
 
@@ -116,7 +121,8 @@ def test_view_decodes_a_stored_text_once() -> None:
     with store.transaction() as tx:
         record = tx.insert(WORKSPACE, "contact", {"first_name": "Once"})
         first, again = tx.view(WORKSPACE, "contact"), tx.view(WORKSPACE, "contact")
-        assert first[0] is again[0] and first[0] == record
+        assert first[0] is again[0]
+        assert first[0] == record
         tx.update(WORKSPACE, "contact", {**record, "first_name": "Twice"})
         assert tx.view(WORKSPACE, "contact")[0]["first_name"] == "Twice"
         assert tx.all(WORKSPACE, "contact")[0] is not tx.all(WORKSPACE, "contact")[0]

@@ -89,7 +89,8 @@ def test_offset_cursor_fault_repeats_a_row(make_app) -> None:
 def test_last_page_has_no_next(api: TestClient) -> None:
     make_contacts(api, 4)
     body = api.get("/v1/contacts", params={"limit": 4}).json()
-    assert body["meta"]["has_more"] is False and body["links"]["next"] is None
+    assert body["meta"]["has_more"] is False
+    assert body["links"]["next"] is None
 
 
 def test_has_more_fault_on_full_last_page(make_app) -> None:
@@ -97,7 +98,8 @@ def test_has_more_fault_on_full_last_page(make_app) -> None:
     client = TestClient(app, headers={"Authorization": f"Bearer {app.seeded_tokens['primary']}"})
     make_contacts(client, 4)
     body = client.get("/v1/contacts", params={"limit": 4}).json()
-    assert body["meta"]["has_more"] is True and body["links"]["next"]
+    assert body["meta"]["has_more"] is True
+    assert body["links"]["next"]
 
 
 def test_cursor_is_bound_to_its_query(api: TestClient) -> None:
@@ -145,7 +147,8 @@ def test_unknown_and_unsupported_sort(api: TestClient) -> None:
 def test_expand_organization_and_limits(api: TestClient) -> None:
     contact = api.post("/v1/contacts", json={"first_name": "E", "company_name": "Expand Co"}).json()
     plain = api.get(f"/v1/contacts/{contact['id']}").json()
-    assert "organization" not in plain and plain["organization_id"].startswith("org_")
+    assert "organization" not in plain
+    assert plain["organization_id"].startswith("org_")
     expanded = api.get(f"/v1/contacts/{contact['id']}", params={"expand": "organization"}).json()
     assert expanded["organization"]["name"] == "Expand Co"
     assert expanded["organization"]["object"] == "organization"

@@ -65,9 +65,11 @@ def test_serve_requires_the_secret_and_names_only_its_variable(
     health = f"{data['adapter_url']}/v1/health"
     assert httpx.get(health).status_code == 401
     wrong = httpx.get(health, headers={"Authorization": "Bearer not-the-secret"})
-    assert wrong.status_code == 401 and wrong.json()["error"]["code"] == "unauthorized"
+    assert wrong.status_code == 401
+    assert wrong.json()["error"]["code"] == "unauthorized"
     right = httpx.get(health, headers={"Authorization": f"Bearer {SECRET}"})
-    assert right.status_code == 200 and right.json()["ok"] is True
+    assert right.status_code == 200
+    assert right.json()["ok"] is True
     # The public API is untouched: its tokens, not the adapter's secret, open it.
     token = data["tokens"]["full"]["value"]
     users = httpx.get(f"{data['base_url']}/v1/users", headers={"Authorization": f"Bearer {token}"})
@@ -103,4 +105,5 @@ def test_serve_refuses_an_unset_variable_or_no_adapter(monkeypatch: pytest.Monke
     assert f"the environment variable {VARIABLE} is not set" in unset.output
     monkeypatch.setenv(VARIABLE, SECRET)
     no_adapter = runner.invoke(main, ["serve", "--adapter-token-env", VARIABLE, "--no-adapter"])
-    assert no_adapter.exit_code == 2 and "there is no adapter to protect" in no_adapter.output
+    assert no_adapter.exit_code == 2
+    assert "there is no adapter to protect" in no_adapter.output

@@ -38,9 +38,11 @@ def test_running_server_serves_and_writes_a_loadable_target_file(tmp_path: Path)
 def test_serve_refuses_bad_options() -> None:
     runner = CliRunner()
     result = runner.invoke(main, ["serve", "--fault", "bogus"])
-    assert result.exit_code == 2 and "bogus" in result.output
+    assert result.exit_code == 2
+    assert "bogus" in result.output
     result = runner.invoke(main, ["serve", "--host", "0.0.0.0"])
-    assert result.exit_code == 2 and "loopback" in result.output
+    assert result.exit_code == 2
+    assert "loopback" in result.output
 
 
 def test_serve_writes_the_target_file_and_stops_on_sigterm(tmp_path: Path) -> None:

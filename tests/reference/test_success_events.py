@@ -59,7 +59,8 @@ def test_adapter_type_definition_rules(client_for: Callable[[str | None], TestCl
         "/_adapter/v1/success-event-types",
         json={"workspace": "primary", "code": "sale", "value": "required"},
     )
-    assert same.status_code == 200 and same.json() == {"code": "sale", "value": "required"}
+    assert same.status_code == 200
+    assert same.json() == {"code": "sale", "value": "required"}
     other = adapter.post(
         "/_adapter/v1/success-event-types",
         json={"workspace": "primary", "code": "sale", "value": "forbidden"},
@@ -80,11 +81,13 @@ def test_create_list_and_retrieve(api: TestClient, report: Event) -> None:
     created = report(code="sale", value=120.5, contact_id=contact["id"])
     assert created.status_code == 201
     event = created.json()
-    assert event["id"].startswith("sev_") and len(event["id"]) == 36
+    assert event["id"].startswith("sev_")
+    assert len(event["id"]) == 36
     assert (event["object"], event["code"], event["value"]) == ("success_event", "sale", 120.5)
     assert (event["reverses"], event["reversed_by"]) == (None, None)
     signup = report(code="signup", occurred_at="2026-01-01T00:00:00+02:00").json()
-    assert signup["occurred_at"] == "2025-12-31T22:00:00.000000Z" and signup["value"] is None
+    assert signup["occurred_at"] == "2025-12-31T22:00:00.000000Z"
+    assert signup["value"] is None
     listed = api.get("/v1/success-events").json()["data"]
     assert [e["id"] for e in listed] == [signup["id"], event["id"]]
     sales = api.get("/v1/success-events", params={"code": "sale"}).json()["data"]

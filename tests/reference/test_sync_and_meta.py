@@ -173,7 +173,8 @@ def test_the_harness_reads_scopes_and_policy_from_the_server() -> None:
     assert found.scopes == {"full": frozenset(ALL_SCOPES), "reader": {"contacts:read"}}
     assert found.scopes_source == {"full": "GET /v1/me", "reader": "GET /v1/me"}
     assert found.write_policy_source == "GET /v1/capabilities"
-    assert found.write_policy["notes"] is False and found.write_policy["contacts"] is True
+    assert found.write_policy["notes"] is False
+    assert found.write_policy["contacts"] is True
 
 
 def adapter_deletion_listed(app: ReferenceApp) -> bool:

@@ -25,7 +25,8 @@ SCRIPT = ROOT / "scripts" / "action.py"
 
 def load_script() -> ModuleType:
     spec = importlib.util.spec_from_file_location("action_script", SCRIPT)
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up
     spec.loader.exec_module(module)
@@ -110,7 +111,8 @@ def test_install_makes_a_venv_then_installs_the_action_checkout() -> None:
     assert venv == Path("/runner/tmp/crm-conformance-venv")
     make, pip = action.install_commands(Path("/action"), venv)
     assert make[1:] == ["-m", "venv", str(venv)]
-    assert pip[0] == str(venv / "bin" / "python") and pip[-1] == "/action"
+    assert pip[0] == str(venv / "bin" / "python")
+    assert pip[-1] == "/action"
 
 
 @pytest.mark.slow
@@ -202,7 +204,8 @@ def test_a_passing_run_writes_its_verdict_and_no_failed_requirements(
     action.write_step_summary(summary_environ(tmp_path), action.Inputs(), report, code)
     text = (tmp_path / "step_summary.md").read_text()
     assert text.startswith("## crm-conformance: NOTHING FAILED")
-    assert "Failed requirements" not in text and "| core |" in text
+    assert "Failed requirements" not in text
+    assert "| core |" in text
 
 
 def test_a_run_without_a_summary_says_its_exit_code_and_leaves_no_job_summary_off_a_runner(
@@ -251,5 +254,6 @@ def test_target_text_in_the_job_summary_is_inert_and_redacted(tmp_path: Path) ->
     assert len(re.findall(r"(?<!\\)\|", row)) == 5  # four cells: no pipe of the target's
     for raw in ("<img", "<b>", "`code`", "](http", "**b**", "sk_live_ab", "SecretValue12345"):
         assert raw not in text, raw
-    assert "&lt;img src\\=x onerror\\=alert\\(1\\)&gt;" in row and "\\[Filtered\\]" in row
+    assert "&lt;img src\\=x onerror\\=alert\\(1\\)&gt;" in row
+    assert "\\[Filtered\\]" in row
     assert not any(line.startswith("# h") for line in text.splitlines())

@@ -69,7 +69,8 @@ def test_run_writes_allure_labels_history_ids_and_a_redacted_exchange(
     results = [json.loads(p.read_text()) for p in (report / "allure-results").glob("*-result.json")]
     failed = next(r for r in results if r["status"] == "failed")
     labels = {(lab["name"], lab["value"]) for lab in failed["labels"]}
-    assert ("epic", "pagination") in labels and ("tag", "PAG-001") in labels
+    assert ("epic", "pagination") in labels
+    assert ("tag", "PAG-001") in labels
     assert ("feature", "Resources and their fields › Conventions") in labels
     assert failed["historyId"] == failed["testCaseId"] == dict(labels)["crm_history_id"]
     attachment = report / "allure-results" / failed["attachments"][0]["source"]
@@ -167,7 +168,8 @@ def test_certify_refuses_filters_and_writes_a_certificate(
 
 def test_usage_and_unreachable_exit_codes(tmp_path: Path, target_file: Path) -> None:
     result = invoke("run", "--target", str(tmp_path / "missing.toml"))
-    assert result.exit_code == 2 and "no such file" in result.output
+    assert result.exit_code == 2
+    assert "no such file" in result.output
     result = invoke(
         "run",
         "--target",
@@ -189,7 +191,8 @@ def test_smoke(target_file: Path, tmp_path: Path) -> None:
     bad = tmp_path / "bad.toml"
     bad.write_text(target_file.read_text().replace("sk_test_fake", "sk_test_wrong"))
     result = invoke("smoke", "--target", str(bad))
-    assert result.exit_code == 2 and "tokens.full is not accepted" in result.output
+    assert result.exit_code == 2
+    assert "tokens.full is not accepted" in result.output
     assert "sk_test_wrong" not in result.output
     result = invoke("smoke", "--target", str(target_file), "--base-url", "http://127.0.0.1:9")
     assert result.exit_code == 3
@@ -323,7 +326,8 @@ def test_the_summary_names_the_seed_and_a_rerun_with_it_gives_the_same_cases(
     assert f"seed {seed}" in (first / "summary.md").read_text()
     again = tmp_path / "again"
     invoke("run", "--target", str(target_file), "--seed", str(seed), "--report-dir", str(again))
-    assert cases(again) == cases(first) and len(cases(first)) >= 2
+    assert cases(again) == cases(first)
+    assert len(cases(first)) >= 2
 
 
 def test_stderr_off_a_terminal_has_plain_progress_lines_no_longer_than_600(
@@ -349,7 +353,8 @@ def test_an_error_line_on_stderr_off_a_terminal_is_cut_at_600_characters(tmp_pat
     result = invoke("run", "--target", str(target))
     assert result.exit_code == 2
     lines = result.stderr.splitlines()
-    assert lines[0].startswith("Error: target file ") and lines[0].endswith("kkk...")
+    assert lines[0].startswith("Error: target file ")
+    assert lines[0].endswith("kkk...")
     assert max(len(line) for line in lines) == 600
 
 

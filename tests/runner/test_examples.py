@@ -81,7 +81,8 @@ def test_the_gitlab_example_links_requirements_html_from_the_merge_request() -> 
     exposing = [job for job in data.values() if isinstance(job, dict) and "expose_as" in str(job)]
     (job,) = exposing
     assert job["artifacts"]["paths"] == ["reports/conformance/requirements.html"]
-    assert job["needs"] == ["merge"] and job["when"] == "always"
+    assert job["needs"] == ["merge"]
+    assert job["when"] == "always"
     assert data["merge"]["artifacts"]["paths"] == ["reports/conformance"]
 
 

@@ -57,5 +57,6 @@ def test_on_a_terminal_one_line_updates_in_place() -> None:
     progress.total = 3
     finish(progress, [Outcome.PASSED, Outcome.ERROR, Outcome.PASSED], clock, step=1.0)
     text = log.getvalue()
-    assert text.count("\r") == 3 and text.count("\n") == 1
+    assert text.count("\r") == 3
+    assert text.count("\n") == 1
     assert text.endswith("\r3/3 tests, 1 failing   \n")

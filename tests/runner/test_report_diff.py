@@ -49,7 +49,8 @@ def test_a_fault_is_listed_as_exactly_the_requirements_it_fails_and_exits_1(
 ) -> None:
     clean, faulty = runs
     broken = failed_in(faulty)
-    assert "TAG-004" in broken and not failed_in(clean)
+    assert "TAG-004" in broken
+    assert not failed_in(clean)
     result = invoke("--diff", clean, faulty)
     assert result.exit_code == 1, result.output
     lines = [line for line in result.output.splitlines() if "→" in line]
@@ -72,7 +73,8 @@ def test_the_fix_is_listed_too_and_exits_0(runs: tuple[Path, Path]) -> None:
     assert result.exit_code == 0, result.output
     assert " TAG-004  failed → passed" in result.output
     same = invoke("--diff", clean, clean)
-    assert same.exit_code == 0 and "No requirement changed its verdict." in same.output
+    assert same.exit_code == 0
+    assert "No requirement changed its verdict." in same.output
 
 
 def test_a_missing_or_broken_run_folder_is_one_line_and_exit_2(
@@ -89,9 +91,11 @@ def test_a_missing_or_broken_run_folder_is_one_line_and_exit_2(
     ):
         result = CliRunner().invoke(main, ["report", "--diff", str(clean), str(other)])
         assert result.exit_code == 2, result.output
-        assert said in result.output and "Traceback" not in result.output
+        assert said in result.output
+        assert "Traceback" not in result.output
     result = CliRunner().invoke(main, ["report", "--diff", str(clean)])
-    assert result.exit_code == 2 and "two report folders" in result.output
+    assert result.exit_code == 2
+    assert "two report folders" in result.output
 
 
 def test_a_cause_quoting_the_target_stays_on_its_line(runs: tuple[Path, Path]) -> None:
@@ -100,4 +104,5 @@ def test_a_cause_quoting_the_target_stays_on_its_line(runs: tuple[Path, Path]) -
     summary["requirements"]["TAG-004"]["causes"] = ["t: TAG-004 got\n\x1b[2Jfake line"]
     (faulty / "summary.json").write_text(json.dumps(summary))
     result = invoke("--diff", clean, faulty)
-    assert "\x1b" not in result.output and "\\x1b[2Jfake line" in result.output
+    assert "\x1b" not in result.output
+    assert "\\x1b[2Jfake line" in result.output

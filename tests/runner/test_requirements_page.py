@@ -120,12 +120,15 @@ def test_what_the_target_sent_stays_inert_text_in_the_page() -> None:
     )
     summary = build_summary([record, blocked], INFO, catalogue)
     html = render_page(summary, [record, blocked], catalogue)
-    assert "<script>alert" not in html and "\x1b" not in html and "<b>" not in html
+    assert "<script>alert" not in html
+    assert "\x1b" not in html
+    assert "<b>" not in html
     data = _data(html)
     [failed] = data["PAG-001"]["tests"]
     assert "Got:      got </script><script>alert(1)</script> \\x1b[31m & <b>" in failed["details"]
     [blocked_test] = data["PAG-002"]["tests"]
-    assert blocked_test["outcome"] == "blocked" and "\\x1b[31m" in blocked_test["cause"]
+    assert blocked_test["outcome"] == "blocked"
+    assert "\\x1b[31m" in blocked_test["cause"]
     assert ("failed", "PAG-001") in verdict_ids(html)
 
 
@@ -148,17 +151,20 @@ def test_a_run_writes_the_page_without_its_token_or_any_network_reference(
     assert linked == []
     assert not re.search(r"""(?:src|href)=["']?(?:https?:)?//""", html, flags=re.I)
     shown = dict((ids, colour) for colour, ids in verdict_ids(html))
-    assert shown["PAG-001"] == "failed" and shown["HDR-001"] == "passed"
+    assert shown["PAG-001"] == "failed"
+    assert shown["HDR-001"] == "passed"
     failed = _data(html)["PAG-001"]
     assert failed["verdict"] == "failed"
-    assert "Reproduce with:" in str(failed["tests"]) and "$TOKEN" in str(failed["tests"])
+    assert "Reproduce with:" in str(failed["tests"])
+    assert "$TOKEN" in str(failed["tests"])
     # a later run of the folder that selects no test leaves no view of this one behind
     again = CliRunner().invoke(
         main,
         ["run", "--target", str(target_file), "--report-dir", str(report), "--", "-k", "nothing"],
     )
     assert again.exit_code == 2, again.output
-    assert not page.exists() and not (report / "badge.json").exists()
+    assert not page.exists()
+    assert not (report / "badge.json").exists()
 
 
 def test_report_over_a_folder_writes_its_views_again(
@@ -223,9 +229,11 @@ def test_in_chromium_a_served_faults_clause_shows_red_with_its_cause(tmp_path: P
     profile = tmp_path / "profile"
     dom = chromium("--dump-dom", f"{page.as_uri()}#IDEM-004", profile=profile)
     panel = dom.split('id="details"', 1)[1]
-    assert "IDEM-004" in panel and "Marks a replayed response" in panel
+    assert "IDEM-004" in panel
+    assert "Marks a replayed response" in panel
     assert "Expected: Idempotent-Replay: true on the replay" in panel
-    assert "Reproduce with:" in panel and "curl -X POST" in panel
+    assert "Reproduce with:" in panel
+    assert "curl -X POST" in panel
     assert re.search(r'class="q v-failed picked" data-ids="IDEM-004"', dom)
     assert re.search(r'<div class="bar" data-class="idempotency"[^>]*>.*?seg v-failed', dom)
 
@@ -236,7 +244,8 @@ def test_in_chromium_a_served_faults_clause_shows_red_with_its_cause(tmp_path: P
     assert 'data-shown-failed="1" data-shown-other="0"' in probed  # the one item of IDEM-004
     assert re.search(r'data-failed-panel="1 requirements failedIDEM-004 Marks a replayed', probed)
     unverified = re.search(r'data-unverified-panel="([^"]*)"', probed)
-    assert unverified is not None and "requirements not verified" in unverified.group(1)
+    assert unverified is not None
+    assert "requirements not verified" in unverified.group(1)
     assert "To verify it: " in unverified.group(1)
 
     shot = report / "requirements.png"
@@ -266,6 +275,8 @@ def test_the_page_stays_under_2_mb_however_much_failed() -> None:
     html = render_page(build_summary(records, INFO, catalogue), records, catalogue)
     assert len(html.encode("utf-8")) < 2_000_000
     first = _data(html)[ids[0]]
-    assert len(first["tests"]) == 10 and first["more"] == 20
+    assert len(first["tests"]) == 10
+    assert first["more"] == 20
     assert first["tests"][0]["details"].startswith("Reproduce with:\n  curl xxx")
-    assert "details" not in first["tests"][3] and first["tests"][3]["cause"] == "Reproduce with:"
+    assert "details" not in first["tests"][3]
+    assert first["tests"][3]["cause"] == "Reproduce with:"

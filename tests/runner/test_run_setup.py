@@ -35,7 +35,8 @@ def fake_suites(monkeypatch: pytest.MonkeyPatch, suites: Path, tmp_path: Path) -
 
 def test_a_relative_target_file_works_from_any_folder(target_file: Path, tmp_path: Path) -> None:
     relative = os.path.relpath(target_file, Path.cwd())
-    assert not Path(relative).is_absolute() and relative.startswith("..")
+    assert not Path(relative).is_absolute()
+    assert relative.startswith("..")
     result = invoke("run", "--target", relative, "--report-dir", "report")
     assert result.exit_code == 1, result.output  # the fake suites fail one requirement
     assert "NOT CONFORMANT" in result.output
@@ -140,7 +141,8 @@ def test_ctrl_c_stops_the_run_and_says_how_to_sweep(
     sweep = next(line.strip() for line in out.splitlines() if "crm-conformance sweep" in line)
     assert sweep.startswith(f"crm-conformance sweep --target {target_file} --prefix cc-")
     summary = json.loads((report / "summary.json").read_text(encoding="utf-8"))
-    assert summary["interrupted"] is True and 0 < sum(summary["tests"].values()) < 60
+    assert summary["interrupted"] is True
+    assert 0 < sum(summary["tests"].values()) < 60
     assert "**Interrupted**" in (report / "summary.md").read_text(encoding="utf-8")
     log = (report / "pytest.log").read_text(encoding="utf-8")
     assert "PluggyTeardownRaisedWarning" not in err + log

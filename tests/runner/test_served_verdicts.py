@@ -142,14 +142,16 @@ def test_a_test_that_fails_only_on_another_requirements_rule_does_not_fail_the_f
     )
     assert result.exit_code == 1, result.output
     failed = [r for r in records_of(report) if r["outcome"] == "failed"]
-    assert failed and all("IDEM-001" in r["requirements"] for r in failed)
+    assert failed
+    assert all("IDEM-001" in r["requirements"] for r in failed)
     # IDEM-004, and the close's own replay header (its point checks its section first)
     charged = {req for r in failed for req in r["failed_requirements"]}
     assert charged == {"IDEM-004", "IDEM-008"}
     requirements = summary_of(report)["requirements"]
     assert requirements["IDEM-004"]["verdict"] == "failed"
     assert requirements["IDEM-001"]["verdict"] != "failed"
-    assert "  IDEM-004  " in result.output and "  IDEM-001  " not in result.output
+    assert "  IDEM-004  " in result.output
+    assert "  IDEM-001  " not in result.output
 
 
 def test_every_marker_id_is_checked_in_a_reference_run_and_every_pass_names_its_checks(

@@ -174,7 +174,8 @@ def test_two_shards_merge_into_the_verdict_of_one_run(tmp_path: Path, target_fil
     assert verdict(tmp_path / "merged") == verdict(tmp_path / "whole")
     junit = (tmp_path / "merged" / "junit.xml").read_text()
     assert 'tests="9" failures="1"' in junit
-    assert "(shard 1/2)" in junit and "(shard 2/2)" in junit
+    assert "(shard 1/2)" in junit
+    assert "(shard 2/2)" in junit
     results = list((tmp_path / "merged" / "allure-results").glob("*-result.json"))
     assert len(results) == 9
     assert len((tmp_path / "merged" / OUTCOMES_FILE).read_text().splitlines()) == 9

@@ -89,7 +89,8 @@ def test_a_record_that_cannot_be_deleted_is_named_exits_1_and_is_tried_again(
         second = invoke("sweep", "--run", str(tmp_path), "--target", str(target))
     result = json.loads(first.output)
     assert first.exit_code == 1
-    assert result["listed"] == 2 and result["already_gone"] == [dead]
+    assert result["listed"] == 2
+    assert result["already_gone"] == [dead]
     assert [r["id"] for r in result["remaining"]] == ["usr_notmade"]
     assert second.exit_code == 1
     assert "0 deleted, 0 already gone, 1 swept before" in second.output
@@ -105,12 +106,14 @@ def test_a_record_that_cannot_be_deleted_is_named_exits_1_and_is_tried_again(
 )
 def test_usage_errors_are_one_message(args: tuple[str, ...], message: str, code: int) -> None:
     result = invoke(*args)
-    assert result.exit_code == code and message in result.output
+    assert result.exit_code == code
+    assert message in result.output
 
 
 def test_a_folder_without_a_ledger_says_so(tmp_path: Path) -> None:
     result = invoke("sweep", "--run", str(tmp_path))
-    assert result.exit_code == 2 and f"no {LEDGER_FILE} there" in result.output
+    assert result.exit_code == 2
+    assert f"no {LEDGER_FILE} there" in result.output
 
 
 def test_an_unreachable_adapter_exits_3(tmp_path: Path) -> None:

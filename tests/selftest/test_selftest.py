@@ -96,7 +96,7 @@ def _class_of(req_id: str) -> str:
     return {"AUTH": "core", "ERR": "core", "PAG": "pagination", "TAG": "tags"}[req_id.split("-")[0]]
 
 
-def matrix_of(rule: Rule, faults=FAULTS, variants=(), **options) -> Matrix:  # type: ignore[no-untyped-def]
+def matrix_of(rule: Rule, faults=FAULTS, variants=(), **options) -> Matrix:  # type: ignore[no-untyped-def]  # keyword pass-through of a test helper
     return selftest(
         TESTS,
         faults,

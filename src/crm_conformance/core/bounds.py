@@ -128,7 +128,7 @@ def bounded_transport() -> httpx.HTTPTransport:
     pool = getattr(transport, "_pool", None)
     backend = getattr(pool, "_network_backend", None)
     if isinstance(backend, httpcore.NetworkBackend):
-        pool._network_backend = _DeadlineBackend(backend)  # type: ignore[union-attr]
+        pool._network_backend = _DeadlineBackend(backend)  # type: ignore[union-attr]  # httpcore private
     return transport
 
 

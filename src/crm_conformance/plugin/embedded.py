@@ -57,7 +57,7 @@ class EmbeddedServer:
     def spawn(cls) -> "EmbeddedServer":
         """Start the child and return without waiting for it."""
         # A file, not a pipe: a pipe nobody reads could fill and stall the child. Closed by stop().
-        errors = tempfile.TemporaryFile()  # noqa: SIM115
+        errors = tempfile.TemporaryFile()  # noqa: SIM115  # outlives this call: stop() closes it
         process = subprocess.Popen(
             [sys.executable, "-m", "crm_conformance.plugin.embedded"],
             stdin=subprocess.PIPE,

@@ -37,7 +37,8 @@ def target(pytestconfig: pytest.Config) -> "Target":
 def _client(state: RunState, token: str | None) -> "ApiClient":
     from crm_conformance.core.client import ApiClient
 
-    assert state.target is not None and state.redactor is not None
+    assert state.target is not None
+    assert state.redactor is not None
     client = ApiClient(
         base_url=state.target.base_url,
         token=token,

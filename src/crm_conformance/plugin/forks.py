@@ -233,9 +233,9 @@ def _fail(config: pytest.Config, item: pytest.Item, why: str) -> None:
             item.nodeid,
             item.location,
             dict.fromkeys(item.keywords, 1),
-            outcome,  # type: ignore[arg-type]
+            outcome,  # type: ignore[arg-type]  # a str of the Literal pytest types
             why if outcome == "failed" else None,
-            when,  # type: ignore[arg-type]
+            when,  # type: ignore[arg-type]  # as above
             user_properties=list(item.user_properties),
         )
         config.hook.pytest_runtest_logreport(report=report)

@@ -128,7 +128,8 @@ def _waited(waits: "list[Wait]", labels: dict[str, str]) -> dict[str, Any]:
 def _api_requests(state: "RunState", mark: int) -> int:
     """The exchanges since `mark` with the API, not with the adapter (which may live under
     the API's base URL, as the reference's `/_adapter` does)."""
-    assert state.target is not None and state.log is not None
+    assert state.target is not None
+    assert state.log is not None
     api, adapter = state.target.base_url + "/", state.target.adapter_url
     return sum(
         e.url.startswith(api) and not (adapter and e.url.startswith(adapter + "/"))

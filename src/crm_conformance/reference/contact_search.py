@@ -287,7 +287,7 @@ def search_contacts(call: Call) -> Reply:
         params = replace(params, expand=())
     with call.transaction() as tx:
         custom = {d["key"] for d in field_definitions.definitions(tx, call.workspace, "contact")}
-        matcher: Matcher = lambda _: True  # noqa: E731
+        matcher: Matcher = lambda _: True  # noqa: E731  # the typed default of a chain
         found = fields.body.get("filter")
         if call.settings.has_variant("search_equals_only"):
             _refuse_other_operators(found, "filter")

@@ -308,7 +308,8 @@ def _place(
         return
     pipeline_id = pipeline_id or (current or {}).get("pipeline_id")
     stage_id = stage_id or (current or {}).get("stage_id")
-    assert pipeline_id is not None and stage_id is not None
+    assert pipeline_id is not None
+    assert stage_id is not None
     places = [call.workspace]
     if call.settings.has_fault("stage_any_workspace"):
         places = tx.workspaces()  # stage ids are unique everywhere, so looked up alone

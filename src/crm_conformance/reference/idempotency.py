@@ -142,7 +142,7 @@ def _answer_repeat(row: tuple[object, ...], fingerprint: str, settings: ServerSe
             "The first request with this Idempotency-Key is still processing; retry shortly.",
             param=HEADER,
         )
-    replayed_status = 200 if settings.has_fault("replay_returns_200") else int(status)  # type: ignore[call-overload]
+    replayed_status = 200 if settings.has_fault("replay_returns_200") else int(status)  # type: ignore[call-overload]  # stored JSON: an int
     marked = {} if settings.has_fault("replay_missing_header") else {"Idempotent-Replay": "true"}
     return Reply(replayed_status, json.loads(str(body)), {**json.loads(str(headers)), **marked})
 

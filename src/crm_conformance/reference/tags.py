@@ -122,7 +122,8 @@ def create_tag(call: Call) -> Reply:
         pattern=None if unchecked else COLOR_PATTERN,
     )
     fields.check()
-    assert name is not None and catalogue is not None
+    assert name is not None
+    assert catalogue is not None
     with call.transaction() as tx:
         same_catalogue = not call.settings.has_fault("tag_names_unique_across_catalogues")
         scope = {"catalogue": catalogue} if same_catalogue else {}

@@ -71,13 +71,13 @@ class QuietFileLogger(AllureFileLogger):
     @hookimpl
     def report_result(self, result: Any) -> None:
         make_inert(result, self.redact)
-        super().report_result(result)  # type: ignore[no-untyped-call]
+        super().report_result(result)  # type: ignore[no-untyped-call]  # allure-pytest is untyped
 
     @hookimpl
     def report_container(self, container: Any) -> None:
         if shows_something(container):
             make_inert(container, self.redact)
-            super().report_container(container)  # type: ignore[no-untyped-call]
+            super().report_container(container)  # type: ignore[no-untyped-call]  # as above
 
 
 def use_quiet_logger(redact: Callable[[str], str] = _shapes_only) -> None:

@@ -39,7 +39,7 @@ def warm_up() -> None:
     import importlib.metadata
     import pkgutil
 
-    import pytest  # noqa: F401
+    import pytest  # noqa: F401  # imported to be warm in the forks, not used here
 
     from crm_conformance.core.catalogue import load_catalogue
     from crm_conformance.core.paths import PACKAGE_DIR, SUITES_DIR
