@@ -15,7 +15,7 @@ from crm_conformance.core.outcomes import OUTCOMES_FILE, read_records
 from crm_conformance.reporting.summary import RunInfo, build_summary, write_summary
 from crm_conformance.selftest.suite_run import run_suite
 
-FAULT = "tag_conflict_without_id"  # breaks TAG-004 (reference/faults.py)
+FAULT = "tag_conflict_without_id"  # breaks TAG-004 (reference/faults/)
 
 
 def run_folder(folder: Path, faults: set[str]) -> Path:

@@ -12,7 +12,7 @@ failure, the worst bug the suite can have, and an errored or blocked one is a pr
 of its own, reported apart. The clean reference server must pass too, or nothing else
 means anything.
 
-A fault is a switch of the reference server (`reference/faults.py`) or a wire fault
+A fault is a switch of the reference server (`reference/faults/`) or a wire fault
 (`wire_faults.py`), whose job puts the loopback proxy that commits it in front of the
 server. The modules: `planning` (the jobs), `judging` (runs to rows, and pinning a red
 combination of variants to its variant), `running` (worker processes), `matrix` (the

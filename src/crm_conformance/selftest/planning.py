@@ -59,7 +59,7 @@ class SuiteCall:
     selectors: tuple[str, ...]
     """Modules or test functions under `suites/` (`test_a.py`, `test_a.py::test_b`)."""
     faults: tuple[str, ...] = ()
-    """Reference faults (`reference/faults.py`)."""
+    """Reference faults (`reference/faults/`)."""
     wire_faults: tuple[str, ...] = ()
     """Faults of the loopback proxy put in front of the server (`wire_faults.py`)."""
     variants: tuple[str, ...] = ()

@@ -1,0 +1,229 @@
+"""Faults of deals: bugs whose first requirement is of the `deals` class (Deal records and deal
+creation in a pipeline stage)."""
+
+from crm_conformance.reference.faults.fault import Fault
+
+FAULTS = (
+    Fault(
+        "unknown_pipeline_takes_the_stages",
+        ("DEAL-008",),
+        "an unknown pipeline_id is replaced by the pipeline of the stage sent, so the deal "
+        "is created",
+    ),
+    Fault(
+        "lost_justification_dropped",
+        ("DEAL-013",),
+        "a lost deal's lost_justification is validated but never stored, so it reads null",
+    ),
+    Fault(
+        "probability_not_inherited",
+        ("DEAL-016",),
+        "a deal created with a null probability keeps null instead of its stage default",
+    ),
+    Fault(
+        "value_as_number",
+        ("DEAL-014",),
+        "a deal's value is rendered as a JSON number instead of a string",
+    ),
+    Fault(
+        "stage_pipeline_unchecked",
+        ("DEAL-007",),
+        "a deal is placed in a stage of another pipeline without stage_not_in_pipeline",
+    ),
+    Fault(
+        "record_not_found_without_param",
+        ("DEAL-010",),
+        "record_not_found for an unknown contact or organization of a deal has param null",
+    ),
+    Fault(
+        "deal_created_in_first_stage",
+        ("DEAL-001",),
+        "a new deal is placed in its pipeline's first stage, whatever stage_id says",
+    ),
+    Fault(
+        "deal_contact_id_unprefixed",
+        ("DEAL-027", "IDN-001"),
+        "the deal create answer renders contact_id as the bare key, without its con_ prefix",
+    ),
+    Fault(
+        "deal_pipeline_id_inferred",
+        ("DEAL-003",),
+        "a deal created without pipeline_id is placed in its stage's pipeline instead of refused",
+    ),
+    Fault(
+        "deal_stage_defaults_to_first",
+        ("DEAL-004",),
+        "a deal created without stage_id is placed in its pipeline's first stage instead of "
+        "refused",
+    ),
+    Fault(
+        "deal_empty_title_accepted",
+        ("DEAL-005",),
+        "a deal title of 0 characters is accepted (only its presence is checked)",
+    ),
+    Fault(
+        "deal_needs_contact",
+        ("DEAL-006",),
+        "deal create requires contact_id: a deal on an organization only is refused",
+    ),
+    Fault(
+        "unknown_stage_validation_failed",
+        ("DEAL-009",),
+        "an unknown stage_id answers 422 validation_failed instead of 404 stage_not_found",
+    ),
+    Fault(
+        "deal_external_id_not_unique",
+        ("DEAL-011", "DEAL-033"),
+        "a deal takes an external_id another deal already has",
+    ),
+    Fault(
+        "lost_deal_needs_no_reason",
+        ("DEAL-012",),
+        "a deal created lost without lost_reason_id is accepted",
+    ),
+    Fault(
+        "deal_probability_unbounded_below",
+        ("DEAL-015", "DEAL-034"),
+        "a negative deal probability is accepted (only the maximum is checked)",
+    ),
+    Fault(
+        "deal_probability_limit_off_by_one",
+        ("DEAL-015", "DEAL-034"),
+        "a deal probability of 101 is accepted (the maximum check is off by one)",
+    ),
+    Fault(
+        "deal_probability_as_float",
+        ("DEAL-035",),
+        "a deal's probability is stored and rendered as a float (55.0)",
+    ),
+    Fault(
+        "deal_score_unchecked",
+        ("DEAL-017",),
+        "a deal takes any string as score, not only cold, warm or hot",
+    ),
+    Fault(
+        "deal_status_unchecked",
+        ("DEAL-018",),
+        "a deal takes any string as status, not only open, won or lost",
+    ),
+    Fault(
+        "lost_reason_id_not_rendered",
+        ("DEAL-019", "IDN-013"),
+        "the deal create answer renders lost_reason_id as null (only the reason's name is kept)",
+    ),
+    Fault(
+        "lost_reason_name_null",
+        ("DEAL-020",),
+        "the deal create answer renders a lost deal's lost_reason as null",
+    ),
+    Fault(
+        "expected_close_date_as_date",
+        ("DEAL-021", "IDN-003"),
+        "a deal's expected_close_date is stored as a date alone (2030-01-31), not a date-time",
+    ),
+    Fault(
+        "stage_changed_at_epoch",
+        ("DEAL-022", "IDN-003"),
+        "a deal's stage_changed_at is stored in Unix seconds (an integer), not ISO 8601",
+    ),
+    Fault(
+        "deal_owner_id_ignored",
+        ("DEAL-024",),
+        "deal create ignores the owner_id sent",
+    ),
+    Fault(
+        "deal_owner_not_rendered",
+        ("DEAL-025",),
+        "the deal create answer leaves out owner though the deal has one",
+    ),
+    Fault(
+        "deal_organization_always_embedded",
+        ("DEAL-026",),
+        "deal create embeds the organization whether or not expand names it",
+    ),
+    Fault(
+        "deal_custom_fields_as_pairs",
+        ("DEAL-028", "CON-025"),
+        "the deal create answer renders custom_fields as a list of {key, value} pairs",
+    ),
+    Fault(
+        "deal_tags_as_collection",
+        ("DEAL-029",),
+        "the deal create answer renders tags as a collection {data, has_more}, not an array",
+    ),
+    Fault(
+        "deal_visibility_default_everyone",
+        ("DEAL-030",),
+        "a deal created without visibility gets 'everyone', not a value of the enum",
+    ),
+    Fault(
+        "deal_empty_external_id_clears",
+        ("DEAL-032",),
+        "an empty deal external_id is taken as null instead of refused",
+    ),
+    Fault(
+        "pipelines_listed_under_deals",
+        ("DEAL-031",),
+        "GET /v1/pipelines answers 404: the route is mounted under /v1/deals only",
+    ),
+    Fault(
+        "deal_update_external_id_unchecked",
+        ("DEAL-011", "DEAL-033"),
+        "a deal update takes an external_id another deal has (checked on create only)",
+    ),
+    Fault(
+        "stage_change_keeps_stage_changed_at",
+        ("DEAL-023",),
+        "stage_changed_at is stamped when the deal is created only: moving it to another "
+        "stage leaves it",
+    ),
+    Fault(
+        "stage_changed_at_stamped_on_every_update",
+        ("DEAL-036",),
+        "every deal update stamps stage_changed_at, a change of title too (read as a last "
+        "change time)",
+    ),
+    Fault(
+        "external_id_unique_across_resources",
+        ("DEAL-033",),
+        "a deal's external_id is refused when a contact or organization has it (one index "
+        "across resources, not per resource)",
+    ),
+    Fault(
+        "stage_of_other_pipeline_validation_failed",
+        ("DEAL-007",),
+        "a stage of another pipeline answers 422 validation_failed, not stage_not_in_pipeline",
+    ),
+    Fault(
+        "deal_probability_unbounded_on_update",
+        ("DEAL-034",),
+        "a deal update takes any probability (the bound is checked on create only)",
+    ),
+    Fault(
+        "probability_read_as_int32",
+        ("DEAL-015",),
+        "a deal probability is read into a signed 32-bit integer, so 4294967346 is stored as 50",
+    ),
+    Fault(
+        "money_cents_by_floor",
+        ("DEAL-014",),
+        "a deal value becomes cents by floor of the binary float times 100, so 19.99 reads 19.98",
+    ),
+    Fault(
+        "update_stage_pipeline_unchecked",
+        ("DEAL-007",),
+        "a deal update takes a stage of another pipeline (only the create checks the pair)",
+    ),
+    Fault(
+        "probability_inherited_at_create",
+        ("DEAL-016",),
+        "a deal created with a null probability stores its stage's default, so a stage move"
+        " keeps the old stage's",
+    ),
+    Fault(
+        "deal_link_counted_when_null",
+        ("DEAL-006",),
+        "a deal create counts contact_id: null as a link: the at-least-one rule checks that"
+        " the key is present, not its value",
+    ),
+)

@@ -1,0 +1,71 @@
+"""Faults of idempotency: bugs whose first requirement is of the `idempotency` class
+(Idempotency-Key on writes: replays, reuse and in-flight conflicts)."""
+
+from crm_conformance.reference.faults.fault import Fault
+
+FAULTS = (
+    Fault(
+        "idempotency_key_length_unchecked",
+        ("IDEM-002",),
+        "an Idempotency-Key longer than 255 characters is accepted",
+    ),
+    Fault(
+        "replay_returns_200",
+        ("IDEM-003",),
+        "an idempotent replay of a create answers 200 instead of the original status",
+    ),
+    Fault(
+        "idempotency_key_ignored_across_bodies",
+        ("IDEM-005",),
+        "a repeated Idempotency-Key with a different body replays the first answer",
+    ),
+    Fault(
+        "replay_missing_header",
+        ("IDEM-004",),
+        "an idempotent replay is sent without the Idempotent-Replay: true header",
+    ),
+    Fault(
+        "idempotency_cross_workspace",
+        ("IDEM-003", "TEN-001"),
+        "idempotency keys are stored globally, so another workspace's key replays here",
+    ),
+    Fault(
+        "idempotency_key_must_be_uuid",
+        ("IDEM-001", "IDEM-002"),
+        "an Idempotency-Key that is not a UUID is refused with 400",
+    ),
+    Fault(
+        "in_flight_answers_conflict",
+        ("IDEM-006",),
+        "a duplicate of a request still processing answers 409 conflict, not "
+        "idempotency_key_in_flight",
+    ),
+    Fault(
+        "close_ignores_idempotency_key",
+        ("IDEM-003", "IDEM-008"),
+        "closing is left out of the idempotency layer: a repeat answers 409 conversation_closed",
+    ),
+    Fault(
+        "pause_ignores_idempotency_key",
+        ("IDEM-003", "IDEM-009"),
+        "pausing is left out of the idempotency layer: a repeat answers 409 campaign_not_running",
+    ),
+    Fault(
+        "update_ignores_idempotency_key",
+        ("IDEM-003", "IDEM-004"),
+        "the updates (PATCH and PUT) ignore Idempotency-Key: only POST was wired to the "
+        "idempotency layer",
+    ),
+    Fault(
+        "upsert_ignores_idempotency_key",
+        ("IDEM-003", "IDEM-004", "IDEM-005"),
+        "the upsert ignores Idempotency-Key: a repeat upserts again, a reused key with "
+        "another body is not refused",
+    ),
+    Fault(
+        "reverse_ignores_idempotency_key",
+        ("IDEM-003", "IDEM-004"),
+        "reversing a success event is left out of the idempotency layer: a repeat with the "
+        "same key answers 409 already_reversed instead of the stored answer",
+    ),
+)

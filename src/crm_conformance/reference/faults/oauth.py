@@ -1,0 +1,63 @@
+"""Faults of oauth tokens: bugs whose first requirement is of the `oauth` class (Person-bound
+OAuth access tokens: visibility, expiry and permission refusals)."""
+
+from crm_conformance.reference.faults.fault import Fault
+
+FAULTS = (
+    Fault(
+        "expired_oauth_unauthorized",
+        ("OAUTH-006",),
+        "an expired OAuth token answers unauthorized instead of token_expired",
+    ),
+    Fault(
+        "private_visible_to_oauth",
+        ("OAUTH-004",),
+        "an OAuth token sees other people's private records (visibility checks the kind only)",
+    ),
+    Fault(
+        "expired_oauth_unauthorized_on_writes",
+        ("OAUTH-006",),
+        "an expired OAuth token answers token_expired on reads but unauthorized on writes "
+        "(the write path authenticates with its own, older check)",
+    ),
+    Fault(
+        "oauth_sees_only_own_records",
+        ("OAUTH-002", "OAUTH-003", "OAUTH-005"),
+        "an OAuth token sees only the records its person owns, not company-wide ones",
+    ),
+    Fault(
+        "invisible_body_id_forbidden",
+        ("OAUTH-007",),
+        "an activity on a record invisible to the OAuth token answers 403 forbidden instead "
+        "of 404 record_not_found",
+    ),
+    Fault(
+        "oauth_tokens_prefixed_oauth",
+        ("OAUTH-001",),
+        "OAuth access tokens are issued with the prefix oauth_ instead of oat_",
+    ),
+    Fault(
+        "search_ignores_visibility",
+        ("OAUTH-004",),
+        "contact search serves every contact of the workspace to an OAuth token, another "
+        "person's private ones included",
+    ),
+    Fault(
+        "deal_body_visibility_unchecked",
+        ("OAUTH-007",),
+        "a deal create takes a contact_id invisible to the OAuth person instead of "
+        "answering 404 record_not_found",
+    ),
+    Fault(
+        "organization_retrieve_ignores_visibility",
+        ("OAUTH-004",),
+        "the organization retrieve serves any organization of the workspace to an OAuth "
+        "token, another person's private one included",
+    ),
+    Fault(
+        "organization_list_ignores_visibility",
+        ("OAUTH-004",),
+        "the organization list shows an OAuth token every organization, another person's "
+        "private ones too (the retrieve checks what the person sees)",
+    ),
+)

@@ -1,0 +1,172 @@
+"""Faults of lists and pagination: bugs whose first requirement is of the `pagination` class
+(The collection envelope, limit and cursor paging, and the sort, expand and fields
+parameters of reads)."""
+
+from crm_conformance.reference.faults.fault import Fault
+
+FAULTS = (
+    Fault(
+        "unknown_sort_key_ignored",
+        ("QRY-003",),
+        "a sort key the list cannot sort by is skipped instead of refused",
+    ),
+    Fault(
+        "meta_limit_reports_default",
+        ("PAG-003",),
+        "meta.limit reports the default page size, not the limit the request asked for",
+    ),
+    Fault(
+        "cursor_repeats_row_on_insert",
+        ("PAG-009",),
+        "cursors hold an offset, so a row inserted ahead of the cursor repeats a row",
+    ),
+    Fault(
+        "has_more_wrong_on_last_page",
+        ("PAG-004",),
+        "has_more is true (with a next cursor) whenever a page is full, even the last",
+    ),
+    Fault(
+        "limit_200_rejected",
+        ("PAG-008", "SRCH-008"),
+        "limit=200 is refused in a list query and a search body (the bound is compared with <)",
+    ),
+    Fault(
+        "cursor_not_bound_to_query",
+        ("PAG-006",),
+        "cursors are bound to the list and sort only, so one works with other filters",
+    ),
+    Fault(
+        "fields_ignored",
+        ("QRY-010",),
+        "fields is validated but not applied: every field is returned",
+    ),
+    Fault(
+        "fields_drops_id",
+        ("QRY-011",),
+        "a list narrowed by fields leaves id out unless it is named",
+    ),
+    Fault(
+        "contact_limit_clamped",
+        ("PAG-008",),
+        "the contact list pulls an integer limit outside 1 to 200 into the range instead of "
+        "refusing it (the other lists refuse it)",
+    ),
+    Fault(
+        "sort_without_tie_breaker",
+        ("QRY-002", "PAG-009"),
+        "a sort the request names pages by its keys alone (no id tie-break in the keyset), "
+        "so rows tying with a page's last row are skipped",
+    ),
+    Fault(
+        "sort_second_key_ignored",
+        ("QRY-001",),
+        "only the first key of a comma-separated sort is applied",
+    ),
+    Fault(
+        "corrupt_cursor_restarts",
+        ("PAG-007",),
+        "a cursor that is not payload.signature reads as no cursor: the first page again",
+    ),
+    Fault(
+        "has_more_as_integer",
+        ("PAG-001",),
+        "meta.has_more is rendered 0 or 1 (the database's boolean, unconverted)",
+    ),
+    Fault(
+        "next_cursor_empty_on_last_page",
+        ("PAG-002", "PAG-004"),
+        'the last page\'s links.next is "" instead of null',
+    ),
+    Fault(
+        "list_expand_ignored",
+        ("QRY-005",),
+        "the contact list validates expand but embeds nothing (only retrieve expands)",
+    ),
+    Fault(
+        "unknown_expand_ignored",
+        ("QRY-007",),
+        "a list leaves out the expand names it does not know instead of refusing them",
+    ),
+    Fault(
+        "unknown_fields_ignored",
+        ("QRY-012",),
+        "a list leaves out the fields names it does not know instead of refusing them",
+    ),
+    Fault(
+        "expand_limit_answers_422",
+        ("QRY-008",),
+        "more than four expand names answer 422 validation_failed, as a body field would",
+    ),
+    Fault(
+        "expand_cap_reached_at_four",
+        ("QRY-009",),
+        "the expand cap is compared with >=, so four names are already refused as "
+        "expand_limit_exceeded",
+    ),
+    Fault(
+        "list_organization_id_needs_expand",
+        ("QRY-006", "CON-015"),
+        "the contact list reads organization_id from the organization it joins only for an "
+        "expand, so without expand=organization it is null",
+    ),
+    Fault(
+        "limit_read_as_int32",
+        ("PAG-008", "SRCH-008"),
+        "limit is read into a signed 32-bit integer, so 4294967297 reads as 1 and is served",
+    ),
+    Fault(
+        "deal_expand_ignored_on_retrieve",
+        ("QRY-005",),
+        "the deal retrieve ignores expand=organization (the create honours it)",
+    ),
+    Fault(
+        "sort_direction_ignored_on_text_keys",
+        ("QRY-001",),
+        "a minus sign before a text sort key (name, email, ...) is ignored: only the stamps"
+        " sort descending",
+    ),
+    Fault(
+        "search_unknown_fields_ignored",
+        ("QRY-012",),
+        "contact search drops the fields names not on a contact instead of refusing them "
+        "with unknown_field",
+    ),
+    Fault(
+        "limit_in_fixed_page_sizes",
+        ("PAG-008", "SRCH-008"),
+        "limit takes only the UI's page sizes (1, 10, 20, 25, 50, 100, 200): any other "
+        "value in 1 to 200 is refused as validation_failed",
+    ),
+    Fault(
+        "organizations_list_refuses_limit_200",
+        ("PAG-008",),
+        "the organization list refuses limit=200 (its bound check reads `< 200`), while the "
+        "contact list takes it",
+    ),
+    Fault(
+        "activities_list_cursor_unchecked",
+        ("PAG-007",),
+        "a corrupt cursor on the activity list answers 500 instead of 400 invalid_cursor",
+    ),
+    Fault(
+        "campaign_pages_overlap",
+        ("PAG-009", "PAG-005"),
+        "the campaign list's next page starts at the last row served (`>=` for `>`): each "
+        "page repeats the row before it",
+    ),
+    Fault(
+        "tags_list_limit_as_string",
+        ("PAG-001", "PAG-003"),
+        'the tag list echoes meta.limit as the query\'s string ("1"), not an integer',
+    ),
+    Fault(
+        "activity_retrieve_ignores_fields",
+        ("QRY-010",),
+        "the activity retrieve validates fields and renders the whole activity all the same",
+    ),
+    Fault(
+        "tags_list_fields_drop_id",
+        ("QRY-011",),
+        "the tag list narrowed by fields keeps only the names asked for: no id",
+    ),
+)

@@ -1,0 +1,64 @@
+"""Faults of sync: bugs whose first requirement is of the `sync` class (Change detection with
+updated_since and the deletion feed)."""
+
+from crm_conformance.reference.faults.fault import Fault
+
+FAULTS = (
+    Fault(
+        "unknown_entity_lists_nothing",
+        ("SYNC-010",),
+        "the deletion feed answers an empty page to a resource name it does not have",
+    ),
+    Fault(
+        "deletion_feed_misses_adapter_deletes",
+        ("SYNC-004", "SYNC-006"),
+        "a record deleted through the adapter is removed without a tombstone in the feed",
+    ),
+    Fault(
+        "updated_since_exclusive",
+        ("SYNC-001",),
+        "updated_since keeps records changed strictly after the instant, losing the edge",
+    ),
+    Fault(
+        "naive_updated_since_as_utc",
+        ("SYNC-002",),
+        "an updated_since without a timezone offset is read as UTC instead of refused",
+    ),
+    Fault(
+        "updated_at_sort_descending",
+        ("SYNC-003",),
+        "sort=updated_at lists contacts latest change first",
+    ),
+    Fault(
+        "updated_since_reads_created_at",
+        ("SYNC-001", "SYNC-005"),
+        "updated_since compares the creation time, so a later change of an older record is lost",
+    ),
+    Fault(
+        "deletion_feed_skips_activities",
+        ("SYNC-004", "SYNC-007"),
+        "deleted activities leave no tombstone: the feed lists contacts, organizations, deals",
+    ),
+    Fault(
+        "activity_update_keeps_updated_at",
+        ("SYNC-005",),
+        "an activity update leaves updated_at as it was, so listing with updated_since "
+        "misses the change",
+    ),
+    Fault(
+        "won_contact_keeps_updated_at",
+        ("SYNC-005",),
+        "closing as won marks the contact won without stamping the change: its updated_at "
+        "stays, so updated_since misses it",
+    ),
+    Fault(
+        "deals_list_ignores_updated_since",
+        ("SYNC-001", "SYNC-005"),
+        "the deal list validates updated_since and never applies it: every deal is listed",
+    ),
+    Fault(
+        "deals_list_drops_lost_reason",
+        ("SYNC-005", "DEAL-020"),
+        "the deal list's serializer leaves out lost_reason, which the retrieve shows",
+    ),
+)

@@ -1,0 +1,67 @@
+"""Faults of tags: bugs whose first requirement is of the `tags` class (Tag catalogues per
+record kind and tag creation)."""
+
+from crm_conformance.reference.faults.fault import Fault
+
+FAULTS = (
+    Fault(
+        "tag_color_unchecked",
+        ("TAG-007",),
+        "a tag colour is stored as sent, whatever its form",
+    ),
+    Fault(
+        "tag_name_limit_off_by_one",
+        ("TAG-013",),
+        "a tag name of 101 characters passes the length check",
+    ),
+    Fault(
+        "tag_conflict_without_id",
+        ("TAG-004",),
+        "tag_already_exists does not name the existing tag's id",
+    ),
+    Fault(
+        "tag_names_unique_across_catalogues",
+        ("TAG-006",),
+        "a tag name taken in one catalogue is refused in the others (uniqueness not per kind)",
+    ),
+    Fault(
+        "tag_organization_catalogue_missing",
+        ("TAG-001", "TAG-011"),
+        "tag create knows only the contact and deal catalogues: an organization tag is refused",
+    ),
+    Fault(
+        "tag_name_defaults",
+        ("TAG-002",),
+        "a tag created without a name is named 'New tag' instead of refused",
+    ),
+    Fault(
+        "tag_empty_name_accepted",
+        ("TAG-003",),
+        "a tag name of 0 characters is accepted",
+    ),
+    Fault(
+        "tag_duplicate_already_exists",
+        ("TAG-005",),
+        "a repeated tag name answers 409 already_exists, not tag_already_exists",
+    ),
+    Fault(
+        "tag_color_required",
+        ("TAG-008",),
+        "a tag created without color is refused (color required)",
+    ),
+    Fault(
+        "tag_id_label_prefix",
+        ("TAG-009", "IDN-001", "IDN-014"),
+        "the tag create answer renders the id with a label_ prefix, not tag_",
+    ),
+    Fault(
+        "tag_object_label",
+        ("TAG-010",),
+        "the tag create answer renders object as 'label', not 'tag'",
+    ),
+    Fault(
+        "tag_name_in_bytes",
+        ("TAG-003",),
+        "a tag name's length is counted in UTF-8 bytes, so 100 two-byte characters are refused",
+    ),
+)

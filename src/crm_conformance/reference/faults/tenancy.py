@@ -1,0 +1,75 @@
+"""Faults of tenancy: bugs whose first requirement is of the `tenancy` class (Isolation between
+workspaces; needs a token of a second workspace)."""
+
+from crm_conformance.reference.faults.fault import Fault
+
+FAULTS = (
+    Fault(
+        "not_found_names_workspace",
+        ("TEN-003",),
+        "a contact id of another workspace answers 404 saying it belongs to another workspace",
+    ),
+    Fault(
+        "cross_workspace_403",
+        ("TEN-003",),
+        "a contact id of another workspace answers 403 forbidden instead of the missing 404",
+    ),
+    Fault(
+        "deletion_feed_all_workspaces",
+        ("TEN-001",),
+        "the deletion feed forgets the workspace: every workspace's deletions are listed",
+    ),
+    Fault(
+        "contact_organization_any_workspace",
+        ("TEN-001", "TEN-003", "TEN-004"),
+        "an organization is looked up by its id alone (ids are unique across workspaces), so "
+        "a contact takes another workspace's organization_id and expand=organization shows it",
+    ),
+    Fault(
+        "search_q_all_workspaces",
+        ("TEN-001",),
+        "contact search's free text (q) is served from one index shared by every workspace, "
+        "so it finds other workspaces' contacts",
+    ),
+    Fault(
+        "deal_contact_any_workspace",
+        ("TEN-003", "TEN-004"),
+        "a deal takes another workspace's contact_id (the contact is looked up by its id alone)",
+    ),
+    Fault(
+        "email_filter_all_workspaces",
+        ("TEN-001",),
+        "the contact list's email filter reads one e-mail index for every workspace, so it "
+        "lists other workspaces' contacts with that email",
+    ),
+    Fault(
+        "workspace_header_honoured",
+        ("TEN-002",),
+        "an X-Workspace-Id or X-Tenant-Id header, whatever its value, switches the request "
+        "to the other workspace (a support override left in)",
+    ),
+    Fault(
+        "deal_external_id_unique_across_workspaces",
+        ("TEN-005",),
+        "a deal's external_id is kept unique across every workspace, so a second workspace "
+        "cannot use one the first has",
+    ),
+    Fault(
+        "campaign_stats_any_workspace",
+        ("TEN-003",),
+        "campaign stats are read from an analytics store keyed by the campaign id alone, so "
+        "another workspace's campaign answers 200",
+    ),
+    Fault(
+        "stage_any_workspace",
+        ("TEN-003",),
+        "a deal's stage_id is looked up by its id alone, so another workspace's stage answers "
+        "422 stage_not_in_pipeline where a missing one answers 404 stage_not_found",
+    ),
+    Fault(
+        "conversations_list_all_workspaces",
+        ("TEN-001",),
+        "the conversation list serves every workspace's conversations (its query has no "
+        "workspace condition), though each retrieve is scoped",
+    ),
+)
