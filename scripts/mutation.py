@@ -1,6 +1,6 @@
 """Mutation testing of the harness's checks module: reported, never gated.
 
-Every universal rule a vendor is judged by lives in `src/crm_conformance/core/checks.py`; a
+Every universal rule a vendor is judged by lives in `src/crm_conformance/core/checks/`; a
 mutant of it that the harness's own fast tests (`TESTS`) do not notice is a rule that
 could break silently. This script measures that and prints the figures and each
 surviving mutant. It exits 0 whatever the score and non-zero only when the tool itself
@@ -40,8 +40,12 @@ from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkItem, WorkResul
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRATCH = ROOT / ".mutation"
-MODULE = "src/crm_conformance/core/checks.py"
-TESTS = ("tests/harness/test_checks.py", "tests/harness/test_expect.py")
+MODULE = "src/crm_conformance/core/checks"
+TESTS = (
+    "tests/harness/test_checks.py",
+    "tests/harness/test_answers.py",
+    "tests/harness/test_expect.py",
+)
 TEST_COMMAND = shlex.join([sys.executable, "-m", "pytest", "-x", "-q", *TESTS])
 
 
@@ -97,7 +101,7 @@ def _prepare(timeout: float, rev: str | None) -> float:
         text=True,
     ).stdout.strip()
     if not where.startswith(str(tree)):
-        sys.exit(f"the tests would import checks.py from {where!r}, not the copy {tree}")
+        sys.exit(f"the tests would import the checks from {where!r}, not the copy {tree}")
     started = time.monotonic()
     baseline = subprocess.run(
         shlex.split(TEST_COMMAND), cwd=tree, env=env, capture_output=True, text=True
