@@ -24,13 +24,13 @@ from typing import Any
 import pytest
 
 from crm_conformance import ApiClient, Target
-from crm_conformance.fuzz import adapters, budget, guard, judging, loader, replay
+from crm_conformance.fuzz import budget, checking, exchange, guard, loader, seeding
 
-schema = loader.load(seed=replay.run_seed(), coverage_when_run=True)
-CHECKS = judging.harness_checks()
+schema = loader.load(seed=seeding.run_seed(), coverage_when_run=True)
+CHECKS = checking.harness_checks()
 
 
-@pytest.mark.req(*judging.requirement_ids(), *judging.bound_requirements(), "ERR-013")
+@pytest.mark.req(*checking.requirement_ids(), *checking.bound_requirements(), "ERR-013")
 @pytest.mark.generated("examples")
 @schema.parametrize()  # type: ignore[untyped-decorator]  # schemathesis leaves it untyped
 def test_operation(case: Any, api: ApiClient, target: Target, fuzz_run: budget.FuzzRun) -> None:
@@ -38,13 +38,13 @@ def test_operation(case: Any, api: ApiClient, target: Target, fuzz_run: budget.F
         return
     if fuzz_run.already_passed(case):
         return
-    response = api.request(str(case.method), case.formatted_path, **adapters.transport(case))
-    # Each failure is stamped with its requirement and request (judging.validate);
-    # schemathesis's own probes are bounded as every exchange is (adapters.probe_kwargs).
-    judging.validate(
+    response = api.request(str(case.method), case.formatted_path, **exchange.transport(case))
+    # Each failure is stamped with its requirement and request (checking.validate);
+    # schemathesis's own probes are bounded as every exchange is (exchange.probe_kwargs).
+    checking.validate(
         case,
-        adapters.as_schemathesis(response),
+        exchange.as_schemathesis(response),
         additional_checks=CHECKS,
-        transport_kwargs=adapters.probe_kwargs(target),
+        transport_kwargs=exchange.probe_kwargs(target),
     )
     fuzz_run.passed(case)

@@ -18,30 +18,30 @@ import pytest
 from schemathesis.core.failures import FailureGroup
 
 from crm_conformance import ApiClient, Target
-from crm_conformance.fuzz import adapters, budget, guard, judging, loader, replay
+from crm_conformance.fuzz import budget, checking, exchange, guard, loader, seeding
 
-CHECKS = judging.harness_checks()
+CHECKS = checking.harness_checks()
 
 
 def workflow(api: ApiClient, target: Target, seed: int) -> type[Any]:
     """The state machine of this run: calls through `api`, remembers its first failure."""
     schema = guard.stateful_schema(loader.load(seed=seed), embedded=guard.is_embedded(target))
-    probes = adapters.probe_kwargs(target)
+    probes = exchange.probe_kwargs(target)
 
     class Workflow(schema.as_state_machine()):  # type: ignore[misc]  # a base built at runtime
         first_failure: FailureGroup | None = None
 
         def call(self, case: Any, **kwargs: Any) -> Any:
             response = api.request(
-                str(case.method), case.formatted_path, **adapters.transport(case)
+                str(case.method), case.formatted_path, **exchange.transport(case)
             )
-            return adapters.as_schemathesis(response)
+            return exchange.as_schemathesis(response)
 
         def validate_response(
             self, response: Any, case: Any, additional_checks: Any = None, **kwargs: Any
         ) -> None:
             try:
-                judging.validate(
+                checking.validate(
                     case,
                     response,
                     additional_checks=CHECKS,
@@ -56,7 +56,7 @@ def workflow(api: ApiClient, target: Target, seed: int) -> type[Any]:
     return hypothesis.seed(seed)(Workflow)
 
 
-@pytest.mark.req(*judging.requirement_ids())
+@pytest.mark.req(*checking.requirement_ids())
 @pytest.mark.generated("steps")
 def test_linked_operations(api: ApiClient, target: Target, fuzz_run: budget.FuzzRun) -> None:
     machine = workflow(api, target, fuzz_run.seed)
@@ -69,6 +69,6 @@ def test_linked_operations(api: ApiClient, target: Target, fuzz_run: budget.Fuzz
 
     def round_of(number: int) -> None:
         hypothesis.seed(fuzz_run.seed + number)(machine)
-        replay.run_replay_safe(machine, bounds)
+        seeding.run_replay_safe(machine, bounds)
 
     fuzz_run.in_rounds(round_of)

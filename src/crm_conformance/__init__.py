@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from crm_conformance._errors import TargetUnavailable as TargetUnavailable
     from crm_conformance._errors import TargetUnreachable as TargetUnreachable
     from crm_conformance._errors import UsageError as UsageError
-    from crm_conformance.adapter.client import AdapterClient as AdapterClient
+    from crm_conformance.adapter.provisioning import AdapterClient as AdapterClient
     from crm_conformance.adapter_kit import Fixtures as Fixtures
     from crm_conformance.adapter_kit import IssuedToken as IssuedToken
     from crm_conformance.adapter_kit import Workspace as Workspace

@@ -18,7 +18,7 @@ from schemathesis.core.failures import FailureGroup
 from crm_conformance.core import profiles
 from crm_conformance.core.catalogue import load_catalogue
 from crm_conformance.core.failure import ConformanceFailure
-from crm_conformance.fuzz import adapters, budget, guard, judging, loader, overlay, replay
+from crm_conformance.fuzz import budget, checking, exchange, guard, loader, overlay, seeding
 from crm_conformance.fuzz import charges as fuzz_charges
 from crm_conformance.plugin import fuzz as plugin_fuzz
 
@@ -139,7 +139,7 @@ def test_overlay_documents_the_open_alternatives_and_keeps_the_documented_ones()
 def _validate(schema: Any, body: Any) -> None:
     case = schema["/v1/notes"]["POST"].Case(body=body, media_type="application/json")
     response = case.call()
-    case.validate_response(response, additional_checks=judging.harness_checks())
+    case.validate_response(response, additional_checks=checking.harness_checks())
 
 
 def test_conforming_app_passes_on_the_open_statuses() -> None:
@@ -163,11 +163,11 @@ def test_a_gzipped_answer_fetched_by_schemathesis_is_checked_decoded_once() -> N
         case = schema["/v1/notes"]["POST"].Case(body=body, media_type="application/json")
         response = case.call()
         assert response.headers["content-encoding"] == ["gzip"]  # it was sent compressed
-        seen = adapters.as_httpx(response)
+        seen = exchange.as_httpx(response)
         assert seen.content == response.content
         assert "content-encoding" not in seen.headers
         assert seen.json() == reply or seen.json()["error"]["request_id"] == "req_2"
-        case.validate_response(response, additional_checks=judging.harness_checks())
+        case.validate_response(response, additional_checks=checking.harness_checks())
 
 
 def test_a_gzipped_answer_fetched_by_the_harness_client_is_checked_as_it_read_it() -> None:
@@ -180,18 +180,18 @@ def test_a_gzipped_answer_fetched_by_the_harness_client_is_checked_as_it_read_it
     with httpx.Client(transport=httpx.MockTransport(server)) as client:
         response = client.post("http://api.test/v1/notes", json={"text": 1})
     response.elapsed = datetime.timedelta(0)  # a MockTransport answer is never timed
-    converted = adapters.as_schemathesis(response)
+    converted = exchange.as_schemathesis(response)
     assert converted.headers["content-encoding"] == ["gzip"]
     assert json.loads(converted.content)["error"]["code"] == "x"
-    assert adapters.as_httpx(converted) is response
-    case.validate_response(converted, additional_checks=judging.harness_checks())
+    assert exchange.as_httpx(converted) is response
+    case.validate_response(converted, additional_checks=checking.harness_checks())
 
 
 def test_adapted_checks_cover_every_registered_rule() -> None:
-    names = {check.__name__ for check in judging.harness_checks()}
+    names = {check.__name__ for check in checking.harness_checks()}
     assert "crm_request_id_header" in names
     assert "crm_rate_limit_headers" in names
-    assert {"ERR-001", "HDR-001", "IDN-001", "PAG-002"} <= set(judging.requirement_ids())
+    assert {"ERR-001", "HDR-001", "IDN-001", "PAG-002"} <= set(checking.requirement_ids())
     assert issubclass(ConformanceFailure, AssertionError)
 
 
@@ -210,7 +210,7 @@ def test_transport_leaves_the_token_to_the_client_and_keeps_the_body() -> None:
     case = schema["/v1/notes"]["POST"].Case(
         body={"text": "a"}, media_type="application/json", headers={"Authorization": "Bearer x"}
     )
-    sent = adapters.transport(case)
+    sent = exchange.transport(case)
     assert sent["json"] == {"text": "a"}
     assert all(name.lower() != "authorization" for name in sent["headers"])
 
@@ -363,10 +363,10 @@ def test_the_fingerprint_of_sent_requests_ignores_the_host_only() -> None:
     def sent(url: str, body: str | None = None) -> Exchange:
         return Exchange("GET", url, {}, body, 200, {}, None, 0.1)
 
-    here = replay.sent_digest([sent("http://127.0.0.1:5000/v1/tags?limit=3")])
-    assert here == replay.sent_digest([sent("http://127.0.0.1:6111/v1/tags?limit=3")])
-    assert here != replay.sent_digest([sent("http://127.0.0.1:5000/v1/tags?limit=4")])
-    assert here != replay.sent_digest([sent("http://127.0.0.1:5000/v1/tags?limit=3", "{}")])
+    here = seeding.sent_digest([sent("http://127.0.0.1:5000/v1/tags?limit=3")])
+    assert here == seeding.sent_digest([sent("http://127.0.0.1:6111/v1/tags?limit=3")])
+    assert here != seeding.sent_digest([sent("http://127.0.0.1:5000/v1/tags?limit=4")])
+    assert here != seeding.sent_digest([sent("http://127.0.0.1:5000/v1/tags?limit=3", "{}")])
 
 
 def test_the_fuzz_minutes_are_shared_by_the_fuzz_tests_selected() -> None:
@@ -457,16 +457,16 @@ class _Replayed:
 
 def test_a_diverging_replay_reports_the_failure_seen_first() -> None:
     with pytest.raises(AssertionError, match="HDR-001"):
-        replay.run_replay_safe(_Replayed, None)
+        seeding.run_replay_safe(_Replayed, None)
     _Replayed.first_failure = None
     with pytest.raises(FlakyStrategyDefinition):
-        replay.run_replay_safe(_Replayed, None)
+        seeding.run_replay_safe(_Replayed, None)
 
 
 def test_the_fuzz_tests_name_no_opt_in_requirement() -> None:
     """An opt-in rule (Retry-After on 429) must not keep them from any target."""
     catalogue = load_catalogue()
-    classes = {catalogue.class_of(req) for req in judging.requirement_ids()}
+    classes = {catalogue.class_of(req) for req in checking.requirement_ids()}
     assert classes
     assert not classes & catalogue.opt_in_classes
 
@@ -483,7 +483,7 @@ def test_schemathesis_checks_are_attributed_by_names_schemathesis_uses() -> None
     import schemathesis.openapi.checks  # noqa: F401  # defines the OpenAPI failure kinds
     from schemathesis.core.failures import Failure
 
-    assert set(judging.SCHEMATHESIS_CHECKS) <= _failure_kinds(Failure)
+    assert set(checking.SCHEMATHESIS_CHECKS) <= _failure_kinds(Failure)
     catalogue = load_catalogue()
     tables = [
         *fuzz_charges.BY_CHECK.values(),

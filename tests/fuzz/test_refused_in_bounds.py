@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from crm_conformance.core.failure import ConformanceFailure
-from crm_conformance.fuzz.judging import refused_in_bounds
+from crm_conformance.fuzz.checking import refused_in_bounds
 
 
 def _case(query: dict[str, Any] | None = None, body: Any = None, path: str = "/v1/users") -> Any:

@@ -6,7 +6,7 @@ import httpx
 import pytest
 
 from crm_conformance import AdapterError, FeatureMissing
-from crm_conformance.adapter.client import AdapterClient
+from crm_conformance.adapter.provisioning import AdapterClient
 
 ISSUED = "sk_test_issued.byTheAdapter42"
 

@@ -10,7 +10,7 @@ from fake_target import TOKEN
 from unending_target import Kind, serve_unending
 
 from crm_conformance import AdapterError, ExchangeBoundExceeded, TargetFileError
-from crm_conformance.adapter.client import AdapterClient
+from crm_conformance.adapter.provisioning import AdapterClient
 from crm_conformance.core.bounds import (
     DEFAULT_MAX_RESPONSE_BYTES,
     ExchangeBounds,
@@ -20,7 +20,7 @@ from crm_conformance.core.bounds import (
 from crm_conformance.core.client import ApiClient, CircuitBreaker
 from crm_conformance.core.outcomes import Outcome, classify
 from crm_conformance.core.target import load_target, target_from_data
-from crm_conformance.fuzz import adapters
+from crm_conformance.fuzz import exchange
 
 TIMEOUT = 0.5
 """The tests' target timeout: each answer below would go on for 5 s or more."""
@@ -150,7 +150,7 @@ def test_schemathesis_requests_are_bounded_too(kind: Kind, said: str) -> None:
         origin="test",
     )
     with serve_unending(kind) as url, pytest.raises(ExchangeBoundExceeded, match=said):
-        schema.transport.send(case, base_url=url, **adapters.probe_kwargs(target))
+        schema.transport.send(case, base_url=url, **exchange.probe_kwargs(target))
 
 
 def test_requests_bounds_leave_a_whole_answer_as_it_is() -> None:

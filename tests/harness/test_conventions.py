@@ -17,7 +17,7 @@ from crm_conformance.core.conventions import (
     query_pairs,
 )
 from crm_conformance.core.target import target_from_data
-from crm_conformance.reference.conventions import CONVENTIONS, conventions_for
+from crm_conformance.reference.choices import CONVENTIONS, conventions_for
 from crm_conformance.reference.variants import VARIANTS
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "target.toml"

@@ -9,7 +9,7 @@ import pytest
 from fake_target import TOKEN, hexid
 
 from crm_conformance import SetupFailed
-from crm_conformance.adapter.client import AdapterClient
+from crm_conformance.adapter.provisioning import AdapterClient
 from crm_conformance.core.client import ApiClient
 from crm_conformance.core.target import Target
 from crm_conformance.steps.factories import RecordFactory

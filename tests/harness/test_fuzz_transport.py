@@ -6,7 +6,7 @@ from schemathesis.specs.openapi.checks import ignored_auth
 
 from crm_conformance.core.client import ApiClient
 from crm_conformance.core.pacing import Pacer
-from crm_conformance.fuzz import adapters, loader, transport
+from crm_conformance.fuzz import exchange, loader, transport
 
 
 def test_a_429_on_an_ignored_auth_probe_is_waited_out_not_judged() -> None:
@@ -31,7 +31,7 @@ def test_a_429_on_an_ignored_auth_probe_is_waited_out_not_judged() -> None:
         response = api.get("/v1/me")
         with transport.sent_through(api):
             case.validate_response(
-                adapters.as_schemathesis(response),
+                exchange.as_schemathesis(response),
                 checks=[ignored_auth],
                 headers=dict(response.request.headers),
             )

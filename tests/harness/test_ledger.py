@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx
 
-from crm_conformance.adapter.client import AdapterClient
+from crm_conformance.adapter.provisioning import AdapterClient
 from crm_conformance.core.client import ApiClient
 from crm_conformance.core.ledger import Ledger, read
 

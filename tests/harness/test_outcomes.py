@@ -122,7 +122,7 @@ def test_a_transport_error_in_a_group_is_charged_to_none() -> None:
     timeout = httpx.ReadTimeout("timed out")
     dropped = ConnectionResetError("connection reset by peer")
     gateway = CustomFailure(failure("ERR-001"))
-    setattr(gateway, TRANSPORT_ATTR, True)  # fuzz_charges.stamp: a 502 without envelope
+    setattr(gateway, TRANSPORT_ATTR, True)  # fuzz_charges.charge: a 502 without envelope
     group = ExceptionGroup("g", [CustomFailure(failure("ERR-005")), timeout, dropped])
     assert failed_requirements(group) == ["ERR-005"]
     assert classify(group) is None  # a real failure among them: pytest's verdict stands

@@ -7,7 +7,7 @@ from typing import Any, NoReturn
 import pytest
 from starlette.testclient import TestClient
 
-from crm_conformance.adapter.client import FEATURES, AdapterClient
+from crm_conformance.adapter.provisioning import FEATURES, AdapterClient
 from crm_conformance.adapter_kit import load_contract
 from crm_conformance.core.client import ApiClient
 from crm_conformance.core.target import target_from_served

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from crm_conformance.adapter.client import AdapterClient
+from crm_conformance.adapter.provisioning import AdapterClient
 from crm_conformance.core.capabilities import discover
 from crm_conformance.core.client import ApiClient
 from crm_conformance.core.target import target_from_served

@@ -6,7 +6,7 @@ from typing import Any
 
 from click.testing import CliRunner, Result
 
-from crm_conformance.adapter.client import AdapterClient
+from crm_conformance.adapter.provisioning import AdapterClient
 from crm_conformance.cli import main
 from crm_conformance.core.client import ApiClient
 from crm_conformance.reference import running_server

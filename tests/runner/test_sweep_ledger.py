@@ -12,7 +12,7 @@ from click.testing import CliRunner, Result
 from interrupting import run_until
 
 from crm_conformance import AdapterError
-from crm_conformance.adapter.client import AdapterClient
+from crm_conformance.adapter.provisioning import AdapterClient
 from crm_conformance.cli import main
 from crm_conformance.core.ledger import LEDGER_FILE, read
 from crm_conformance.reference import running_server

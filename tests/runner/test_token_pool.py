@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 from interrupting import run_until
 
-from crm_conformance.adapter.client import AdapterClient
+from crm_conformance.adapter.provisioning import AdapterClient
 from crm_conformance.cli import main
 from crm_conformance.core import paths
 from crm_conformance.core.ledger import LEDGER_FILE

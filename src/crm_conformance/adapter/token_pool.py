@@ -16,7 +16,7 @@ included (`plugin.session` closes the pool at unconfigure).
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from crm_conformance.adapter.client import AdapterClient
+from crm_conformance.adapter.provisioning import AdapterClient
 
 CONFIGURED = "tokens.full"
 """The label of the configured token, in the summary's waits per token."""

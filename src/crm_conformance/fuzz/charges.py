@@ -4,7 +4,7 @@ Why this exists: a fuzz test names every id its checks enforce, and a failure th
 not say which one it broke was charged to them all: one 502 failed seventeen
 requirements. Each check schemathesis runs for the fuzz layer is attributed here to the
 sentence of the document it enforces (`BY_CHECK`, `requirements_of`), and each failure
-of a validated response is stamped (`stamp`) with its ids, the request that provoked it
+of a validated response is charged (`charge`) with its ids, the request that provoked it
 and, for a gateway's answer, that it is no answer of the service (charged to none).
 
 Where no requirement states what a check checks, the choice is written beside it:
@@ -227,7 +227,7 @@ def request_line(response: httpx.Response) -> str:
     return f"{response.request.method} {target} -> {response.status_code}"
 
 
-def stamp(exc: BaseException, case: Any, response: httpx.Response) -> None:
+def charge(exc: BaseException, case: Any, response: httpx.Response) -> None:
     """Mark each failure in `exc` (a failure or a group) with the ids it is charged to,
     the request that provoked it, and whether the answer was a gateway's (none charged).
 

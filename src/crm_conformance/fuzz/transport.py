@@ -15,7 +15,7 @@ from schemathesis.core.transport import Response
 from schemathesis.transport.requests import REQUESTS_TRANSPORT
 
 from crm_conformance.core import retries
-from crm_conformance.fuzz.adapters import as_schemathesis
+from crm_conformance.fuzz.exchange import as_schemathesis
 
 if TYPE_CHECKING:
     from crm_conformance.core.client import ApiClient

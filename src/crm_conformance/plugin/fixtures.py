@@ -17,7 +17,7 @@ from crm_conformance.plugin.session import ensure_target, jsonable
 from crm_conformance.plugin.state import RunState, state_of
 
 if TYPE_CHECKING:
-    from crm_conformance.adapter.client import AdapterClient
+    from crm_conformance.adapter.provisioning import AdapterClient
     from crm_conformance.core.capabilities import Capabilities
     from crm_conformance.core.client import ApiClient
     from crm_conformance.core.target import Target
@@ -111,7 +111,7 @@ def _adapter_or_none(config: pytest.Config) -> "AdapterClient | None":
         return None
     cached = config.stash.get(_ADAPTER, None)
     if cached is None:
-        from crm_conformance.adapter.client import AdapterClient
+        from crm_conformance.adapter.provisioning import AdapterClient
 
         cached = AdapterClient(
             adapter_url=target.adapter_url,

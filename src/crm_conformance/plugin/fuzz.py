@@ -52,7 +52,7 @@ def replayed_rounds(request: Any) -> int | None:
     run_dir = request.config.getoption("crm_fuzz_rounds", default=None)
     if run_dir is None:
         return None
-    from crm_conformance.fuzz.replay import rounds_of_run
+    from crm_conformance.fuzz.seeding import rounds_of_run
 
     return rounds_of_run(str(run_dir)).get(request.node.nodeid, 1)
 
@@ -119,7 +119,7 @@ def fuzz_run(request: pytest.FixtureRequest, api: "ApiClient") -> Iterator[FuzzR
     """The run's seed, profile and budget for this generated test; while it runs, what
     schemathesis sends itself (`ignored_auth`'s probes) goes through the harness client;
     after it, its `fuzz` property."""
-    from crm_conformance.fuzz.replay import run_seed, sent_digest
+    from crm_conformance.fuzz.seeding import run_seed, sent_digest
     from crm_conformance.fuzz.transport import sent_through
 
     profile = profile_of(request.config)

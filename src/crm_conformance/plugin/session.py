@@ -92,7 +92,7 @@ def start_pool(state: RunState, config: pytest.Config) -> None:
     if not count:
         state.pool = TokenPool(tokens=target.pool)
     else:
-        from crm_conformance.adapter.client import AdapterClient
+        from crm_conformance.adapter.provisioning import AdapterClient
 
         if target.adapter_url is None:
             pytest.exit(

@@ -33,7 +33,7 @@ from crm_conformance.reference import (
 from crm_conformance.reference.adapter import Backend, ReferenceAdapter
 from crm_conformance.reference.adapter_domain import DomainAdapter
 from crm_conformance.reference.api_errors import ApiError
-from crm_conformance.reference.conventions import conventions_for
+from crm_conformance.reference.choices import conventions_for
 from crm_conformance.reference.middleware import ApiMiddleware
 from crm_conformance.reference.routing import RouteTable, error_response, starlette_routes
 from crm_conformance.reference.seed import seed

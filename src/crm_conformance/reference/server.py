@@ -12,7 +12,7 @@ from typing import Any
 import uvicorn
 
 from crm_conformance.reference.app import create_app
-from crm_conformance.reference.conventions import CONVENTIONS
+from crm_conformance.reference.choices import CONVENTIONS
 from crm_conformance.reference.settings import ServerSettings
 
 HOST = "127.0.0.1"

@@ -34,7 +34,7 @@ class Variant:
     afford (a production-like allowance paces a whole run to many minutes)."""
     conventions: Mapping[str, Any] = field(default_factory=dict)
     """The target-file conventions this variant chooses otherwise (merged over the
-    reference's, `reference/conventions.py`; `None` drops a table), so its target file
+    reference's, `reference/choices.py`; `None` drops a table), so its target file
     says what it does."""
 
 

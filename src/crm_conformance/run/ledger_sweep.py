@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from crm_conformance._errors import AdapterError, TargetFileError, TargetUnreachable
-from crm_conformance.adapter.client import AdapterClient
+from crm_conformance.adapter.provisioning import AdapterClient
 from crm_conformance.core.ledger import LEDGER_FILE, Entry, append, read
 from crm_conformance.core.redaction import Redactor
 from crm_conformance.core.target import load_target

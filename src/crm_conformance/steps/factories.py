@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from typing import Any, NoReturn
 
 from crm_conformance._errors import SetupFailed
-from crm_conformance.adapter.client import AdapterClient
+from crm_conformance.adapter.provisioning import AdapterClient
 from crm_conformance.adapter_kit import IssuedToken
 from crm_conformance.core.client import ApiClient
 from crm_conformance.core.target import Target

@@ -18,7 +18,7 @@ from typing import Any, NoReturn
 
 import httpx
 
-from crm_conformance.adapter.client import AdapterClient
+from crm_conformance.adapter.provisioning import AdapterClient
 from crm_conformance.adapter_kit import Workspace
 from crm_conformance.core import conventions
 from crm_conformance.core.client import ApiClient

@@ -1,5 +1,5 @@
 """What judges a fuzz case: the harness's checks adapted to schemathesis, and
-`validate`, which stamps each failure with its own requirement.
+`validate`, which charges each failure to its own requirement.
 
 Why an adapter: the hand-written suites and this layer must fail on the same rules with
 the same requirement ids (STYLE.md), so each registered harness check is wrapped as a
@@ -18,7 +18,7 @@ from crm_conformance.core import checks, document, evidence
 from crm_conformance.core.catalogue import load_catalogue
 from crm_conformance.core.failure import ConformanceFailure
 from crm_conformance.fuzz import charges as fuzz_charges
-from crm_conformance.fuzz.adapters import as_httpx
+from crm_conformance.fuzz.exchange import as_httpx
 
 
 def adapted(check: checks.Check) -> Callable[[CheckContext, Response, Any], None]:
@@ -67,8 +67,8 @@ on its own requirement and never on every id of its test."""
 def validate(case: Any, response: Any, **kwargs: Any) -> None:
     """`case.validate_response` on `response` (schemathesis's, made from the harness
     client's by `as_schemathesis`), with the headers as sent (they tell schemathesis
-    the token was the run's own, not generated) and its failures stamped
-    (`fuzz_charges.stamp`), so each lands on its own requirement with its own request:
+    the token was the run's own, not generated) and its failures charged
+    (`fuzz_charges.charge`), so each lands on its own requirement with its own request:
     what the fuzz suites call."""
     from schemathesis.core.failures import Failure, FailureGroup
 
@@ -76,7 +76,7 @@ def validate(case: Any, response: Any, **kwargs: Any) -> None:
     try:
         case.validate_response(response, headers=dict(sent.request.headers), **kwargs)
     except (FailureGroup, Failure) as exc:
-        fuzz_charges.stamp(exc, case, sent)
+        fuzz_charges.charge(exc, case, sent)
         raise
     refused_in_bounds(case, sent)
     held(case, sent)
