@@ -30,6 +30,7 @@ from crm_conformance.steps import (
     expect_status,
     expect_true,
     operations,
+    tokens,
 )
 
 READ = "/v1/contacts"
@@ -105,18 +106,14 @@ class Refusals:
     """The bad tokens and the calls of one module, each made once on first use."""
 
     def __init__(self, adapter: AdapterClient) -> None:
-        self.adapter = adapter
-        self._tokens: dict[str, str | None] = {}
+        self.minted = tokens.Minted(adapter)
+        self._unknown = _unknown_token()
         self._calls: dict[str, operations.Call] = {}
 
     def token(self, bad: BadToken) -> str | None:
-        if bad.name not in self._tokens:
-            if bad.kind is None:
-                value = None if bad.name == "missing" else _unknown_token()
-            else:
-                value = self.adapter.create_token(kind=bad.kind, state=bad.state).token
-            self._tokens[bad.name] = value
-        return self._tokens[bad.name]
+        if bad.kind is None:
+            return None if bad.name == "missing" else self._unknown
+        return self.minted.token(kind=bad.kind, state=bad.state)
 
     def call(
         self, operation: document.DescribedOperation, maker: operations.Maker
@@ -149,14 +146,12 @@ def _matrix() -> list[object]:
 def test_a_bad_token_is_refused_on_every_group(
     api: ApiClient,
     refusals: Refusals,
-    unique: Callable[[str], str],
-    convention: Callable[[str], str],
+    maker: operations.Maker,
     operation: document.DescribedOperation,
     bad: BadToken,
 ) -> None:
     """401 with the code Authentication 9 gives the token's kind, on a call that is
     otherwise acceptable (a write with a body the target accepts)."""
-    maker = operations.Maker(refusals.adapter, unique, convention, pytest.skip)
     call = refusals.call(operation, maker)
     response = call.send(api, token=refusals.token(bad))
     # the token's own rule, then the general ones: the endpoint needs its token, and a

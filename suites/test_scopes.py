@@ -13,7 +13,7 @@ scopes) and the deletion feed of every resource the target file names a value fo
 that one is refused. Each call is one the target accepts (`crm_conformance.steps.operations`:
 a body the document shows or the target's convention, a record in a state the operation
 allows), so the only thing wrong with it is the token. Tokens are minted once per scope
-set per module (`ScopedTokens`).
+set per module (`steps.tokens.Minted`).
 
 Policy tests mirror an entity in the second workspace (`tokens.other_workspace`), so
 the rest of a parallel run, which works in the first, is not refused meanwhile; and
@@ -21,7 +21,7 @@ every test that uses the second workspace holds it alone while it runs (the
 `other_api` fixture, `crm_conformance.core.run_lock`).
 """
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -29,7 +29,7 @@ from typing import Any
 import httpx
 import pytest
 
-from crm_conformance import AdapterClient, ApiClient, Target, Workspace
+from crm_conformance import AdapterClient, ApiClient, Target
 from crm_conformance.core import conventions, document
 from crm_conformance.steps import (
     discover,
@@ -42,36 +42,11 @@ from crm_conformance.steps import (
     expect_value,
     matches,
     operations,
+    tokens,
     words_in,
 )
 
-DOCUMENT_SCOPES: tuple[str, ...] = (
-    "contacts:read",
-    "contacts:write",
-    "organizations:read",
-    "organizations:write",
-    "deals:read",
-    "deals:write",
-    "pipelines:read",
-    "pipelines:write",
-    "fields:read",
-    "fields:write",
-    "notes:read",
-    "notes:write",
-    "activities:read",
-    "activities:write",
-    "tags:read",
-    "tags:write",
-    "conversations:read",
-    "messages:write",
-    "conversations:write",
-    "campaigns:read",
-    "campaigns:write",
-    "analytics:read",
-    "success_events:read",
-    "success_events:write",
-)
-"""The scope table of Authentication 4, row by row."""
+DOCUMENT_SCOPES = tokens.SCOPE_TABLE
 
 ROW_REQ: dict[str, str] = {
     "contacts": "SCOPE-004",
@@ -163,27 +138,9 @@ def _cases(points: tuple[Point, ...]) -> list[Any]:
     return [pytest.param(p, id=p.name, marks=pytest.mark.req(*p.reqs)) for p in points]
 
 
-class ScopedTokens:
-    """Tokens of chosen scopes, minted once per scope set and workspace for a module."""
-
-    def __init__(self, adapter: AdapterClient) -> None:
-        self.adapter = adapter
-        self._minted: dict[tuple[frozenset[str], Workspace], str] = {}
-
-    def holding(self, scopes: Iterable[str], workspace: Workspace = "primary") -> str:
-        key = (frozenset(scopes), workspace)
-        if key not in self._minted:
-            issued = self.adapter.create_token(scopes=sorted(key[0]), workspace=workspace)
-            self._minted[key] = issued.token
-        return self._minted[key]
-
-    def all_but(self, scope: str, workspace: Workspace = "primary") -> str:
-        return self.holding(tuple(s for s in DOCUMENT_SCOPES if s != scope), workspace)
-
-
 @pytest.fixture(scope="module")
-def tokens(adapter: AdapterClient) -> ScopedTokens:
-    return ScopedTokens(adapter)
+def minted(adapter: AdapterClient) -> tokens.Minted:
+    return tokens.Minted(adapter)
 
 
 def expect_insufficient_scope(response: httpx.Response, missing: str, guard: str) -> None:
@@ -230,19 +187,19 @@ def expect_not_refused_for_scope(response: httpx.Response, point: Point) -> None
 
 @pytest.mark.parametrize("point", _cases(POINTS))  # each point names its ids
 def test_the_scope_alone_is_enough(
-    api: ApiClient, tokens: ScopedTokens, maker: operations.Maker, point: Point
+    api: ApiClient, minted: tokens.Minted, maker: operations.Maker, point: Point
 ) -> None:
     call = point.build(maker)
-    expect_not_refused_for_scope(call.send(api.with_token(tokens.holding([point.scope]))), point)
+    expect_not_refused_for_scope(call.send(api.with_token(minted.holding([point.scope]))), point)
 
 
 @pytest.mark.req("SCOPE-021", "SCOPE-022", "SCOPE-023", "SCOPE-028")
 @pytest.mark.parametrize("point", _cases(POINTS))
 def test_every_scope_but_the_needed_one_is_insufficient(
-    api: ApiClient, tokens: ScopedTokens, maker: operations.Maker, point: Point
+    api: ApiClient, minted: tokens.Minted, maker: operations.Maker, point: Point
 ) -> None:
     call = point.build(maker)
-    response = call.send(api.with_token(tokens.all_but(point.scope)))
+    response = call.send(api.with_token(minted.all_but(point.scope)))
     expect_insufficient_scope(response, point.scope, point.guard)
 
 
@@ -265,30 +222,30 @@ def _expect_written(
 @pytest.mark.req("SCOPE-003")
 @pytest.mark.parametrize("point", _cases(WRITES))
 def test_the_write_scope_allows_the_write(
-    api: ApiClient, tokens: ScopedTokens, maker: operations.Maker, point: Point
+    api: ApiClient, minted: tokens.Minted, maker: operations.Maker, point: Point
 ) -> None:
     """With every read scope and the write scope, the write is made (2xx)."""
     call = point.build(maker)
-    response = call.send(api.with_token(tokens.holding([*READ_SCOPES, point.scope])))
+    response = call.send(api.with_token(minted.holding([*READ_SCOPES, point.scope])))
     _expect_written(response, call, "SCOPE-003", api)
 
 
 @pytest.mark.req("SCOPE-017")
 @pytest.mark.parametrize("point", POINTS, ids=lambda point: point.name)  # reqs: not asserted
 def test_messages_write_is_needed_by_no_operation(
-    api: ApiClient, tokens: ScopedTokens, maker: operations.Maker, point: Point
+    api: ApiClient, minted: tokens.Minted, maker: operations.Maker, point: Point
 ) -> None:
     """`messages:write` "is defined and attached to nothing": a token holding every
     scope the document names but it may make each call whose scope is shown."""
     call = point.build(maker)
-    response = call.send(api.with_token(tokens.all_but("messages:write")))
+    response = call.send(api.with_token(minted.all_but("messages:write")))
     _expect_written(response, call, "SCOPE-017", api)
 
 
 @pytest.mark.req("SCOPE-026", "SCOPE-001", "SCOPE-005", "SCOPE-009", "SCOPE-012", "SCOPE-014")
 def test_me_lists_the_scopes_of_the_token(
     configured_api: ApiClient,
-    tokens: ScopedTokens,
+    minted: tokens.Minted,
     target: Target,
     observe: Callable[[str, Any], None],
 ) -> None:
@@ -303,7 +260,7 @@ def test_me_lists_the_scopes_of_the_token(
     full = expect_status(response, "SCOPE-026", 200)
     observe("GET /v1/me (tokens.full)", full)
     held = ["contacts:read", "deals:write"]
-    narrow_token = tokens.holding(held)
+    narrow_token = minted.holding(held)
     found = discover(target=target, clients={"full": api, "narrow": api.with_token(narrow_token)})
     malformed = sorted(
         scope for scope in found.scopes["full"] or () if not matches(r"[a-z_]+:[a-z_]+", scope)
@@ -381,7 +338,7 @@ def test_a_mirrored_entity_refuses_writes_whatever_the_scopes(
     other_api: ApiClient,
     adapter: AdapterClient,
     secondary: operations.Maker,
-    tokens: ScopedTokens,
+    minted: tokens.Minted,
     op: document.DescribedOperation,
     observe: Callable[[str, Any], None],
 ) -> None:
@@ -389,7 +346,7 @@ def test_a_mirrored_entity_refuses_writes_whatever_the_scopes(
     permissions the suite cannot know, so `user_grant_denied` ("authorizing person may
     not make the change") is as documented a refusal for it as `local_write_denied`."""
     entity = MIRRORED[op.operation_id]
-    only_write = other_api.with_token(tokens.holding([*READ_SCOPES, *op.scopes], "secondary"))
+    only_write = other_api.with_token(minted.holding([*READ_SCOPES, *op.scopes], "secondary"))
     oauth = other_api.with_token(adapter.create_token(kind="oauth", workspace="secondary").token)
     with mirrored(adapter, entity):
         for client in (other_api, only_write):
