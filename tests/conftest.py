@@ -1,19 +1,12 @@
 """Project tests' tiers: each test is marked `unit` or `integration` (tests/README.md).
 
-The tier is read from the test's code by `tiers.py` (type-checked there; mypy skips this
-file, whose module name `conftest` tests/harness/conftest.py holds already).
+The tier is read from the test's code by `support/tiers.py`.
 """
 
-import sys
-from pathlib import Path
-
 import pytest
+from support.tiers import mark_tiers
 
 from crm_conformance.core import answers
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from tiers import mark_tiers
 
 
 @pytest.hookimpl(tryfirst=True)

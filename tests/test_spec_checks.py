@@ -20,7 +20,9 @@ from typing import Any
 
 import pytest
 import yaml
-from document_tables import (
+from openapi_spec_validator import validate
+from referencing.jsonschema import DRAFT202012 as DRAFT_2020_12
+from support.document_tables import (
     DOCUMENT,
     REPO_ROOT,
     enum_values,
@@ -30,8 +32,6 @@ from document_tables import (
     load_sections,
     operation_codes,
 )
-from openapi_spec_validator import validate
-from referencing.jsonschema import DRAFT202012 as DRAFT_2020_12
 
 SPEC = REPO_ROOT / "spec" / "openapi.yaml"
 ADAPTER_SPEC = REPO_ROOT / "spec" / "adapter.yaml"

@@ -4,7 +4,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from tiers import tier
+from support.tiers import tier
 
 MODULE = """
 import subprocess

@@ -3,7 +3,7 @@
 from collections.abc import Iterator
 
 import pytest
-from fake_target import TOKEN, serve
+from support.fake_target import TOKEN, serve
 
 
 @pytest.fixture

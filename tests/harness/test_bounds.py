@@ -6,8 +6,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from fake_target import TOKEN
-from unending_target import Kind, serve_unending
+from support.fake_target import TOKEN
+from support.unending_target import Kind, serve_unending
 
 from crm_conformance import AdapterError, ExchangeBoundExceeded, TargetFileError
 from crm_conformance.adapter.provisioning import AdapterClient

@@ -1,7 +1,7 @@
 """Capabilities come from the target where it says, from the target file otherwise."""
 
 import httpx
-from fake_target import TOKEN
+from support.fake_target import TOKEN
 
 from crm_conformance.core.capabilities import discover
 from crm_conformance.core.client import ApiClient

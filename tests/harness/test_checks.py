@@ -7,7 +7,7 @@ from typing import Any
 
 import httpx
 import pytest
-from fake_target import TOKEN, contact, error_body, hexid, rate_headers
+from support.fake_target import TOKEN, contact, error_body, hexid, rate_headers
 
 from crm_conformance.core import checks
 from crm_conformance.core.failure import ConformanceFailure

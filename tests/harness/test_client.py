@@ -4,7 +4,7 @@ import json
 
 import httpx
 import pytest
-from fake_target import TOKEN, FakeClock, conformant, rate_headers
+from support.fake_target import TOKEN, FakeClock, conformant, rate_headers
 
 from crm_conformance import (
     BudgetExhausted,

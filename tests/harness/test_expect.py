@@ -4,7 +4,7 @@ from typing import Any
 
 import httpx
 import pytest
-from fake_target import TOKEN, contact, error_body, rate_headers
+from support.fake_target import TOKEN, contact, error_body, rate_headers
 
 from crm_conformance.core.checks import is_timestamp
 from crm_conformance.core.client import ApiClient

@@ -6,7 +6,7 @@ from typing import Any, NoReturn
 
 import httpx
 import pytest
-from fake_target import TOKEN, hexid
+from support.fake_target import TOKEN, hexid
 
 from crm_conformance import SetupFailed
 from crm_conformance.adapter.provisioning import AdapterClient

@@ -1,7 +1,7 @@
 """ConformanceFailure prints the fixed format of STYLE.md, with the token as $TOKEN."""
 
 import httpx
-from fake_target import TOKEN
+from support.fake_target import TOKEN
 
 from crm_conformance.core.client import ApiClient
 from crm_conformance.core.failure import ConformanceFailure

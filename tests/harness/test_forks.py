@@ -12,7 +12,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from fake_target import OTHER_TOKEN
+from support.fake_target import OTHER_TOKEN
 
 from crm_conformance.core import profiles
 from crm_conformance.plugin.forks import queue_order

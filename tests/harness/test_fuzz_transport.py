@@ -1,8 +1,8 @@
 """What schemathesis sends itself goes through the harness client's policy."""
 
 import httpx
-from fake_target import TOKEN, FakeClock, conformant, error_body, rate_headers, serve
 from schemathesis.specs.openapi.checks import ignored_auth
+from support.fake_target import TOKEN, FakeClock, conformant, error_body, rate_headers, serve
 
 from crm_conformance.core.client import ApiClient
 from crm_conformance.core.pacing import Pacer

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from fake_target import OTHER_TOKEN, TOKEN, FakeClock, conformant
+from support.fake_target import OTHER_TOKEN, TOKEN, FakeClock, conformant
 
 from crm_conformance import RateLimitWaitError
 from crm_conformance.core.client import ApiClient, Wait

@@ -12,7 +12,7 @@ import httpcore  # noqa: F401  # kept imported across in-process runs (above)
 import httpx
 import pytest
 import yaml  # noqa: F401  # kept imported across in-process runs (above)
-from fake_target import TOKEN, conformant, error_body, rate_headers, serve
+from support.fake_target import TOKEN, conformant, error_body, rate_headers, serve
 
 from crm_conformance.core.outcomes import read_records
 from crm_conformance.plugin import session

@@ -14,7 +14,7 @@ import httpx
 import pytest
 import yaml  # noqa: F401  # kept imported across in-process runs (above)
 from click.testing import CliRunner
-from fake_target import TOKEN, error_body, rate_headers, serve
+from support.fake_target import TOKEN, error_body, rate_headers, serve
 
 from crm_conformance.cli import main
 from crm_conformance.core.catalogue import load_catalogue

@@ -4,7 +4,7 @@ from collections.abc import Callable, Iterator
 
 import httpx
 import pytest
-from fake_target import TOKEN, FakeClock, conformant, error_body, rate_headers
+from support.fake_target import TOKEN, FakeClock, conformant, error_body, rate_headers
 
 from crm_conformance import TargetUnavailable
 from crm_conformance.core.client import ApiClient

@@ -1,19 +1,15 @@
 """Fixtures of the runner's tests: a tiny suites folder and a fake target serving it.
 
 The fake suites use requirement ids of the core and pagination areas and talk to the
-harness's fake target (tests/harness/fake_target.py), so a run takes about a second.
+harness's fake target (tests/support/fake_target.py), so a run takes about a second.
 """
 
-import sys
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "harness"))
-
-from fake_target import TOKEN, conformant, serve
+from support.fake_target import TOKEN, conformant, serve
 
 SUITE = """
 import pytest

@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 from click.testing import CliRunner, Result
-from fake_target import TOKEN, conformant, rate_headers, serve
+from support.fake_target import TOKEN, conformant, rate_headers, serve
 
 from crm_conformance.cli import main
 from crm_conformance.core import paths

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from headless import CHROMIUM, MISSING, chromium
+from support.headless import CHROMIUM, MISSING, chromium
 
 from crm_conformance.cli import main
 from crm_conformance.core import paths

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from headless import CHROMIUM, MISSING, chromium
 from markdown_it import MarkdownIt
+from support.headless import CHROMIUM, MISSING, chromium
 
 from crm_conformance.cli import main
 from crm_conformance.core import paths

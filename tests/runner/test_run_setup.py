@@ -12,8 +12,8 @@ from pathlib import Path
 import httpx
 import pytest
 from click.testing import CliRunner, Result
-from fake_target import error_body, rate_headers, serve
-from interrupting import run_until
+from support.fake_target import error_body, rate_headers, serve
+from support.interrupting import run_until
 
 from crm_conformance.cli import main
 from crm_conformance.core import paths

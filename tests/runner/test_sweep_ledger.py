@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from interrupting import run_until
+from support.interrupting import run_until
 
 from crm_conformance import AdapterError
 from crm_conformance.adapter.provisioning import AdapterClient

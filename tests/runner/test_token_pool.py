@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 from click.testing import CliRunner
-from interrupting import run_until
+from support.interrupting import run_until
 
 from crm_conformance.adapter.provisioning import AdapterClient
 from crm_conformance.cli import main

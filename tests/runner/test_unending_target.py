@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from fake_target import TOKEN
-from unending_target import Kind, serve_unending
+from support.fake_target import TOKEN
+from support.unending_target import Kind, serve_unending
 
 from crm_conformance.cli import main
 

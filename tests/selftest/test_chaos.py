@@ -2,17 +2,13 @@
 API's requests, never on the adapter's."""
 
 import json
-import sys
-from pathlib import Path
 
 import httpx
 import pytest
+from support.fake_target import conformant, serve
 
 from crm_conformance.selftest.chaos import CHAOS_MODES, Chaos
 from crm_conformance.selftest.wire_faults import running_wire_proxy
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "harness"))
-from fake_target import conformant, serve
 
 TOKEN_HEADERS = {"Authorization": "Bearer sk_test_fakeSelector.fakeVerifierSecret123"}
 

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
 DOCUMENT = REPO_ROOT / "spec" / "api-reference.md"
 
 _HEADING = re.compile(r"^(#{2,4})\s+(.*)$")
