@@ -1,4 +1,4 @@
-"""The tier of a project test is read from its code (tests/tiers.py, tests/README.md)."""
+"""The tier of a project test is read from its code (tests/support/tiers.py, tests/README.md)."""
 
 import textwrap
 from pathlib import Path
