@@ -147,6 +147,9 @@ def read_changes(call: Call, tx: Transaction, body: Any, current: Record | None)
         value = fields.number("value", minimum=0)
         floor = call.settings.has_fault("money_cents_by_floor")
         changes["value"] = _money(value, floor) if value is not None else None
+        if value is not None and call.settings.has_fault("deal_value_in_int32_cents"):
+            cents = (round(float(value) * 100) + 2**31) % 2**32 - 2**31  # a 32-bit column
+            changes["value"] = str(Decimal(cents) / 100)
         if value is not None and call.settings.has_fault("value_as_number"):
             changes["value"] = float(value)
     if fields.has("probability"):
@@ -446,7 +449,13 @@ def get_deal(call: Call) -> Reply:
         record = _visible(call, tx, deal_id)
         if call.settings.has_fault("deal_expand_ignored_on_retrieve"):
             expand = ()
-        return Reply(200, call.narrow(render(tx, call.workspace, record, expand), fields))
+        rendered = render(tx, call.workspace, record, expand)
+        if record.get("lost_reason_id") and call.settings.has_fault(
+            "deal_lost_reason_kept_when_reopened"
+        ):  # the retrieve joins the reason by its id, whatever the status
+            reason = tx.get(call.workspace, "lost_reason", record["lost_reason_id"])
+            rendered["lost_reason"] = reason["name"] if reason else None
+        return Reply(200, call.narrow(rendered, fields))
 
 
 @routes.patch(
