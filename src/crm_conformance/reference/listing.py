@@ -318,7 +318,9 @@ def paginate(
         tie_break=not (named_sort and settings.has_fault("sort_without_tie_breaker")),
     )
     keyed = _sorted([(vector(row), row) for row in rows], params.sort)
-    offset_cursors = settings.has_fault("cursor_repeats_row_on_insert")
+    offset_cursors = settings.has_fault("cursor_repeats_row_on_insert") or (
+        spec.name == "deals" and settings.has_fault("deal_pages_by_offset")
+    )
     hex_form = settings.has_variant("hex_cursors")
     start = 0
     if params.cursor is not None:
@@ -336,7 +338,8 @@ def paginate(
                 start = max(0, start - 1)  # the campaign query's `>=` where `>` belongs
     window = keyed[start : start + params.limit + 1]
     page = window[: params.limit]
-    if settings.has_fault("has_more_wrong_on_last_page"):
+    full_means_more = spec.name == "tags" and settings.has_fault("tag_pages_claim_more_when_full")
+    if settings.has_fault("has_more_wrong_on_last_page") or full_means_more:
         has_more = len(page) == params.limit
     else:
         has_more = len(window) > params.limit

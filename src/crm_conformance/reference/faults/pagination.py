@@ -169,4 +169,16 @@ FAULTS = (
         ("QRY-011",),
         "the tag list narrowed by fields keeps only the names asked for: no id",
     ),
+    Fault(
+        "deal_pages_by_offset",
+        ("PAG-009",),
+        "the deal list's cursor is an offset: a deal made or deleted between two pages "
+        "shifts the rows, so a row comes twice or not at all",
+    ),
+    Fault(
+        "tag_pages_claim_more_when_full",
+        ("PAG-004", "PAG-002"),
+        "the tag list says has_more (with a next cursor) on every full page, the last one "
+        "too, whose next page is empty",
+    ),
 )
