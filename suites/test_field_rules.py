@@ -475,7 +475,7 @@ def test_a_record_reopened_from_lost_has_no_lost_reason(
         reasons = factory.adapter.fixtures().lost_reasons
         if not reasons:
             pytest.skip("the adapter's GET /v1/fixtures lists no lost reason")
-        lost = {"status": "lost", "lost_reason_id": reasons[0]}
+        lost = {"status": "lost", "lost_reason_id": reasons[0], "lost_justification": "Price"}
     made = updates.made(kind, **lost)
     record_id = str(made["id"])
     response = updates.send(kind, record_id, {"status": "open"})
