@@ -29,7 +29,7 @@ from unittest import mock
 
 from child_run import run_against
 
-from crm_conformance.core.outcomes import OUTCOMES_FILE, read_records
+from crm_conformance.core.verdicts.outcomes import OUTCOMES_FILE, read_records
 from crm_conformance.reference import ServerSettings, running_server
 from crm_conformance.reference.rate_limits import RateLimiter, SlidingLog
 

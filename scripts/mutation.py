@@ -1,6 +1,6 @@
 """Mutation testing of the harness's checks module: reported, never gated.
 
-Every universal rule a vendor is judged by lives in `src/crm_conformance/core/checks/`; a
+Every universal rule a vendor is judged by lives in `src/crm_conformance/core/verdicts/checks/`; a
 mutant of it that the harness's own fast tests (`TESTS`) do not notice is a rule that
 could break silently. This script measures that and prints the figures and each
 surviving mutant. It exits 0 whatever the score and non-zero only when the tool itself
@@ -94,7 +94,11 @@ def _prepare(timeout: float, rev: str | None) -> float:
     )
     env = _environment(tree)
     where = subprocess.run(
-        [sys.executable, "-c", "import crm_conformance.core.checks as c; print(c.__file__)"],
+        [
+            sys.executable,
+            "-c",
+            "import crm_conformance.core.verdicts.checks as c; print(c.__file__)",
+        ],
         cwd=tree,
         env=env,
         capture_output=True,

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from crm_conformance import AdapterClient, ApiClient
-from crm_conformance.core import document
+from crm_conformance.core.model import document
 from crm_conformance.steps import (
     RecordFactory,
     absent_id,

@@ -21,7 +21,7 @@ import httpx
 import pytest
 
 from crm_conformance import AdapterClient, ApiClient, Target
-from crm_conformance.core import document
+from crm_conformance.core.model import document
 from crm_conformance.steps import (
     RecordFactory,
     error_of,

@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from crm_conformance import ApiClient
-from crm_conformance.core import document
+from crm_conformance.core.model import document
 from crm_conformance.steps import (
     RecordFactory,
     expect_error,

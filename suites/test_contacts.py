@@ -22,7 +22,7 @@ import httpx
 import pytest
 
 from crm_conformance import AdapterClient, ApiClient
-from crm_conformance.core import conventions
+from crm_conformance.core.model import conventions
 from crm_conformance.steps import (
     RecordFactory,
     expect_enum,

@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from crm_conformance import ApiClient
-from crm_conformance.core import conventions, document
+from crm_conformance.core.model import conventions, document
 from crm_conformance.steps import (
     RecordFactory,
     absent_id,

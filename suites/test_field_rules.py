@@ -35,7 +35,7 @@ import httpx
 import pytest
 
 from crm_conformance import ApiClient
-from crm_conformance.core import conventions
+from crm_conformance.core.model import conventions
 from crm_conformance.steps import (
     PAST_EVERY_INTEGER,
     RecordFactory,

@@ -12,7 +12,7 @@ did not create (`guard.sends_to`); an operation whose every case was held back i
 skipped as not applicable, never passed. A read the test already sent and passed is not
 sent again, nor, under the quick profile, a generated negative case that only breaks
 again what an earlier case broke (`FuzzRun.already_passed`). The seed is printed;
-`--hypothesis-seed=N` replays it. The profile (`crm_conformance.core.profiles`) sets the
+`--hypothesis-seed=N` replays it. The profile (`crm_conformance.core.planning.profiles`) sets the
 cases per operation; `deep` runs each operation in rounds until its share of
 `--fuzz-minutes` is spent, or, replaying a run (`--fuzz-rounds RUN_DIR`), as many rounds
 as it ran there. The plugin does all of this for a test marked `generated("examples")`

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from crm_conformance import ApiClient
-from crm_conformance.core import conventions, document
+from crm_conformance.core.model import conventions, document
 from crm_conformance.steps import (
     RecordFactory,
     error_of,

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import pytest
 
 from crm_conformance import ApiClient
-from crm_conformance.core import document
+from crm_conformance.core.model import document
 from crm_conformance.steps import RecordFactory, expect_error, expect_error_among, listings
 
 STATUSES = document.enum("Contact", "status")

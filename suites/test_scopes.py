@@ -18,7 +18,7 @@ set per module (`steps.tokens.Minted`).
 Policy tests mirror an entity in the second workspace (`tokens.other_workspace`), so
 the rest of a parallel run, which works in the first, is not refused meanwhile; and
 every test that uses the second workspace holds it alone while it runs (the
-`other_api` fixture, `crm_conformance.core.run_lock`).
+`other_api` fixture, `crm_conformance.core.transport.run_lock`).
 """
 
 from collections.abc import Callable, Iterator
@@ -30,7 +30,7 @@ import httpx
 import pytest
 
 from crm_conformance import AdapterClient, ApiClient, Target
-from crm_conformance.core import conventions, document
+from crm_conformance.core.model import conventions, document
 from crm_conformance.steps import (
     discover,
     error_of,

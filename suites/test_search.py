@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from crm_conformance import ApiClient
-from crm_conformance.core import document
+from crm_conformance.core.model import document
 from crm_conformance.steps import (
     PAST_EVERY_INTEGER,
     RecordFactory,

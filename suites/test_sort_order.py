@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from crm_conformance import ApiClient
-from crm_conformance.core import document
+from crm_conformance.core.model import document
 from crm_conformance.steps import (
     RecordFactory,
     error_of,

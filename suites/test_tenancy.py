@@ -41,7 +41,7 @@ import httpx
 import pytest
 
 from crm_conformance import AdapterClient, AdapterError, ApiClient, Workspace
-from crm_conformance.core import conventions, document
+from crm_conformance.core.model import conventions, document
 from crm_conformance.steps import (
     absent_id,
     error_of,

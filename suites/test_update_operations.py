@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from crm_conformance import ApiClient
-from crm_conformance.core import conventions
+from crm_conformance.core.model import conventions
 from crm_conformance.steps import (
     RecordFactory,
     Updates,

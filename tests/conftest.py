@@ -6,7 +6,7 @@ The tier is read from the test's code by `support/tiers.py`.
 import pytest
 from support.tiers import mark_tiers
 
-from crm_conformance.core import answers
+from crm_conformance.core.transport import answers
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -19,14 +19,15 @@ import pytest
 import yaml
 
 from crm_conformance import CatalogueError
-from crm_conformance.core import checks, paths
-from crm_conformance.core.catalogue import (
+from crm_conformance.core.model import paths
+from crm_conformance.core.model.catalogue import (
     DOCUMENT,
     SCHEMA,
     Catalogue,
     heading_paths,
     load_catalogue,
 )
+from crm_conformance.core.verdicts import checks
 
 ID = re.compile(r"^([A-Z]{2,5})-([0-9]{3})$")
 # Titles are behaviour in the present tense, third person: "Replays ...", "Answers ...".

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from crm_conformance.core.catalogue import load_catalogue
-from crm_conformance.core.paths import SPEC_DIR
+from crm_conformance.core.model.catalogue import load_catalogue
+from crm_conformance.core.model.paths import SPEC_DIR
 from crm_conformance.reference.faults import FAULTS
 from crm_conformance.reference.variants import VARIANTS
 from crm_conformance.selftest import decisions_doc

@@ -17,7 +17,7 @@ SOURCE = ROOT / "src" / PACKAGE
 LAYERS: Mapping[str, int] = {
     "_errors": 0,  # the exception tree: imports nothing of ours
     "core": 1,  # the library: no pytest
-    "adapter_kit": 2,  # the vendors' adapter kit: only core.paths (NARROW)
+    "adapter_kit": 2,  # the vendors' adapter kit: only core.model.paths (NARROW)
     "adapter": 3,  # the harness's side of the adapter: its client, the feature map
     "reference": 3,  # the reference server: only the adapter kit (NARROW)
     "steps": 4,  # what a suite test calls
@@ -34,7 +34,7 @@ LAYERS: Mapping[str, int] = {
 own package's modules and those of a lower rank; two layers of one rank, none of the other."""
 
 NARROW: Mapping[str, tuple[str, ...]] = {
-    "adapter_kit": ("core.paths",),
+    "adapter_kit": ("core.model.paths",),
     "reference": ("adapter_kit",),
 }
 """Layers that may import only these of ours (and themselves): the kit ships to vendors,
@@ -42,7 +42,8 @@ and the reference server is built on the kit alone, as a vendor's would be."""
 
 
 def module_name(path: Path) -> str:
-    """`core.client` for src/crm_conformance/core/client.py, `core` for its __init__."""
+    """`core.transport.client` for src/crm_conformance/core/transport/client.py, `core` for
+    its __init__."""
     parts = path.relative_to(SOURCE).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 

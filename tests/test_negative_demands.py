@@ -10,8 +10,8 @@ from typing import Any
 
 import yaml
 
-from crm_conformance.core.catalogue import load_catalogue
-from crm_conformance.core.paths import OPENAPI
+from crm_conformance.core.model.catalogue import load_catalogue
+from crm_conformance.core.model.paths import OPENAPI
 from crm_conformance.fuzz.request_constraints import constrained_places
 
 

@@ -99,14 +99,14 @@ def test_the_check_sees_each_kind_of_reach() -> None:
         "import crm_conformance.plugin.session as session\n"
         "from crm_conformance.fuzz import guard\n"
         "from crm_conformance._errors import UsageError\n"
-        "from crm_conformance.core.failure import _scrub\n"
+        "from crm_conformance.core.verdicts.failure import _scrub\n"
         "guard._matching_labels(None)\n"
         "def test(monkeypatch):\n"
         "    monkeypatch.setattr(session, '_SHARED_TARGET', 'x')\n"
     )
     assert list(_reaches(source, "")) == [
         "line 3: imports the private module crm_conformance._errors",
-        "line 4: imports crm_conformance.core.failure._scrub",
+        "line 4: imports crm_conformance.core.verdicts.failure._scrub",
         "line 5: reaches crm_conformance.fuzz.guard._matching_labels",
         "line 7: patches crm_conformance.plugin.session._SHARED_TARGET",
     ]

@@ -1,7 +1,7 @@
 """Every requirement a test could verify is named by some suite test: otherwise its
 class can never pass in full, even against the reference server."""
 
-from crm_conformance.core.catalogue import load_catalogue
+from crm_conformance.core.model.catalogue import load_catalogue
 from crm_conformance.run import runner
 
 

@@ -37,15 +37,15 @@ if TYPE_CHECKING:
     from crm_conformance.adapter_kit import IssuedToken as IssuedToken
     from crm_conformance.adapter_kit import Workspace as Workspace
     from crm_conformance.adapter_kit import adapter_app as adapter_app
-    from crm_conformance.core.capabilities import Capabilities as Capabilities
-    from crm_conformance.core.client import ApiClient as ApiClient
-    from crm_conformance.core.failure import ConformanceFailure as ConformanceFailure
-    from crm_conformance.core.outcomes import Outcome as Outcome
-    from crm_conformance.core.outcomes import OutcomeRecord as OutcomeRecord
-    from crm_conformance.core.outcomes import Verdict as Verdict
-    from crm_conformance.core.outcomes import read_records as read_records
-    from crm_conformance.core.target import Target as Target
-    from crm_conformance.core.target import load_target as load_target
+    from crm_conformance.core.model.capabilities import Capabilities as Capabilities
+    from crm_conformance.core.model.target import Target as Target
+    from crm_conformance.core.model.target import load_target as load_target
+    from crm_conformance.core.transport.client import ApiClient as ApiClient
+    from crm_conformance.core.verdicts.failure import ConformanceFailure as ConformanceFailure
+    from crm_conformance.core.verdicts.outcomes import Outcome as Outcome
+    from crm_conformance.core.verdicts.outcomes import OutcomeRecord as OutcomeRecord
+    from crm_conformance.core.verdicts.outcomes import Verdict as Verdict
+    from crm_conformance.core.verdicts.outcomes import read_records as read_records
 
 __version__ = "0.1.0"
 

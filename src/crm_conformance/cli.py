@@ -16,8 +16,9 @@ from typing import Any, TextIO
 import click
 
 from crm_conformance._errors import ConformanceError, UsageError
-from crm_conformance.core import profiles, waivers
-from crm_conformance.core.inert import TEXT_LIMIT, inert
+from crm_conformance.core.hygiene.inert import TEXT_LIMIT, inert
+from crm_conformance.core.planning import profiles
+from crm_conformance.core.verdicts import waivers
 from crm_conformance.run.interruptible import EXIT_INTERRUPTED
 
 

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from crm_conformance.cli import main
-from crm_conformance.core.paths import SUITES_DIR
+from crm_conformance.core.model.paths import SUITES_DIR
 from crm_conformance.reference import ServerSettings, running_server
 from crm_conformance.reference.server import ServedTarget
 

@@ -7,7 +7,7 @@ import yaml
 from openapi_spec_validator import validate
 
 from crm_conformance.adapter_kit import load_contract
-from crm_conformance.core.paths import ADAPTER_SPEC
+from crm_conformance.core.model.paths import ADAPTER_SPEC
 
 DECIDED = (
     "handler: user",

@@ -282,4 +282,4 @@ def test_the_kit_imports_nothing_of_the_harness_but_paths() -> None:
         " and not m.startswith('crm_conformance.adapter_kit')))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "['crm_conformance.core.paths']"
+    assert out.stdout.strip() == "['crm_conformance.core.model.paths']"

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from crm_conformance.core import profiles
+from crm_conformance.core.planning import profiles
 from crm_conformance.fuzz import budget, loader
 from crm_conformance.fuzz.constraint_sample import (
     bounds_sent,

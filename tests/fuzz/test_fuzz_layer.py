@@ -15,9 +15,9 @@ import schemathesis
 from hypothesis.errors import FlakyStrategyDefinition
 from schemathesis.core.failures import FailureGroup
 
-from crm_conformance.core import profiles
-from crm_conformance.core.catalogue import load_catalogue
-from crm_conformance.core.failure import ConformanceFailure
+from crm_conformance.core.model.catalogue import load_catalogue
+from crm_conformance.core.planning import profiles
+from crm_conformance.core.verdicts.failure import ConformanceFailure
 from crm_conformance.fuzz import budget, checking, exchange, guard, loader, overlay, seeding
 from crm_conformance.fuzz import charges as fuzz_charges
 from crm_conformance.plugin import fuzz as plugin_fuzz
@@ -333,7 +333,12 @@ def test_a_timed_test_keeps_the_rounds_it_started_the_failing_one_included(
 
 
 def test_replayed_rounds_come_from_the_earlier_runs_outcome_records(tmp_path: Any) -> None:
-    from crm_conformance.core.outcomes import OUTCOMES_FILE, Outcome, OutcomeRecord, append_record
+    from crm_conformance.core.verdicts.outcomes import (
+        OUTCOMES_FILE,
+        Outcome,
+        OutcomeRecord,
+        append_record,
+    )
 
     for nodeid, rounds in (("suites/test_fuzz.py::t[GET /v1/tags]", 4), ("suites/x.py::y", None)):
         record = OutcomeRecord(nodeid, Outcome.PASSED, [], [], rounds=rounds)
@@ -358,7 +363,7 @@ def test_replayed_rounds_come_from_the_earlier_runs_outcome_records(tmp_path: An
 
 
 def test_the_fingerprint_of_sent_requests_ignores_the_host_only() -> None:
-    from crm_conformance.core.client import Exchange
+    from crm_conformance.core.transport.client import Exchange
 
     def sent(url: str, body: str | None = None) -> Exchange:
         return Exchange("GET", url, {}, body, 200, {}, None, 0.1)
@@ -439,7 +444,7 @@ def test_upsert_bodies_that_could_match_a_record_stay_on_the_embedded_server() -
 
 
 def test_only_the_embedded_reference_server_counts_as_embedded() -> None:
-    from crm_conformance.core.target import Target
+    from crm_conformance.core.model.target import Target
 
     assert guard.is_embedded(Target("http://x", sources={"base_url": "embedded reference server"}))
     assert not guard.is_embedded(Target("http://x", sources={"base_url": "target file t.toml"}))

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from crm_conformance.core.outcomes import Outcome, cause_for, read_records
+from crm_conformance.core.verdicts.outcomes import Outcome, cause_for, read_records
 from crm_conformance.selftest.suite_run import run_suite
 
 SHAPING = (

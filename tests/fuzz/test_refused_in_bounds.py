@@ -7,7 +7,7 @@ from typing import Any
 import httpx
 import pytest
 
-from crm_conformance.core.failure import ConformanceFailure
+from crm_conformance.core.verdicts.failure import ConformanceFailure
 from crm_conformance.fuzz.checking import refused_in_bounds
 
 

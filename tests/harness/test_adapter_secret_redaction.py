@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from crm_conformance.adapter_check.probe import Probe
-from crm_conformance.core.redaction import FILTERED, Redactor
-from crm_conformance.core.target import target_from_data
+from crm_conformance.core.hygiene.redaction import FILTERED, Redactor
+from crm_conformance.core.model.target import target_from_data
 from crm_conformance.plugin.options import Options
 from crm_conformance.plugin.state import RunState
 

@@ -6,8 +6,9 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from crm_conformance.core import answers, checks
-from crm_conformance.core.failure import ConformanceFailure
+from crm_conformance.core.transport import answers
+from crm_conformance.core.verdicts import checks
+from crm_conformance.core.verdicts.failure import ConformanceFailure
 
 
 @pytest.fixture(autouse=True)

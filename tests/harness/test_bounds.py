@@ -11,15 +11,15 @@ from support.unending_target import Kind, serve_unending
 
 from crm_conformance import AdapterError, ExchangeBoundExceeded, TargetFileError
 from crm_conformance.adapter.provisioning import AdapterClient
-from crm_conformance.core.bounds import (
+from crm_conformance.core.model.target import load_target, target_from_data
+from crm_conformance.core.transport.bounds import (
     DEFAULT_MAX_RESPONSE_BYTES,
     ExchangeBounds,
     read_bounded,
     requests_kwargs,
 )
-from crm_conformance.core.client import ApiClient, CircuitBreaker
-from crm_conformance.core.outcomes import Outcome, classify
-from crm_conformance.core.target import load_target, target_from_data
+from crm_conformance.core.transport.client import ApiClient, CircuitBreaker
+from crm_conformance.core.verdicts.outcomes import Outcome, classify
 from crm_conformance.fuzz import exchange
 
 TIMEOUT = 0.5

@@ -3,9 +3,9 @@
 import httpx
 from support.fake_target import TOKEN
 
-from crm_conformance.core.capabilities import discover
-from crm_conformance.core.client import ApiClient
-from crm_conformance.core.target import Target
+from crm_conformance.core.model.capabilities import discover
+from crm_conformance.core.model.target import Target
+from crm_conformance.core.transport.client import ApiClient
 
 
 def client(answers: dict[str, httpx.Response]) -> ApiClient:

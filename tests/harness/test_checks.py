@@ -9,8 +9,8 @@ import httpx
 import pytest
 from support.fake_target import TOKEN, contact, error_body, hexid, rate_headers
 
-from crm_conformance.core import checks
-from crm_conformance.core.failure import ConformanceFailure
+from crm_conformance.core.verdicts import checks
+from crm_conformance.core.verdicts.failure import ConformanceFailure
 
 REQUEST_ID = "req_" + "a" * 32
 

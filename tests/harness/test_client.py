@@ -12,10 +12,10 @@ from crm_conformance import (
     TargetUnavailable,
     TargetUnreachable,
 )
-from crm_conformance.core.client import ApiClient, CircuitBreaker, RequestBudget, Wait
-from crm_conformance.core.pacing import Pacer
-from crm_conformance.core.redaction import FILTERED, Redactor
-from crm_conformance.core.retries import RetryPolicy
+from crm_conformance.core.hygiene.redaction import FILTERED, Redactor
+from crm_conformance.core.transport.client import ApiClient, CircuitBreaker, RequestBudget, Wait
+from crm_conformance.core.transport.pacing import Pacer
+from crm_conformance.core.transport.retries import RetryPolicy
 
 
 def client(

@@ -8,15 +8,15 @@ from typing import Any
 
 import pytest
 
-from crm_conformance.core import conventions
-from crm_conformance.core.conventions import (
+from crm_conformance.core.model import conventions
+from crm_conformance.core.model.conventions import (
     OMIT,
     ConventionError,
     fill_body,
     fill_path,
     query_pairs,
 )
-from crm_conformance.core.target import target_from_data
+from crm_conformance.core.model.target import target_from_data
 from crm_conformance.reference.choices import CONVENTIONS, conventions_for
 from crm_conformance.reference.variants import VARIANTS
 

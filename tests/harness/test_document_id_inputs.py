@@ -1,7 +1,7 @@
 """`document.id_inputs()` and its helpers: the identifier inputs the tenancy matrix
 sends naming another workspace's record, read from `spec/openapi.yaml`."""
 
-from crm_conformance.core import document
+from crm_conformance.core.model import document
 
 
 def test_identifier_prefixes_follow_refs_and_alternatives() -> None:

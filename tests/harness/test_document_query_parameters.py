@@ -1,7 +1,7 @@
 """`document.query_parameters()`: the typed query parameters the query-validation matrix
 gives invalid values, read from `spec/openapi.yaml` with their `$ref`s resolved."""
 
-from crm_conformance.core import document
+from crm_conformance.core.model import document
 
 
 def test_query_parameters_carry_their_types_and_bounds() -> None:

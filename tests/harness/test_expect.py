@@ -6,9 +6,9 @@ import httpx
 import pytest
 from support.fake_target import TOKEN, contact, error_body, rate_headers
 
-from crm_conformance.core.checks import is_timestamp
-from crm_conformance.core.client import ApiClient
-from crm_conformance.core.failure import ConformanceFailure
+from crm_conformance.core.transport.client import ApiClient
+from crm_conformance.core.verdicts.checks import is_timestamp
+from crm_conformance.core.verdicts.failure import ConformanceFailure
 from crm_conformance.steps.expect import (
     expect_enum,
     expect_error,

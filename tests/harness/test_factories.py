@@ -10,8 +10,8 @@ from support.fake_target import TOKEN, hexid
 
 from crm_conformance import SetupFailed
 from crm_conformance.adapter.provisioning import AdapterClient
-from crm_conformance.core.client import ApiClient
-from crm_conformance.core.target import Target
+from crm_conformance.core.model.target import Target
+from crm_conformance.core.transport.client import ApiClient
 from crm_conformance.steps.factories import RecordFactory
 
 

@@ -3,8 +3,8 @@
 import httpx
 from support.fake_target import TOKEN
 
-from crm_conformance.core.client import ApiClient
-from crm_conformance.core.failure import ConformanceFailure
+from crm_conformance.core.transport.client import ApiClient
+from crm_conformance.core.verdicts.failure import ConformanceFailure
 
 
 def test_the_fixed_format() -> None:

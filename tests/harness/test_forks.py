@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from support.fake_target import OTHER_TOKEN
 
-from crm_conformance.core import profiles
+from crm_conformance.core.planning import profiles
 from crm_conformance.plugin.forks import queue_order
 
 pytest_plugins = ["pytester"]

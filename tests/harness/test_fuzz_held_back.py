@@ -9,8 +9,8 @@ import httpcore  # noqa: F401  # kept imported across in-process runs (above)
 import pytest
 import yaml  # noqa: F401  # kept imported across in-process runs (above)
 
-from crm_conformance.core.outcomes import Outcome, read_records
-from crm_conformance.core.paths import SUITES_DIR
+from crm_conformance.core.model.paths import SUITES_DIR
+from crm_conformance.core.verdicts.outcomes import Outcome, read_records
 from crm_conformance.plugin import fuzz as plugin_fuzz
 
 pytest_plugins = ["pytester"]

@@ -4,8 +4,8 @@ import httpx
 from schemathesis.specs.openapi.checks import ignored_auth
 from support.fake_target import TOKEN, FakeClock, conformant, error_body, rate_headers, serve
 
-from crm_conformance.core.client import ApiClient
-from crm_conformance.core.pacing import Pacer
+from crm_conformance.core.transport.client import ApiClient
+from crm_conformance.core.transport.pacing import Pacer
 from crm_conformance.fuzz import exchange, loader, transport
 
 

@@ -4,12 +4,12 @@ import unicodedata
 
 import httpx
 
-from crm_conformance.core.catalogue import load_catalogue
-from crm_conformance.core.client import record_exchange
-from crm_conformance.core.failure import ConformanceFailure
-from crm_conformance.core.inert import LINE_LIMIT, TEXT_LIMIT, inert, inert_lines
-from crm_conformance.core.outcomes import Outcome, OutcomeRecord
-from crm_conformance.core.redaction import Redactor
+from crm_conformance.core.hygiene.inert import LINE_LIMIT, TEXT_LIMIT, inert, inert_lines
+from crm_conformance.core.hygiene.redaction import Redactor
+from crm_conformance.core.model.catalogue import load_catalogue
+from crm_conformance.core.transport.client import record_exchange
+from crm_conformance.core.verdicts.failure import ConformanceFailure
+from crm_conformance.core.verdicts.outcomes import Outcome, OutcomeRecord
 from crm_conformance.reporting.summary import RunInfo, build_summary, render_markdown
 
 HOSTILE = "\x1b[31mRED\x1b[0m\rover\u202eevil\u2066x\u2069\x00\x7f\x9b\u200f\u2028\ufeff"

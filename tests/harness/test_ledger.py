@@ -9,8 +9,8 @@ from typing import Any
 import httpx
 
 from crm_conformance.adapter.provisioning import AdapterClient
-from crm_conformance.core.client import ApiClient
-from crm_conformance.core.ledger import Ledger, read
+from crm_conformance.core.transport.client import ApiClient
+from crm_conformance.core.transport.ledger import Ledger, read
 
 FULL, OTHER = "secret-full-token", "secret-other-token"
 

@@ -1,7 +1,7 @@
 """The operations the matrices send: every operation the description has is one they
 can build, and each group stands for itself with a read and a write where it has them."""
 
-from crm_conformance.core import document
+from crm_conformance.core.model import document
 from crm_conformance.steps import operations
 
 

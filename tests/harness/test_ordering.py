@@ -3,7 +3,7 @@ worksteal's blocks, longest first to the block with least, the others in their o
 
 import pytest
 
-from crm_conformance.core import profiles
+from crm_conformance.core.planning import profiles
 from crm_conformance.plugin.ordering import (
     COVERAGE_CASES,
     LONG_CASES,

@@ -13,7 +13,7 @@ from crm_conformance import (
     TargetUnavailable,
     TargetUnreachable,
 )
-from crm_conformance.core.outcomes import (
+from crm_conformance.core.verdicts.outcomes import (
     TRANSPORT_ATTR,
     Outcome,
     OutcomeRecord,

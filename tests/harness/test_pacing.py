@@ -17,8 +17,14 @@ import pytest
 from support.fake_target import OTHER_TOKEN, TOKEN, FakeClock, conformant
 
 from crm_conformance import RateLimitWaitError
-from crm_conformance.core.client import ApiClient, Wait
-from crm_conformance.core.pacing import Admission, FileLedger, MemoryLedger, Pacer, token_key
+from crm_conformance.core.transport.client import ApiClient, Wait
+from crm_conformance.core.transport.pacing import (
+    Admission,
+    FileLedger,
+    MemoryLedger,
+    Pacer,
+    token_key,
+)
 
 
 class FixedWindow:
@@ -156,7 +162,7 @@ def test_a_reservation_made_in_another_process_is_seen(tmp_path: Path) -> None:
     other_process = textwrap.dedent(
         f"""
         from pathlib import Path
-        from crm_conformance.core.pacing import FileLedger, Pacer
+        from crm_conformance.core.transport.pacing import FileLedger, Pacer
         pacer = Pacer(FileLedger(Path({str(tmp_path)!r})), clock=lambda: 1000.0)
         print(pacer.admit({key!r}).wait)
         """
@@ -279,7 +285,7 @@ def test_workers_share_the_given_targets_allowances_and_pace_their_own_server_al
     tmp_path: Path,
 ) -> None:
     """Each xdist worker's embedded server counts only that worker's requests."""
-    from crm_conformance.core.target import Target
+    from crm_conformance.core.model.target import Target
     from crm_conformance.plugin.options import Options
     from crm_conformance.plugin.state import RunState
 

@@ -14,7 +14,7 @@ import pytest
 import yaml  # noqa: F401  # kept imported across in-process runs (above)
 from support.fake_target import TOKEN, conformant, error_body, rate_headers, serve
 
-from crm_conformance.core.outcomes import read_records
+from crm_conformance.core.verdicts.outcomes import read_records
 from crm_conformance.plugin import session
 from crm_conformance.plugin.state import BREAKER_THRESHOLD, RunState
 
@@ -165,8 +165,8 @@ def test_a_target_file_error_names_the_key(pytester: pytest.Pytester) -> None:
 
 USES_API = """
 import pytest
-from crm_conformance.core.checks import run_checks
-from crm_conformance.core.failure import ConformanceFailure
+from crm_conformance.core.verdicts.checks import run_checks
+from crm_conformance.core.verdicts.failure import ConformanceFailure
 
 @pytest.mark.req("PAG-001")
 def test_contacts_conform(api):
@@ -496,7 +496,7 @@ def test_two(api):
 
 def fake_reference(monkeypatch: pytest.MonkeyPatch, url: str) -> list[str]:
     """Make the plugin's embedded server the fake one; returns a list growing per start."""
-    from crm_conformance.core.target import target_from_data
+    from crm_conformance.core.model.target import target_from_data
 
     starts: list[str] = []
 
@@ -590,7 +590,7 @@ def test_an_embedded_server_that_cannot_start_stops_the_run_with_one_error(
 
 UNIVERSAL_FAILURE = """
 import pytest
-from crm_conformance.core.failure import ConformanceFailure
+from crm_conformance.core.verdicts.failure import ConformanceFailure
 
 @pytest.mark.req("AUTH-001")
 def test_a_universal_check_fails(api):
@@ -722,7 +722,7 @@ def test_a_gateway_page_on_a_read_is_retried_and_the_test_passes(
 def test_spent_retries_are_an_error_the_verdict_calls_target_unavailable(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from crm_conformance.core.catalogue import load_catalogue
+    from crm_conformance.core.model.catalogue import load_catalogue
     from crm_conformance.reporting.summary import RunInfo, build_summary
     from crm_conformance.run.runner import EXIT_FAILED, exit_code
 

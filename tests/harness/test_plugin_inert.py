@@ -17,9 +17,9 @@ from click.testing import CliRunner
 from support.fake_target import TOKEN, error_body, rate_headers, serve
 
 from crm_conformance.cli import main
-from crm_conformance.core.catalogue import load_catalogue
-from crm_conformance.core.inert import LINE_LIMIT, TEXT_LIMIT
-from crm_conformance.core.outcomes import read_records
+from crm_conformance.core.hygiene.inert import LINE_LIMIT, TEXT_LIMIT
+from crm_conformance.core.model.catalogue import load_catalogue
+from crm_conformance.core.verdicts.outcomes import read_records
 from crm_conformance.reporting.summary import RunInfo, build_summary, render_markdown
 
 pytest_plugins = ["pytester"]
@@ -50,7 +50,7 @@ def hostile_url(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
 SUITE = """
 import pytest
 from crm_conformance._errors import SetupFailed
-from crm_conformance.core.failure import ConformanceFailure
+from crm_conformance.core.verdicts.failure import ConformanceFailure
 
 def message(api):
     return api.get("/v1/contacts").json()["error"]["message"]

@@ -83,7 +83,7 @@ def test_the_package_is_marked_typed() -> None:
 
 
 SUITE_MODULES = {
-    "crm_conformance.core": {"conventions", "document"},
+    "crm_conformance.core.model": {"conventions", "document"},
     "crm_conformance.steps": {"listings", "operations", "tokens"},
     "crm_conformance.fuzz": {"budget", "checking", "exchange", "guard", "loader", "seeding"},
 }

@@ -7,9 +7,9 @@ import pytest
 from support.fake_target import TOKEN, FakeClock, conformant, error_body, rate_headers
 
 from crm_conformance import TargetUnavailable
-from crm_conformance.core.client import ApiClient
-from crm_conformance.core.pacing import Pacer
-from crm_conformance.core.retries import KEY_HEADER, Fault
+from crm_conformance.core.transport.client import ApiClient
+from crm_conformance.core.transport.pacing import Pacer
+from crm_conformance.core.transport.retries import KEY_HEADER, Fault
 
 GATEWAY_PAGE = "<html><body><h1>502 Bad Gateway</h1><hr>nginx</body></html>"
 

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from crm_conformance import TargetFileError
-from crm_conformance.core.target import load_target
+from crm_conformance.core.model.target import load_target
 
 GOOD = """
 base_url = "http://127.0.0.1:8000/"

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from crm_conformance import UsageError
-from crm_conformance.core.waivers import Waiver, in_force, load_waivers
+from crm_conformance.core.verdicts.waivers import Waiver, in_force, load_waivers
 
 
 def write(tmp_path: Path, name: str, text: str) -> Path:

@@ -24,7 +24,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from crm_conformance.core.paths import OPENAPI
+from crm_conformance.core.model.paths import OPENAPI
 from crm_conformance.selftest.suite_run import run_suite
 
 ROOT = Path(__file__).resolve().parents[2]

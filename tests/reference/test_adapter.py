@@ -9,8 +9,8 @@ from starlette.testclient import TestClient
 
 from crm_conformance.adapter.provisioning import FEATURES, AdapterClient
 from crm_conformance.adapter_kit import load_contract
-from crm_conformance.core.client import ApiClient
-from crm_conformance.core.target import target_from_served
+from crm_conformance.core.model.target import target_from_served
+from crm_conformance.core.transport.client import ApiClient
 from crm_conformance.reference import ServerSettings, running_server
 from crm_conformance.reference.app import ReferenceApp
 from crm_conformance.steps.factories import RecordFactory

@@ -10,7 +10,7 @@ import pytest
 import yaml
 from starlette.testclient import TestClient
 
-from crm_conformance.core.paths import SPEC_DIR
+from crm_conformance.core.model.paths import SPEC_DIR
 from crm_conformance.reference.app import ReferenceApp
 from crm_conformance.reference.faults import FAULTS
 from crm_conformance.reference.tokens import issue_token, revoke_token

@@ -13,7 +13,7 @@ import httpx
 from click.testing import CliRunner
 
 from crm_conformance.cli import main
-from crm_conformance.core.target import load_target
+from crm_conformance.core.model.target import load_target
 from crm_conformance.reference import ServerSettings, running_server
 
 

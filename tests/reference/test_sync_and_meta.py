@@ -8,9 +8,9 @@ import pytest
 from starlette.testclient import TestClient
 
 from crm_conformance.adapter.provisioning import AdapterClient
-from crm_conformance.core.capabilities import discover
-from crm_conformance.core.client import ApiClient
-from crm_conformance.core.target import target_from_served
+from crm_conformance.core.model.capabilities import discover
+from crm_conformance.core.model.target import target_from_served
+from crm_conformance.core.transport.client import ApiClient
 from crm_conformance.reference import ServerSettings, policy, running_server
 from crm_conformance.reference.app import ReferenceApp
 from crm_conformance.reference.scopes import ALL_SCOPES

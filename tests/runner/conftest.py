@@ -13,7 +13,7 @@ from support.fake_target import TOKEN, conformant, serve
 
 SUITE = """
 import pytest
-from crm_conformance.core.failure import ConformanceFailure
+from crm_conformance.core.verdicts.failure import ConformanceFailure
 from crm_conformance.steps import expect_status
 
 

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from crm_conformance.core.catalogue import load_catalogue
-from crm_conformance.core.outcomes import Outcome, OutcomeRecord
+from crm_conformance.core.model.catalogue import load_catalogue
+from crm_conformance.core.verdicts.outcomes import Outcome, OutcomeRecord
 from crm_conformance.reporting.badge import badge
 from crm_conformance.reporting.summary import RunInfo, build_summary
 

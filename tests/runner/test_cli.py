@@ -14,7 +14,7 @@ from click.testing import CliRunner, Result
 from support.fake_target import TOKEN, conformant, rate_headers, serve
 
 from crm_conformance.cli import main
-from crm_conformance.core import paths
+from crm_conformance.core.model import paths
 
 
 @pytest.fixture(autouse=True)

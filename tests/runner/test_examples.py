@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from crm_conformance.cli import main
-from crm_conformance.core.target import load_target
+from crm_conformance.core.model.target import load_target
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -103,7 +103,7 @@ def test_example_target_file_loads_with_tokens_from_the_environment() -> None:
 
 
 def test_example_waivers_load() -> None:
-    from crm_conformance.core.waivers import load_waivers
+    from crm_conformance.core.verdicts.waivers import load_waivers
 
     assert load_waivers(EXAMPLES / "waivers.yaml")[0].id == "PAG-004"
 

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from support.headless import CHROMIUM, MISSING, chromium
 
 from crm_conformance.cli import main
-from crm_conformance.core import paths
+from crm_conformance.core.model import paths
 from crm_conformance.run import html_report
 
 pytestmark = [

@@ -2,7 +2,7 @@
 
 import io
 
-from crm_conformance.core.outcomes import Outcome, OutcomeRecord
+from crm_conformance.core.verdicts.outcomes import Outcome, OutcomeRecord
 from crm_conformance.reporting.run_plugin import Progress
 
 

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from crm_conformance.cli import main
-from crm_conformance.core.outcomes import OUTCOMES_FILE, read_records
+from crm_conformance.core.verdicts.outcomes import OUTCOMES_FILE, read_records
 from crm_conformance.reporting.replay import replay_command
 
 EVERY = ("core", "tags", "deals", "rate-limits")

@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from crm_conformance.cli import main
-from crm_conformance.core.catalogue import load_catalogue
-from crm_conformance.core.outcomes import OUTCOMES_FILE, read_records
+from crm_conformance.core.model.catalogue import load_catalogue
+from crm_conformance.core.verdicts.outcomes import OUTCOMES_FILE, read_records
 from crm_conformance.reporting.summary import RunInfo, build_summary, write_summary
 from crm_conformance.selftest.suite_run import run_suite
 

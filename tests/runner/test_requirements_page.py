@@ -19,9 +19,9 @@ from markdown_it import MarkdownIt
 from support.headless import CHROMIUM, MISSING, chromium
 
 from crm_conformance.cli import main
-from crm_conformance.core import paths
-from crm_conformance.core.catalogue import DOCUMENT, Requirement, load_catalogue
-from crm_conformance.core.outcomes import Outcome, OutcomeRecord
+from crm_conformance.core.model import paths
+from crm_conformance.core.model.catalogue import DOCUMENT, Requirement, load_catalogue
+from crm_conformance.core.verdicts.outcomes import Outcome, OutcomeRecord
 from crm_conformance.reference import ServerSettings, running_server
 from crm_conformance.reporting.requirements_page import (
     PAGE_FILE,

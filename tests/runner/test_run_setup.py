@@ -16,7 +16,7 @@ from support.fake_target import error_body, rate_headers, serve
 from support.interrupting import run_until
 
 from crm_conformance.cli import main
-from crm_conformance.core import paths
+from crm_conformance.core.model import paths
 
 
 def invoke(*args: str) -> Result:

@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from crm_conformance.cli import main
-from crm_conformance.core.outcomes import OUTCOMES_FILE
+from crm_conformance.core.verdicts.outcomes import OUTCOMES_FILE
 from crm_conformance.reference import ServerSettings, running_server
 from crm_conformance.reference.server import ServedTarget
 from crm_conformance.run.runner import RunRequest, list_tests

@@ -15,9 +15,9 @@ from click.testing import CliRunner, Result
 
 from crm_conformance import UsageError
 from crm_conformance.cli import main
-from crm_conformance.core import paths
-from crm_conformance.core.outcomes import OUTCOMES_FILE
-from crm_conformance.core.partition import SHARD_FILE, Plan, Shard, by_module, module_of
+from crm_conformance.core.model import paths
+from crm_conformance.core.planning.partition import SHARD_FILE, Plan, Shard, by_module, module_of
+from crm_conformance.core.verdicts.outcomes import OUTCOMES_FILE
 from crm_conformance.reporting.requirements_page import PAGE_FILE, verdict_ids
 
 REAL_SUITES = paths.SUITES_DIR
@@ -25,7 +25,7 @@ REAL_SUITES = paths.SUITES_DIR
 MODULES = {
     "test_one.py": """
         import pytest
-        from crm_conformance.core.failure import ConformanceFailure
+        from crm_conformance.core.verdicts.failure import ConformanceFailure
 
         @pytest.mark.req("HDR-001")
         @pytest.mark.parametrize("n", range(4))

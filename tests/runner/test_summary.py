@@ -3,8 +3,8 @@ the run's wait for the rate allowance."""
 
 from typing import Any
 
-from crm_conformance.core.catalogue import Catalogue, ConformanceClass, Requirement
-from crm_conformance.core.outcomes import Outcome, OutcomeRecord
+from crm_conformance.core.model.catalogue import Catalogue, ConformanceClass, Requirement
+from crm_conformance.core.verdicts.outcomes import Outcome, OutcomeRecord
 from crm_conformance.reporting.certificate import write_certificate
 from crm_conformance.reporting.summary import (
     RunInfo,

@@ -8,7 +8,7 @@ from click.testing import CliRunner, Result
 
 from crm_conformance.adapter.provisioning import AdapterClient
 from crm_conformance.cli import main
-from crm_conformance.core.client import ApiClient
+from crm_conformance.core.transport.client import ApiClient
 from crm_conformance.reference import running_server
 from crm_conformance.reference.server import ServedTarget
 

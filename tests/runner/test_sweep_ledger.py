@@ -14,7 +14,7 @@ from support.interrupting import run_until
 from crm_conformance import AdapterError
 from crm_conformance.adapter.provisioning import AdapterClient
 from crm_conformance.cli import main
-from crm_conformance.core.ledger import LEDGER_FILE, read
+from crm_conformance.core.transport.ledger import LEDGER_FILE, read
 from crm_conformance.reference import running_server
 from crm_conformance.reference.settings import ServerSettings
 

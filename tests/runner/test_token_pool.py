@@ -15,9 +15,9 @@ from support.interrupting import run_until
 
 from crm_conformance.adapter.provisioning import AdapterClient
 from crm_conformance.cli import main
-from crm_conformance.core import paths
-from crm_conformance.core.ledger import LEDGER_FILE
-from crm_conformance.core.outcomes import OUTCOMES_FILE, read_records
+from crm_conformance.core.model import paths
+from crm_conformance.core.transport.ledger import LEDGER_FILE
+from crm_conformance.core.verdicts.outcomes import OUTCOMES_FILE, read_records
 from crm_conformance.reference import running_server
 
 POOL_SUITE = """

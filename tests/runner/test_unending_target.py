@@ -1,5 +1,6 @@
 """A target whose answer never ends stops `smoke` and `run` with one line, exit 3, before
-any test (the target file's `timeout` bounds the whole exchange: `crm_conformance.core.bounds`)."""
+any test (the target file's `timeout` bounds the whole exchange:
+`crm_conformance.core.transport.bounds`)."""
 
 from pathlib import Path
 

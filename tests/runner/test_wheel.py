@@ -41,7 +41,7 @@ def test_wheel_installs_and_runs_against_the_embedded_server(tmp_path: Path) -> 
     elsewhere.mkdir()
 
     where = _run(
-        [str(python), "-c", "from crm_conformance.core import paths; print(paths.SPEC_DIR)"],
+        [str(python), "-c", "from crm_conformance.core.model import paths; print(paths.SPEC_DIR)"],
         elsewhere,
     )
     assert "_bundled" in where.stdout

@@ -173,7 +173,7 @@ def test_every_real_variant_is_in_a_combination_and_none_with_its_group() -> Non
 
 def test_every_variants_suites_are_real_modules() -> None:
     """A typo in `Variant.suites` would leave the variant run on no module of that name."""
-    from crm_conformance.core.paths import SUITES_DIR
+    from crm_conformance.core.model.paths import SUITES_DIR
 
     modules = {path.name for path in SUITES_DIR.glob("test_*.py")}
     for variant in VARIANTS.values():

@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from crm_conformance.core.paths import SUITES_DIR
+from crm_conformance.core.model.paths import SUITES_DIR
 from crm_conformance.reference import running_server
 from crm_conformance.selftest.wire_faults import WIRE_FAULTS, WireFaultProxy, running_wire_proxy
 

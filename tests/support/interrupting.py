@@ -10,7 +10,7 @@ CLI = """
 import sys
 from pathlib import Path
 
-from crm_conformance.core import paths
+from crm_conformance.core.model import paths
 from crm_conformance.cli import main
 
 paths.SUITES_DIR = Path(sys.argv[1])

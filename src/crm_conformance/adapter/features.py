@@ -26,7 +26,7 @@ import pytest
 
 from crm_conformance._errors import ConformanceError
 from crm_conformance.adapter_kit import FEATURES
-from crm_conformance.core.outcomes import PROP_ADAPTER_FEATURE, PROP_REQUIREMENT
+from crm_conformance.core.verdicts.outcomes import PROP_ADAPTER_FEATURE, PROP_REQUIREMENT
 
 # --- the plugin ------------------------------------------------------------------------
 

@@ -25,16 +25,16 @@ from crm_conformance import adapter_kit as kit
 from crm_conformance._errors import AdapterError, ExchangeBoundExceeded, FeatureMissing
 from crm_conformance.adapter_kit import Fixtures, IssuedToken, Pipeline, Stage, Workspace
 from crm_conformance.adapter_kit._types import TokenKind, TokenState
-from crm_conformance.core import retries
-from crm_conformance.core.bounds import (
+from crm_conformance.core.hygiene.redaction import Redactor
+from crm_conformance.core.transport import retries
+from crm_conformance.core.transport.bounds import (
     DEFAULT_MAX_RESPONSE_BYTES,
     ExchangeBounds,
     bounded_transport,
     read_bounded,
 )
-from crm_conformance.core.client import ExchangeLog, RequestBudget, record_exchange
-from crm_conformance.core.ledger import Ledger
-from crm_conformance.core.redaction import Redactor
+from crm_conformance.core.transport.client import ExchangeLog, RequestBudget, record_exchange
+from crm_conformance.core.transport.ledger import Ledger
 
 IDEMPOTENT = frozenset({"GET", "HEAD", "PUT", "DELETE"})
 """Adapter methods safe to send again after any transport fault (the module docstring)."""

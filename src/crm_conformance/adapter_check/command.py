@@ -27,9 +27,9 @@ import httpx
 from crm_conformance._errors import TargetFileError, TargetUnreachable
 from crm_conformance.adapter_check import exposure as adapter_exposure
 from crm_conformance.adapter_check.probe import Broken, Probe, error_code
-from crm_conformance.core.capabilities import discover
-from crm_conformance.core.client import ApiClient
-from crm_conformance.core.target import Target, load_target
+from crm_conformance.core.model.capabilities import discover
+from crm_conformance.core.model.target import Target, load_target
+from crm_conformance.core.transport.client import ApiClient
 from crm_conformance.run import smoke
 from crm_conformance.steps.expect import strings_in
 from crm_conformance.steps.pages import walk

@@ -16,9 +16,9 @@ from typing import Any
 import httpx
 
 from crm_conformance.adapter_kit import load_contract, schema_problems
-from crm_conformance.core.client import ApiClient, Exchange, ExchangeLog
-from crm_conformance.core.redaction import Redactor
-from crm_conformance.core.target import Target
+from crm_conformance.core.hygiene.redaction import Redactor
+from crm_conformance.core.model.target import Target
+from crm_conformance.core.transport.client import ApiClient, Exchange, ExchangeLog
 from crm_conformance.steps.expect import strings_in
 from crm_conformance.steps.pages import walk
 

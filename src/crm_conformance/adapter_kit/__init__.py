@@ -14,7 +14,7 @@ adapter in one short file.
 
     app = adapter_app(MyAdapter())        # GET /v1/health lists ["tokens"]
 
-The kit imports nothing of the harness but `crm_conformance.core.paths` (to find the spec),
+The kit imports nothing of the harness but `crm_conformance.core.model.paths` (to find the spec),
 so the reference server builds its own adapter on it too.
 """
 

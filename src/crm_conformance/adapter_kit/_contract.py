@@ -22,7 +22,7 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
 from crm_conformance.adapter_kit._types import Problem
-from crm_conformance.core import paths
+from crm_conformance.core.model import paths
 
 _URI = "urn:crm-conformance:adapter"
 _METHODS = ("get", "put", "post", "delete", "patch")

@@ -11,7 +11,7 @@ from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from crm_conformance.core.profiles import Profile
+from crm_conformance.core.planning.profiles import Profile
 from crm_conformance.fuzz import constraint_sample, internals
 from crm_conformance.fuzz.request_constraints import constrained_places
 

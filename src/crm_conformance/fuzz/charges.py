@@ -27,8 +27,9 @@ from typing import Any
 
 import httpx
 
-from crm_conformance.core import outcomes, retries
-from crm_conformance.core.catalogue import load_catalogue
+from crm_conformance.core.model.catalogue import load_catalogue
+from crm_conformance.core.transport import retries
+from crm_conformance.core.verdicts import outcomes
 
 BY_CHECK: Mapping[str, tuple[str, ...]] = {
     "unsupported_method": ("ERR-013",),

@@ -14,9 +14,10 @@ import httpx
 from schemathesis.checks import CheckContext
 from schemathesis.core.transport import Response
 
-from crm_conformance.core import checks, document, evidence
-from crm_conformance.core.catalogue import load_catalogue
-from crm_conformance.core.failure import ConformanceFailure
+from crm_conformance.core.model import document
+from crm_conformance.core.model.catalogue import load_catalogue
+from crm_conformance.core.verdicts import checks, evidence
+from crm_conformance.core.verdicts.failure import ConformanceFailure
 from crm_conformance.fuzz import charges as fuzz_charges
 from crm_conformance.fuzz.exchange import as_httpx
 

@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 from schemathesis.core.transport import Response
 
-from crm_conformance.core import bounds, retries
+from crm_conformance.core.transport import bounds, retries
 
 
 class HarnessResponse(Response):
@@ -102,5 +102,5 @@ def probe_kwargs(target: Any) -> dict[str, Any]:
     checks send (`ignored_auth`'s probes without the token, ...) go through its
     `requests` transport, not the harness client; these bound each of them by the
     target's `timeout` and `max_response_bytes` as the harness client's are
-    (`crm_conformance.core.bounds`)."""
+    (`crm_conformance.core.transport.bounds`)."""
     return bounds.requests_kwargs(bounds.ExchangeBounds(target.timeout, target.max_response_bytes))

@@ -6,7 +6,7 @@ from typing import Any
 
 import schemathesis
 
-from crm_conformance.core.paths import OPENAPI
+from crm_conformance.core.model.paths import OPENAPI
 from crm_conformance.fuzz import constraint_sample, internals
 from crm_conformance.fuzz.overlay import (
     absent_may_be_null,

@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from crm_conformance.core.outcomes import OUTCOMES_FILE, read_records
+from crm_conformance.core.verdicts.outcomes import OUTCOMES_FILE, read_records
 from crm_conformance.fuzz import internals
 
 if TYPE_CHECKING:
-    from crm_conformance.core.client import Exchange
+    from crm_conformance.core.transport.client import Exchange
 
 
 @functools.cache

@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Any
 from schemathesis.core.transport import Response
 from schemathesis.transport.requests import REQUESTS_TRANSPORT
 
-from crm_conformance.core import retries
+from crm_conformance.core.transport import retries
 from crm_conformance.fuzz.exchange import as_schemathesis
 
 if TYPE_CHECKING:
-    from crm_conformance.core.client import ApiClient
+    from crm_conformance.core.transport.client import ApiClient
 
 
 class HarnessTransport:

@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import IO, Any
 
-from crm_conformance.core.target import Target, target_from_served
+from crm_conformance.core.model.target import Target, target_from_served
 
 START_TIMEOUT = 60.0
 """Seconds the child may take to print its address (generous: CI machines are loaded)."""

@@ -11,16 +11,16 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from crm_conformance.core import run_lock
-from crm_conformance.core.outcomes import PROP_ADAPTER_FEATURE, PROP_OBSERVATION
+from crm_conformance.core.transport import run_lock
+from crm_conformance.core.verdicts.outcomes import PROP_ADAPTER_FEATURE, PROP_OBSERVATION
 from crm_conformance.plugin.session import ensure_target, jsonable
 from crm_conformance.plugin.state import RunState, state_of
 
 if TYPE_CHECKING:
     from crm_conformance.adapter.provisioning import AdapterClient
-    from crm_conformance.core.capabilities import Capabilities
-    from crm_conformance.core.client import ApiClient
-    from crm_conformance.core.target import Target
+    from crm_conformance.core.model.capabilities import Capabilities
+    from crm_conformance.core.model.target import Target
+    from crm_conformance.core.transport.client import ApiClient
     from crm_conformance.steps.factories import RecordFactory
     from crm_conformance.steps.operations import Maker
     from crm_conformance.steps.updates import Updates
@@ -35,7 +35,7 @@ def target(pytestconfig: pytest.Config) -> "Target":
 
 
 def _client(state: RunState, token: str | None) -> "ApiClient":
-    from crm_conformance.core.client import ApiClient
+    from crm_conformance.core.transport.client import ApiClient
 
     assert state.target is not None
     assert state.redactor is not None
@@ -265,7 +265,7 @@ def capabilities(
 ) -> "Capabilities":
     """Scopes per token and write policy, read from the target, else from the target file
     (whose declared scopes are those of the configured tokens.full: `configured_api`)."""
-    from crm_conformance.core.capabilities import discover
+    from crm_conformance.core.model.capabilities import discover
 
     api = configured_api
     clients = {"full": api}

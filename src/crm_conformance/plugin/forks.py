@@ -45,7 +45,7 @@ from typing import Any
 
 import pytest
 
-from crm_conformance.core import profiles
+from crm_conformance.core.planning import profiles
 from crm_conformance.plugin.ordering import weight
 from crm_conformance.plugin.state import fork_count, shared_pacing_dir, state_of, use_pool_token
 

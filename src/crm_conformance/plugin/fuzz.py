@@ -21,12 +21,12 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from crm_conformance.core import profiles
-from crm_conformance.core.profiles import Profile
+from crm_conformance.core.planning import profiles
+from crm_conformance.core.planning.profiles import Profile
 from crm_conformance.fuzz.budget import FuzzRun
 
 if TYPE_CHECKING:
-    from crm_conformance.core.client import ApiClient
+    from crm_conformance.core.transport.client import ApiClient
 
 
 def profile_of(config: Any) -> Profile:

@@ -2,7 +2,7 @@
 
 import pytest
 
-from crm_conformance.core.outcomes import OutcomeRecord
+from crm_conformance.core.verdicts.outcomes import OutcomeRecord
 
 
 @pytest.hookspec

@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from crm_conformance._errors import CatalogueError, UsageError
-from crm_conformance.core import profiles, waivers
+from crm_conformance.core.planning import profiles
+from crm_conformance.core.verdicts import waivers
 
 DEFAULT_REQUEST_BUDGET = 20_000
 _RUN_ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
@@ -168,7 +169,7 @@ def read_options(config: pytest.Config) -> Options:
 
 def _token_pool(raw: str | None) -> int | None:
     from crm_conformance._errors import TargetFileError
-    from crm_conformance.core.target import pool_size
+    from crm_conformance.core.model.target import pool_size
 
     if raw is None:
         return None
@@ -219,7 +220,7 @@ def _classes(raw: str | None) -> frozenset[str] | None:
     """The claimed classes (core always), from the catalogue's names; None claims none."""
     if raw is None:
         return None
-    from crm_conformance.core.catalogue import load_catalogue
+    from crm_conformance.core.model.catalogue import load_catalogue
 
     try:
         known = list(load_catalogue().classes)

@@ -28,7 +28,7 @@ from typing import TypeVar
 
 import pytest
 
-from crm_conformance.core import profiles
+from crm_conformance.core.planning import profiles
 from crm_conformance.plugin.state import is_worker, state_of
 
 T = TypeVar("T")

@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from crm_conformance.core import evidence
-from crm_conformance.core.evidence import PROP_CHECKED
-from crm_conformance.core.inert import inert, inert_lines
-from crm_conformance.core.outcomes import (
+from crm_conformance.core.hygiene.inert import inert, inert_lines
+from crm_conformance.core.model.paths import in_suites
+from crm_conformance.core.verdicts import evidence
+from crm_conformance.core.verdicts.evidence import PROP_CHECKED
+from crm_conformance.core.verdicts.outcomes import (
     PROP_CAUSE,
     PROP_CLASS,
     PROP_DETAILS,
@@ -34,14 +35,13 @@ from crm_conformance.core.outcomes import (
     failure_causes,
     failure_members,
 )
-from crm_conformance.core.paths import in_suites
 from crm_conformance.plugin.session import jsonable
 from crm_conformance.plugin.state import STATE
 
 if TYPE_CHECKING:
-    from crm_conformance.core.client import Wait
-    from crm_conformance.core.redaction import Redactor
-    from crm_conformance.core.retries import Fault
+    from crm_conformance.core.hygiene.redaction import Redactor
+    from crm_conformance.core.transport.client import Wait
+    from crm_conformance.core.transport.retries import Fault
     from crm_conformance.plugin.state import RunState
 
 _EXCHANGE_MARK = pytest.StashKey[tuple[int, int]]()
@@ -164,7 +164,7 @@ def _charged(item: pytest.Item, exc: BaseException) -> list[tuple[str, Any]]:
     say which requirement it breaks (a plain assert) is charged to none: it is a suite
     error (`outcomes.classify`).
     """
-    from crm_conformance.core.catalogue import load_catalogue
+    from crm_conformance.core.model.catalogue import load_catalogue
 
     named = [str(value) for name, value in item.user_properties if name == PROP_REQUIREMENT]
     charged = failed_requirements(exc) or []
@@ -295,7 +295,7 @@ def redacted(config: pytest.Config, text: str) -> str:
 
 def _redactor(state: "RunState | None") -> "Redactor":
     """The run's redactor; outside a run, one filtering token shapes only."""
-    from crm_conformance.core.redaction import Redactor
+    from crm_conformance.core.hygiene.redaction import Redactor
 
     return state.redactor if state is not None and state.redactor is not None else Redactor()
 
@@ -308,7 +308,7 @@ def _one_line(cause: str, state: "RunState | None") -> str:
 
 def _clean_report(report: pytest.TestReport, redactor: "Redactor") -> None:
     """What reaches the terminal, JUnit or a worker's report: no token value (DESIGN.md
-    principle 4), and the target's text inert (`crm_conformance.core.inert`).
+    principle 4), and the target's text inert (`crm_conformance.core.hygiene.inert`).
 
     Redacted first, so a cut never leaves half a secret; each line cut on its own, so a
     target's 1 MB message leaves the traceback around it readable.

@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING
 import pytest
 
 from crm_conformance._errors import CatalogueError
-from crm_conformance.core.outcomes import PROP_CLASS, PROP_REQUIREMENT
-from crm_conformance.core.paths import in_suites
+from crm_conformance.core.model.paths import in_suites
+from crm_conformance.core.verdicts.outcomes import PROP_CLASS, PROP_REQUIREMENT
 from crm_conformance.plugin.asserted import unclaimed
 from crm_conformance.plugin.options import Options
 from crm_conformance.plugin.state import is_worker, state_of
 
 if TYPE_CHECKING:
-    from crm_conformance.core.catalogue import Catalogue
+    from crm_conformance.core.model.catalogue import Catalogue
 
 _ID = re.compile(r"^[A-Z]+-[0-9]{3}$")
 
@@ -38,7 +38,7 @@ def req_ids(item: pytest.Item) -> list[str]:
 
 
 def _catalogue() -> "Catalogue":
-    from crm_conformance.core.catalogue import load_catalogue
+    from crm_conformance.core.model.catalogue import load_catalogue
 
     return load_catalogue()
 

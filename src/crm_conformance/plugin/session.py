@@ -27,7 +27,7 @@ from crm_conformance.plugin.state import (
 )
 
 if TYPE_CHECKING:
-    from crm_conformance.core.target import Target
+    from crm_conformance.core.model.target import Target
     from crm_conformance.plugin.embedded import EmbeddedServer
 
 EXIT_UNREACHABLE = 69
@@ -50,7 +50,7 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     if options.names_a_target:
         from crm_conformance._errors import TargetFileError
-        from crm_conformance.core.target import load_target
+        from crm_conformance.core.model.target import load_target
 
         try:
             state.adopt(load_target(path=options.target_path, base_url=options.base_url))
@@ -144,8 +144,8 @@ def probe(target: "Target") -> str | None:
     import httpx
 
     from crm_conformance._errors import ExchangeBoundExceeded
-    from crm_conformance.core.bounds import ExchangeBounds, get_bounded
-    from crm_conformance.core.inert import inert
+    from crm_conformance.core.hygiene.inert import inert
+    from crm_conformance.core.transport.bounds import ExchangeBounds, get_bounded
 
     url = target.base_url + "/v1/me"
     token = target.tokens["full"]
@@ -222,7 +222,7 @@ def pytest_collection(session: pytest.Session) -> None:
     controller = getattr(config.option, "dist", "no") != "no" and not is_worker(config)
     if controller or config.option.collectonly:
         return
-    from crm_conformance.core.paths import in_suites
+    from crm_conformance.core.model.paths import in_suites
 
     if any(in_suites(Path(str(arg).split("::")[0])) for arg in config.args):
         children = fork_count(config)
@@ -248,7 +248,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 def jsonable(config: pytest.Config, value: Any) -> Any:
     """`value` as plain JSON data (so it crosses xdist and lands in any report), redacted,
-    then each string inert (`crm_conformance.core.inert`): observations and exchanges quote
+    then each string inert (`crm_conformance.core.hygiene.inert`): observations and exchanges quote
     the target."""
     text = json.dumps(value, default=str)
     state = config.stash.get(STATE, None)
@@ -258,7 +258,7 @@ def jsonable(config: pytest.Config, value: Any) -> Any:
 
 
 def _inert_strings(value: Any) -> Any:
-    from crm_conformance.core.inert import TEXT_LIMIT, inert
+    from crm_conformance.core.hygiene.inert import TEXT_LIMIT, inert
 
     if isinstance(value, str):
         return inert(value, limit=TEXT_LIMIT, lines=True)

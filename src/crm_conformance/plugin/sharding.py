@@ -1,4 +1,4 @@
-"""`--shard K/N`: keep this shard's part of the tests (`crm_conformance.core.partition`).
+"""`--shard K/N`: keep this shard's part of the tests (`crm_conformance.core.planning.partition`).
 
 Balanced by an earlier run's durations (`--shard-by`), a shard does not even collect
 the modules it does not run. Its part is taken last, after `-k`, `-m` and `--classes`
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from crm_conformance._errors import UsageError
-from crm_conformance.core.partition import (
+from crm_conformance.core.planning.partition import (
     BY_MODULE,
     Plan,
     Shard,

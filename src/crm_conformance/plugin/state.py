@@ -23,11 +23,16 @@ from crm_conformance.plugin.options import Options
 
 if TYPE_CHECKING:
     from crm_conformance.adapter.token_pool import TokenPool
-    from crm_conformance.core.client import ApiClient, CircuitBreaker, ExchangeLog, RequestBudget
-    from crm_conformance.core.ledger import Ledger
-    from crm_conformance.core.pacing import Pacer
-    from crm_conformance.core.redaction import Redactor
-    from crm_conformance.core.target import Target
+    from crm_conformance.core.hygiene.redaction import Redactor
+    from crm_conformance.core.model.target import Target
+    from crm_conformance.core.transport.client import (
+        ApiClient,
+        CircuitBreaker,
+        ExchangeLog,
+        RequestBudget,
+    )
+    from crm_conformance.core.transport.ledger import Ledger
+    from crm_conformance.core.transport.pacing import Pacer
     from crm_conformance.plugin.embedded import EmbeddedServer
 
 BREAKER_THRESHOLD = 8
@@ -80,7 +85,7 @@ class RunState:
     def token_labels(self) -> dict[str, str]:
         """The name of each token a report may speak of, by its pacing key (never its value)."""
         from crm_conformance.adapter.token_pool import CONFIGURED, label
-        from crm_conformance.core.pacing import token_key
+        from crm_conformance.core.transport.pacing import token_key
 
         assert self.target is not None
         names = {token_key(f"Bearer {self.target.tokens['full']}"): CONFIGURED}
@@ -99,10 +104,10 @@ class RunState:
         has its tokens' allowances kept in the run's pacing directory with the other
         workers'; a worker's own embedded server answers it alone, so it paces alone, in
         memory (a file lock per request cost a worker up to 1.6 s of a quick run)."""
-        from crm_conformance.core.client import CircuitBreaker, ExchangeLog, RequestBudget
-        from crm_conformance.core.ledger import LEDGER_FILE, Ledger
-        from crm_conformance.core.pacing import FileLedger, Pacer
-        from crm_conformance.core.redaction import Redactor
+        from crm_conformance.core.hygiene.redaction import Redactor
+        from crm_conformance.core.transport.client import CircuitBreaker, ExchangeLog, RequestBudget
+        from crm_conformance.core.transport.ledger import LEDGER_FILE, Ledger
+        from crm_conformance.core.transport.pacing import FileLedger, Pacer
 
         self.target = target
         directory = self.pacing_dir if shared else None
@@ -153,7 +158,7 @@ def fork_count(config: pytest.Config) -> int:
 def shard_offset(config: pytest.Config, processes: int) -> int:
     """The first pool index of this run's processes: a shard K of N, each running
     `processes` processes, starts after the earlier shards' (each shard its own tokens)."""
-    from crm_conformance.core.partition import Shard
+    from crm_conformance.core.planning.partition import Shard
 
     raw = config.getoption("crm_shard", None)
     return (Shard.parse(raw).index - 1) * processes if raw else 0

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from crm_conformance.core.evidence import PROP_CHECKED
-from crm_conformance.core.outcomes import (
+from crm_conformance.core.verdicts.evidence import PROP_CHECKED
+from crm_conformance.core.verdicts.outcomes import (
     PROP_CAUSE,
     PROP_CLASS,
     PROP_DETAILS,
@@ -29,7 +29,7 @@ from crm_conformance.core.outcomes import (
     OutcomeRecord,
     append_record,
 )
-from crm_conformance.core.waivers import Waiver
+from crm_conformance.core.verdicts.waivers import Waiver
 from crm_conformance.plugin.state import is_worker, state_of
 
 

@@ -35,7 +35,7 @@ def shows_something(container: Any) -> bool:
 
 
 def _shapes_only(text: str) -> str:
-    from crm_conformance.core.redaction import Redactor
+    from crm_conformance.core.hygiene.redaction import Redactor
 
     return Redactor().text(text)
 
@@ -48,9 +48,9 @@ def make_inert(result: Any, redact: Callable[[str], str] = _shapes_only) -> None
     report: an exception quoting a token would carry it (`redact`: the run's redactor,
     which knows every token of the run, a token pool's included), and one quoting the
     target its escapes and its length, into the report a reader opens
-    (`crm_conformance.core.inert`).
+    (`crm_conformance.core.hygiene.inert`).
     """
-    from crm_conformance.core.inert import inert_lines
+    from crm_conformance.core.hygiene.inert import inert_lines
 
     for part in (result, *getattr(result, "befores", ()), *getattr(result, "afters", ())):
         details = getattr(part, "statusDetails", None)

@@ -34,7 +34,7 @@ class Labels:
 
 def labels_for(nodeid: str, req_ids: list[str]) -> Labels:
     """Labels from the catalogue: the class and section of the first id, every id a tag."""
-    from crm_conformance.core.catalogue import load_catalogue
+    from crm_conformance.core.model.catalogue import load_catalogue
 
     first = load_catalogue().get(req_ids[0])
     epic = first.cls if first is not None else "unknown class"

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from crm_conformance.core.outcomes import Verdict
+from crm_conformance.core.verdicts.outcomes import Verdict
 
 BADGE_FILE = "badge.json"
 LABEL = "CRM API conformance"

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from crm_conformance._errors import UsageError
-from crm_conformance.core.inert import inert
-from crm_conformance.core.outcomes import Verdict
+from crm_conformance.core.hygiene.inert import inert
+from crm_conformance.core.verdicts.outcomes import Verdict
 
 SUMMARY_FILE = "summary.json"
 ABSENT = "absent"

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from crm_conformance.core import profiles
+from crm_conformance.core.planning import profiles
 
 
 def classes_option(

@@ -27,9 +27,9 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from crm_conformance.core.catalogue import DOCUMENT, Catalogue, Requirement
-from crm_conformance.core.inert import inert, inert_lines
-from crm_conformance.core.outcomes import Outcome, OutcomeRecord, Verdict, cause_for
+from crm_conformance.core.hygiene.inert import inert, inert_lines
+from crm_conformance.core.model.catalogue import DOCUMENT, Catalogue, Requirement
+from crm_conformance.core.verdicts.outcomes import Outcome, OutcomeRecord, Verdict, cause_for
 from crm_conformance.reporting.summary import class_label
 
 PAGE_FILE = "requirements.html"

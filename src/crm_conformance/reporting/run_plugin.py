@@ -16,7 +16,12 @@ from typing import Any, TextIO
 
 import pytest
 
-from crm_conformance.core.outcomes import PROP_CLASS, PROP_REQUIREMENT, Outcome, OutcomeRecord
+from crm_conformance.core.verdicts.outcomes import (
+    PROP_CLASS,
+    PROP_REQUIREMENT,
+    Outcome,
+    OutcomeRecord,
+)
 from crm_conformance.plugin.reports import exchanges_of, redacted
 from crm_conformance.reporting.allure_labels import HISTORY_LABEL
 

@@ -25,9 +25,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from crm_conformance.core.inert import inert
-from crm_conformance.core.outcomes import ClassVerdict, Verdict
-from crm_conformance.core.redaction import Redactor
+from crm_conformance.core.hygiene.inert import inert
+from crm_conformance.core.hygiene.redaction import Redactor
+from crm_conformance.core.verdicts.outcomes import ClassVerdict, Verdict
 from crm_conformance.reporting.summary import class_label
 
 FAILED_SHOWN = 50

@@ -20,9 +20,15 @@ from pathlib import Path
 from typing import Any
 
 from crm_conformance._errors import TargetUnavailable
-from crm_conformance.core.catalogue import Catalogue
-from crm_conformance.core.inert import inert
-from crm_conformance.core.outcomes import ClassVerdict, Outcome, OutcomeRecord, Verdict, cause_for
+from crm_conformance.core.hygiene.inert import inert
+from crm_conformance.core.model.catalogue import Catalogue
+from crm_conformance.core.verdicts.outcomes import (
+    ClassVerdict,
+    Outcome,
+    OutcomeRecord,
+    Verdict,
+    cause_for,
+)
 
 _PRECEDENCE = (
     Verdict.FAILED,

@@ -9,8 +9,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from crm_conformance.core.catalogue import Catalogue, load_catalogue
-from crm_conformance.core.outcomes import OutcomeRecord
+from crm_conformance.core.model.catalogue import Catalogue, load_catalogue
+from crm_conformance.core.verdicts.outcomes import OutcomeRecord
 from crm_conformance.reporting.badge import BADGE_FILE, write_badge
 from crm_conformance.reporting.requirements_page import PAGE_FILE, write_requirements_page
 
@@ -34,7 +34,7 @@ def rewrite_views(run_dir: Path) -> Path:
     (`crm-conformance report RUN_DIR`): a folder from before the views gains them."""
     import json
 
-    from crm_conformance.core.outcomes import OUTCOMES_FILE, read_records
+    from crm_conformance.core.verdicts.outcomes import OUTCOMES_FILE, read_records
 
     summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
     return write_views(run_dir, summary, read_records(run_dir / OUTCOMES_FILE))

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from crm_conformance._errors import ReportError
-from crm_conformance.core import paths
+from crm_conformance.core.model import paths
 
 HISTORY_FILE = "history.jsonl"
 REPORT_DIR = "allure-report"

@@ -16,9 +16,9 @@ from typing import Any
 
 from crm_conformance._errors import AdapterError, TargetFileError, TargetUnreachable
 from crm_conformance.adapter.provisioning import AdapterClient
-from crm_conformance.core.ledger import LEDGER_FILE, Entry, append, read
-from crm_conformance.core.redaction import Redactor
-from crm_conformance.core.target import load_target
+from crm_conformance.core.hygiene.redaction import Redactor
+from crm_conformance.core.model.target import load_target
+from crm_conformance.core.transport.ledger import LEDGER_FILE, Entry, append, read
 
 SWEPT_FILE = "swept.jsonl"
 """Ids an earlier `sweep --run` deleted or found gone, one JSON line each."""

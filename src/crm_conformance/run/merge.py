@@ -22,10 +22,15 @@ from pathlib import Path
 from typing import Any
 
 from crm_conformance._errors import UsageError
-from crm_conformance.core import paths
-from crm_conformance.core.catalogue import load_catalogue
-from crm_conformance.core.outcomes import OUTCOMES_FILE, Outcome, OutcomeRecord, read_records
-from crm_conformance.core.partition import SHARD_FILE, Shard, ShardRecord, check_parts
+from crm_conformance.core.model import paths
+from crm_conformance.core.model.catalogue import load_catalogue
+from crm_conformance.core.planning.partition import SHARD_FILE, Shard, ShardRecord, check_parts
+from crm_conformance.core.verdicts.outcomes import (
+    OUTCOMES_FILE,
+    Outcome,
+    OutcomeRecord,
+    read_records,
+)
 from crm_conformance.reporting.certificate import sha256_file, write_certificate
 from crm_conformance.reporting.summary import RunInfo, build_summary, write_summary
 from crm_conformance.reporting.views import VIEW_FILES, write_views

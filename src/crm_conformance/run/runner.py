@@ -28,18 +28,18 @@ from pathlib import Path
 from typing import Any
 
 from crm_conformance._errors import TargetFileError, UsageError
-from crm_conformance.core import paths
-from crm_conformance.core.catalogue import Catalogue, load_catalogue
-from crm_conformance.core.outcomes import (
+from crm_conformance.core.model import paths
+from crm_conformance.core.model.catalogue import Catalogue, load_catalogue
+from crm_conformance.core.model.target import load_target
+from crm_conformance.core.planning.partition import SHARD_FILE, Shard, durations_of
+from crm_conformance.core.verdicts.outcomes import (
     OUTCOMES_FILE,
     ClassVerdict,
     Outcome,
     OutcomeRecord,
     read_records,
 )
-from crm_conformance.core.partition import SHARD_FILE, Shard, durations_of
-from crm_conformance.core.target import load_target
-from crm_conformance.core.waivers import Waiver, load_waivers
+from crm_conformance.core.verdicts.waivers import Waiver, load_waivers
 from crm_conformance.plugin.session import EXIT_UNREACHABLE as _CHILD_UNREACHABLE
 from crm_conformance.reporting.allure_labels import stabilise_history
 from crm_conformance.reporting.certificate import write_certificate
@@ -92,7 +92,8 @@ class RunRequest:
     waivers: Path | None = None
     certify: bool = False
     shard: str | None = None
-    """`K/N`: run the K-th of N balanced parts of the tests (`crm_conformance.core.partition`)."""
+    """`K/N`: run the K-th of N balanced parts of the tests
+    (`crm_conformance.core.planning.partition`)."""
     shard_by: Path | None = None
     """An earlier run's report folder whose test durations balance the shards."""
     token_pool: int | None = None

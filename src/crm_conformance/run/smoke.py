@@ -11,8 +11,8 @@ from pathlib import Path
 import httpx
 
 from crm_conformance._errors import ExchangeBoundExceeded, TargetFileError, TargetUnreachable
-from crm_conformance.core.bounds import ExchangeBounds, get_bounded
-from crm_conformance.core.target import Target, load_target
+from crm_conformance.core.model.target import Target, load_target
+from crm_conformance.core.transport.bounds import ExchangeBounds, get_bounded
 
 
 def check(*, target_path: Path | None, base_url: str | None = None) -> list[str]:

@@ -16,9 +16,9 @@ from typing import Any
 import httpx
 
 from crm_conformance._errors import TargetUnreachable
-from crm_conformance.core.client import ApiClient
-from crm_conformance.core.redaction import Redactor
-from crm_conformance.core.target import load_target
+from crm_conformance.core.hygiene.redaction import Redactor
+from crm_conformance.core.model.target import load_target
+from crm_conformance.core.transport.client import ApiClient
 from crm_conformance.steps.pages import walk
 
 RESOURCES = ("contacts", "organizations", "deals", "activities", "tags", "campaigns", "users")

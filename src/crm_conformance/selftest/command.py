@@ -66,7 +66,7 @@ def _show(row: Row, echo: Callable[[str], None]) -> None:
 
 def run_selftest(request: SelftestRequest, *, echo: Callable[[str], None] = print) -> Matrix:
     """Collect the suites, run the matrix, write the report; the CLI's entry point."""
-    from crm_conformance.core.catalogue import load_catalogue
+    from crm_conformance.core.model.catalogue import load_catalogue
     from crm_conformance.reference.faults import FAULTS
     from crm_conformance.reference.variants import VARIANTS
     from crm_conformance.run import runner

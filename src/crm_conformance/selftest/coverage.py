@@ -10,7 +10,7 @@ requirements a fault breaks (the declared catalogue) and how many a killed fault
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from crm_conformance.core.catalogue import load_catalogue
+from crm_conformance.core.model.catalogue import load_catalogue
 from crm_conformance.reference.faults import FAULTS
 from crm_conformance.selftest.wire_faults import WIRE_FAULTS
 

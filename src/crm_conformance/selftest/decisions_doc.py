@@ -14,8 +14,8 @@ from typing import Any
 
 import yaml
 
-from crm_conformance.core.catalogue import Catalogue, Requirement, load_catalogue
-from crm_conformance.core.paths import SPEC_DIR
+from crm_conformance.core.model.catalogue import Catalogue, Requirement, load_catalogue
+from crm_conformance.core.model.paths import SPEC_DIR
 from crm_conformance.reference.faults import FAULTS, Fault
 from crm_conformance.reference.variants import VARIANTS
 from crm_conformance.selftest.wire_faults import WIRE_FAULTS, WireFault

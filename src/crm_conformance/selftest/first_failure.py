@@ -12,7 +12,7 @@ charged coverage says which rules a failing check proved.
 
 import pytest
 
-from crm_conformance.core.outcomes import Outcome, OutcomeRecord
+from crm_conformance.core.verdicts.outcomes import Outcome, OutcomeRecord
 
 
 class FirstFailure:

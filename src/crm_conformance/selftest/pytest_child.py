@@ -41,8 +41,8 @@ def warm_up() -> None:
 
     import pytest  # noqa: F401  # imported to be warm in the forks, not used here
 
-    from crm_conformance.core.catalogue import load_catalogue
-    from crm_conformance.core.paths import PACKAGE_DIR, SUITES_DIR
+    from crm_conformance.core.model.catalogue import load_catalogue
+    from crm_conformance.core.model.paths import PACKAGE_DIR, SUITES_DIR
 
     for entry_point in importlib.metadata.entry_points(group="pytest11"):
         entry_point.load()

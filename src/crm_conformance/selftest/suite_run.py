@@ -18,8 +18,8 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from crm_conformance.core.outcomes import OUTCOMES_FILE, Outcome, read_records
-from crm_conformance.core.paths import SUITES_DIR
+from crm_conformance.core.model.paths import SUITES_DIR
+from crm_conformance.core.verdicts.outcomes import OUTCOMES_FILE, Outcome, read_records
 from crm_conformance.reference import ServerSettings, running_server
 from crm_conformance.selftest.pytest_child import PytestChild
 

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING
 from crm_conformance.core.exports import lazy_exports
 
 if TYPE_CHECKING:
-    from crm_conformance.core.capabilities import discover as discover
-    from crm_conformance.core.checks import is_timestamp as is_timestamp
-    from crm_conformance.core.checks import run_checks as run_checks
-    from crm_conformance.core.pacing import refill_window as refill_window
+    from crm_conformance.core.model.capabilities import discover as discover
+    from crm_conformance.core.transport.pacing import refill_window as refill_window
+    from crm_conformance.core.verdicts.checks import is_timestamp as is_timestamp
+    from crm_conformance.core.verdicts.checks import run_checks as run_checks
     from crm_conformance.steps.expect import PAST_EVERY_INTEGER as PAST_EVERY_INTEGER
     from crm_conformance.steps.expect import error_of as error_of
     from crm_conformance.steps.expect import expect_enum as expect_enum

@@ -18,11 +18,12 @@ from typing import Any
 
 import httpx
 
-from crm_conformance.core import document, evidence
-from crm_conformance.core.checks import ALWAYS_PRESENT, failures, is_timestamp
-from crm_conformance.core.client import ApiClient
-from crm_conformance.core.evidence import checks_predicate, checks_requirement
-from crm_conformance.core.failure import ConformanceFailure
+from crm_conformance.core.model import document
+from crm_conformance.core.transport.client import ApiClient
+from crm_conformance.core.verdicts import evidence
+from crm_conformance.core.verdicts.checks import ALWAYS_PRESENT, failures, is_timestamp
+from crm_conformance.core.verdicts.evidence import checks_predicate, checks_requirement
+from crm_conformance.core.verdicts.failure import ConformanceFailure
 
 _SHORT = 200
 

@@ -16,8 +16,8 @@ from typing import Any, NoReturn
 from crm_conformance._errors import SetupFailed
 from crm_conformance.adapter.provisioning import AdapterClient
 from crm_conformance.adapter_kit import IssuedToken
-from crm_conformance.core.client import ApiClient
-from crm_conformance.core.target import Target
+from crm_conformance.core.model.target import Target
+from crm_conformance.core.transport.client import ApiClient
 
 NO_ADAPTER = (
     "needs the provisioning adapter: add adapter_url to the target file "

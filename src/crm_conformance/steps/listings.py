@@ -13,7 +13,7 @@ query values, the walk, `updated_since` on records) takes its points from `ALL` 
 
 from dataclasses import dataclass
 
-from crm_conformance.core import conventions
+from crm_conformance.core.model import conventions
 
 
 @dataclass(frozen=True)

@@ -20,9 +20,9 @@ import httpx
 
 from crm_conformance.adapter.provisioning import AdapterClient
 from crm_conformance.adapter_kit import Workspace
-from crm_conformance.core import conventions
-from crm_conformance.core.client import ApiClient
-from crm_conformance.core.document import DescribedOperation
+from crm_conformance.core.model import conventions
+from crm_conformance.core.model.document import DescribedOperation
+from crm_conformance.core.transport.client import ApiClient
 from crm_conformance.steps.factories import phone_number, stamp
 
 EVENT_VALUE = 100

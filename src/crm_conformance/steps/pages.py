@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from crm_conformance.core.client import ApiClient
+from crm_conformance.core.transport.client import ApiClient
 
 
 @dataclass

@@ -14,8 +14,8 @@ from typing import Any, NoReturn
 
 import httpx
 
-from crm_conformance.core import conventions
-from crm_conformance.core.client import ApiClient
+from crm_conformance.core.model import conventions
+from crm_conformance.core.transport.client import ApiClient
 from crm_conformance.steps.expect import error_of, expect_status, expect_true
 from crm_conformance.steps.factories import RecordFactory, stamp
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import httpx
 
-from crm_conformance.core.client import ApiClient
-from crm_conformance.core.target import Target
+from crm_conformance.core.model.target import Target
+from crm_conformance.core.transport.client import ApiClient
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from crm_conformance._errors import UsageError
-from crm_conformance.core.outcomes import OUTCOMES_FILE, read_records
+from crm_conformance.core.verdicts.outcomes import OUTCOMES_FILE, read_records
 
 SHARD_FILE = "shard.json"
 BY_MODULE = "modules"

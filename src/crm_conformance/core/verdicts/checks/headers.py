@@ -5,14 +5,14 @@ import re
 
 import httpx
 
-from crm_conformance.core import answers
-from crm_conformance.core.checks.body import (
+from crm_conformance.core.transport import answers
+from crm_conformance.core.verdicts.checks.body import (
     NO_BODY,
     body_json,
     failed,
     shorten,
 )
-from crm_conformance.core.checks.registry import Evaluated, check
+from crm_conformance.core.verdicts.checks.registry import Evaluated, check
 
 _INTEGER = re.compile(r"^[0-9]+$")
 

@@ -8,14 +8,14 @@ got, "Reproduce with:" curl), which the plugin shows instead of a traceback.
 from typing import TYPE_CHECKING
 
 from crm_conformance._errors import CatalogueError
-from crm_conformance.core.inert import LINE_LIMIT, TEXT_LIMIT, inert
-from crm_conformance.core.redaction import Redactor
-from crm_conformance.core.reproduction import curl_command
+from crm_conformance.core.hygiene.inert import LINE_LIMIT, TEXT_LIMIT, inert
+from crm_conformance.core.hygiene.redaction import Redactor
+from crm_conformance.core.transport.reproduction import curl_command
 
 if TYPE_CHECKING:
     import httpx
 
-    from crm_conformance.core.client import Exchange
+    from crm_conformance.core.transport.client import Exchange
 
 
 def describe_requirement(req_id: str) -> tuple[str, str]:
@@ -24,7 +24,7 @@ def describe_requirement(req_id: str) -> tuple[str, str]:
     An unloadable catalogue must not hide the failure being reported, so it reads as
     unknown here (the collection of the suites reports why it cannot be loaded).
     """
-    from crm_conformance.core.catalogue import load_catalogue
+    from crm_conformance.core.model.catalogue import load_catalogue
 
     try:
         requirement = load_catalogue().get(req_id)

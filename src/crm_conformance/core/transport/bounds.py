@@ -26,7 +26,9 @@ import httpcore
 import httpx
 
 from crm_conformance._errors import ExchangeBoundExceeded
-from crm_conformance.core.target import DEFAULT_MAX_RESPONSE_BYTES as DEFAULT_MAX_RESPONSE_BYTES
+from crm_conformance.core.model.target import (
+    DEFAULT_MAX_RESPONSE_BYTES as DEFAULT_MAX_RESPONSE_BYTES,
+)
 
 if TYPE_CHECKING:
     import requests

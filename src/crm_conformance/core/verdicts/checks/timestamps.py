@@ -5,14 +5,14 @@ from typing import Any
 
 import httpx
 
-from crm_conformance.core.checks.body import (
+from crm_conformance.core.verdicts.checks.body import (
     body_json,
     failed,
     first_five,
     shorten,
 )
-from crm_conformance.core.checks.identifiers import walk_resources
-from crm_conformance.core.checks.registry import Evaluated, check
+from crm_conformance.core.verdicts.checks.identifiers import walk_resources
+from crm_conformance.core.verdicts.checks.registry import Evaluated, check
 
 
 def is_timestamp(value: Any) -> bool:

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 import httpx
 
-from crm_conformance.core import evidence
-from crm_conformance.core.failure import ConformanceFailure
+from crm_conformance.core.verdicts import evidence
+from crm_conformance.core.verdicts.failure import ConformanceFailure
 
 Evaluated = bool | frozenset[str]
 """What a check returns when nothing broke: True when it evaluated every requirement it

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from crm_conformance.core.paths import OPENAPI
+from crm_conformance.core.model.paths import OPENAPI
 
 
 @functools.cache

@@ -6,7 +6,7 @@ from typing import Any
 
 import httpx
 
-from crm_conformance.core.failure import ConformanceFailure
+from crm_conformance.core.verdicts.failure import ConformanceFailure
 
 ERROR_TYPES = (
     "invalid_request_error",

@@ -26,7 +26,7 @@ from types import MappingProxyType
 from typing import Any, Literal, cast
 
 from crm_conformance._errors import CatalogueError
-from crm_conformance.core import paths
+from crm_conformance.core.model import paths
 
 DOCUMENT = paths.SPEC_DIR / "api-reference.md"
 """The contract every quote is checked against."""
@@ -179,7 +179,7 @@ def heading_paths(markdown: str) -> frozenset[str]:
 
 
 def _load(path: Path, document: Path) -> Catalogue:
-    import yaml  # imported here: keeps `import crm_conformance.core.catalogue` light
+    import yaml  # imported here: keeps `import crm_conformance.core.model.catalogue` light
 
     try:
         # libyaml's loader when present: ten times faster, and the plugin loads at collection.

@@ -16,7 +16,7 @@ from typing import Any, Protocol, TypeVar
 from urllib.parse import urlsplit
 
 from crm_conformance._errors import TargetFileError
-from crm_conformance.core.pacing import DEFAULT_MAX_WAIT
+from crm_conformance.core.transport.pacing import DEFAULT_MAX_WAIT
 
 TOKEN_ROLES = ("full", "other_workspace")
 """Token roles a target file may name: a full-scope workspace token, and one of a 2nd workspace."""
@@ -46,7 +46,8 @@ _LIVE_PREFIX = "sk_live_"
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024
 """The default size cap of one answer's body (10 MiB), `max_response_bytes` in the file
-(`crm_conformance.core.bounds`). Here, not there: loading a target needs no HTTP client."""
+(`crm_conformance.core.transport.bounds`). Here, not there: loading a target needs no
+HTTP client."""
 LARGEST_RESPONSE_CAP = 1024 * 1024 * 1024
 """The most `max_response_bytes` may say: 1 GiB (a run keeps each answer in memory)."""
 LONGEST_RATE_LIMIT_WAIT = 86_400
@@ -63,7 +64,7 @@ class Target:
     allow_live: bool = False
     timeout: float = DEFAULT_TIMEOUT
     """Seconds one exchange with the API or the adapter may take, body included
-    (`timeout` in the file; `crm_conformance.core.bounds`)."""
+    (`timeout` in the file; `crm_conformance.core.transport.bounds`)."""
     max_rate_limit_wait: float = DEFAULT_MAX_WAIT
     """Longest single wait for a token's allowance (a 429's Retry-After or a spent
     window's X-RateLimit-Reset); a longer one stops the run naming this key."""

@@ -7,7 +7,7 @@ the two layouts never diverge.
 
 from pathlib import Path
 
-PACKAGE_DIR = Path(__file__).resolve().parents[1]  # crm_conformance/, this file in core/
+PACKAGE_DIR = Path(__file__).resolve().parents[2]  # crm_conformance/, this file in core/model/
 _BUNDLED = PACKAGE_DIR / "_bundled"
 _CHECKOUT = PACKAGE_DIR.parent.parent
 

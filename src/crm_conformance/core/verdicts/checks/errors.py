@@ -2,7 +2,7 @@
 
 import httpx
 
-from crm_conformance.core.checks.body import (
+from crm_conformance.core.verdicts.checks.body import (
     ERROR_TYPES,
     NO_BODY,
     body_json,
@@ -11,7 +11,7 @@ from crm_conformance.core.checks.body import (
     is_error_answer,
     shorten,
 )
-from crm_conformance.core.checks.registry import Evaluated, check
+from crm_conformance.core.verdicts.checks.registry import Evaluated, check
 
 
 @check("ERR-001")

@@ -29,18 +29,18 @@ from crm_conformance._errors import (
     TargetUnavailable,
     TargetUnreachable,
 )
-from crm_conformance.core import answers, retries
-from crm_conformance.core.bounds import (
+from crm_conformance.core.hygiene.inert import TEXT_LIMIT, inert
+from crm_conformance.core.hygiene.redaction import Redactor
+from crm_conformance.core.transport import answers, retries
+from crm_conformance.core.transport.bounds import (
     DEFAULT_MAX_RESPONSE_BYTES,
     ExchangeBounds,
     bounded_transport,
     read_bounded,
 )
-from crm_conformance.core.inert import TEXT_LIMIT, inert
-from crm_conformance.core.ledger import Ledger
-from crm_conformance.core.pacing import DEFAULT_MAX_WAIT, RESET_SLACK, Pacer, token_key
-from crm_conformance.core.redaction import Redactor
-from crm_conformance.core.reproduction import curl_command
+from crm_conformance.core.transport.ledger import Ledger
+from crm_conformance.core.transport.pacing import DEFAULT_MAX_WAIT, RESET_SLACK, Pacer, token_key
+from crm_conformance.core.transport.reproduction import curl_command
 
 
 class _Default(enum.Enum):

@@ -17,7 +17,7 @@ them; `registry` holds the registry, `body` what the areas share.
 
 # The order the areas are imported in is the order their checks register and run.
 # isort: off
-from crm_conformance.core.checks.registry import (
+from crm_conformance.core.verdicts.checks.registry import (
     Evaluated as Evaluated,
     CheckFunction as CheckFunction,
     Check as Check,
@@ -27,10 +27,10 @@ from crm_conformance.core.checks.registry import (
     failures as failures,
     run_checks as run_checks,
 )
-from crm_conformance.core.checks.body import (
+from crm_conformance.core.verdicts.checks.body import (
     ERROR_TYPES as ERROR_TYPES,
 )
-from crm_conformance.core.checks.errors import (
+from crm_conformance.core.verdicts.checks.errors import (
     error_envelope as error_envelope,
     error_type_enum as error_type_enum,
     error_fields as error_fields,
@@ -40,7 +40,7 @@ from crm_conformance.core.checks.errors import (
     validation_detail as validation_detail,
     error_request_id_matches_header as error_request_id_matches_header,
 )
-from crm_conformance.core.checks.headers import (
+from crm_conformance.core.verdicts.checks.headers import (
     rate_limit_headers as rate_limit_headers,
     retry_after_on_429 as retry_after_on_429,
     request_id_header as request_id_header,
@@ -48,7 +48,7 @@ from crm_conformance.core.checks.headers import (
     code_keeps_its_type as code_keeps_its_type,
     json_content_type as json_content_type,
 )
-from crm_conformance.core.checks.identifiers import (
+from crm_conformance.core.verdicts.checks.identifiers import (
     OBJECT_PREFIXES as OBJECT_PREFIXES,
     FIELD_PREFIXES as FIELD_PREFIXES,
     walk_resources as walk_resources,
@@ -62,12 +62,12 @@ from crm_conformance.core.checks.identifiers import (
     renders_records as renders_records,
     always_present_fields as always_present_fields,
 )
-from crm_conformance.core.checks.timestamps import (
+from crm_conformance.core.verdicts.checks.timestamps import (
     is_timestamp as is_timestamp,
     DATE_TIME_FIELDS as DATE_TIME_FIELDS,
     timestamps as timestamps,
 )
-from crm_conformance.core.checks.collections import (
+from crm_conformance.core.verdicts.checks.collections import (
     COLLECTION_OBJECTS as COLLECTION_OBJECTS,
     collection_envelope as collection_envelope,
     collection_row_objects as collection_row_objects,

@@ -28,7 +28,7 @@ from crm_conformance._errors import (
     TargetUnavailable,
     TargetUnreachable,
 )
-from crm_conformance.core.failure import ConformanceFailure
+from crm_conformance.core.verdicts.failure import ConformanceFailure
 
 OUTCOMES_FILE = "outcomes.jsonl"
 """The stream's file name in a run folder."""

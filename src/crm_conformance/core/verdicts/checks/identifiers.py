@@ -7,14 +7,14 @@ from typing import Any
 
 import httpx
 
-from crm_conformance.core.checks.body import (
+from crm_conformance.core.verdicts.checks.body import (
     api_path,
     body_json,
     failed,
     first_five,
     shorten,
 )
-from crm_conformance.core.checks.registry import Evaluated, check
+from crm_conformance.core.verdicts.checks.registry import Evaluated, check
 
 OBJECT_PREFIXES: dict[str, tuple[str, ...]] = {
     "conversation": ("conv_",),
