@@ -21,7 +21,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from crm_conformance.reference import idempotency
 from crm_conformance.reference.api_errors import ApiError
 from crm_conformance.reference.rate_limits import Allowance, RateLimiter, SlidingLog
-from crm_conformance.reference.routing import error_response
+from crm_conformance.reference.rendering import error_response
 from crm_conformance.reference.settings import ServerSettings
 from crm_conformance.reference.storage import Store
 from crm_conformance.reference.tokens import Principal, authenticate, stored_form, unauthorized

@@ -6,7 +6,7 @@ fault was shown to break is measured, not declared: the kill matrix records the 
 killing failures were charged to (`selftest.report.charged`). A fault is off unless
 named (`ServerSettings(faults={...})`, `crm-conformance serve --fault NAME`); the code
 checks `settings.has_fault(name)` where the bug would live, but for about twenty that
-rewrite an answer in `routing.py` instead (issue 33 moves them).
+rewrite every answer's body in `rendering.py` instead.
 
 Declared by area, one module per requirement class (the class of a fault's first
 requirement), and assembled here in the catalogue's class order.
