@@ -9,7 +9,7 @@ default, and `workspace` is `primary` or `secondary`.
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 Workspace = Literal["primary", "secondary"]
 """`primary`: the workspace of the target file's tokens.full; `secondary`: that of
@@ -270,12 +270,12 @@ class Refusal(Exception):
         self.detail = tuple(detail) if detail is not None else None
 
     @classmethod
-    def not_found(cls, what: str, *, code: str = "not_found") -> "Refusal":
+    def not_found(cls, what: str, *, code: str = "not_found") -> Self:
         """404: no such `what` (a contact, a token, ...)."""
         return cls(404, code, f"No such {what}.")
 
     @classmethod
-    def invalid(cls, problems: Sequence[Problem], *, status: int = 422) -> "Refusal":
+    def invalid(cls, problems: Sequence[Problem], *, status: int = 422) -> Self:
         """422 `validation_failed` listing each problem (400 for query and path problems)."""
         where = "request body" if status == 422 else "request"
         fields = ", ".join(problem.field for problem in problems)
@@ -288,6 +288,6 @@ class Refusal(Exception):
         )
 
     @classmethod
-    def conflict(cls, code: str, message: str, *, param: str | None = None) -> "Refusal":
+    def conflict(cls, code: str, message: str, *, param: str | None = None) -> Self:
         """409: the request conflicts with data that exists."""
         return cls(409, code, message, param=param)

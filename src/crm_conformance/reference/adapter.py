@@ -16,8 +16,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
-from functools import wraps
-from typing import Any, ParamSpec, TypeVar
+from typing import Any
 
 from starlette.datastructures import Headers, QueryParams
 
@@ -44,7 +43,6 @@ from crm_conformance.reference import (
     pipelines,
     policy,
 )
-from crm_conformance.reference.api_errors import ApiError
 from crm_conformance.reference.clock import stamp
 from crm_conformance.reference.identifiers import kind_of
 from crm_conformance.reference.request_body import BodyFields
@@ -61,27 +59,6 @@ ACTIVITY_FIELDS = (
     "title", "description", "type", "status", "due_at", "record_id", "assignee_id",
     "created_by", "status_reason",
 )  # fmt: skip
-
-P = ParamSpec("P")
-R = TypeVar("R")
-
-
-def refusing(method: Callable[P, R]) -> Callable[P, R]:
-    """The method with the reference's `ApiError` answered as the kit's `Refusal`."""
-
-    @wraps(method)
-    def run(*args: P.args, **kwargs: P.kwargs) -> R:
-        try:
-            return method(*args, **kwargs)
-        except ApiError as error:
-            detail = None
-            if error.detail is not None:
-                detail = [Problem(p.field, p.message, p.code) for p in error.detail]
-            raise Refusal(
-                error.status, error.code, error.message, param=error.param, detail=detail
-            ) from None
-
-    return run
 
 
 @dataclass(frozen=True)
@@ -129,7 +106,6 @@ class ReferenceAdapter:
     def __init__(self, backend: Backend) -> None:
         self.backend = backend
 
-    @refusing
     def fixtures(self, workspace: Workspace) -> Fixtures:
         chosen = self.backend.workspace(workspace)
         with self.backend.transaction() as tx:
@@ -160,7 +136,6 @@ class ReferenceAdapter:
 
     # --- tokens and people -------------------------------------------------------------
 
-    @refusing
     def create_token(self, request: TokenRequest) -> IssuedToken:
         workspace = self.backend.workspace(request.workspace)
         unknown = sorted(set(request.scopes or ()) - set(ALL_SCOPES))
@@ -193,13 +168,11 @@ class ReferenceAdapter:
             state=request.state,
         )
 
-    @refusing
     def revoke_token(self, token_id: str) -> None:
         with self.backend.transaction() as tx:
             if not revoke_token(tx, token_id):
                 raise Refusal.not_found("token")
 
-    @refusing
     def create_user(self, request: UserRequest) -> dict[str, Any]:
         """A new active member with the least privileged role and no team."""
         workspace = self.backend.workspace(request.workspace)
@@ -219,7 +192,6 @@ class ReferenceAdapter:
 
     # --- records -----------------------------------------------------------------------
 
-    @refusing
     def create_record(self, request: RecordRequest) -> dict[str, Any]:
         """A contact, organization, deal or activity from response field names, rendered
         as the API renders it on retrieve."""
@@ -240,7 +212,6 @@ class ReferenceAdapter:
             )
             return _RENDERERS[request.kind](tx, workspace, record)
 
-    @refusing
     def delete_record(self, record_id: str) -> None:
         """Delete a record of any workspace (ids are unique across them); contacts,
         organizations, deals and activities appear in the deletion feed. A campaign goes
@@ -270,7 +241,6 @@ class ReferenceAdapter:
 
     # --- policy ------------------------------------------------------------------------
 
-    @refusing
     def set_policy(self, request: PolicyRequest) -> bool:
         """`local_write: false` mirrors the entity from an external CRM (writes answer 403)."""
         if self.backend.settings.has_fault("adapter_policy_answers_500"):

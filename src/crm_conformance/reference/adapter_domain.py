@@ -27,7 +27,7 @@ from crm_conformance.reference import (
     stats,
     success_events,
 )
-from crm_conformance.reference.adapter import Backend, checked, refusing, stamp_or_none
+from crm_conformance.reference.adapter import Backend, checked, stamp_or_none
 from crm_conformance.reference.clock import now_stamp, stamp
 from crm_conformance.reference.storage import Record, Transaction
 
@@ -43,7 +43,6 @@ class DomainAdapter:
     def __init__(self, backend: Backend) -> None:
         self.backend = backend
 
-    @refusing
     def create_conversation(self, request: ConversationRequest) -> dict[str, Any]:
         """A conversation in a chosen open state; with `new_contact`, a new contact."""
         workspace = self.backend.workspace(request.workspace)
@@ -69,7 +68,6 @@ class DomainAdapter:
             )
             return conversations.render(tx, workspace, record)
 
-    @refusing
     def inbound(self, request: InboundRequest) -> dict[str, Any]:
         """The contact writes in: to its open conversation, or to a new one when the last
         is closed. The AI agent takes a new one, unless the contact was closed as spam."""
@@ -95,7 +93,6 @@ class DomainAdapter:
                 )
             return conversations.render(tx, workspace, record)
 
-    @refusing
     def create_campaign(self, request: CampaignRequest) -> dict[str, Any]:
         """A campaign in a chosen status with participants and their message history; a
         participant converted after the message makes its contact `won`."""
@@ -138,7 +135,6 @@ class DomainAdapter:
                 tx.insert(workspace, "participant", history, created_at=history["enrolled_at"])
             return campaigns.render(campaign)
 
-    @refusing
     def create_success_event_type(self, request: SuccessEventTypeRequest) -> Definition:
         """A new type; the same code again with the same basis is found unchanged, with
         another basis 409 `already_exists`."""

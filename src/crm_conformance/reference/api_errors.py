@@ -8,11 +8,15 @@ adapter kit's (`error_envelope`), so the public API and the adapter answer error
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from crm_conformance.adapter_kit import Problem, error_envelope
+from crm_conformance.adapter_kit import Problem, Refusal, error_envelope
 
 
-class ApiError(Exception):
-    """An answer other than 2xx: raised anywhere below a route, rendered as the envelope."""
+class ApiError(Refusal):
+    """An answer other than 2xx: raised anywhere below a route, rendered as the envelope.
+
+    The kit's `Refusal` with what the public API adds: headers of its own (a 429's
+    `Retry-After`) and, for a fault, another `type` than the status gives. So a handler's
+    error raised inside an adapter operation is the adapter's refusal as it stands."""
 
     def __init__(
         self,
@@ -25,15 +29,10 @@ class ApiError(Exception):
         headers: Mapping[str, str] | None = None,
         error_type: str | None = None,
     ) -> None:
-        super().__init__(message)
+        super().__init__(status, code, message, param=param, detail=detail)
+        self.headers = dict(headers or {})
         self.error_type = error_type
         """A type other than the status's (a fault's: the kit types by status)."""
-        self.status = status
-        self.code = code
-        self.message = message
-        self.param = param
-        self.detail = list(detail) if detail is not None else None
-        self.headers = dict(headers or {})
 
     def body(self, request_id: str | None) -> dict[str, Any]:
         """The envelope, with `request_id` equal to the X-Request-ID header."""
@@ -52,15 +51,7 @@ class ApiError(Exception):
 
 def validation_failed(problems: Sequence[Problem], *, status: int = 422) -> ApiError:
     """422 for body problems, 400 for query, path and header problems (same code)."""
-    where = "request body" if status == 422 else "request"
-    fields = ", ".join(problem.field for problem in problems)
-    return ApiError(
-        status,
-        "validation_failed",
-        f"The {where} has invalid fields: {fields}.",
-        param=problems[0].field if problems else None,
-        detail=problems,
-    )
+    return ApiError.invalid(problems, status=status)
 
 
 def bad_query(field: str, message: str, code: str | None = "invalid") -> ApiError:
@@ -70,4 +61,4 @@ def bad_query(field: str, message: str, code: str | None = "invalid") -> ApiErro
 
 def not_found(kind: str, code: str = "not_found") -> ApiError:
     """404: the same answer for a missing record and one of another workspace."""
-    return ApiError(404, code, f"No such {kind}.")
+    return ApiError.not_found(kind, code=code)
