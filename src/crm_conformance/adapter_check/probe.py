@@ -9,8 +9,10 @@ print its request as a curl line. Answers of the adapter are checked against
 reading for the kit and the check.
 """
 
+import secrets
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from datetime import datetime
 from typing import Any
 
 import httpx
@@ -219,3 +221,51 @@ def _error_text(response: httpx.Response) -> str:
     if not isinstance(error, dict):
         return ""
     return f" ({error.get('code')}: {str(error.get('message'))[:160]})"
+
+
+# --- steps the feature checks share ---------------------------------------------------
+
+
+def workspaces(probe: Probe) -> list[tuple[str, ApiClient, list[ApiClient]]]:
+    """(workspace, its token's client, the other workspace's clients) for each workspace
+    the target has a token of."""
+    if probe.other is None:
+        return [("primary", probe.api, [])]
+    return [("primary", probe.api, [probe.other]), ("secondary", probe.other, [probe.api])]
+
+
+def contact(probe: Probe, workspace: str, **extra: Any) -> dict[str, Any]:
+    made: dict[str, Any] = probe.call(
+        "createRecord",
+        json={
+            "workspace": workspace,
+            "kind": "contact",
+            "fields": {"first_name": probe.name("contact"), "last_name": "Check"},
+            **extra,
+        },
+    )
+    return made
+
+
+def expect_status(
+    probe: Probe, client: ApiClient, method: str, path: str, expected: int, promise: str, **kw: Any
+) -> None:
+    status = probe.status_of(client, method, path, **kw)
+    if status != expected:
+        raise probe.broken(
+            f"{promise}, but {method} {path} with {probe.role(client)} answered {status} "
+            f"(expected {expected})"
+        )
+
+
+def instant(value: Any) -> datetime | None:
+    try:
+        return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def new_tag(probe: Probe, selector: str) -> httpx.Response:
+    return probe.api.post(
+        "/v1/tags", json={"name": probe.name(secrets.token_hex(3)), selector: "contact"}
+    )
