@@ -363,7 +363,7 @@ def test_replayed_rounds_come_from_the_earlier_runs_outcome_records(tmp_path: An
 
 
 def test_the_fingerprint_of_sent_requests_ignores_the_host_only() -> None:
-    from crm_conformance.core.transport.client import Exchange
+    from crm_conformance.core.transport.exchanges import Exchange
 
     def sent(url: str, body: str | None = None) -> Exchange:
         return Exchange("GET", url, {}, body, 200, {}, None, 0.1)

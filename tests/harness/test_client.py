@@ -13,7 +13,8 @@ from crm_conformance import (
     TargetUnreachable,
 )
 from crm_conformance.core.hygiene.redaction import FILTERED, Redactor
-from crm_conformance.core.transport.client import ApiClient, CircuitBreaker, RequestBudget, Wait
+from crm_conformance.core.transport.client import ApiClient, CircuitBreaker, RequestBudget
+from crm_conformance.core.transport.exchanges import Wait
 from crm_conformance.core.transport.pacing import Pacer
 from crm_conformance.core.transport.retries import RetryPolicy
 

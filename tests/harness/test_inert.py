@@ -7,7 +7,7 @@ import httpx
 from crm_conformance.core.hygiene.inert import LINE_LIMIT, TEXT_LIMIT, inert, inert_lines
 from crm_conformance.core.hygiene.redaction import Redactor
 from crm_conformance.core.model.catalogue import load_catalogue
-from crm_conformance.core.transport.client import record_exchange
+from crm_conformance.core.transport.exchanges import record_exchange
 from crm_conformance.core.verdicts.failure import ConformanceFailure
 from crm_conformance.core.verdicts.outcomes import Outcome, OutcomeRecord
 from crm_conformance.reporting.summary import RunInfo, build_summary, render_markdown

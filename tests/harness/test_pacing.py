@@ -17,7 +17,8 @@ import pytest
 from support.fake_target import OTHER_TOKEN, TOKEN, FakeClock, conformant
 
 from crm_conformance import RateLimitWaitError
-from crm_conformance.core.transport.client import ApiClient, Wait
+from crm_conformance.core.transport.client import ApiClient
+from crm_conformance.core.transport.exchanges import Wait
 from crm_conformance.core.transport.pacing import (
     Admission,
     FileLedger,

@@ -33,7 +33,8 @@ from crm_conformance.core.transport.bounds import (
     bounded_transport,
     read_bounded,
 )
-from crm_conformance.core.transport.client import ExchangeLog, RequestBudget, record_exchange
+from crm_conformance.core.transport.client import RequestBudget
+from crm_conformance.core.transport.exchanges import ExchangeLog, record_exchange
 from crm_conformance.core.transport.ledger import Ledger
 
 IDEMPOTENT = frozenset({"GET", "HEAD", "PUT", "DELETE"})

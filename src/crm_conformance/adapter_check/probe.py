@@ -20,7 +20,8 @@ import httpx
 from crm_conformance.adapter_kit import load_contract, schema_problems
 from crm_conformance.core.hygiene.redaction import Redactor
 from crm_conformance.core.model.target import Target
-from crm_conformance.core.transport.client import ApiClient, Exchange, ExchangeLog
+from crm_conformance.core.transport.client import ApiClient
+from crm_conformance.core.transport.exchanges import Exchange, ExchangeLog
 from crm_conformance.steps.expect import strings_in
 from crm_conformance.steps.pages import walk
 

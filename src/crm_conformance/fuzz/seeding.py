@@ -17,7 +17,7 @@ from crm_conformance.core.verdicts.outcomes import OUTCOMES_FILE, read_records
 from crm_conformance.fuzz import internals
 
 if TYPE_CHECKING:
-    from crm_conformance.core.transport.client import Exchange
+    from crm_conformance.core.transport.exchanges import Exchange
 
 
 @functools.cache

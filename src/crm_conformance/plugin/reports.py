@@ -40,7 +40,7 @@ from crm_conformance.plugin.state import STATE
 
 if TYPE_CHECKING:
     from crm_conformance.core.hygiene.redaction import Redactor
-    from crm_conformance.core.transport.client import Wait
+    from crm_conformance.core.transport.exchanges import Wait
     from crm_conformance.core.transport.retries import Fault
     from crm_conformance.plugin.state import RunState
 

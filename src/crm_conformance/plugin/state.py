@@ -28,9 +28,9 @@ if TYPE_CHECKING:
     from crm_conformance.core.transport.client import (
         ApiClient,
         CircuitBreaker,
-        ExchangeLog,
         RequestBudget,
     )
+    from crm_conformance.core.transport.exchanges import ExchangeLog
     from crm_conformance.core.transport.ledger import Ledger
     from crm_conformance.core.transport.pacing import Pacer
     from crm_conformance.plugin.embedded import EmbeddedServer
@@ -105,7 +105,8 @@ class RunState:
         workers'; a worker's own embedded server answers it alone, so it paces alone, in
         memory (a file lock per request cost a worker up to 1.6 s of a quick run)."""
         from crm_conformance.core.hygiene.redaction import Redactor
-        from crm_conformance.core.transport.client import CircuitBreaker, ExchangeLog, RequestBudget
+        from crm_conformance.core.transport.client import CircuitBreaker, RequestBudget
+        from crm_conformance.core.transport.exchanges import ExchangeLog
         from crm_conformance.core.transport.ledger import LEDGER_FILE, Ledger
         from crm_conformance.core.transport.pacing import FileLedger, Pacer
 

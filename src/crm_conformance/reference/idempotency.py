@@ -66,6 +66,25 @@ def fingerprint(method: str, target: str, body: bytes) -> str:
     return hashlib.sha256(f"{method} {target}\n{canonical}".encode()).hexdigest()
 
 
+def ignores_key(method: str, path: str, settings: ServerSettings) -> bool:
+    """A POST that writes nothing (search) need not honour `Idempotency-Key`.
+
+    Under their faults, the close, the pause or a reversal is left out of the idempotency
+    layer (only creates were wired to it), so a repeat acts again and meets the new state;
+    so are the updates (only POST was wired) and the upsert."""
+    if method in ("PATCH", "PUT") and settings.has_fault("update_ignores_idempotency_key"):
+        return True
+    if path == "/v1/contacts/upsert" and settings.has_fault("upsert_ignores_idempotency_key"):
+        return True
+    if path.endswith("/close") and settings.has_fault("close_ignores_idempotency_key"):
+        return True
+    if path.endswith("/pause") and settings.has_fault("pause_ignores_idempotency_key"):
+        return True
+    if path.endswith("/reverse") and settings.has_fault("reverse_ignores_idempotency_key"):
+        return True
+    return path == "/v1/contacts/search" and settings.has_variant("search_ignores_idempotency_key")
+
+
 def run_once(
     store: Store,
     settings: ServerSettings,

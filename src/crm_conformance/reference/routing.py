@@ -482,7 +482,9 @@ def _run(spec: RouteSpec, call: Call) -> Reply:
             raise ApiError(403, "forbidden", f"Writes to {spec.entity} are not allowed.")
         with call.transaction() as tx:
             policy.require_local_write(tx, call.workspace, spec.entity)
-    if spec.method not in WRITE_METHODS or _ignores_key(spec, call.settings):
+    if spec.method not in WRITE_METHODS or idempotency.ignores_key(
+        spec.method, spec.path, call.settings
+    ):
         return spec.handler(call)
     target = call.path + (f"?{call.query}" if call.query else "")
     return idempotency.run_once(
@@ -493,25 +495,4 @@ def _run(spec: RouteSpec, call: Call) -> Reply:
         key=call.headers.get(idempotency.HEADER),
         fingerprint=idempotency.fingerprint(spec.method, target, call.raw_body),
         handler=lambda: spec.handler(call),
-    )
-
-
-def _ignores_key(spec: RouteSpec, settings: ServerSettings) -> bool:
-    """A POST that writes nothing (search) need not honour `Idempotency-Key`.
-
-    Under their faults, the close, the pause or a reversal is left out of the idempotency layer
-    (only creates were wired to it), so a repeat acts again and meets the new state; so
-    are the updates (only POST was wired) and the upsert."""
-    if spec.method in ("PATCH", "PUT") and settings.has_fault("update_ignores_idempotency_key"):
-        return True
-    if spec.path == "/v1/contacts/upsert" and settings.has_fault("upsert_ignores_idempotency_key"):
-        return True
-    if spec.path.endswith("/close") and settings.has_fault("close_ignores_idempotency_key"):
-        return True
-    if spec.path.endswith("/pause") and settings.has_fault("pause_ignores_idempotency_key"):
-        return True
-    if spec.path.endswith("/reverse") and settings.has_fault("reverse_ignores_idempotency_key"):
-        return True
-    return spec.path == "/v1/contacts/search" and settings.has_variant(
-        "search_ignores_idempotency_key"
     )

@@ -15,7 +15,7 @@ from crm_conformance.core.transport.reproduction import curl_command
 if TYPE_CHECKING:
     import httpx
 
-    from crm_conformance.core.transport.client import Exchange
+    from crm_conformance.core.transport.exchanges import Exchange
 
 
 def describe_requirement(req_id: str) -> tuple[str, str]:
