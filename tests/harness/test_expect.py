@@ -12,13 +12,12 @@ from crm_conformance.core.verdicts.failure import ConformanceFailure
 from crm_conformance.steps.expect import (
     expect_enum,
     expect_error,
-    expect_pages,
     expect_present,
     expect_status,
     expect_success,
     expect_timestamp,
-    with_cursor,
 )
+from crm_conformance.steps.pages import expect_pages, with_cursor
 
 REQUEST_ID = "req_" + "b" * 32
 

@@ -21,12 +21,10 @@ if TYPE_CHECKING:
     from crm_conformance.steps.expect import expect_enum as expect_enum
     from crm_conformance.steps.expect import expect_error as expect_error
     from crm_conformance.steps.expect import expect_error_among as expect_error_among
-    from crm_conformance.steps.expect import expect_found as expect_found
     from crm_conformance.steps.expect import expect_identifier as expect_identifier
     from crm_conformance.steps.expect import expect_narrowed as expect_narrowed
     from crm_conformance.steps.expect import expect_organization as expect_organization
     from crm_conformance.steps.expect import expect_owner as expect_owner
-    from crm_conformance.steps.expect import expect_pages as expect_pages
     from crm_conformance.steps.expect import expect_present as expect_present
     from crm_conformance.steps.expect import expect_refusal as expect_refusal
     from crm_conformance.steps.expect import expect_refused_body as expect_refused_body
@@ -39,20 +37,22 @@ if TYPE_CHECKING:
         expect_unset_custom_fields as expect_unset_custom_fields,
     )
     from crm_conformance.steps.expect import expect_value as expect_value
-    from crm_conformance.steps.expect import expect_walk as expect_walk
-    from crm_conformance.steps.expect import first_page as first_page
     from crm_conformance.steps.expect import ids_of as ids_of
     from crm_conformance.steps.expect import instant as instant
     from crm_conformance.steps.expect import later as later
     from crm_conformance.steps.expect import matches as matches
     from crm_conformance.steps.expect import strings_in as strings_in
     from crm_conformance.steps.expect import universal as universal
-    from crm_conformance.steps.expect import with_cursor as with_cursor
     from crm_conformance.steps.expect import words_in as words_in
     from crm_conformance.steps.factories import RecordFactory as RecordFactory
     from crm_conformance.steps.factories import absent_id as absent_id
     from crm_conformance.steps.factories import phone_number as phone_number
     from crm_conformance.steps.factories import stamp as stamp
+    from crm_conformance.steps.pages import expect_found as expect_found
+    from crm_conformance.steps.pages import expect_pages as expect_pages
+    from crm_conformance.steps.pages import expect_walk as expect_walk
+    from crm_conformance.steps.pages import first_page as first_page
+    from crm_conformance.steps.pages import with_cursor as with_cursor
     from crm_conformance.steps.updates import Updates as Updates
 
 __all__, __getattr__ = lazy_exports(__name__, __file__)

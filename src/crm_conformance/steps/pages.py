@@ -1,16 +1,22 @@
 """Reading a collection page after page through `links.next`, bounded.
 
-For the commands that look for records without asserting anything about the list
-(`sweep`, `adapter-check`): a page that is not a 200 ends the walk and is reported to
+Two kinds of reader. The suite steps (`expect_walk`, `expect_pages`, `expect_found`,
+`first_page`) hold every page to a 200 and charge a failure to the rule the test names.
+`walk` is for the commands that look for records without asserting anything about the
+list (`sweep`, `adapter-check`): a page that is not a 200 ends the walk and is reported to
 the caller, who decides what that means. At most `max_pages` pages of 200 are read, so
 a busy target cannot make a command loop.
 """
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import httpx
+
+from crm_conformance.core.model import document
 from crm_conformance.core.transport.client import ApiClient
+from crm_conformance.steps.expect import expect_status, expect_true
 
 
 @dataclass
@@ -42,3 +48,113 @@ def walk(
             break
         query = {**(params or {}), "limit": "200", "cursor": cursor}
     return found
+
+
+Query = Mapping[str, Any] | Sequence[tuple[str, Any]]
+"""Query parameters as httpx takes them: a mapping, or pairs (for repeated names)."""
+
+
+def with_cursor(query: Query, cursor: str | None) -> Query:
+    """`query` with `cursor` added when there is one: the first page is asked for
+    without a cursor, never with an empty `cursor=` (which is no cursor the target
+    issued, and may be refused as `invalid_cursor`)."""
+    if cursor is None:
+        return query
+    if isinstance(query, Mapping):
+        return {**query, "cursor": cursor}
+    return [*query, ("cursor", cursor)]
+
+
+def expect_pages(
+    client: ApiClient,
+    path: str,
+    req_id: str,
+    params: Mapping[str, Any],
+    *,
+    max_pages: int = 20,
+) -> list[dict[str, Any]]:
+    """The records of a list query, page after page through `links.next` (each a 200).
+
+    Bounded by `max_pages` pages of the largest `limit`, so a busy target cannot make a test loop; a
+    test asserting that a record is absent reads at most that many, which can let a
+    fault through but never fails a conforming target.
+    """
+    records: list[dict[str, Any]] = []
+    query = {**params, "limit": str(document.page_limit())}
+    cursor: str | None = None
+    for _ in range(max_pages):
+        page = expect_status(client.get(path, params=with_cursor(query, cursor)), req_id, 200)
+        records.extend(item for item in page.get("data") or () if isinstance(item, dict))
+        cursor = (page.get("links") or {}).get("next")
+        if not isinstance(cursor, str) or not page.get("meta", {}).get("has_more", True):
+            break
+    return records
+
+
+def expect_found(
+    client: ApiClient, req_id: str, body: Mapping[str, Any], *, max_pages: int = 20
+) -> tuple[list[dict[str, Any]], httpx.Response]:
+    """The records contact search finds for `body`, page after page (the cursor in the
+    body), and the first page's answer to report with. Free text may match many records
+    of a run, so a test looking for one reads every page, bounded as `expect_pages` is."""
+    records: list[dict[str, Any]] = []
+    first: httpx.Response | None = None
+    cursor: str | None = None
+    for _ in range(max_pages):
+        page_body = {
+            **body,
+            "limit": document.page_limit(),
+            **({"cursor": cursor} if cursor else {}),
+        }
+        response = client.post("/v1/contacts/search", json=page_body)
+        first = first or response
+        page = expect_status(response, req_id, 200)
+        records.extend(item for item in page.get("data") or () if isinstance(item, dict))
+        cursor = (page.get("links") or {}).get("next")
+        if not isinstance(cursor, str) or not page.get("meta", {}).get("has_more", True):
+            break
+    assert first is not None
+    return records, first
+
+
+def first_page(client: ApiClient, path: str, params: Query) -> httpx.Response:
+    """The first page of a list query at the largest `limit`: the answer a failure about
+    the whole list (read with `expect_pages`) shows."""
+    if isinstance(params, Mapping):
+        return client.get(path, params={**params, "limit": str(document.page_limit())})
+    return client.get(path, params=[*params, ("limit", str(document.page_limit()))])
+
+
+def expect_walk(
+    fetch: Callable[[str | None], httpx.Response],
+    req_id: str,
+    *,
+    max_pages: int,
+    between: Callable[[int], None] | None = None,
+) -> list[list[dict[str, Any]]]:
+    """Every page of one list query, read through `links.next` until it is null.
+
+    `fetch(cursor)` sends the query (cursor None for the first page), so one walker
+    serves query cursors and search-body cursors alike; `between(n)` runs after page
+    `n` is read and before the next is asked for (to change records mid-walk). Each
+    page must be a 200. A walk longer than `max_pages` fails `req_id`: the caller knows
+    how many rows exist, so a walk that does not end is serving rows again.
+    """
+    pages: list[list[dict[str, Any]]] = []
+    cursor: str | None = None
+    while True:
+        response = fetch(cursor)
+        body = expect_status(response, req_id, 200)
+        pages.append([item for item in body.get("data") or () if isinstance(item, dict)])
+        cursor = (body.get("links") or {}).get("next")
+        if not isinstance(cursor, str):
+            return pages
+        expect_true(
+            response,
+            req_id,
+            len(pages) < max_pages,
+            expected=f"the last page (links.next null) within {max_pages} pages",
+            got=f"a next cursor after page {len(pages)}",
+        )
+        if between is not None:
+            between(len(pages))
