@@ -20,7 +20,9 @@ from starlette.routing import BaseRoute, Mount
 from crm_conformance.adapter_kit import adapter_app
 from crm_conformance.reference import (
     activities,
+    contact_list,
     contact_search,
+    contact_upsert,
     contacts,
     deals,
     directory,
@@ -43,7 +45,9 @@ from crm_conformance.reference.storage import Store
 
 CORE_TABLES: tuple[RouteTable, ...] = (
     contact_search.routes,  # before contacts: /v1/contacts/search is not a contact id
+    contact_upsert.routes,  # and neither is /v1/contacts/upsert
     contacts.routes,
+    contact_list.routes,
     organizations.routes,
     deals.routes,
     activities.routes,

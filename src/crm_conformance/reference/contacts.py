@@ -11,10 +11,7 @@ present.
 """
 
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
-
-from starlette.datastructures import QueryParams
 
 from crm_conformance.reference import (
     external_ids,
@@ -25,10 +22,8 @@ from crm_conformance.reference import (
     tags,
     visibility,
 )
-from crm_conformance.reference.api_errors import ApiError, bad_query, not_found
-from crm_conformance.reference.clock import parse_instant
-from crm_conformance.reference.identifiers import is_id
-from crm_conformance.reference.listing import ListSpec, SortKey, parse_since
+from crm_conformance.reference.api_errors import ApiError, not_found
+from crm_conformance.reference.listing import ListSpec
 from crm_conformance.reference.reply import Reply
 from crm_conformance.reference.request_body import BodyFields
 from crm_conformance.reference.routing import Call, RouteTable
@@ -79,45 +74,6 @@ SPEC = ListSpec(
     default_sort=("-created_at",),
     expands=frozenset({"organization"}),
 )
-
-
-def _field(name: str) -> SortKey:
-    """Sorts by a contact's `name`, absent as null."""
-    return lambda row: row.get(name)
-
-
-WIDE_SPEC = replace(
-    SPEC,
-    sort_keys={
-        **SPEC.sort_keys,
-        **{
-            name: _field(name)
-            for name in (
-                *("id", "visibility", "phone", "address", "city", "state", "job_title"),
-                *("company_name", "organization_id", "owner_id", "lost_reason", "external_id"),
-            )
-        },
-    },
-)
-"""The contact list under the `every_contact_field_sortable` variant: every scalar field
-sorts (which keys sort is not shown)."""
-
-FILTERS = {
-    "status": STATUSES,
-    "score": SCORES,
-    "email": None,
-    "owner_id": "user",
-    "organization_id": "organization",
-    "external_id": None,
-    "phone": None,
-}
-"""Repeatable list filters: enum values, an id kind, or None for free text."""
-SINCE_FILTERS = ("updated_since", "created_since")
-UNVALIDATED_FILTER_FAULTS = {
-    "status": "status_filter_unvalidated",
-    "organization_id": "organization_id_filter_unvalidated",
-}
-"""Faults under which a filter's values are not checked against its type."""
 
 
 def render(
@@ -400,7 +356,7 @@ def _ensure_phone_free(tx: Transaction, workspace: str, phone: str, own_id: str 
             )
 
 
-def _answer(
+def answered(
     tx: Transaction, call: Call, record: Record, resolution: dict[str, Any] | None
 ) -> dict[str, Any]:
     rendered = render(tx, call.workspace, record)
@@ -435,7 +391,7 @@ def create_contact(call: Call) -> Reply:
     with call.transaction() as tx:
         changes, resolution = read_changes(call, tx, call.json(), None)
         record = tx.insert(call.workspace, "contact", changes)
-        return call.created(_answer(tx, call, record, resolution))
+        return call.created(answered(tx, call, record, resolution))
 
 
 @routes.patch("/v1/contacts/{contact_id}", scopes=("contacts:write",), entity="contacts")
@@ -447,7 +403,7 @@ def update_contact(call: Call) -> Reply:
         if call.settings.has_fault("contact_name_stale_on_update"):
             changes["stored_name"] = current.get("stored_name") or display_name(current)
         record = tx.update(call.workspace, "contact", {**current, **changes})
-        return Reply(200, _answer(tx, call, record, resolution))
+        return Reply(200, answered(tx, call, record, resolution))
 
 
 @routes.put(
@@ -468,97 +424,6 @@ def delete_contact(call: Call) -> Reply:
         visible_contact(call, tx, contact_id)
         tx.delete(call.workspace, "contact", contact_id)
     return Reply(204)
-
-
-def _upsert_phone_first(call: Call) -> None:
-    """The `upsert_validates_first` variant: the body is read before the token's scopes
-    and the workspace policy, and upsert matches on the phone, which it requires."""
-    if call.settings.has_variant("upsert_validates_first"):
-        fields = BodyFields(call.json(), allowed=WRITABLE)
-        fields.string("phone", required=True, nullable=False, max_length=40)
-        fields.check()
-
-
-@routes.post(
-    "/v1/contacts/upsert",
-    scopes=("contacts:write",),
-    entity="contacts",
-    precheck=_upsert_phone_first,
-)
-def upsert_contact(call: Call) -> Reply:
-    """Create or update by `external_id` and/or `phone` in one call.
-
-    A contact matched by external_id keeps its phone (409 `phone_mismatch` when another
-    is sent); external_id and phone matching two different contacts, or a phone match
-    that has another external_id, is 409 `external_id_conflict`. 201 when created, 200
-    when updated.
-    """
-    body = call.json()
-    fields = BodyFields(body, allowed=WRITABLE)
-    external_id = external_ids.read(fields, call.settings) if fields.has("external_id") else None
-    raw_phone = fields.string("phone", max_length=40)
-    phone = phones.normalize(raw_phone) if raw_phone is not None else None
-    if raw_phone is not None and phone is None:
-        fields.problem("phone", "is not a phone number that can be written in E.164", "phone")
-    if external_id is None and raw_phone is None and not fields.problems:
-        fields.problem("external_id", "upsert needs external_id or phone to match on", "missing")
-    fields.check()
-    with call.transaction() as tx:
-        by_external = _visible_one(call, tx, external_id=external_id) if external_id else None
-        by_phone = _visible_one(call, tx, phone=phone) if phone else None
-        split_unchecked = call.settings.has_fault("upsert_split_match_unchecked")
-        if by_external and by_phone and by_external["id"] != by_phone["id"] and not split_unchecked:
-            raise ApiError(
-                409,
-                "external_id_conflict",
-                f"external_id names contact {by_external['id']} but the phone names"
-                f" {by_phone['id']}.",
-                param="external_id",
-            )
-        matched = by_external or by_phone
-        if matched is None:
-            changes, resolution = read_changes(call, tx, body, None)
-            if raw_phone is not None and call.settings.has_fault("upsert_phone_raw"):
-                changes["phone"] = raw_phone.strip()  # the upsert stores what it matched on
-            record = tx.insert(call.workspace, "contact", changes)
-            return call.created(_answer(tx, call, record, resolution))
-        if (
-            by_external
-            and phone
-            and by_external.get("phone") not in (None, phone)
-            and not call.settings.has_fault("upsert_changes_phone")
-        ):
-            raise ApiError(
-                409,
-                "phone_mismatch",
-                f"Contact {matched['id']} with this external_id has a different phone;"
-                " upsert never changes a phone.",
-                param="phone",
-            )
-        if (
-            by_phone
-            and not by_external
-            and external_id
-            and by_phone.get("external_id") not in (None, external_id)
-            and not call.settings.has_fault("upsert_takes_another_external_id")
-        ):
-            raise ApiError(
-                409,
-                "external_id_conflict",
-                f"Contact {matched['id']} with this phone has another external_id.",
-                param="external_id",
-            )
-        changes, resolution = read_changes(call, tx, body, matched)
-        record = tx.update(call.workspace, "contact", {**matched, **changes})
-        return Reply(200, _answer(tx, call, record, resolution))
-
-
-def _visible_one(call: Call, tx: Transaction, **equals: Any) -> Record | None:
-    found = tx.find(call.workspace, "contact", **equals)
-    return next((record for record in found if call.sees(record)), None)
-
-
-# --- reads ---------------------------------------------------------------------------------
 
 
 @routes.get(
@@ -582,190 +447,3 @@ def get_contact(call: Call) -> Reply:
         if call.settings.has_fault("contact_retrieve_wrapped_in_data"):
             rendered = {"data": rendered}
         return Reply(200, call.narrow(rendered, fields))
-
-
-@routes.get("/v1/contacts", scopes=("contacts:read",))
-def list_contacts(call: Call) -> Reply:
-    """Newest first by default; repeated filters OR, different filters AND."""
-    if call.settings.has_variant("bracket_filter_names"):
-        call.query = _bracketed(call.query)  # in place: rendering reads this call's state
-    if call.settings.has_fault("contact_owner_expand_accepted"):
-        call.query = _without_owner_expand(call.query)
-    spec = WIDE_SPEC if call.settings.has_variant("every_contact_field_sortable") else SPEC
-    params = call.list_params(spec, filters=(*FILTERS, *SINCE_FILTERS))
-    if call.settings.has_fault("contacts_oldest_first") and call.single("sort") is None:
-        params = replace(params, sort=(("created_at", False),))
-    if call.settings.has_fault("list_expand_ignored"):
-        params = replace(params, expand=())  # validated, but only retrieve embeds
-    if call.settings.has_fault("updated_at_sort_descending") and params.sort[:1] == (
-        ("updated_at", False),
-    ):
-        params = replace(params, sort=(("updated_at", True), *params.sort[1:]))  # "latest first"
-    filters = _filters(call)
-    since = {name: parse_since(name, _naive_as_utc(call, name)) for name in SINCE_FILTERS}
-    bounds = {name: value for name, value in since.items() if value is not None}
-    with call.transaction() as tx:
-        places = [call.workspace]
-        if "email" in filters and call.settings.has_fault("email_filter_all_workspaces"):
-            places = tx.workspaces()  # the e-mail index is one for every workspace
-        rows = [row for place in places for row in tx.view(place, "contact") if call.sees(row)]
-        if filters or bounds:
-            join = any if call.settings.has_fault("different_filters_ored") else all
-            rows = [
-                row
-                for row in rows
-                if join(
-                    [
-                        *_field_matches(call, row, filters),
-                        *(_at_or_after(call, row, name, value) for name, value in bounds.items()),
-                    ]
-                )
-            ]
-        object_name = "lead" if call.settings.has_fault("contact_list_object_lead") else "contact"
-        return call.list_reply(
-            spec,
-            rows,
-            params,
-            {"filters": filters, "since": since},
-            lambda r: {
-                **_list_row(render(tx, call.workspace, r, params.expand, call.settings), call),
-                "object": object_name,
-                **_organization_id_unjoined(call, params.expand),
-            },
-            kept_in=(tx, "contact"),
-        )
-
-
-def _list_row(rendered: dict[str, Any], call: Call) -> dict[str, Any]:
-    """A contact as the list renders it; under its faults the list's lighter query leaves
-    out the owner it would join, or the custom fields no value was stored for."""
-    if call.settings.has_fault("contact_owner_missing_on_list"):
-        rendered.pop("owner", None)
-    custom = rendered.get("custom_fields")
-    if isinstance(custom, dict) and call.settings.has_fault("unset_custom_fields_dropped_on_list"):
-        rendered["custom_fields"] = {k: v for k, v in custom.items() if v is not None}
-    return rendered
-
-
-def _organization_id_unjoined(call: Call, expand: Sequence[str]) -> dict[str, Any]:
-    """The `list_organization_id_needs_expand` fault: the list reads organization_id from
-    the organization it joins only for an expand, so without one it is null."""
-    if "organization" in expand or not call.settings.has_fault("list_organization_id_needs_expand"):
-        return {}
-    return {"organization_id": None}
-
-
-def _without_owner_expand(query: QueryParams) -> QueryParams:
-    """The fault `contact_owner_expand_accepted`: `owner` left out of `expand` (the owner
-    is rendered anyway), so naming it is no error."""
-    items = []
-    for name, value in query.multi_items():
-        if name == "expand":
-            value = ",".join(part for part in value.split(",") if part.strip() != "owner")
-        items.append((name, value))
-    return QueryParams(items)
-
-
-BRACKETED = {f"filter[{name}]": name for name in FILTERS} | {"created_after": "created_since"}
-"""The `bracket_filter_names` variant's query names, and the reference's for each."""
-
-
-def _bracketed(query: QueryParams) -> QueryParams:
-    """The query with the variant's names read as the reference's; the reference's own
-    names become unknown parameters, refused like any other."""
-    plain = set(BRACKETED.values())
-    return QueryParams(
-        [
-            (BRACKETED.get(name, f"unknown:{name}" if name in plain else name), value)
-            for name, value in query.multi_items()
-        ]
-    )
-
-
-def _one_of(call: Call, value: Any, values: list[str]) -> bool:
-    """A repeated filter parameter ORs its values: the row's value is any of them."""
-    if call.settings.has_fault("filter_values_anded"):
-        return all(value == each for each in values)
-    return value in values
-
-
-def _naive_as_utc(call: Call, name: str) -> str | None:
-    """The raw `*_since` value; under its fault an `updated_since` without an offset is
-    read as UTC instead of refused."""
-    raw = call.single(name)
-    if name != "updated_since" or raw is None or parse_instant(raw) is not None:
-        return raw
-    if call.settings.has_fault("naive_updated_since_as_utc"):
-        instant = parse_instant(raw, require_offset=False)
-        return raw if instant is None else instant.isoformat()
-    return raw
-
-
-def _field_matches(call: Call, row: Record, filters: dict[str, list[str]]) -> list[bool]:
-    """Whether the row matches each filter; under the `status_and_score_ored` fault the two
-    enum filters are one "standing" condition that either satisfies."""
-    matched = {name: _one_of(call, row.get(name), values) for name, values in filters.items()}
-    if "email" in matched and call.settings.has_fault("email_filter_prefix_match"):
-        email = row.get("email") or ""  # a LIKE 'value%' the index serves
-        matched["email"] = any(email.startswith(value) for value in filters["email"])
-    if call.settings.has_fault("status_and_score_ored") and {"status", "score"} <= set(matched):
-        matched["status"] = matched["score"] = matched["status"] or matched["score"]
-    return list(matched.values())
-
-
-def _at_or_after(call: Call, row: Record, name: str, value: str) -> bool:
-    """Whether the row's stamp of a `*_since` filter is at or after `value`."""
-    stamp = row[name.replace("_since", "_at")]
-    if name == "updated_since" and call.settings.has_fault("updated_since_reads_created_at"):
-        stamp = row["created_at"]  # the index the filter was written against
-    if name == "created_since" and call.settings.has_fault("created_since_reads_updated_at"):
-        stamp = row["updated_at"]  # one stamp index serves both filters
-    if name == "updated_since" and call.settings.has_fault("updated_since_exclusive"):
-        return bool(stamp > value)
-    if name == "created_since" and call.settings.has_fault("created_since_exclusive"):
-        return bool(stamp > value)
-    return bool(stamp >= value)
-
-
-def _filters(call: Call) -> dict[str, list[str]]:
-    chosen: dict[str, list[str]] = {}
-    for name, rule in FILTERS.items():
-        values = call.query.getlist(name)
-        if not values:
-            continue
-        cap = MAX_FILTER_VALUES
-        if call.settings.has_fault("filter_cap_off_by_one"):
-            cap -= 1
-        if len(values) > cap and not call.settings.has_fault("filter_cap_unchecked"):
-            raise ApiError(
-                400,
-                "too_many_filter_values",
-                f"{name} is repeated {len(values)} times; at most {MAX_FILTER_VALUES} values.",
-                param=name,
-            )
-        for value in values:
-            if name in UNVALIDATED_FILTER_FAULTS and call.settings.has_fault(
-                UNVALIDATED_FILTER_FAULTS[name]
-            ):
-                continue  # compared as text: an invalid value matches nothing
-            if isinstance(rule, tuple) and value not in rule:
-                raise bad_query(name, f"must be one of {', '.join(rule)}", "enum")
-            if isinstance(rule, str) and not is_id(value, rule):
-                raise bad_query(name, f"must be a {rule} id", "pattern")
-        if name == "phone":
-            values = [phones.normalize(value) or value for value in values]
-        ignored = IGNORED_FILTER_FAULTS.get(name)
-        if ignored is None or not call.settings.has_fault(ignored):
-            chosen[name] = sorted(set(values))
-    return chosen
-
-
-IGNORED_FILTER_FAULTS = {
-    "status": "status_filter_ignored",
-    "score": "score_filter_ignored",
-    "email": "email_filter_ignored",
-    "owner_id": "owner_filter_ignored",
-    "organization_id": "organization_filter_ignored",
-    "external_id": "external_id_filter_ignored",
-}
-"""Faults: a filter validated but never applied (left out of the chosen filters)."""
