@@ -40,6 +40,7 @@ from crm_conformance.steps import (
     expect_value,
     instant,
     later,
+    settle,
     stamp,
     universal,
 )
@@ -204,7 +205,7 @@ def test_close_clears_handler_and_needs_human(
 @pytest.mark.parametrize("outcome", OUTCOMES)
 def test_close_moves_updated_at(api: ApiClient, conversations: RecordFactory, outcome: str) -> None:
     conversation = conversations.conversation(status="active")
-    time.sleep(1.1)  # a target stamping whole seconds still shows the change
+    settle(conversation["updated_at"])  # a target stamping whole seconds still shows it
     response = close(api, conversation["id"], {"outcome": outcome})
     body = closed(response, "CONV-015", conversation["id"])
     expect_timestamp(response, "CONV-013", body, "updated_at")
@@ -602,7 +603,7 @@ def test_a_move_changes_the_conversation_as_the_document_ties_it(
     including handler", so it is later after every move; after a handoff or an
     assignment, `needs_human` is true."""
     conversation = conversations.conversation(**HOLDERS[holder])
-    time.sleep(1.1)  # a target stamping whole seconds still shows the change
+    settle(conversation["updated_at"])  # a target stamping whole seconds still shows it
     response = move(api, conversations, convention, conversation["id"], name)
     if not response.is_success:  # the moves are not shown: only the listed refusals bind
         pytest.skip(f"the target refused the {name} from {holder}: {response.status_code}")

@@ -134,3 +134,23 @@ def test_got_and_expected_are_named_so_they_cannot_be_swapped() -> None:
     with pytest.raises(TypeError):
         expect_value(None, "CON-001", "name", "Ada", "Ada")  # type: ignore[call-arg]  # the misuse this test makes
     expect_value(None, "CON-001", "name", got="Ada", expected="Ada")
+
+
+def test_settle_waits_by_the_precision_a_stamp_shows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A second and a bit for whole seconds or a fraction of zeros (the clock may keep no
+    more), about the finest digit's step otherwise, and never less."""
+    from crm_conformance.steps import expect
+
+    waits: list[float] = []
+    monkeypatch.setattr(expect.time, "sleep", waits.append)
+    for value in (
+        "2026-01-02T03:04:05Z",
+        "2026-01-02T03:04:05.000Z",
+        "2026-01-02T03:04:05.123Z",
+        "2026-01-02T03:04:05.123456+00:00",
+        None,
+    ):
+        expect.settle(value)
+    assert waits[0] == waits[1] == waits[4] == 1.1
+    assert 0.001 < waits[2] <= 0.002
+    assert 0 < waits[3] < 0.00001

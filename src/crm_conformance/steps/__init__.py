@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from crm_conformance.steps.expect import instant as instant
     from crm_conformance.steps.expect import later as later
     from crm_conformance.steps.expect import matches as matches
+    from crm_conformance.steps.expect import settle as settle
     from crm_conformance.steps.expect import strings_in as strings_in
     from crm_conformance.steps.expect import universal as universal
     from crm_conformance.steps.expect import words_in as words_in

@@ -12,6 +12,7 @@ reading; a test that wants to record what the target chose calls `observe` itsel
 """
 
 import re
+import time
 from collections.abc import Collection, Iterable, Mapping
 from datetime import datetime
 from typing import Any
@@ -399,6 +400,19 @@ def later(after: Any, before: Any) -> bool:
         return instant(after) > instant(before)
     except ValueError:
         return False
+
+
+_FRACTION = re.compile(r"T\d\d:\d\d:\d\d[.,](\d+)")
+
+
+def settle(stamp: Any) -> None:
+    """Wait until a change made now is stamped later than `stamp` on the target's clock,
+    by the finest precision `stamp` shows: a fraction with a non-zero digit says the clock
+    ticks at least that finely (a millisecond stamp needs a millisecond or two), while
+    whole seconds, or a fraction of zeros, may be all it keeps (a second and a bit)."""
+    found = _FRACTION.search(stamp) if isinstance(stamp, str) else None
+    digits = found.group(1) if found else ""
+    time.sleep(1.1 if not digits.strip("0") else 1.5 * 10 ** -len(digits))
 
 
 @checks_predicate
