@@ -139,10 +139,12 @@ def test_got_and_expected_are_named_so_they_cannot_be_swapped() -> None:
 def test_settle_waits_by_the_precision_a_stamp_shows(monkeypatch: pytest.MonkeyPatch) -> None:
     """A second and a bit for whole seconds or a fraction of zeros (the clock may keep no
     more), about the finest digit's step otherwise, and never less."""
+    import time
+
     from crm_conformance.steps import expect
 
     waits: list[float] = []
-    monkeypatch.setattr(expect.time, "sleep", waits.append)
+    monkeypatch.setattr(time, "sleep", waits.append)
     for value in (
         "2026-01-02T03:04:05Z",
         "2026-01-02T03:04:05.000Z",

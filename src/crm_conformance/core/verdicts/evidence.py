@@ -2,7 +2,7 @@
 
 A marker names what a test *may* check; whether a requirement was verified depends on
 what ran. Every check (`steps.expect`'s `expect_*`, the registered checks of
-`core.checks`, the fuzz layer's checks) reports here each time it evaluated a
+`core.verdicts.checks`, the fuzz layer's checks) reports here each time it evaluated a
 requirement and found it held. A check that found a requirement broken raises
 `ConformanceFailure`, which charges the failure (`outcomes.failed_requirements`). So a
 requirement passes only through a check of it that ran and passed (DESIGN.md,
