@@ -119,7 +119,7 @@ def _same_codes(maker: operations.Maker) -> list[Provoke]:
         provoked.append(_get(path, limit=0))
         provoked.append(_get(path, cursor="not-a-cursor-%%"))
     for kind in conventions.RETRIEVED:
-        ids = {f"{kind}_id": absent_id(PREFIXES[kind])}
+        ids = {f"{kind}_id": absent_id(operations.PREFIXES[kind])}
         try:
             path = conventions.path(maker.convention, f"retrieve.{kind}_path", **ids)
         except pytest.skip.Exception:
@@ -130,9 +130,6 @@ def _same_codes(maker: operations.Maker) -> list[Provoke]:
 
 def _get(path: str, **params: Any) -> Provoke:
     return lambda api: api.get(path, params=params)
-
-
-PREFIXES = {"organization": "org", "deal": "deal", "activity": "act"}
 
 
 @pytest.mark.req("ERR-021")

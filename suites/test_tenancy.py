@@ -695,24 +695,13 @@ def _deleted(resource: str) -> ReadOf:
     return read
 
 
-LISTED_PREFIX = {
-    "organization": "org",
-    "deal": "deal",
-    "activity": "act",
-    "tag": "tag",
-    "conversation": "conv",
-    "campaign": "camp",
-}
-"""The id prefix of the record each list the target file may name lists."""
-
-
 def _named_list(kind: str) -> ReadOf:
     """The list of `kind` the target file names, whole (bounded), for the second
     workspace's record of that kind."""
 
     def read(elsewhere: Records, convention: conventions.Lookup) -> Read:
         path = conventions.path(convention, f"lists.{kind}_path")
-        return Read("GET", path, {}, None, elsewhere.id_of(LISTED_PREFIX[kind]))
+        return Read("GET", path, {}, None, elsewhere.id_of(operations.PREFIXES[kind]))
 
     return read
 

@@ -338,6 +338,18 @@ ROWS = {
 reads or writes."""
 
 
+PREFIXES = {
+    "contact": "con",
+    "organization": "org",
+    "deal": "deal",
+    "activity": "act",
+    "tag": "tag",
+    "conversation": "conv",
+    "campaign": "camp",
+}
+"""The id prefix of each kind a named operation reads or writes (the identifier table)."""
+
+
 def _list(kind: str) -> Callable[[Maker], Call]:
     return lambda maker: Call(
         "GET", conventions.path(maker.convention, f"lists.{kind}_path"), (("limit", "1"),)
