@@ -24,6 +24,7 @@ from crm_conformance.steps import (
     expect_enum,
     expect_error,
     expect_error_among,
+    expect_field,
     expect_identifier,
     expect_owner,
     expect_status,
@@ -76,13 +77,11 @@ def test_an_activity_is_planned_on_each_record_kind(
     observe("activity create status", response.status_code)
     observe("activity default type", activity.get("type"))
     observe("activity default status", activity.get("status"))
-    expect_value(response, "ACT-019", "object", got=activity.get("object"), expected="activity")
+    expect_field(response, "ACT-019", activity, "object", expected="activity")
     expect_identifier(response, "ACT-018", activity, "id", "act_")
     expect_identifier(response, "IDN-015", activity, "id", "act_")
-    expect_value(
-        response, "ACT-001", "record_id", got=activity.get("record_id"), expected=body["record_id"]
-    )
-    expect_value(response, "ACT-001", "title", got=activity.get("title"), expected=body["title"])
+    expect_field(response, "ACT-001", activity, "record_id", expected=body["record_id"])
+    expect_field(response, "ACT-001", activity, "title", expected=body["title"])
     expect_enum(response, "ACT-007", activity, "type", TYPES)
     expect_enum(response, "ACT-010", activity, "status", STATUSES)
     for field in ("created_at", "updated_at"):
@@ -96,7 +95,7 @@ def test_a_completed_activity_with_a_past_due_at_is_logged(
     body.update(status="completed", due_at=_stamp(-timedelta(days=3)))
     response = api.post(ACTIVITIES, json=body)
     activity = expect_success(response, "ACT-002")
-    expect_value(response, "ACT-002", "status", got=activity.get("status"), expected="completed")
+    expect_field(response, "ACT-002", activity, "status", expected="completed")
 
 
 @pytest.mark.req("ACT-011")
@@ -125,13 +124,8 @@ def test_a_title_of_1_to_500_characters_is_accepted(
     else:
         body["title"] = "t"
     response = api.post(ACTIVITIES, json=body)
-    expect_value(
-        response,
-        "ACT-004",
-        "title",
-        got=expect_success(response, "ACT-004").get("title"),
-        expected=body["title"],
-    )
+    shown = expect_success(response, "ACT-004")
+    expect_field(response, "ACT-004", shown, "title", expected=body["title"])
 
 
 @pytest.mark.req("ACT-004", "ACT-024")
@@ -148,20 +142,15 @@ def test_a_title_outside_1_to_500_characters_is_refused(
 def test_description_defaults_to_the_empty_string(api: ApiClient, body: dict[str, Any]) -> None:
     response = api.post(ACTIVITIES, json=body)
     activity = expect_success(response, "ACT-005")
-    expect_value(response, "ACT-005", "description", got=activity.get("description"), expected="")
+    expect_field(response, "ACT-005", activity, "description", expected="")
 
 
 @pytest.mark.req("ACT-006", "ACT-025")
 @pytest.mark.parametrize("kind", BODY_TYPES)
 def test_each_body_type_is_accepted(api: ApiClient, body: dict[str, Any], kind: str) -> None:
     response = api.post(ACTIVITIES, json={**body, "type": kind})
-    expect_value(
-        response,
-        "ACT-006",
-        "type",
-        got=expect_success(response, "ACT-006").get("type"),
-        expected=kind,
-    )
+    shown = expect_success(response, "ACT-006")
+    expect_field(response, "ACT-006", shown, "type", expected=kind)
 
 
 @pytest.mark.req("ACT-008")
@@ -231,14 +220,10 @@ def test_a_record_id_not_naming_a_contact_organization_or_deal_is_refused(
 def test_an_assigned_activity_renders_its_assignee(
     api: ApiClient, adapter: AdapterClient, body: dict[str, Any]
 ) -> None:
-    users = adapter.fixtures().users
-    if not users:
-        pytest.skip("the adapter's fixtures list no user")
+    users = adapter.fixture_ids("users")
     response = api.post(ACTIVITIES, json={**body, "assignee_id": users[0]})
     activity = expect_success(response, "ACT-014")
-    expect_value(
-        response, "ACT-014", "assignee_id", got=activity.get("assignee_id"), expected=users[0]
-    )
+    expect_field(response, "ACT-014", activity, "assignee_id", expected=users[0])
     expect_owner(response, "ACT-014", activity, "assignee", users[0])
 
 
@@ -264,20 +249,18 @@ def test_a_listed_user_id_serves_as_the_assignee_id(
     user_id = factory.listed_user_id()
     response = api.post(ACTIVITIES, json={**body, "assignee_id": user_id})
     activity = expect_success(response, "USR-004")
-    expect_value(
-        response, "USR-004", "assignee_id", got=activity.get("assignee_id"), expected=user_id
-    )
+    expect_field(response, "USR-004", activity, "assignee_id", expected=user_id)
 
 
 @pytest.mark.req("ACT-015", "ACT-025")
 def test_created_by_is_an_owner_or_null(api: ApiClient, body: dict[str, Any]) -> None:
     response = api.post(ACTIVITIES, json={**body, "description": "from the suite"})
     activity = expect_success(response, "ACT-015")
-    expect_value(
+    expect_field(
         response,
         "ACT-025",
+        activity,
         "description",
-        got=activity.get("description"),
         expected="from the suite",
     )
     created_by = activity.get("created_by")

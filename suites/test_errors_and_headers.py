@@ -25,6 +25,7 @@ from crm_conformance.steps import (
     expect_error,
     expect_status,
     expect_true,
+    expect_value,
     listings,
     operations,
     refill_window,
@@ -166,12 +167,13 @@ def test_an_unsupported_method_answers_405_apierror_of(api: ApiClient) -> None:
     response = api.delete(CLOSE_PATH)
     expect_status(response, "ERR-013", 405)
     error = error_of(response)
-    expect_true(
+    expect_value(
         response,
         "ERR-013",
-        error.get("type") == "api_error",
-        expected="405 with error.type 'api_error'",
-        got=f"error.type = {error.get('type')!r}",
+        "error.type",
+        got=error.get("type"),
+        expected="api_error",
+        why="on a 405",
     )
 
 

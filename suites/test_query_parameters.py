@@ -22,6 +22,7 @@ from crm_conformance.steps import (
     RecordFactory,
     error_of,
     expect_error,
+    expect_field,
     expect_narrowed,
     expect_organization,
     expect_status,
@@ -235,9 +236,7 @@ def test_fields_returns_only_the_named_fields_with_id_and_object(contacts: Conta
             got=f"keys {sorted(keys)}",
         )
         expect_narrowed(response, "QRY-010", record, ("email",))
-        expect_value(
-            response, "QRY-010", "email", got=record.get("email"), expected=contact["email"]
-        )
+        expect_field(response, "QRY-010", record, "email", expected=contact["email"])
 
 
 NARROWED_TO = {

@@ -19,10 +19,10 @@ from crm_conformance.core.model import document
 from crm_conformance.steps import (
     RecordFactory,
     expect_error,
+    expect_field,
     expect_identifier,
     expect_success,
     expect_true,
-    expect_value,
     matches,
 )
 
@@ -69,10 +69,10 @@ def test_a_tag_is_added_to_the_catalogue_of_each_record_kind(
     )
     tag = expect_success(response, "TAG-001")
     observe("tag create status", response.status_code)
-    expect_value(response, "TAG-010", "object", got=tag.get("object"), expected="tag")
+    expect_field(response, "TAG-010", tag, "object", expected="tag")
     expect_identifier(response, "TAG-009", tag, "id", "tag_")
     expect_identifier(response, "IDN-014", tag, "id", "tag_")
-    expect_value(response, "TAG-001", "name", got=tag.get("name"), expected=name)
+    expect_field(response, "TAG-001", tag, "name", expected=name)
 
 
 @pytest.mark.req("TAG-002")
@@ -87,13 +87,8 @@ def test_a_name_of_100_characters_is_accepted(
 ) -> None:
     name = _padded(unique, MAX_NAME)
     response = api.post("/v1/tags", json=_body(convention, name=name))
-    expect_value(
-        response,
-        "TAG-003",
-        "name",
-        got=expect_success(response, "TAG-003").get("name"),
-        expected=name,
-    )
+    shown = expect_success(response, "TAG-003")
+    expect_field(response, "TAG-003", shown, "name", expected=name)
 
 
 @pytest.mark.req("TAG-003")

@@ -149,8 +149,8 @@ def test_every_layer_of_the_package_has_a_rank() -> None:
     assert {layer_of(m) for m in modules()} == set(LAYERS)
 
 
-def test_the_top_level_keeps_only_the_root_the_errors_and_the_cli() -> None:
-    assert sorted(p.name for p in SOURCE.glob("*.py")) == ["__init__.py", "_errors.py", "cli.py"]
+def test_the_top_level_keeps_only_the_root_and_the_errors() -> None:
+    assert sorted(p.name for p in SOURCE.glob("*.py")) == ["__init__.py", "_errors.py"]
 
 
 def test_every_package_names_its_layer_in_a_docstring() -> None:

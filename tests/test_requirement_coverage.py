@@ -3,12 +3,13 @@ class can never pass in full, even against the reference server."""
 
 from crm_conformance.core.model.catalogue import load_catalogue
 from crm_conformance.run import runner
+from crm_conformance.run.request import RunRequest
 
 
 def test_every_testable_requirement_is_named_by_a_suite_test() -> None:
     named = {
         req_id
-        for test in runner.list_tests(runner.RunRequest(classes="all"))
+        for test in runner.list_tests(RunRequest(classes="all"))
         for req_id in test["requirements"]
     }
     unnamed = [

@@ -73,6 +73,15 @@ def test_bodies_leave_out_what_was_not_given() -> None:
     }
 
 
+def test_fixture_ids_of_a_kind_the_adapter_lists_none_of_are_not_applicable() -> None:
+    """A workspace without deal custom fields is legal: the test that needs one is not
+    applicable, saying which kind is missing, and never fails."""
+    client, _ = adapter(["fixtures"])
+    assert client.fixture_ids("users") == ("usr_1",)
+    with pytest.raises(FeatureMissing, match="the adapter's fixtures list no deal custom field"):
+        client.fixture_ids("deal_custom_fields")
+
+
 def test_fixtures_are_parsed() -> None:
     client, _ = adapter(["fixtures"])
     fixtures = client.fixtures()

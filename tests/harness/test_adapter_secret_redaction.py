@@ -6,8 +6,9 @@ from pathlib import Path
 import pytest
 
 from crm_conformance.adapter_check.probe import Probe
-from crm_conformance.core.hygiene.redaction import FILTERED, Redactor
+from crm_conformance.core.hygiene.redaction import FILTERED
 from crm_conformance.core.model.target import target_from_data
+from crm_conformance.core.transport.client import Wiring
 from crm_conformance.plugin.options import Options
 from crm_conformance.plugin.state import RunState
 
@@ -27,8 +28,8 @@ def test_the_run_state_filters_the_adapter_secret(tmp_path: Path) -> None:
     options = Options(target_path=None, base_url=None, classes=None, run_id="r", request_budget=9)
     state = RunState(options, worker="gw0", worker_count=1, pacing_dir=str(tmp_path))
     state.adopt(TARGET)
-    assert state.redactor is not None
-    assert state.redactor.text(f"secret={SECRET}") == f"secret={FILTERED}"
+    assert state.wiring is not None
+    assert state.wiring.redactor.text(f"secret={SECRET}") == f"secret={FILTERED}"
 
 
 def test_adapter_check_filters_the_adapter_secret() -> None:
@@ -46,19 +47,19 @@ def test_sweep_sends_the_adapter_secret(monkeypatch: pytest.MonkeyPatch) -> None
     class Stop(Exception):
         pass
 
-    made: list[dict[str, object]] = []
+    made: list[tuple[Wiring, str, str | None]] = []
 
-    def recording(**options: object) -> object:
-        made.append(options)
-        if options.get("base_url") == TARGET.adapter_url:
+    def recording(wiring: Wiring, base_url: str, token: str | None) -> object:
+        made.append((wiring, base_url, token))
+        if base_url == TARGET.adapter_url:
             raise Stop
         return object()
 
     monkeypatch.setattr(sweep, "load_target", lambda **_: TARGET)
-    monkeypatch.setattr(sweep, "ApiClient", recording)
+    monkeypatch.setattr(Wiring, "client", recording)
     with pytest.raises(Stop):
         sweep.sweep(target_path=Path("t.toml"))
-    assert made[-1]["token"] == SECRET
-    redactor = made[0]["redactor"]
-    assert isinstance(redactor, Redactor)
+    wiring, _, token = made[-1]
+    assert token == SECRET
+    redactor = wiring.redactor
     assert SECRET in redactor.secrets

@@ -293,6 +293,7 @@ def test_workers_share_the_given_targets_allowances_and_pace_their_own_server_al
     options = Options(target_path=None, base_url=None, classes=None, run_id="r", request_budget=100)
     state = RunState(options, worker="gw0", worker_count=2, pacing_dir=str(tmp_path))
     state.adopt(Target("http://127.0.0.1:1"))
-    assert isinstance(state.pacer and state.pacer.ledger, FileLedger)
+    assert state.wiring is not None
+    assert isinstance(state.wiring.pacer.ledger, FileLedger)
     state.adopt(Target("http://127.0.0.1:1"), shared=False)
-    assert isinstance(state.pacer and state.pacer.ledger, MemoryLedger)
+    assert isinstance(state.wiring.pacer.ledger, MemoryLedger)

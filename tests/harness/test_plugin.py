@@ -724,7 +724,7 @@ def test_spent_retries_are_an_error_the_verdict_calls_target_unavailable(
 ) -> None:
     from crm_conformance.core.model.catalogue import load_catalogue
     from crm_conformance.reporting.summary import RunInfo, build_summary
-    from crm_conformance.run.runner import EXIT_FAILED, exit_code
+    from crm_conformance.run.verdict import EXIT_FAILED, exit_code
 
     monkeypatch.setenv("CRM_TOKEN_FULL", TOKEN)
     suite(pytester, GATEWAY)

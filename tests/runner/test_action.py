@@ -17,7 +17,7 @@ import yaml
 from crm_conformance.cli import main
 from crm_conformance.reporting import step_summary
 from crm_conformance.run import runner
-from crm_conformance.run.runner import RunRequest
+from crm_conformance.run.request import RunRequest
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "action.py"

@@ -359,10 +359,10 @@ def test_an_error_line_on_stderr_off_a_terminal_is_cut_at_600_characters(tmp_pat
 
 
 def test_the_readme_documents_every_exit_code_of_run() -> None:
-    from crm_conformance.run import runner
+    from crm_conformance.run import verdict
 
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     table = readme.split("### Exit codes", 1)[1].split("\n\n", 3)[2]
     documented = {int(row.split("|")[1]) for row in table.splitlines()[2:]}
-    codes = {value for name, value in vars(runner).items() if name.startswith("EXIT_")}
+    codes = {value for name, value in vars(verdict).items() if name.startswith("EXIT_")}
     assert documented == codes

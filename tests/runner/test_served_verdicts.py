@@ -18,7 +18,8 @@ from crm_conformance.cli import main
 from crm_conformance.core.verdicts.outcomes import OUTCOMES_FILE
 from crm_conformance.reference import ServerSettings, running_server
 from crm_conformance.reference.server import ServedTarget
-from crm_conformance.run.runner import RunRequest, list_tests
+from crm_conformance.run.request import RunRequest
+from crm_conformance.run.runner import list_tests
 
 NO_ADAPTER = "needs the provisioning adapter"
 

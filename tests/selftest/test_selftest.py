@@ -15,7 +15,8 @@ from crm_conformance import UsageError
 from crm_conformance.cli import main
 from crm_conformance.reference.faults import FAULTS as REFERENCE_FAULTS
 from crm_conformance.reference.variants import VARIANTS, Variant
-from crm_conformance.run.runner import RunRequest, list_tests
+from crm_conformance.run.request import RunRequest
+from crm_conformance.run.runner import list_tests
 from crm_conformance.selftest import (
     MATRIX_JSON,
     MATRIX_MARKDOWN,

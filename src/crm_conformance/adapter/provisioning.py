@@ -33,7 +33,7 @@ from crm_conformance.core.transport.bounds import (
     bounded_transport,
     read_bounded,
 )
-from crm_conformance.core.transport.client import RequestBudget
+from crm_conformance.core.transport.client import RequestBudget, Wiring
 from crm_conformance.core.transport.exchanges import ExchangeLog, record_exchange
 from crm_conformance.core.transport.ledger import Ledger
 
@@ -90,6 +90,33 @@ class AdapterClient:
         self.retry = retry if retry is not None else retries.RetryPolicy()
         self._sleep = sleep
         self._health_failed: AdapterError | None = None
+
+    @classmethod
+    def wired(
+        cls,
+        wiring: Wiring,
+        adapter_url: str,
+        token: str | None,
+        *,
+        skip: Callable[[str], NoReturn] = _raise_missing,
+        on_require: Callable[[str], None] | None = None,
+    ) -> "AdapterClient":
+        """The adapter client of a run: the same redactor, log, budget, ledger, bounds and
+        retry policy as its API clients (`Wiring.client`)."""
+        return cls(
+            adapter_url=adapter_url,
+            token=token,
+            redactor=wiring.redactor,
+            log=wiring.log,
+            budget=wiring.budget,
+            timeout=wiring.timeout,
+            max_response_bytes=wiring.max_response_bytes,
+            ledger=wiring.ledger,
+            retry=wiring.retry,
+            sleep=wiring.sleep,
+            skip=skip,
+            on_require=on_require,
+        )
 
     def close(self) -> None:
         """Close the connection pool."""
@@ -150,6 +177,15 @@ class AdapterClient:
             yield
         finally:
             self._optional -= 1
+
+    def fixture_ids(self, kind: str) -> tuple[str, ...]:
+        """The primary workspace's fixture ids of `kind` (a field of `Fixtures`, e.g.
+        `users`), or the test is not applicable when the adapter lists none: a workspace
+        without users or custom fields is legal, and says nothing of the rule."""
+        ids: tuple[str, ...] = getattr(self.fixtures(), kind)
+        if not ids:
+            self._skip(f"the adapter's fixtures list no {kind.removesuffix('s').replace('_', ' ')}")
+        return ids
 
     def fixtures(self, *, workspace: Workspace = "primary") -> Fixtures:
         """Pipelines, lost reasons, users and contact custom fields of `workspace` (cached)."""

@@ -20,7 +20,7 @@ import httpx
 from crm_conformance.adapter_kit import load_contract, schema_problems
 from crm_conformance.core.hygiene.redaction import Redactor
 from crm_conformance.core.model.target import Target
-from crm_conformance.core.transport.client import ApiClient
+from crm_conformance.core.transport.client import ApiClient, Wiring
 from crm_conformance.core.transport.exchanges import Exchange, ExchangeLog
 from crm_conformance.steps.expect import strings_in
 from crm_conformance.steps.pages import walk
@@ -45,22 +45,9 @@ class Probe:
         self.contract = load_contract()
         self.log = ExchangeLog()
         self.redactor = redactor if redactor is not None else Redactor(target.secrets)
-        self.adapter = ApiClient(
-            base_url=target.adapter_url,
-            token=target.adapter_token,
-            redactor=self.redactor,
-            log=self.log,
-            timeout=target.timeout,
-            max_response_bytes=target.max_response_bytes,
-        )
-        self.api = ApiClient(
-            base_url=target.base_url,
-            token=target.tokens["full"],
-            redactor=self.redactor,
-            log=self.log,
-            timeout=target.timeout,
-            max_response_bytes=target.max_response_bytes,
-        )
+        wiring = Wiring.for_target(target, redactor=self.redactor, log=self.log)
+        self.adapter = wiring.client(target.adapter_url, target.adapter_token)
+        self.api = wiring.client(target.base_url, target.tokens["full"])
         other = target.token("other_workspace")
         self.other: ApiClient | None = None
         if other is not None:

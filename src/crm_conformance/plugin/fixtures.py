@@ -35,23 +35,9 @@ def target(pytestconfig: pytest.Config) -> "Target":
 
 
 def _client(state: RunState, token: str | None) -> "ApiClient":
-    from crm_conformance.core.transport.client import ApiClient
-
     assert state.target is not None
-    assert state.redactor is not None
-    client = ApiClient(
-        base_url=state.target.base_url,
-        token=token,
-        redactor=state.redactor,
-        log=state.log,
-        budget=state.budget,
-        breaker=state.breaker,
-        timeout=state.target.timeout,
-        max_response_bytes=state.target.max_response_bytes,
-        max_rate_limit_wait=state.target.max_rate_limit_wait,
-        pacer=state.pacer,
-        ledger=state.ledger,
-    )
+    assert state.wiring is not None
+    client = state.wiring.client(state.target.base_url, token)
     state.closers.append(client.close)
     return client
 
@@ -113,17 +99,13 @@ def _adapter_or_none(config: pytest.Config) -> "AdapterClient | None":
     if cached is None:
         from crm_conformance.adapter.provisioning import AdapterClient
 
-        cached = AdapterClient(
-            adapter_url=target.adapter_url,
-            redactor=state.redactor,
-            log=state.log,
-            budget=state.budget,
-            timeout=target.timeout,
-            max_response_bytes=target.max_response_bytes,
+        assert state.wiring is not None
+        cached = AdapterClient.wired(
+            state.wiring,
+            target.adapter_url,
+            target.adapter_token,
             skip=pytest.skip,
             on_require=functools.partial(_note_feature, state),
-            token=target.adapter_token,
-            ledger=state.ledger,
         )
         state.closers.append(cached.close)
         config.stash[_ADAPTER] = cached

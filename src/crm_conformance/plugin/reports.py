@@ -57,10 +57,11 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     state = item.config.stash.get(STATE, None)
     if state is not None:
         state.testing = item
-    if state is not None and state.log is not None:
-        item.stash[_EXCHANGE_MARK] = (state.log.mark(), len(state.log.missing_retry_after))
-        item.stash[_WAIT_MARK] = len(state.log.waits)
-        item.stash[_FAULT_MARK] = len(state.log.faults)
+    if state is not None and state.wiring is not None:
+        log = state.wiring.log
+        item.stash[_EXCHANGE_MARK] = (log.mark(), len(log.missing_retry_after))
+        item.stash[_WAIT_MARK] = len(log.waits)
+        item.stash[_FAULT_MARK] = len(log.faults)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -129,11 +130,11 @@ def _api_requests(state: "RunState", mark: int) -> int:
     """The exchanges since `mark` with the API, not with the adapter (which may live under
     the API's base URL, as the reference's `/_adapter` does)."""
     assert state.target is not None
-    assert state.log is not None
+    assert state.wiring is not None
     api, adapter = state.target.base_url + "/", state.target.adapter_url
     return sum(
         e.url.startswith(api) and not (adapter and e.url.startswith(adapter + "/"))
-        for e in state.log.since(mark)
+        for e in state.wiring.log.since(mark)
     )
 
 
@@ -147,10 +148,11 @@ def _name_of(state: "RunState") -> str:
 def exchanges_of(item: pytest.Item) -> list[dict[str, Any]]:
     """The exchanges `item` has sent so far, as redacted JSON data (for reporters)."""
     state = item.config.stash.get(STATE, None)
-    if state is None or state.log is None:
+    if state is None or state.wiring is None:
         return []
     start, _ = item.stash.get(_EXCHANGE_MARK, (0, 0))
-    return [jsonable(item.config, exchange.as_dict()) for exchange in state.log.since(start)]
+    since = state.wiring.log.since(start)
+    return [jsonable(item.config, exchange.as_dict()) for exchange in since]
 
 
 def _charged(item: pytest.Item, exc: BaseException) -> list[tuple[str, Any]]:
@@ -208,9 +210,10 @@ def pytest_runtest_makereport(
         if checked:  # what the test's checks found held: its ids' verdicts come from this
             item.user_properties.append((PROP_CHECKED, checked))
     if call.when == "teardown" and state is not None and _EXCHANGE_MARK in item.stash:
-        assert state.log is not None
+        assert state.wiring is not None
+        log = state.wiring.log
         _, throttled_from = item.stash[_EXCHANGE_MARK]
-        unannounced = state.log.missing_retry_after[throttled_from:]
+        unannounced = log.missing_retry_after[throttled_from:]
         if unannounced:
             # Retried so the test could go on, but not hidden: the report shows each one.
             item.user_properties.append(
@@ -222,13 +225,13 @@ def pytest_runtest_makereport(
                     },
                 )
             )
-        waits = state.log.waits[item.stash[_WAIT_MARK] :]
+        waits = log.waits[item.stash[_WAIT_MARK] :]
         if waits:  # how long this test waited for the allowance (summed in the summary)
             item.user_properties.append((PROP_RATE_WAIT, _waited(waits, state.token_labels())))
         mark, _ = item.stash[_EXCHANGE_MARK]
         item.user_properties.append((PROP_REQUESTS, _api_requests(state, mark)))
         item.user_properties.append((PROP_TOKEN, _name_of(state)))
-        faults = state.log.faults[item.stash[_FAULT_MARK] :]
+        faults = log.faults[item.stash[_FAULT_MARK] :]
         if faults:  # the transport faults this test met (summed in the summary)
             item.user_properties.append((PROP_FAULTS, _tallied(faults)))
     report = yield
@@ -253,7 +256,7 @@ def pytest_runtest_makereport(
             properties += _charged(item, exc)
         if call.when == "call" and classified is None and _says_per_failure(exc):
             causes = "\n".join(failure_causes(exc))
-            redacted = state.redactor.text(causes) if state and state.redactor else causes
+            redacted = _redactor(state).text(causes)
             properties.append((PROP_CAUSE, redacted))
             _add_details(report, "\n".join([causes, *_reproductions(exc)]), state)
         # On the item too: JUnit writes the teardown report's properties only.
@@ -297,7 +300,7 @@ def _redactor(state: "RunState | None") -> "Redactor":
     """The run's redactor; outside a run, one filtering token shapes only."""
     from crm_conformance.core.hygiene.redaction import Redactor
 
-    return state.redactor if state is not None and state.redactor is not None else Redactor()
+    return state.wiring.redactor if state is not None and state.wiring is not None else Redactor()
 
 
 def _one_line(cause: str, state: "RunState | None") -> str:

@@ -102,13 +102,8 @@ def start_pool(state: RunState, config: pytest.Config) -> None:
             )
         from crm_conformance._errors import AdapterError
 
-        adapter = AdapterClient(
-            adapter_url=target.adapter_url,
-            redactor=state.redactor,
-            timeout=target.timeout,
-            max_response_bytes=target.max_response_bytes,
-            token=target.adapter_token,
-        )
+        assert state.wiring is not None
+        adapter = AdapterClient.wired(state.wiring, target.adapter_url, target.adapter_token)
         state.closers.append(adapter.close)
         try:
             offered = adapter.has("tokens")
@@ -252,8 +247,8 @@ def jsonable(config: pytest.Config, value: Any) -> Any:
     the target."""
     text = json.dumps(value, default=str)
     state = config.stash.get(STATE, None)
-    if state is not None and state.redactor is not None:
-        text = state.redactor.text(text)
+    if state is not None and state.wiring is not None:
+        text = state.wiring.redactor.text(text)
     return _inert_strings(json.loads(text))
 
 

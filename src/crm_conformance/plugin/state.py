@@ -1,8 +1,8 @@
 """The run state of one pytest process: what the plugin's modules share, in one place.
 
 One `RunState` per process (the xdist controller, each xdist worker, each forked child):
-the options, the target and the client machinery every test shares (redactor, exchange
-log, request budget, circuit breaker, pacer, ledger). The plugin's hook modules
+the options, the target and the client machinery every test shares (its `Wiring`:
+redactor, exchange log, request budget, circuit breaker, pacer, ledger). The plugin's hook modules
 (`session`, `selection`, `fixtures`, `reports`, `stream`, `ordering`, `forks`) import it
 and nothing of each other's state, so no import cycle runs between them. No hooks here.
 """
@@ -23,16 +23,8 @@ from crm_conformance.plugin.options import Options
 
 if TYPE_CHECKING:
     from crm_conformance.adapter.token_pool import TokenPool
-    from crm_conformance.core.hygiene.redaction import Redactor
     from crm_conformance.core.model.target import Target
-    from crm_conformance.core.transport.client import (
-        ApiClient,
-        CircuitBreaker,
-        RequestBudget,
-    )
-    from crm_conformance.core.transport.exchanges import ExchangeLog
-    from crm_conformance.core.transport.ledger import Ledger
-    from crm_conformance.core.transport.pacing import Pacer
+    from crm_conformance.core.transport.client import ApiClient, Wiring
     from crm_conformance.plugin.embedded import EmbeddedServer
 
 BREAKER_THRESHOLD = 8
@@ -50,14 +42,11 @@ class RunState:
     worker: str
     worker_count: int
     target: "Target | None" = None
-    redactor: "Redactor | None" = None
-    log: "ExchangeLog | None" = None
-    budget: "RequestBudget | None" = None
-    breaker: "CircuitBreaker | None" = None
-    pacer: "Pacer | None" = None
-    ledger: "Ledger | None" = None
-    """Where the clients note each record they create (`created.jsonl` beside the outcomes
-    file): only for a given target, written by every process of the run."""
+    wiring: "Wiring | None" = None
+    """What every client of the process shares (`adopt`): the redactor, the exchange log,
+    the budget share, the breaker, the pacer and the ledger (where the clients note each
+    record they create, `created.jsonl` beside the outcomes file: only for a given
+    target, written by every process of the run)."""
     pacing_dir: str | None = None
     """The directory xdist workers share their tokens' allowances in (`pacing.FileLedger`)."""
     pending_observations: list[tuple[str, Any]] = field(default_factory=list)
@@ -105,24 +94,28 @@ class RunState:
         workers'; a worker's own embedded server answers it alone, so it paces alone, in
         memory (a file lock per request cost a worker up to 1.6 s of a quick run)."""
         from crm_conformance.core.hygiene.redaction import Redactor
-        from crm_conformance.core.transport.client import CircuitBreaker, RequestBudget
-        from crm_conformance.core.transport.exchanges import ExchangeLog
+        from crm_conformance.core.transport.client import CircuitBreaker, RequestBudget, Wiring
         from crm_conformance.core.transport.ledger import LEDGER_FILE, Ledger
         from crm_conformance.core.transport.pacing import FileLedger, Pacer
 
         self.target = target
         directory = self.pacing_dir if shared else None
-        self.pacer = Pacer(FileLedger(Path(directory)) if directory else None)
-        self.redactor = Redactor((*target.secrets, *(self.pool.tokens if self.pool else ())))
-        self.log = ExchangeLog()
         share = -(-self.options.request_budget // self.worker_count)  # ceiling division
-        self.budget = RequestBudget(share)
-        self.breaker = CircuitBreaker(BREAKER_THRESHOLD)
         # An embedded server's records go with it: only a given target's are kept, and
         # only where the run has a report folder (beside its outcomes file).
         outcomes = self.options.outcomes
-        if shared and outcomes is not None:
-            self.ledger = Ledger(outcomes.parent / LEDGER_FILE, tokens=target.tokens)
+        self.wiring = Wiring.for_target(
+            target,
+            redactor=Redactor((*target.secrets, *(self.pool.tokens if self.pool else ()))),
+            budget=RequestBudget(share),
+            breaker=CircuitBreaker(BREAKER_THRESHOLD),
+            pacer=Pacer(FileLedger(Path(directory)) if directory else None),
+            ledger=(
+                Ledger(outcomes.parent / LEDGER_FILE, tokens=target.tokens)
+                if shared and outcomes is not None
+                else None
+            ),
+        )
 
 
 STATE = pytest.StashKey[RunState]()

@@ -11,6 +11,7 @@ from typing import Any
 
 from crm_conformance.reference.api_errors import not_found
 from crm_conformance.reference.listing import DEFAULT_LIMIT, ListSpec
+from crm_conformance.reference.rendering import stored
 from crm_conformance.reference.reply import Reply
 from crm_conformance.reference.routing import Call, RouteTable
 from crm_conformance.reference.storage import Record
@@ -53,47 +54,19 @@ LOST_REASONS = ListSpec(
 
 
 def render_user(row: Record) -> dict[str, Any]:
-    return {
-        "id": row["id"],
-        "object": "user",
-        "name": row["name"],
-        "email": row["email"],
-        "role": row["role"],
-        "status": row["status"],
-        "created_at": row["created_at"],
-    }
+    return stored(row, "user", "name", "email", "role", "status", "created_at")
 
 
 def render_audience(row: Record) -> dict[str, Any]:
-    return {
-        "id": row["id"],
-        "object": "audience",
-        "name": row["name"],
-        "status": row["status"],
-        "created_at": row["created_at"],
-        "updated_at": row["updated_at"],
-    }
+    return stored(row, "audience", "name", "status", "created_at", "updated_at")
 
 
 def render_channel(row: Record) -> dict[str, Any]:
-    return {
-        "id": row["id"],
-        "object": "channel",
-        "platform": row["platform"],
-        "name": row["name"],
-        "status": row["status"],
-        "created_at": row["created_at"],
-        "updated_at": row["updated_at"],
-    }
+    return stored(row, "channel", "platform", "name", "status", "created_at", "updated_at")
 
 
 def render_lost_reason(row: Record) -> dict[str, Any]:
-    return {
-        "id": row["id"],
-        "object": "lost_reason",
-        "name": row["name"],
-        "created_at": row["created_at"],
-    }
+    return stored(row, "lost_reason", "name", "created_at")
 
 
 def _list(call: Call, kind: str, spec: ListSpec, render: Any) -> Reply:

@@ -9,6 +9,7 @@ from typing import Any
 
 from crm_conformance.reference.api_errors import bad_query, not_found
 from crm_conformance.reference.listing import ListSpec
+from crm_conformance.reference.rendering import stored
 from crm_conformance.reference.reply import Reply
 from crm_conformance.reference.request_body import BodyFields
 from crm_conformance.reference.routing import Call, RouteTable
@@ -141,12 +142,4 @@ def _built_in_type(key: str) -> str:
 
 
 def _render(row: Record) -> dict[str, Any]:
-    return {
-        "id": row["id"],
-        "object": "field",
-        "resource": row["resource"],
-        "key": row["key"],
-        "label": row["label"],
-        "type": row["type"],
-        "built_in": row["built_in"],
-    }
+    return stored(row, "field", "resource", "key", "label", "type", "built_in")

@@ -11,6 +11,7 @@ from typing import Any
 
 from crm_conformance.reference.api_errors import ApiError
 from crm_conformance.reference.listing import ListSpec
+from crm_conformance.reference.rendering import stored
 from crm_conformance.reference.reply import Reply
 from crm_conformance.reference.request_body import BodyFields
 from crm_conformance.reference.routing import Call, RouteTable
@@ -39,14 +40,14 @@ def refresh_token(call: Call) -> Reply:
 
 
 def _render_webhook(row: Record) -> dict[str, Any]:
-    return {
-        "id": row["id"],
-        "object": "webhook_endpoint",
-        "url": row["url"],
-        "events": row["events"],
-        "secret_hint": row["secret"][:4],
-        "created_at": row["created_at"],
-    }
+    return stored(
+        row,
+        "webhook_endpoint",
+        "url",
+        "events",
+        secret_hint=row["secret"][:4],
+        created_at=row["created_at"],
+    )
 
 
 @routes.get("/v1/webhook-endpoints", variant="webhook_endpoints")

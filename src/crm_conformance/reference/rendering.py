@@ -20,6 +20,14 @@ from crm_conformance.reference.identifiers import RENDERED_PREFIX_FAULTS, render
 from crm_conformance.reference.owners import OWNER_FAULTS, owners_rendered
 from crm_conformance.reference.reply import EncodedJson, Reply, compact
 from crm_conformance.reference.settings import ServerSettings
+from crm_conformance.reference.storage import Record
+
+
+def stored(row: Record, kind: str, *keys: str, **computed: Any) -> dict[str, Any]:
+    """The object of kind `kind` that shows `row` as stored: its id, `object`, then `keys`
+    in order, then `computed` (fields derived at read time). The shape of every resource
+    whose fields are its stored values, so that each is declared by its names alone."""
+    return {"id": row["id"], "object": kind, **{key: row[key] for key in keys}, **computed}
 
 
 class Answered(Protocol):

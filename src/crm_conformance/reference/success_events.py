@@ -23,6 +23,7 @@ from typing import Any
 
 from crm_conformance.reference.api_errors import ApiError, not_found
 from crm_conformance.reference.listing import ListSpec
+from crm_conformance.reference.rendering import stored
 from crm_conformance.reference.reply import Reply
 from crm_conformance.reference.request_body import BodyFields
 from crm_conformance.reference.routing import Call, RouteTable
@@ -55,13 +56,7 @@ EVENTS_SPEC = ListSpec(
 
 
 def render_type(record: Record) -> dict[str, Any]:
-    return {
-        "id": record["id"],
-        "object": "success_event_type",
-        "code": record["code"],
-        "value": record["value"],
-        "created_at": record["created_at"],
-    }
+    return stored(record, "success_event_type", "code", "value", "created_at")
 
 
 def render(tx: Transaction, workspace: str, record: Record) -> dict[str, Any]:

@@ -34,7 +34,7 @@ from crm_conformance.core.verdicts.outcomes import (
 from crm_conformance.reporting.certificate import sha256_file, write_certificate
 from crm_conformance.reporting.summary import RunInfo, build_summary, write_summary
 from crm_conformance.reporting.views import VIEW_FILES, write_views
-from crm_conformance.run.runner import RunResult, exit_code
+from crm_conformance.run.verdict import RunResult, exit_code
 
 SUMMARY_FILE = "summary.json"
 JUNIT_FILE = "junit.xml"

@@ -3,13 +3,8 @@
 pytest runs in a child process so a crash (or a hung worker killed by the user) is
 contained and still leaves a verdict. The child writes one stream of outcome records
 (`outcomes.jsonl`, by the harness plugin's `plugin.stream`); afterwards this module
-builds the summaries (and the certificate) from that stream alone, prints the short
-verdict, and maps the result onto the command's exit codes (`EXIT_*`; the table is in
-README, "Exit codes").
-
-The child tells an unreachable target apart with an exit status of its own
-(`plugin.session.EXIT_UNREACHABLE`), outside pytest's 0-5, so pytest's internal error
-(3) can never read as "unreachable".
+builds the summaries (and the certificate) from that stream alone. What was asked is
+`run.request`; the exit code and the printed verdict are `run.verdict`.
 """
 
 import json
@@ -19,194 +14,51 @@ import shutil
 import subprocess
 import sys
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from crm_conformance._errors import TargetFileError, UsageError
+from crm_conformance._errors import UsageError
 from crm_conformance.core.model import paths
 from crm_conformance.core.model.catalogue import Catalogue, load_catalogue
-from crm_conformance.core.model.target import load_target
-from crm_conformance.core.planning.partition import SHARD_FILE, Shard, durations_of
+from crm_conformance.core.planning.partition import SHARD_FILE
 from crm_conformance.core.verdicts.outcomes import (
     OUTCOMES_FILE,
-    ClassVerdict,
     Outcome,
-    OutcomeRecord,
     read_records,
 )
 from crm_conformance.core.verdicts.waivers import Waiver, load_waivers
-from crm_conformance.plugin.session import EXIT_UNREACHABLE as _CHILD_UNREACHABLE
 from crm_conformance.reporting.allure_labels import stabilise_history
 from crm_conformance.reporting.certificate import write_certificate
 from crm_conformance.reporting.replay import replay_command
-from crm_conformance.reporting.requirements_page import PAGE_FILE
 from crm_conformance.reporting.summary import (
     RunInfo,
     build_summary,
-    seed_text,
     write_summary,
 )
 from crm_conformance.reporting.views import VIEW_FILES, write_views
 from crm_conformance.run import smoke
 from crm_conformance.run.interruptible import EXIT_INTERRUPTED, interrupted_text, run_interruptible
-
-EXIT_NOTHING_FAILED = 0
-"""No requirement failed and no test errored or was blocked (the CI gate's pass)."""
-EXIT_FAILED = 1
-"""A requirement failed, or tests could not run for setup errors."""
-EXIT_USAGE = 2
-EXIT_UNREACHABLE = 3
-EXIT_INTERNAL = 4
-"""pytest or the harness crashed; the message points to the run's pytest.log."""
-
-_PYTEST_INTERRUPTED = 2
-_PYTEST_INTERNAL_ERROR = 3
-_PYTEST_USAGE = 4
-_PYTEST_NO_TESTS = 5
+from crm_conformance.run.request import (
+    RunRequest,
+    check_pool,
+    default_report_dir,
+    public_target,
+    validate,
+)
+from crm_conformance.run.verdict import (
+    EXIT_USAGE,
+    PYTEST_NO_TESTS,
+    RunResult,
+    exit_code,
+    tail,
+)
 
 _RERUN = (Outcome.FAILED, Outcome.ERROR, Outcome.BLOCKED, Outcome.SUITE_ERROR)
-_SETUP = (Outcome.ERROR, Outcome.BLOCKED, Outcome.SUITE_ERROR)
-
-
-@dataclass(frozen=True, kw_only=True)
-class RunRequest:
-    """Everything `crm-conformance run` was asked to do."""
-
-    target: Path | None = None
-    base_url: str | None = None
-    classes: str | None = None
-    workers: int = 0
-    seed: int | None = None
-    profile: str = "quick"
-    fuzz_minutes: float | None = None
-    fuzz_rounds: Path | None = None
-    """An earlier deep run's report folder: each fuzz test runs the rounds it ran there."""
-    report_dir: Path | None = None
-    pytest_args: Sequence[str] = ()
-    rerun_failed: Path | None = None
-    waivers: Path | None = None
-    certify: bool = False
-    shard: str | None = None
-    """`K/N`: run the K-th of N balanced parts of the tests
-    (`crm_conformance.core.planning.partition`)."""
-    shard_by: Path | None = None
-    """An earlier run's report folder whose test durations balance the shards."""
-    token_pool: int | None = None
-    """Full-scope tokens to mint for the run's pool (`token_pool`); None: the target's."""
-    suites_dir: Path = field(default_factory=lambda: paths.SUITES_DIR)
-
-
-@dataclass(frozen=True)
-class RunResult:
-    """What a finished run established; `exit_code` is DESIGN.md's."""
-
-    exit_code: int
-    report_dir: Path
-    summary: dict[str, Any]
-    records: list[OutcomeRecord]
-    message: str = ""
-
-
-def default_report_dir(run_id: str, now: datetime) -> Path:
-    return Path("reports") / f"{now.strftime('%Y%m%dT%H%M%SZ')}-{run_id}"
-
-
-def validate(request: RunRequest) -> None:
-    """Refuse contradictory options up front, naming the option (exit 2)."""
-    if request.certify:
-        for name, given in (
-            ("--classes", request.classes),
-            ("--waivers", request.waivers),
-            ("--rerun-failed", request.rerun_failed),
-            ("-- pytest args", tuple(request.pytest_args)),
-        ):
-            if given:
-                raise UsageError(f"--certify runs every class unfiltered: {name} is not allowed")
-    if request.workers < 0:
-        raise UsageError(f"-n={request.workers}: expected 0 or a positive number of workers")
-    if request.target is not None and not request.target.is_file():
-        raise TargetFileError(f"--target={request.target}: no such file")
-    if request.fuzz_rounds is not None:
-        _check_fuzz_rounds(request, request.fuzz_rounds)
-    if request.rerun_failed is not None and not (request.rerun_failed / OUTCOMES_FILE).is_file():
-        raise UsageError(
-            f"--rerun-failed={request.rerun_failed}: no {OUTCOMES_FILE} there; "
-            "give the report folder of an earlier run"
-        )
-    if not request.suites_dir.is_dir():
-        raise UsageError(f"the suites folder {request.suites_dir} does not exist")
-    if request.shard is not None:
-        Shard.parse(request.shard)
-        if request.rerun_failed is not None:
-            raise UsageError("--rerun-failed reruns one run's failures: --shard is not allowed")
-        if request.seed is None:
-            raise UsageError(
-                f"--shard {request.shard} needs --seed N: the shards of one run must draw the "
-                "same generated cases; give every shard the same seed (e.g. the CI pipeline's id)"
-            )
-    if request.shard_by is not None:
-        if request.shard is None:
-            raise UsageError(f"--shard-by={request.shard_by}: give --shard K/N too")
-        durations_of(request.shard_by)
-
-
-def _check_fuzz_rounds(request: RunRequest, run_dir: Path) -> None:
-    """`--fuzz-rounds RUN_DIR` replays a deep run's rounds: the deep profile, no minutes."""
-    if request.profile != "deep":
-        raise UsageError(
-            f"--fuzz-rounds={run_dir}: rounds are the deep profile's; add --profile deep"
-        )
-    if request.fuzz_minutes is not None:
-        raise UsageError("--fuzz-rounds replays rounds: --fuzz-minutes is not allowed with it")
-    if not (run_dir / OUTCOMES_FILE).is_file():
-        raise UsageError(
-            f"--fuzz-rounds={run_dir}: no {OUTCOMES_FILE} there; "
-            "give the report folder of the deep run to replay"
-        )
-
-
-def check_pool(request: RunRequest) -> None:
-    """A token pool to mint needs a given target with an adapter: one usage error before
-    any test when it has none (the plugin would stop the run at its start)."""
-    if request.target is None and request.base_url is None:
-        if request.token_pool:
-            raise UsageError(
-                "--token-pool spreads a given target's requests over several tokens: give "
-                "--target (each worker of the embedded reference server tests its own)"
-            )
-        return
-    target = load_target(path=request.target, base_url=request.base_url)
-    count = request.token_pool if request.token_pool is not None else target.token_pool
-    if count and target.adapter_url is None:
-        raise UsageError(
-            f"a token pool of {count} is minted through the adapter (feature tokens), and "
-            "the target names no adapter_url: add it, or list the tokens in "
-            "[tokens.full] values_env"
-        )
-
-
-def public_target(request: RunRequest) -> dict[str, Any]:
-    """The target as reports show it: URLs and token role names, never token values.
-
-    Loaded as the harness loads it (`target.load_target`), so a broken file is a usage
-    error before any test runs.
-    """
-    if request.target is None and request.base_url is None:
-        return {"base_url": "embedded reference server", "adapter_url": "embedded"}
-    target = load_target(path=request.target, base_url=request.base_url)
-    shown: dict[str, Any] = {
-        "base_url": target.base_url,
-        "adapter_url": target.adapter_url,
-        "token_roles": sorted(target.tokens),
-    }
-    if request.target is not None:
-        shown["file"] = request.target.name
-    return shown
 
 
 def pytest_command(
@@ -321,8 +173,8 @@ def list_tests(request: RunRequest) -> list[dict[str, Any]]:
     command = pytest_command(request, scratch.parent, "list", listing=scratch)
     try:
         done = _child(command, request, stdout=subprocess.PIPE)
-        if done.returncode not in (0, _PYTEST_NO_TESTS) or not scratch.is_file():
-            raise UsageError("collecting the suites failed:\n" + _tail(done.stdout or "", 20))
+        if done.returncode not in (0, PYTEST_NO_TESTS) or not scratch.is_file():
+            raise UsageError("collecting the suites failed:\n" + tail(done.stdout or "", 20))
         tests: list[dict[str, Any]] = json.loads(scratch.read_text(encoding="utf-8"))
     finally:
         scratch.unlink(missing_ok=True)
@@ -347,10 +199,6 @@ def _child_env() -> dict[str, str]:
     env = dict(os.environ)
     env.pop("PYTEST_ADDOPTS", None)  # the run is what the options say, nothing inherited
     return env
-
-
-def _tail(text: str, lines: int) -> str:
-    return "\n".join(text.strip().splitlines()[-lines:])
 
 
 STOPPING = "crm-conformance: stopping after the running tests (Ctrl-C again stops at once)"
@@ -448,53 +296,6 @@ def _clear(report_dir: Path) -> None:
         (report_dir / name).unlink(missing_ok=True)
 
 
-def exit_code(
-    returncode: int, records: list[OutcomeRecord], output: str, log: Path
-) -> tuple[int, str]:
-    """The command's exit code from pytest's, the records and (for messages) its output."""
-    if returncode == _PYTEST_INTERNAL_ERROR:
-        return EXIT_INTERNAL, _internal(output, log, "pytest or the harness crashed")
-    if returncode == _CHILD_UNREACHABLE:
-        return EXIT_UNREACHABLE, _exit_message(output)
-    if returncode == _PYTEST_USAGE:
-        return EXIT_USAGE, _tail(output, 5)
-    if returncode == _PYTEST_NO_TESTS or (returncode == 0 and not records):
-        return EXIT_USAGE, "no test was selected: check --classes and the -- pytest args"
-    if not records:
-        return EXIT_INTERNAL, _internal(output, log, f"pytest stopped (exit {returncode})")
-    if any(r.outcome == Outcome.FAILED for r in records):
-        return EXIT_FAILED, ""
-    unreachable = [
-        r
-        for r in records
-        if r.outcome == Outcome.ERROR
-        and r.cause.startswith(("target unreachable", "transport error"))
-    ]
-    if unreachable:
-        return EXIT_UNREACHABLE, unreachable[0].cause
-    if any(r.outcome in _SETUP for r in records):
-        return EXIT_FAILED, ""
-    if returncode != 0:
-        return EXIT_INTERNAL, _internal(output, log, f"pytest ended with exit {returncode}")
-    return EXIT_NOTHING_FAILED, ""
-
-
-def _internal(output: str, log: Path, what: str) -> str:
-    """An internal error in one line that points to the log, with its last line of detail."""
-    detail = next(
-        (line for line in reversed(output.strip().splitlines()) if line.strip()), ""
-    ).strip()
-    return f"{what}; details in {log}" + (f": {detail[:300]}" if detail else "")
-
-
-def _exit_message(output: str) -> str:
-    """The message of the plugin's `pytest.exit`, one line, without pytest's framing."""
-    for line in reversed(output.splitlines()):
-        if "Exit:" in line:
-            return line.split("Exit:", 1)[1].strip(" !")
-    return _tail(output, 1)
-
-
 def suite_version() -> str:
     try:
         return metadata.version("crm-conformance")
@@ -537,72 +338,3 @@ def _write_allure_extras(
         "reportName": "API conformance",
     }
     (results / "executor.json").write_text(json.dumps(executor), encoding="utf-8")
-
-
-_CLASS_HEADINGS = {ClassVerdict.CORE_NOT_PASSED: "Own requirements passed, but core not in full"}
-"""Headings of the verdict's class lines that the verdict's name does not say well."""
-
-
-def _class_lines(summary: dict[str, Any]) -> list[str]:
-    """The classes by verdict, one line each: passed in full first, then what falls short."""
-    claimed = set(summary["claimed"])
-    by_verdict: dict[str, list[str]] = {}
-    for cls, entry in summary["classes"].items():
-        key = entry["verdict"] if cls in claimed else "not claimed"
-        shown = f"{cls} ({entry['verified']} of {entry['testable']})"
-        by_verdict.setdefault(key, []).append(
-            shown if key == ClassVerdict.PARTIALLY_VERIFIED else cls
-        )
-    lines = [
-        f"Classes passed in full: {', '.join(by_verdict.pop(ClassVerdict.PASSED, [])) or 'none'}"
-    ]
-    for key in (*ClassVerdict, "not claimed"):
-        if key in by_verdict:
-            heading = _CLASS_HEADINGS.get(key, str(key).replace("_", " ").capitalize())
-            lines.append(f"{heading}: {', '.join(by_verdict[key])}")
-    return lines
-
-
-def verdict_text(result: RunResult) -> str:
-    """The short verdict printed after a run; its first line never says more than ran."""
-    summary = result.summary
-    tests = summary["tests"]
-    counts = ", ".join(f"{n} {o.replace('_', ' ')}" for o, n in sorted(tests.items()))
-    first = {
-        EXIT_USAGE: "USAGE ERROR",
-        EXIT_UNREACHABLE: "TARGET UNREACHABLE",
-        EXIT_INTERNAL: "INTERNAL ERROR",
-        EXIT_INTERRUPTED: "INTERRUPTED",
-    }.get(result.exit_code, summary["headline"])
-    lines = [f"crm-conformance: {first}"]
-    if result.message:
-        lines.append(result.message)
-    lines.append(f"Tests: {sum(tests.values())} ({counts or 'none'}); {seed_text(summary)}")
-    lines += _class_lines(summary)
-    failed = [(i, e) for i, e in summary["requirements"].items() if e["verdict"] == "failed"]
-    if failed:
-        lines.append("Requirements failed:")
-        for req_id, entry in failed:
-            cause = entry["causes"][0].split(": ", 1)[-1] if entry["causes"] else entry["title"]
-            cause = cause.removeprefix(req_id).strip()
-            lines.append(f"  {req_id}  {cause.splitlines()[0][:110] if cause else ''}")
-    errors = tests.get(Outcome.ERROR, 0) + tests.get(Outcome.BLOCKED, 0)
-    if errors:
-        lines.append(f"Could not run for setup errors (not target failures): {errors} tests")
-    suite_errors = tests.get(Outcome.SUITE_ERROR, 0)
-    if suite_errors:
-        lines.append(
-            f"Suite errors (the suite's own fault, not the target's; tracebacks in "
-            f"pytest.log): {suite_errors} tests"
-        )
-    skipped = tests.get(Outcome.NOT_APPLICABLE, 0)
-    if skipped:
-        lines.append(
-            f"Not applicable to this target: {skipped} tests (summary.md says what would "
-            "verify their requirements)"
-        )
-    lines.append(f"Report: {result.report_dir}")
-    page = result.report_dir / PAGE_FILE
-    if page.is_file():
-        lines.append(f"The document coloured by verdict: {page}")
-    return "\n".join(lines)

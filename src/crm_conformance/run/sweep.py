@@ -16,9 +16,8 @@ from typing import Any
 import httpx
 
 from crm_conformance._errors import TargetUnreachable
-from crm_conformance.core.hygiene.redaction import Redactor
 from crm_conformance.core.model.target import load_target
-from crm_conformance.core.transport.client import ApiClient
+from crm_conformance.core.transport.client import Wiring
 from crm_conformance.steps.pages import walk
 
 RESOURCES = ("contacts", "organizations", "deals", "activities", "tags", "campaigns", "users")
@@ -73,23 +72,11 @@ def _matches(record: dict[str, Any], prefix: str) -> bool:
 def sweep(*, target_path: Path, base_url: str | None = None, prefix: str = "cc-") -> SweepResult:
     target = load_target(path=target_path, base_url=base_url)
     result = SweepResult(prefix=prefix)
-    redactor = Redactor(target.secrets)
-    api = ApiClient(
-        base_url=target.base_url,
-        token=target.tokens["full"],
-        redactor=redactor,
-        timeout=target.timeout,
-        max_response_bytes=target.max_response_bytes,
-    )
+    wiring = Wiring.for_target(target)
+    api = wiring.client(target.base_url, target.tokens["full"])
     adapter = None
     if target.adapter_url is not None:
-        adapter = ApiClient(
-            base_url=target.adapter_url,
-            token=target.adapter_token,
-            redactor=redactor,
-            timeout=target.timeout,
-            max_response_bytes=target.max_response_bytes,
-        )
+        adapter = wiring.client(target.adapter_url, target.adapter_token)
     try:
         for resource in RESOURCES:
             found = walk(api, f"/v1/{resource}", max_pages=MAX_PAGES)

@@ -69,7 +69,8 @@ def run_selftest(request: SelftestRequest, *, echo: Callable[[str], None] = prin
     from crm_conformance.core.model.catalogue import load_catalogue
     from crm_conformance.reference.faults import FAULTS
     from crm_conformance.reference.variants import VARIANTS
-    from crm_conformance.run import runner
+    from crm_conformance.run.request import RunRequest
+    from crm_conformance.run.runner import list_tests
 
     all_faults = {
         **{name: fault.reqs for name, fault in FAULTS.items()},
@@ -83,10 +84,7 @@ def run_selftest(request: SelftestRequest, *, echo: Callable[[str], None] = prin
     workers = request.workers if request.workers is not None else default_workers()
     if workers < 1:
         raise UsageError(f"--workers={workers}: must be at least 1")
-    tests = [
-        SuiteTest(t["nodeid"], frozenset(t["requirements"]))
-        for t in runner.list_tests(runner.RunRequest())
-    ]
+    tests = [SuiteTest(t["nodeid"], frozenset(t["requirements"])) for t in list_tests(RunRequest())]
     modules = sorted({test.module for test in tests})
     if request.suites is not None:
         chosen = choose(request.suites, modules, option="--suites", sample=None)

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from crm_conformance.steps.expect import expect_enum as expect_enum
     from crm_conformance.steps.expect import expect_error as expect_error
     from crm_conformance.steps.expect import expect_error_among as expect_error_among
+    from crm_conformance.steps.expect import expect_field as expect_field
     from crm_conformance.steps.expect import expect_identifier as expect_identifier
     from crm_conformance.steps.expect import expect_narrowed as expect_narrowed
     from crm_conformance.steps.expect import expect_organization as expect_organization

@@ -172,16 +172,36 @@ def expect_refused_body(response: httpx.Response, req_id: str) -> dict[str, Any]
 
 @checks_predicate
 def expect_value(
-    response: httpx.Response | None, req_id: str, what: str, *, got: Any, expected: Any
+    response: httpx.Response | None,
+    req_id: str,
+    what: str,
+    *,
+    got: Any,
+    expected: Any,
+    why: str = "",
 ) -> None:
-    """`got` (the value of `what` in `response`) equals `expected`.
+    """`got` (the value of `what` in `response`) equals `expected`; `why` says what makes
+    it the expected one ("kept", "after a refused reopening"), in the failure's message.
 
     Both are keyword-only: they are values of one type, so swapped positions would go
     unnoticed and turn the failure message around."""
     if got != expected:
-        raise ConformanceFailure(
-            req_id, expected=f"{what} = {expected!r}", got=f"{what} = {got!r}", response=response
-        )
+        shown = f"{what} = {expected!r}" + (f" ({why})" if why else "")
+        raise ConformanceFailure(req_id, expected=shown, got=f"{what} = {got!r}", response=response)
+
+
+def expect_field(
+    response: httpx.Response | None,
+    req_id: str,
+    record: Mapping[str, Any],
+    key: str,
+    *,
+    expected: Any,
+    why: str = "",
+) -> None:
+    """`record` (read from `response`) shows `key` = `expected`: `expect_value` of one
+    field of a record, which most equalities of the suites are."""
+    expect_value(response, req_id, key, got=record.get(key), expected=expected, why=why)
 
 
 @checks_predicate

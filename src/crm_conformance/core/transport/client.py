@@ -17,7 +17,8 @@ import enum
 import json as jsonlib
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
@@ -44,6 +45,9 @@ from crm_conformance.core.transport.exchanges import (
 )
 from crm_conformance.core.transport.ledger import Ledger
 from crm_conformance.core.transport.pacing import DEFAULT_MAX_WAIT, RESET_SLACK, Pacer, token_key
+
+if TYPE_CHECKING:
+    from crm_conformance.core.model.target import Target
 
 
 class _Default(enum.Enum):
@@ -107,69 +111,101 @@ class CircuitBreaker:
             )
 
 
+@dataclass(frozen=True)
+class Wiring:
+    """What every client of one process shares, and the one factory that builds them.
+
+    Redaction, the exchange log, the request budget, the circuit breaker, the pacer and
+    the ledger are the run's, not a client's: a client made for another token
+    (`ApiClient.with_token`) or another URL (the adapter) must count against the same
+    budget, pace by the same allowances and record into the same log. The bounds are
+    the target file's (`for_target`), so no client of the run waits or reads by other
+    ones. `retry`, `max_retries` and `sleep` are here so that tests can drive them.
+    """
+
+    redactor: Redactor = field(default_factory=Redactor)
+    log: ExchangeLog = field(default_factory=ExchangeLog)
+    budget: RequestBudget = field(default_factory=lambda: RequestBudget(10_000))
+    breaker: CircuitBreaker = field(default_factory=CircuitBreaker)
+    pacer: Pacer = field(default_factory=Pacer)
+    ledger: Ledger | None = None
+    """Where the records the clients' POSTs create are noted (`ledger`), if anywhere."""
+    timeout: float = 10.0
+    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
+    max_rate_limit_wait: float = DEFAULT_MAX_WAIT
+    max_retries: int = 5
+    retry: retries.RetryPolicy = field(default_factory=retries.RetryPolicy)
+    sleep: Callable[[float], None] = time.sleep
+
+    @classmethod
+    def for_target(cls, target: "Target", **parts: Any) -> "Wiring":
+        """The wiring of a run of `target`: its bounds, a redactor of its secrets unless
+        `parts` give one, and the other `parts` (fields of this class) as given."""
+        parts.setdefault("redactor", Redactor(target.secrets))
+        return cls(
+            timeout=target.timeout,
+            max_response_bytes=target.max_response_bytes,
+            max_rate_limit_wait=target.max_rate_limit_wait,
+            **parts,
+        )
+
+    def client(
+        self,
+        base_url: str,
+        token: str | None,
+        *,
+        transport: httpx.BaseTransport | None = None,
+        http: httpx.Client | None = None,
+    ) -> "ApiClient":
+        """A client of `base_url` sending `token`, wired to the rest of the run."""
+        return ApiClient(
+            base_url=base_url, token=token, wiring=self, transport=transport, http=http
+        )
+
+
 class ApiClient:
-    """Sends requests to the target's public API as one token; see ARCHITECTURE.md."""
+    """Sends requests to the target's public API as one token; see ARCHITECTURE.md.
+
+    Build one through `Wiring.client`; the keywords beside `wiring` are for tests that
+    drive one part (each replaces that field of `wiring`)."""
 
     def __init__(
         self,
         *,
         base_url: str,
         token: str | None,
-        redactor: Redactor | None = None,
-        log: ExchangeLog | None = None,
-        budget: RequestBudget | None = None,
-        breaker: CircuitBreaker | None = None,
-        timeout: float = 10.0,
-        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
-        max_retries: int = 5,
-        max_rate_limit_wait: float = DEFAULT_MAX_WAIT,
-        pacer: Pacer | None = None,
-        retry: retries.RetryPolicy | None = None,
+        wiring: Wiring | None = None,
         transport: httpx.BaseTransport | None = None,
-        sleep: Callable[[float], None] = time.sleep,
         http: httpx.Client | None = None,
-        ledger: Ledger | None = None,
+        **parts: Any,
     ) -> None:
+        wiring = replace(wiring or Wiring(), **parts) if parts else (wiring or Wiring())
+        self.wiring = wiring
         self.base_url = base_url.rstrip("/")
         self.token = token
-        self.redactor = redactor if redactor is not None else Redactor()
+        # The parts, for short: the same objects every client of the wiring holds.
+        self.redactor = wiring.redactor
         if token:
             self.redactor.add(token)
-        self.log = log if log is not None else ExchangeLog()
-        self.budget = budget if budget is not None else RequestBudget(10_000)
-        self.breaker = breaker if breaker is not None else CircuitBreaker()
-        self.max_retries = max_retries
-        self.max_rate_limit_wait = max_rate_limit_wait
-        self.pacer = pacer if pacer is not None else Pacer()
-        self.retry = retry if retry is not None else retries.RetryPolicy()
-        self._sleep = sleep
-        self.ledger = ledger
-        """Where the records this client's POSTs create are noted (`ledger`), if anywhere."""
-        self.bounds = ExchangeBounds(timeout, max_response_bytes)
+        self.log = wiring.log
+        self.budget = wiring.budget
+        self.breaker = wiring.breaker
+        self.pacer = wiring.pacer
+        self.ledger = wiring.ledger
+        self.max_retries = wiring.max_retries
+        self.max_rate_limit_wait = wiring.max_rate_limit_wait
+        self.retry = wiring.retry
+        self._sleep = wiring.sleep
+        self.bounds = ExchangeBounds(wiring.timeout, wiring.max_response_bytes)
         self._http = http or httpx.Client(
-            timeout=timeout, transport=transport or bounded_transport(), follow_redirects=False
+            timeout=wiring.timeout,
+            transport=transport or bounded_transport(),
+            follow_redirects=False,
         )
 
     def with_token(self, token: str | None) -> "ApiClient":
-        """A client for another token sharing this one's connection, budget, breaker, log
-        and pacer."""
-        return ApiClient(
-            base_url=self.base_url,
-            token=token,
-            redactor=self.redactor,
-            log=self.log,
-            budget=self.budget,
-            breaker=self.breaker,
-            timeout=self.bounds.timeout,
-            max_response_bytes=self.bounds.max_bytes,
-            max_retries=self.max_retries,
-            max_rate_limit_wait=self.max_rate_limit_wait,
-            pacer=self.pacer,
-            retry=self.retry,
-            sleep=self._sleep,
-            http=self._http,
-            ledger=self.ledger,
-        )
+        """A client for another token sharing this one's connection and wiring."""
+        return self.wiring.client(self.base_url, token, http=self._http)
 
     def close(self) -> None:
         """Close the connection pool (shared with clients made by `with_token`)."""
