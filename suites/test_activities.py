@@ -256,13 +256,7 @@ def test_a_listed_user_id_serves_as_the_assignee_id(
 def test_created_by_is_an_owner_or_null(api: ApiClient, body: dict[str, Any]) -> None:
     response = api.post(ACTIVITIES, json={**body, "description": "from the suite"})
     activity = expect_success(response, "ACT-015")
-    expect_field(
-        response,
-        "ACT-025",
-        activity,
-        "description",
-        expected="from the suite",
-    )
+    expect_field(response, "ACT-025", activity, "description", expected="from the suite")
     created_by = activity.get("created_by")
     expect_true(
         response,

@@ -229,13 +229,7 @@ def test_the_organization_is_embedded_only_when_expanded(
     made = factory.contact(organization_id=organization["id"])
     plain = api.get(f"{CONTACTS}/{made['id']}")
     contact = expect_success(plain, "CON-016")
-    expect_field(
-        plain,
-        "CON-015",
-        contact,
-        "organization_id",
-        expected=organization["id"],
-    )
+    expect_field(plain, "CON-015", contact, "organization_id", expected=organization["id"])
     expect_organization(plain, "CON-016", contact, None)
     expanded = api.get(f"{CONTACTS}/{made['id']}", params={"expand": "organization"})
     embedded = expect_organization(
@@ -261,13 +255,7 @@ def test_a_contact_is_retrieved_with_chosen_fields(api: ApiClient, factory: Reco
     response = api.get(f"{CONTACTS}/{made['id']}", params={"fields": "first_name"})
     contact = expect_success(response, "CON-040")
     expect_field(response, "CON-038", contact, "id", expected=made["id"])
-    expect_field(
-        response,
-        "CON-040",
-        contact,
-        "first_name",
-        expected=made["first_name"],
-    )
+    expect_field(response, "CON-040", contact, "first_name", expected=made["first_name"])
     expect_field(response, "CON-040", contact, "object", expected="contact")
     expect_narrowed(response, "CON-040", contact, ("first_name",))
 
@@ -392,13 +380,7 @@ def test_company_name_links_to_the_organization_of_that_name(
 ) -> None:
     organization = factory.organization()
     response, contact = with_company_name(api, factory, convention, how, organization["name"])
-    expect_field(
-        response,
-        "CON-012",
-        contact,
-        "company_name",
-        expected=organization["name"],
-    )
+    expect_field(response, "CON-012", contact, "company_name", expected=organization["name"])
     linked = contact.get("organization_id")
     linked_by(how, response, linked == organization["id"], organization_id=linked)
 

@@ -156,13 +156,7 @@ def test_the_closed_conversation_has_the_documented_fields(
     expect_enum(response, "CONV-004", body, "channel", CHANNELS)
     for field, req_id in (("channel_id", "CONV-005"), ("contact_id", "CONV-006")):
         expect_type_or_null(response, req_id, body, field, str, "a string")
-    expect_field(
-        response,
-        "CONV-006",
-        body,
-        "contact_id",
-        expected=conversation.get("contact_id"),
-    )
+    expect_field(response, "CONV-006", body, "contact_id", expected=conversation.get("contact_id"))
     expect_type_or_null(response, "CONV-011", body, "queue_name", str, "a string")
     for field in ("last_message_at", "created_at", "updated_at"):
         expect_timestamp(response, "CONV-012", body, field)

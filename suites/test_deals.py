@@ -248,13 +248,7 @@ def test_a_null_probability_inherits_the_stage_default(
         pytest.skip("the adapter's fixtures give the first stage no default_probability")
     response = api.post(DEALS, json={**body, "probability": None})
     deal = expect_success(response, "DEAL-016")
-    expect_field(
-        response,
-        "DEAL-016",
-        deal,
-        "probability",
-        expected=stage.default_probability,
-    )
+    expect_field(response, "DEAL-016", deal, "probability", expected=stage.default_probability)
 
 
 @pytest.mark.req("DEAL-012", "DEAL-013", "DEAL-018", "DEAL-019", "DEAL-020", "IDN-013")
@@ -265,13 +259,7 @@ def test_a_deal_created_lost_with_a_reason_names_the_reason(
     lost = {"status": "lost", "lost_reason_id": reason, "lost_justification": LOST_JUSTIFICATION}
     response = api.post(DEALS, json={**body, **lost})
     deal = expect_success(response, "DEAL-012")
-    expect_field(
-        response,
-        "DEAL-013",
-        deal,
-        "lost_justification",
-        expected=LOST_JUSTIFICATION,
-    )
+    expect_field(response, "DEAL-013", deal, "lost_justification", expected=LOST_JUSTIFICATION)
     expect_field(response, "DEAL-018", deal, "status", expected="lost")
     expect_field(response, "DEAL-019", deal, "lost_reason_id", expected=reason)
     expect_identifier(response, "IDN-013", deal, "lost_reason_id", "lrsn_")

@@ -507,21 +507,9 @@ def test_company_name_written_to_a_linked_contact_keeps_its_organization(
     response = updates.send("contact", str(contact["id"]), {"company_name": company})
     updates.applied(response, "CON-012", updates.control("contact", str(contact["id"])))
     now = updates.read("contact", str(contact["id"]), "CON-013")
+    expect_field(response, "CON-012", now, "company_name", expected=company, why="kept")
     expect_field(
-        response,
-        "CON-012",
-        now,
-        "company_name",
-        expected=company,
-        why="kept",
-    )
-    expect_field(
-        response,
-        "CON-013",
-        now,
-        "organization_id",
-        expected=organization["id"],
-        why="kept",
+        response, "CON-013", now, "organization_id", expected=organization["id"], why="kept"
     )
 
 
@@ -552,14 +540,7 @@ def test_an_update_to_a_stage_of_another_pipeline_is_refused(
         response, "DEAL-007", {422: ("stage_not_in_pipeline",), 404: ("stage_not_found",)}
     )
     now = updates.read("deal", str(deal["id"]), "DEAL-007")
-    expect_field(
-        response,
-        "DEAL-007",
-        now,
-        "stage_id",
-        expected=first.stages[0].id,
-        why="kept",
-    )
+    expect_field(response, "DEAL-007", now, "stage_id", expected=first.stages[0].id, why="kept")
 
 
 @pytest.mark.req("DEAL-016")

@@ -32,7 +32,6 @@ names another workspace's record, so none of them changes (the deletion-feed tes
 and delete their own).
 """
 
-import hashlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -43,6 +42,7 @@ import pytest
 from crm_conformance import AdapterClient, AdapterError, ApiClient, Workspace
 from crm_conformance.core.model import conventions, document
 from crm_conformance.steps import (
+    WorkspaceRecords,
     absent_id,
     error_of,
     expect_error,
@@ -50,9 +50,9 @@ from crm_conformance.steps import (
     expect_status,
     expect_success,
     expect_true,
+    id_inputs,
     ids_of,
     operations,
-    phone_number,
     stamp,
     strings_in,
     with_cursor,
@@ -78,25 +78,6 @@ BODY_RECORD_KINDS = ("con", "org", "deal")
 """`record_not_found`: "contact, organization or deal id in the body missing or invisible
 to the token; `param` names the field" (their prefixes, from the identifier table)."""
 
-CONVENTION_CALLS: dict[str, tuple[str, str | None]] = {
-    "handoffConversation": ("conversation_moves.handoff_path", "conversation_moves.handoff_body"),
-    "assignConversation": ("conversation_moves.assign_path", "conversation_moves.assign_body"),
-    "resumeConversation": ("conversation_moves.resume_path", "conversation_moves.resume_body"),
-    "resumeCampaign": ("campaigns.resume_path", None),
-}
-"""The path and body conventions of each operation the document only names."""
-
-CONVENTION_BODY_IDS = {"assignConversation": ("assignee_id",)}
-"""The ids a convention body holds (`conventions.KEYS`: "the assign body holds
-`{assignee_id}`"); their kind is that of the field of the same name in the description."""
-
-EVENT_PATHS = {"reverse_path": "POST", "retrieve_path": "GET"}
-"""The success event paths with `{event_id}` the target's conventions name, and the
-method each is sent with (a reversal with an empty body, as the success-event tests
-send it)."""
-
-EVENT = "event"
-"""The kind of a success event's id, whose format is not shown (no identifier prefix)."""
 
 Q_FIELDS = ("name", "email", "phone")
 """Search `q`: "free text across name, email and phone"."""
@@ -117,129 +98,10 @@ MAX_PAGES = 20
 # --- the second workspace's records and this one's -------------------------------------
 
 
-class Records:
-    """Records of one workspace by identifier prefix, each made once per module on first
-    use (the same id serves every point that needs a record of that kind)."""
-
-    def __init__(self, workspace: str) -> None:
-        self.workspace: Any = workspace
-        self.ids: dict[str, str] = {}
-        self.contact: dict[str, Any] = {}
-        self.adapter: AdapterClient
-        self.unique: Callable[[str], str]
-        self.client: ApiClient
-        self.convention: conventions.Lookup
-
-    def bind(
-        self,
-        adapter: AdapterClient,
-        unique: Callable[[str], str],
-        client: ApiClient,
-        convention: conventions.Lookup,
-    ) -> "Records":
-        """This workspace's records, made with this test's adapter, names and token
-        (a success event is recorded through the API, with the target's conventions)."""
-        self.adapter, self.unique, self.client, self.convention = (
-            adapter,
-            unique,
-            client,
-            convention,
-        )
-        return self
-
-    def id_of(self, prefix: str) -> str:
-        """The id of this workspace's record of kind `prefix` (`con`, `usr`, `stg`, ...)."""
-        if prefix not in self.ids:
-            self.ids[prefix] = self._make(prefix)
-        return self.ids[prefix]
-
-    def the_contact(self) -> dict[str, Any]:
-        """The contact, with every field a read can match set (and its owner and
-        organization), as the adapter rendered it."""
-        self.id_of("con")
-        return self.contact
-
-    def record(self, kind: str, **fields: Any) -> dict[str, Any]:
-        """A new record of `kind` (contact, organization, deal, activity)."""
-        return self.adapter.create_record(kind=kind, fields=fields, workspace=self.workspace)
-
-    def _make(self, prefix: str) -> str:
-        fixtures = self.adapter.fixtures(workspace=self.workspace)
-        pipeline = fixtures.pipelines[0] if fixtures.pipelines else None
-        made: dict[str, Callable[[], Any]] = {
-            "usr": lambda: fixtures.users[0] if fixtures.users else None,
-            "pipe": lambda: pipeline.id if pipeline else None,
-            "stg": lambda: pipeline.stages[0].id if pipeline and pipeline.stages else None,
-            "lrsn": lambda: fixtures.lost_reasons[0] if fixtures.lost_reasons else None,
-            "org": lambda: self.record("organization", name=self.unique("tenancy"))["id"],
-            "con": self._make_contact,
-            "deal": lambda: self.record(
-                "deal", title=self.unique("tenancy"), contact_id=self.id_of("con")
-            )["id"],
-            "act": lambda: self.record(
-                "activity",
-                title=self.unique("tenancy"),
-                due_at=stamp(),
-                record_id=self.id_of("con"),
-            )["id"],
-            "conv": lambda: self.adapter.create_conversation(
-                status="active",
-                handler="user",
-                contact_id=self.id_of("con"),
-                workspace=self.workspace,
-            )["id"],
-            EVENT: self._record_event,
-            "tag": self._make_tag,
-            "camp": lambda: self.adapter.create_campaign(
-                status="running", name=self.unique("tenancy"), workspace=self.workspace
-            )["id"],
-        }
-        found = made[prefix]() if prefix in made else None
-        if not isinstance(found, str):
-            pytest.skip(f"no {prefix}_ record of the {self.workspace} workspace to name")
-        return found
-
-    def _record_event(self) -> str | None:
-        """A success event of a new type that forbids a value (its fields are not shown:
-        None when the answer carries no string id)."""
-        code = "sev_" + hashlib.sha256(self.unique("tenancy").encode()).hexdigest()[:16]
-        self.adapter.create_success_event_type(
-            code=code, value="forbidden", workspace=self.workspace
-        )
-        key = "success_events.create"
-        body = conventions.body(self.convention, f"{key}_body", code=code, value=conventions.OMIT)
-        answer = self.client.post(conventions.path(self.convention, f"{key}_path"), json=body)
-        made = answer.json() if answer.is_success else None
-        return made.get("id") if isinstance(made, dict) else None
-
-    def _make_tag(self) -> str | None:
-        """A tag (the adapter makes none: made through the API)."""
-        body = {"name": self.unique("tenancy"), self.convention("tag_catalogue_field"): "contact"}
-        answer = self.client.post("/v1/tags", json=body)
-        made = answer.json() if answer.is_success else None
-        return made.get("id") if isinstance(made, dict) else None
-
-    def _make_contact(self) -> str:
-        token = "cc" + hashlib.sha256(self.unique("tenancy").encode()).hexdigest()[:16]
-        self.contact = self.record(
-            "contact",
-            first_name="Tenancy",
-            last_name=token,
-            email=f"{token}@example.com",
-            phone=phone_number(),
-            external_id=self.unique("tenancy"),
-            status="won",
-            score="hot",
-            owner_id=self.id_of("usr"),
-            organization_id=self.id_of("org"),
-        )
-        return str(self.contact["id"])
-
-
 @pytest.fixture(scope="module")
-def workspaces() -> dict[str, Records]:
+def workspaces() -> dict[str, WorkspaceRecords]:
     """The records of both workspaces, kept for the module."""
-    return {name: Records(name) for name in ("primary", "secondary")}
+    return {name: WorkspaceRecords(name) for name in ("primary", "secondary")}
 
 
 @pytest.fixture
@@ -248,10 +110,10 @@ def elsewhere(
     adapter: AdapterClient,
     unique: Callable[[str], str],
     convention: conventions.Lookup,
-    workspaces: dict[str, Records],
-) -> Records:
+    workspaces: dict[str, WorkspaceRecords],
+) -> WorkspaceRecords:
     """The second workspace's records (held by this test while it runs: `other_api`)."""
-    return workspaces["secondary"].bind(adapter, unique, other_api, convention)
+    return workspaces["secondary"].bind(adapter, unique, other_api, convention, pytest.skip)
 
 
 @pytest.fixture
@@ -260,10 +122,10 @@ def here(
     adapter: AdapterClient,
     unique: Callable[[str], str],
     convention: conventions.Lookup,
-    workspaces: dict[str, Records],
-) -> Records:
+    workspaces: dict[str, WorkspaceRecords],
+) -> WorkspaceRecords:
     """The token's own workspace's records, that make the rest of a request valid."""
-    return workspaces["primary"].bind(adapter, unique, api, convention)
+    return workspaces["primary"].bind(adapter, unique, api, convention, pytest.skip)
 
 
 def expect_same_as_missing(
@@ -325,237 +187,27 @@ def _json_keys(response: httpx.Response) -> list[str]:
 # --- every identifier input ----------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Point:
-    """One identifier input of one operation, naming a record of kind `prefix`."""
-
-    input: document.IdInput
-    prefix: str
-    convention: str | None = None
-    """The target's convention naming the input, where the document does not."""
-
-    def __str__(self) -> str:
-        kind = f"-{self.prefix}" if len(self.input.prefixes) > 1 else ""
-        return f"{self.input.operation_id}-{self.input.where}-{self.input.name}{kind}"
-
-
-def _inputs() -> list[tuple[document.IdInput, str | None]]:
-    """The description's id inputs, the contact list's id filters (named by the
-    target's `contact_filters.*`, "the table names follow the contact fields") and the
-    ids of convention bodies."""
-    described = {op.operation_id: op for op in document.operations()}
-    found: list[tuple[document.IdInput, str | None]] = [(i, None) for i in document.id_inputs()]
-    contact = document.schema("Contact")["properties"]
-    listing = described["listContacts"]
-    for key in conventions.KEYS:
-        table, _, name = key.key.partition(".")
-        prefixes = document.identifier_prefixes(contact.get(name))
-        if table == "contact_filters" and prefixes:
-            found.append(
-                (
-                    document.IdInput(
-                        listing.operation_id, "GET", listing.path, "query", name, prefixes, True
-                    ),
-                    key.key,
-                )
-            )
-        if table in ("updates", "retrieve") and name.endswith("_path"):
-            found += _record_inputs(table, name.removesuffix("_path"))
-        if table == "success_events" and name in EVENT_PATHS:
-            action = name.removesuffix("_path")
-            event = document.IdInput(
-                f"{action}SuccessEvent",
-                EVENT_PATHS[name],
-                key.key,
-                "path",
-                "event_id",
-                (EVENT,),
-                False,
-            )
-            found.append((event, key.key))
-    for operation_id, names in CONVENTION_BODY_IDS.items():
-        op = described[operation_id]
-        for name in names:
-            prefixes = document.field_prefixes(name)
-            found.append(
-                (
-                    document.IdInput(
-                        operation_id, op.method, op.path, "body", name, prefixes, False
-                    ),
-                    None,
-                )
-            )
-    return found
-
-
-def _record_inputs(table: str, resource: str) -> list[tuple[document.IdInput, str | None]]:
-    """The ids of a resource's update (`updates.<resource>_*`: its path id and each id
-    field of the record) or retrieve (`retrieve.<resource>_path`: its path id), whose
-    paths and bodies the target's conventions give ("not shown")."""
-    fields = document.schema(resource.capitalize())["properties"]
-    action = "update" if table == "updates" else "retrieve"
-    operation_id = f"{action}{resource.capitalize()}"
-    key = f"{table}.{resource}"
-    path_id = document.IdInput(
-        operation_id,
-        "",
-        key,
-        "path",
-        f"{resource}_id",
-        document.identifier_prefixes(fields["id"]),
-        False,
-    )
-    found: list[tuple[document.IdInput, str | None]] = [(path_id, key)]
-    for name, node in fields.items() if action == "update" else ():
-        prefixes = document.identifier_prefixes(node)
-        if prefixes and name != "id":
-            found.append(
-                (document.IdInput(operation_id, "", key, "body", name, prefixes, False), key)
-            )
-    return found
-
-
-POINTS = [Point(i, prefix, key) for i, key in _inputs() for prefix in i.prefixes]
+POINTS = id_inputs.points()
 WRITE_POINTS = [p for p in POINTS if p.input.where != "query"]
 FILTER_POINTS = [p for p in POINTS if p.input.where == "query"]
-
-
-def _value(node: Any, here: Records) -> Any:
-    """A valid value of a body member the rest of a request needs (this workspace's
-    record for an identifier)."""
-    prefixes = document.identifier_prefixes(node)
-    if prefixes:
-        return here.id_of(prefixes[0])
-    node = document.resolved(node)
-    if node.get("format") == "date-time":
-        return stamp()
-    if "enum" in node:
-        return next(v for v in node["enum"] if v is not None)
-    kinds = node.get("type")
-    kind = kinds if isinstance(kinds, str) else next(k for k in kinds if k != "null")
-    if kind in ("integer", "number"):
-        return node.get("minimum", 1)
-    if kind == "boolean":
-        return False
-    return here.unique("tenancy")
-
-
-def _body(point: Point, here: Records, value: str) -> dict[str, Any]:
-    """The smallest valid body of the operation holding `value` at the point's input:
-    its required members, the `anyOf` alternative naming the input (else the first),
-    and the members an `if`/`then` needs for the input (a deal's `status: lost` for
-    `lost_reason_id`)."""
-    schema = document.request_schema(point.input.method, point.input.path) or {}
-    properties = schema.get("properties", {})
-    names = list(schema.get("required", ()))
-    alternatives = [list(alt.get("required", ())) for alt in schema.get("anyOf", ())]
-    if alternatives:
-        names += next((alt for alt in alternatives if point.input.name in alt), alternatives[0])
-    body = {name: _value(properties[name], here) for name in names if name != point.input.name}
-    if point.input.name in schema.get("then", {}).get("required", ()):
-        condition = schema.get("if", {}).get("properties", {})
-        body.update({name: rule["const"] for name, rule in condition.items() if "const" in rule})
-    return {**body, point.input.name: value}
-
-
-def _sender(
-    point: Point, here: Records, convention: conventions.Lookup
-) -> Callable[[ApiClient, str], httpx.Response]:
-    """How to send the point's operation with a given id at its input, the rest of the
-    request valid for this workspace."""
-    if point.convention and point.convention.startswith(("updates.", "retrieve.")):
-        return _record_sender(point, here, convention)
-    if point.input.name == "event_id":
-        return lambda client, value: client.request(
-            point.input.method,
-            conventions.path(convention, point.input.path, event_id=value),
-            json={} if point.input.method == "POST" else None,
-        )
-    spec = point.input
-    path_kinds = {
-        i.name: i.prefixes[0]
-        for i in document.id_inputs()
-        if i.operation_id == spec.operation_id and i.where == "path"
-    }
-    shown = spec.shape_shown and spec.operation_id not in CONVENTION_CALLS
-
-    def send(client: ApiClient, value: str) -> httpx.Response:
-        ids = {name: here.id_of(prefix) for name, prefix in path_kinds.items()}
-        if spec.where == "path":
-            ids[spec.name] = value
-        if shown:
-            path = spec.path.format(**ids)
-            if spec.where == "body" or document.body_required(spec.method, spec.path):
-                return client.request(spec.method, path, json=_body(point, here, value))
-            return client.request(spec.method, path)
-        path_key, body_key = CONVENTION_CALLS[spec.operation_id]
-        path = conventions.path(convention, path_key, **ids)
-        if body_key is None:
-            return client.request(spec.method, path)
-        values: dict[str, Any] = dict(ids)
-        for name in conventions.placeholders(convention(body_key)) - set(ids):
-            prefixes = document.field_prefixes(name)
-            values[name] = value if name == spec.name else here.id_of(prefixes[0])
-        return client.request(
-            spec.method, path, json=conventions.body(convention, body_key, **values)
-        )
-
-    return send
-
-
-def _record_sender(
-    point: Point, here: Records, convention: conventions.Lookup
-) -> Callable[[ApiClient, str], httpx.Response]:
-    """The update or retrieve of this workspace's record (the one at `value` for a path
-    point), an update changing the point's field to `value` (or, for a path point, a
-    field every record of the resource has)."""
-    assert point.convention is not None
-    table, _, resource = point.convention.partition(".")
-    own = document.identifier_prefixes(document.schema(resource.capitalize())["properties"]["id"])
-
-    def send(client: ApiClient, value: str) -> httpx.Response:
-        on_path = point.input.where == "path"
-        record_id = value if on_path else here.id_of(own[0])
-        if table == "retrieve":
-            path = conventions.path(
-                convention, f"{point.convention}_path", **{point.input.name: record_id}
-            )
-            return client.get(path)
-        changes = (
-            operations.PLAIN_CHANGE.get(resource, {}) if on_path else {point.input.name: value}
-        )
-        call = conventions.update(convention, resource, record_id, changes)
-        return client.request(call.method, call.path, json=call.body)
-
-    return send
-
-
-def _missing_like(foreign_id: str, prefix: str) -> str:
-    """A well-formed id naming nothing, of the kind `prefix`; for a success event, whose
-    id format is not shown, one of the foreign id's prefix when it has the identifier
-    table's form (skipped otherwise: no id of that form is sure to name nothing)."""
-    if prefix != EVENT:
-        return absent_id(prefix)
-    kind, _, tail = foreign_id.rpartition("_")
-    if not kind or len(tail) != 32 or any(c not in "0123456789abcdef" for c in tail):
-        pytest.skip(
-            f"a success event's id format is not shown, and {foreign_id!r} is not prefix_<32 hex>"
-        )
-    return absent_id(kind)
 
 
 @pytest.mark.req("TEN-003", "TEN-004")
 @pytest.mark.parametrize("point", WRITE_POINTS, ids=str)
 def test_an_id_of_another_workspace_answers_as_a_missing_one(
-    point: Point,
+    point: id_inputs.Point,
     api: ApiClient,
-    elsewhere: Records,
-    here: Records,
+    elsewhere: WorkspaceRecords,
+    here: WorkspaceRecords,
     convention: conventions.Lookup,
 ) -> None:
-    send = _sender(point, here, convention)
+    send = id_inputs.sender(point, here, convention)
     foreign_id = elsewhere.id_of(point.prefix)
-    missing_id = _missing_like(foreign_id, point.prefix)
+    missing_id = id_inputs.missing_like(foreign_id, point.prefix)
+    if missing_id is None:
+        pytest.skip(
+            f"a success event's id format is not shown, and {foreign_id!r} is not prefix_<32 hex>"
+        )
     foreign = send(api, foreign_id)
     if (
         point.input.shape_shown
@@ -572,7 +224,10 @@ def test_an_id_of_another_workspace_answers_as_a_missing_one(
 @pytest.mark.req("TEN-001")
 @pytest.mark.parametrize("point", FILTER_POINTS, ids=str)
 def test_a_filter_on_another_workspaces_id_answers_as_one_on_a_missing_id(
-    point: Point, api: ApiClient, elsewhere: Records, convention: conventions.Lookup
+    point: id_inputs.Point,
+    api: ApiClient,
+    elsewhere: WorkspaceRecords,
+    convention: conventions.Lookup,
 ) -> None:
     """The second workspace's contact has this id set; a filter naming it lists what a
     filter on an id that names nothing lists (or is refused as that one is)."""
@@ -617,7 +272,7 @@ class Read:
     """Why the target may refuse the read (400 or 422): it is skipped then."""
 
 
-ReadOf = Callable[[Records, conventions.Lookup], Read]
+ReadOf = Callable[[WorkspaceRecords, conventions.Lookup], Read]
 
 
 def _contact_list(
@@ -626,7 +281,7 @@ def _contact_list(
     """The contact list with a filter matching the second workspace's contact, ANDed
     with `updated_since` at its last change (so the answer stays a page or two)."""
 
-    def read(elsewhere: Records, convention: conventions.Lookup) -> Read:
+    def read(elsewhere: WorkspaceRecords, convention: conventions.Lookup) -> Read:
         contact = elsewhere.the_contact()
         query = {"updated_since": contact["updated_at"], "sort": "updated_at"}
         return Read(
@@ -641,28 +296,28 @@ def _filter(field: str) -> ReadOf:
 
 
 def _search(body_of: Callable[[dict[str, Any]], dict[str, Any]], refusable: str = "") -> ReadOf:
-    def read(elsewhere: Records, _: conventions.Lookup) -> Read:
+    def read(elsewhere: WorkspaceRecords, _: conventions.Lookup) -> Read:
         contact = elsewhere.the_contact()
         return Read("POST", SEARCH, {}, body_of(contact), contact["id"], refusable=refusable)
 
     return read
 
 
-def _user(elsewhere: Records, _: conventions.Lookup) -> Read:
+def _user(elsewhere: WorkspaceRecords, _: conventions.Lookup) -> Read:
     return Read("GET", "/v1/users", {}, None, elsewhere.id_of("usr"))
 
 
-def _pipeline(elsewhere: Records, _: conventions.Lookup) -> Read:
+def _pipeline(elsewhere: WorkspaceRecords, _: conventions.Lookup) -> Read:
     return Read("GET", "/v1/pipelines", {}, None, elsewhere.id_of("pipe"), pages=False)
 
 
-def _audience(elsewhere: Records, _: conventions.Lookup) -> Read:
+def _audience(elsewhere: WorkspaceRecords, _: conventions.Lookup) -> Read:
     """Audiences are not made through the adapter: the marker is left empty, for the
     first audience the second workspace's token lists."""
     return Read("GET", "/v1/audiences", {}, None, "")
 
 
-def _event_type(elsewhere: Records, _: conventions.Lookup) -> Read:
+def _event_type(elsewhere: WorkspaceRecords, _: conventions.Lookup) -> Read:
     code = elsewhere.unique("tenancy").replace("-", "_")
     elsewhere.adapter.create_success_event_type(
         code=code, value="forbidden", workspace=elsewhere.workspace
@@ -673,7 +328,7 @@ def _event_type(elsewhere: Records, _: conventions.Lookup) -> Read:
 def _deleted(resource: str) -> ReadOf:
     """A record of `resource` the second workspace made and deleted, in the feed."""
 
-    def read(elsewhere: Records, convention: conventions.Lookup) -> Read:
+    def read(elsewhere: WorkspaceRecords, convention: conventions.Lookup) -> Read:
         fields: dict[str, Any] = {
             "contact": {"first_name": elsewhere.unique("tenancy")},
             "organization": {"name": elsewhere.unique("tenancy")},
@@ -699,7 +354,7 @@ def _named_list(kind: str) -> ReadOf:
     """The list of `kind` the target file names, whole (bounded), for the second
     workspace's record of that kind."""
 
-    def read(elsewhere: Records, convention: conventions.Lookup) -> Read:
+    def read(elsewhere: WorkspaceRecords, convention: conventions.Lookup) -> Read:
         path = conventions.path(convention, f"lists.{kind}_path")
         return Read("GET", path, {}, None, elsewhere.id_of(operations.PREFIXES[kind]))
 
@@ -785,7 +440,7 @@ def test_a_read_shows_nothing_of_another_workspace(
     name: str,
     api: ApiClient,
     other_api: ApiClient,
-    elsewhere: Records,
+    elsewhere: WorkspaceRecords,
     convention: conventions.Lookup,
 ) -> None:
     read = READS[name](elsewhere, convention)
@@ -811,7 +466,7 @@ def test_a_read_shows_nothing_of_another_workspace(
 
 @pytest.mark.req("TEN-001")
 def test_a_contact_linked_to_another_workspaces_organization_never_shows_it(
-    api: ApiClient, elsewhere: Records, here: Records
+    api: ApiClient, elsewhere: WorkspaceRecords, here: WorkspaceRecords
 ) -> None:
     """A contact made with the second workspace's organization_id (the adapter makes
     contacts: their create body is not shown) is refused, as `record_not_found` says (an
@@ -846,7 +501,7 @@ def test_a_contact_linked_to_another_workspaces_organization_never_shows_it(
 
 @pytest.mark.req("TEN-002")
 def test_a_workspace_header_changes_nothing(
-    api: ApiClient, other_api: ApiClient, elsewhere: Records
+    api: ApiClient, other_api: ApiClient, elsewhere: WorkspaceRecords
 ) -> None:
     """ "No tenant or workspace header exists": the second workspace's contact, read with
     a tenant header naming that workspace (each value a server could take), answers as

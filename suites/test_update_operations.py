@@ -248,12 +248,7 @@ def test_the_resume_plan_can_be_completed_or_canceled(
     )
     now = updates.read("activity", resume_plan["id"], "ACT-022")
     expect_field(
-        response,
-        "ACT-022",
-        now,
-        "status",
-        expected=status,
-        why=f"after the plan was {status}",
+        response, "ACT-022", now, "status", expected=status, why=f"after the plan was {status}"
     )
 
 

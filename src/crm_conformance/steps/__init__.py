@@ -56,5 +56,6 @@ if TYPE_CHECKING:
     from crm_conformance.steps.pages import first_page as first_page
     from crm_conformance.steps.pages import with_cursor as with_cursor
     from crm_conformance.steps.updates import Updates as Updates
+    from crm_conformance.steps.workspace_records import WorkspaceRecords as WorkspaceRecords
 
 __all__, __getattr__ = lazy_exports(__name__, __file__)
