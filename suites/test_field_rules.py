@@ -456,42 +456,6 @@ def _amount(text: str) -> Decimal | None:
         return None
 
 
-# --- lost_reason: "name, when lost" --------------------------------------------------------
-
-LOST_REASON_REQ = {"contact": "CON-021", "deal": "DEAL-020"}
-"""The rule of `lost_reason` on each kind: "name of the reason when status is `lost`"
-(contact), "name, when lost" (deal)."""
-
-
-@pytest.mark.parametrize(
-    "kind", [pytest.param(k, marks=pytest.mark.req(r)) for k, r in LOST_REASON_REQ.items()]
-)
-def test_a_record_reopened_from_lost_has_no_lost_reason(
-    updates: Updates, factory: RecordFactory, kind: str
-) -> None:
-    """A lost record with a reason, updated back to open: `lost_reason` names a reason
-    only "when lost", so the reopened record shows none (null or left out)."""
-    req_id = LOST_REASON_REQ[kind]
-    lost: dict[str, Any] = {"status": "lost", "lost_reason": "Price"}  # the adapter's contact
-    if kind == "deal":
-        reasons = factory.adapter.fixtures().lost_reasons
-        if not reasons:
-            pytest.skip("the adapter's GET /v1/fixtures lists no lost reason")
-        lost = {"status": "lost", "lost_reason_id": reasons[0], "lost_justification": "Price"}
-    made = updates.made(kind, **lost)
-    record_id = str(made["id"])
-    response = updates.send(kind, record_id, {"status": "open"})
-    updates.applied(response, req_id, updates.control(kind, record_id))
-    now = updates.read(kind, record_id, req_id)
-    expect_true(
-        response,
-        req_id,
-        now.get("status") == "open" and now.get("lost_reason") is None,
-        expected="status open and no lost_reason (it names the reason only when lost)",
-        got=f"status = {now.get('status')!r}, lost_reason = {now.get('lost_reason')!r}",
-    )
-
-
 # --- company_name on a contact that has an organization -----------------------------------
 
 

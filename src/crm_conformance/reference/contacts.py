@@ -82,9 +82,14 @@ def render(
     record: Record,
     expand: Sequence[str] = (),
     settings: ServerSettings | None = None,
+    *,
+    variants: ServerSettings | None = None,
 ) -> dict[str, Any]:
-    """The Contact; `settings` (the API's reads pass theirs) switch on its render faults."""
+    """The Contact; `settings` (the API's reads pass theirs) switch on its render faults
+    and variants, `variants` (a write's answer passes them) its variants alone."""
     fault = settings.has_fault if settings is not None else lambda _: False
+    chosen = variants or settings
+    variant = chosen.has_variant if chosen is not None else lambda _: False
     rendered: dict[str, Any] = {
         "id": record["id"],
         "object": "contact",
@@ -109,7 +114,9 @@ def render(
         "organization_id": record.get("organization_id"),
         "owner_id": record.get("owner_id"),
         "score": _rendered_score(record.get("score"), fault("contact_score_title_cased")),
-        "lost_reason": record.get("lost_reason") if record["status"] == "lost" else None,
+        "lost_reason": record.get("lost_reason")
+        if record["status"] == "lost" or variant("lost_reason_kept_when_reopened")
+        else None,
         "channels": _rendered_channels(record, fault("channel_username_dropped")),
         "tags": tags.render_many(tx, workspace, record.get("tags")),
         "external_id": record.get("external_id"),
@@ -275,7 +282,9 @@ def read_changes(
     was = (
         (current or {}) if call.settings.has_fault("lost_reason_cleared_by_old_status") else merged
     )
-    if was.get("status") != "lost":
+    reopened = current is not None and current.get("status") == "lost"
+    kept = reopened and call.settings.has_variant("lost_reason_kept_when_reopened")
+    if was.get("status") != "lost" and not kept:
         changes["lost_reason"] = None
     if current is None and call.user_id is not None and "owner_id" not in changes:
         changes["owner_id"] = call.user_id
@@ -359,7 +368,7 @@ def _ensure_phone_free(tx: Transaction, workspace: str, phone: str, own_id: str 
 def answered(
     tx: Transaction, call: Call, record: Record, resolution: dict[str, Any] | None
 ) -> dict[str, Any]:
-    rendered = render(tx, call.workspace, record)
+    rendered = render(tx, call.workspace, record, variants=call.settings)
     if resolution is not None:
         rendered["organization_resolution"] = resolution
     return rendered

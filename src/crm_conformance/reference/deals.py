@@ -73,14 +73,19 @@ def _money(value: float | int, cents_by_floor: bool = False) -> str:
 
 
 def render(
-    tx: Transaction, workspace: str, record: Record, expand: tuple[str, ...] = ()
+    tx: Transaction,
+    workspace: str,
+    record: Record,
+    expand: tuple[str, ...] = (),
+    *,
+    reason_whatever_status: bool = False,
 ) -> dict[str, Any]:
     probability = record.get("probability")
     if probability is None:
         found = pipelines.stage_of(tx, workspace, record["stage_id"])
         probability = found[1]["default_probability"] if found else None
     lost_reason = None
-    if record["status"] == "lost" and record.get("lost_reason_id"):
+    if (record["status"] == "lost" or reason_whatever_status) and record.get("lost_reason_id"):
         reason = tx.get(workspace, "lost_reason", record["lost_reason_id"])
         lost_reason = reason["name"] if reason else None
     rendered: dict[str, Any] = {
@@ -387,7 +392,7 @@ def create_deal(call: Call) -> Reply:
         expand = (*expand, "organization")
     with call.transaction() as tx:
         record = tx.insert(call.workspace, "deal", read_changes(call, tx, call.json(), None))
-        rendered = _created_rendering(call, render(tx, call.workspace, record, expand))
+        rendered = _created_rendering(call, _render(call, tx, record, expand))
         return call.created(call.narrow(rendered, fields))
 
 
@@ -430,7 +435,7 @@ def list_deals(call: Call) -> Reply:
             rows,
             params,
             {"filters": chosen, "updated_since": since_stamp},
-            lambda r: _listed(call, render(tx, call.workspace, r, params.expand)),
+            lambda r: _listed(call, _render(call, tx, r, params.expand)),
         )
 
 
@@ -441,6 +446,15 @@ def _listed(call: Call, rendered: dict[str, Any]) -> dict[str, Any]:
     return rendered
 
 
+def _render(
+    call: Call, tx: Transaction, record: Record, expand: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """The Deal as this server's reads show it (variant `lost_reason_kept_when_reopened`:
+    the reason's name by the stored id, whatever the status)."""
+    kept = call.settings.has_variant("lost_reason_kept_when_reopened")
+    return render(tx, call.workspace, record, expand, reason_whatever_status=kept)
+
+
 @routes.get("/v1/deals/{deal_id}", scopes=("deals:read",))
 def get_deal(call: Call) -> Reply:
     deal_id = call.path_id("deal_id", "deal")
@@ -449,12 +463,7 @@ def get_deal(call: Call) -> Reply:
         record = _visible(call, tx, deal_id)
         if call.settings.has_fault("deal_expand_ignored_on_retrieve"):
             expand = ()
-        rendered = render(tx, call.workspace, record, expand)
-        if record.get("lost_reason_id") and call.settings.has_fault(
-            "deal_lost_reason_kept_when_reopened"
-        ):  # the retrieve joins the reason by its id, whatever the status
-            reason = tx.get(call.workspace, "lost_reason", record["lost_reason_id"])
-            rendered["lost_reason"] = reason["name"] if reason else None
+        rendered = _render(call, tx, record, expand)
         return Reply(200, call.narrow(rendered, fields))
 
 
@@ -471,7 +480,7 @@ def update_deal(call: Call) -> Reply:
         record = tx.update(
             call.workspace, "deal", {**current, **read_changes(call, tx, call.json(), current)}
         )
-        return Reply(200, render(tx, call.workspace, record))
+        return Reply(200, _render(call, tx, record))
 
 
 @routes.delete("/v1/deals/{deal_id}", scopes=("deals:write",), entity="deals")

@@ -147,6 +147,12 @@ _VARIANTS = (
         "read as required when lost)",
     ),
     Variant(
+        "lost_reason_kept_when_reopened",
+        "a record updated from lost to open keeps its lost reason and shows it: lost_reason "
+        'is "name of the reason when status is lost" (contact), "name, when lost" (deal), '
+        "and neither row says what a record no longer lost shows",
+    ),
+    Variant(
         "put_contact_update",
         "contacts are updated with PUT /v1/contacts/{contact_id} too, and, as most routers "
         "do, a method /v1/contacts/search lacks reaches that route (PUT there answers 400 "

@@ -232,10 +232,4 @@ FAULTS = (
         "a deal's value is kept as cents in a 32-bit integer: 21474836.48 reads back "
         "-21474836.48, 42949672.97 as 0.01",
     ),
-    Fault(
-        "deal_lost_reason_kept_when_reopened",
-        ("DEAL-020",),
-        "the deal retrieve joins lost_reason by the stored lost_reason_id whatever the "
-        "status: a deal reopened from lost still names its reason",
-    ),
 )
