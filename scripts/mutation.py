@@ -42,9 +42,9 @@ ROOT = Path(__file__).resolve().parent.parent
 SCRATCH = ROOT / ".mutation"
 MODULE = "src/crm_conformance/core/checks"
 TESTS = (
-    "tests/harness/test_checks.py",
-    "tests/harness/test_answers.py",
-    "tests/harness/test_expect.py",
+    "tests/core/test_checks.py",
+    "tests/core/test_answers.py",
+    "tests/steps/test_expect.py",
 )
 TEST_COMMAND = shlex.join([sys.executable, "-m", "pytest", "-x", "-q", *TESTS])
 

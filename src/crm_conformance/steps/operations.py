@@ -3,7 +3,7 @@
 The matrices that send every operation with other tokens (scopes, authentication) read
 the operations from the description (`document.operations()`) and build each call here,
 so a new operation in the description is a new point of each matrix (and a call this
-module cannot build fails loudly, `tests/harness/test_operations.py`). Whether a server
+module cannot build fails loudly, `tests/steps/test_operations.py`). Whether a server
 reads the body or the record's state before the token is not shown, so each call is
 one the target accepts: a body the document shows (or the target's convention where it
 does not), a record in a state in which the operation is allowed (a running campaign to

@@ -124,7 +124,7 @@ def bounded_transport() -> httpx.HTTPTransport:
 
     httpx offers no hook for this: the network backend of its connection pool is
     replaced, and if a new httpx has none where this looks, the transport is left as it
-    is (the body is still bounded; tests/harness/test_bounds.py's trickled headers fail).
+    is (the body is still bounded; tests/core/test_bounds.py's trickled headers fail).
     """
     transport = httpx.HTTPTransport()
     pool = getattr(transport, "_pool", None)

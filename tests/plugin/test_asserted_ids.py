@@ -2,7 +2,7 @@
 (plugin/asserted.py), or its module fails collection naming the test and the id."""
 
 # PyYAML's C loader keeps the classes of its first import, and pytester drops modules
-# first imported inside an in-process run (as tests/harness/test_plugin.py explains).
+# first imported inside an in-process run (as tests/plugin/test_plugin.py explains).
 import pytest
 import yaml  # noqa: F401  # kept imported across in-process runs (above)
 
