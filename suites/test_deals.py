@@ -33,6 +33,7 @@ from crm_conformance.steps import (
     expect_owner,
     expect_status,
     expect_success,
+    expect_text,
     expect_timestamp,
     expect_true,
     expect_type_or_null,
@@ -263,13 +264,7 @@ def test_a_deal_created_lost_with_a_reason_names_the_reason(
     expect_field(response, "DEAL-018", deal, "status", expected="lost")
     expect_field(response, "DEAL-019", deal, "lost_reason_id", expected=reason)
     expect_identifier(response, "IDN-013", deal, "lost_reason_id", "lrsn_")
-    expect_true(
-        response,
-        "DEAL-020",
-        isinstance(deal.get("lost_reason"), str) and bool(deal["lost_reason"]),
-        expected="lost_reason the name of the reason",
-        got=f"lost_reason = {deal.get('lost_reason')!r}",
-    )
+    expect_text(response, "DEAL-020", deal, "lost_reason", why="the name of the reason")
 
 
 @pytest.mark.req("DEAL-011", "DEAL-033", "DEAL-032")

@@ -38,6 +38,7 @@ from crm_conformance.steps import (
     expect_refusal,
     expect_status,
     expect_success,
+    expect_text,
     expect_true,
     expect_value,
     matches,
@@ -159,14 +160,8 @@ def expect_insufficient_scope(response: httpx.Response, missing: str, guard: str
     error = expect_error(
         response, "SCOPE-022", status=403, code="insufficient_scope", param=missing
     )
-    message = error.get("message")
-    expect_true(
-        response,
-        "SCOPE-023",
-        isinstance(message, str) and missing in message,
-        expected=f"error.message names the missing scope {missing!r}",
-        got=f"error.message = {message!r}",
-    )
+    why = "error.message names the missing scope"
+    expect_text(response, "SCOPE-023", error, "message", containing=missing, why=why)
 
 
 def expect_not_refused_for_scope(response: httpx.Response, point: Point) -> None:

@@ -136,6 +136,41 @@ def test_got_and_expected_are_named_so_they_cannot_be_swapped() -> None:
     expect_value(None, "CON-001", "name", got="Ada", expected="Ada")
 
 
+def test_a_field_step_names_the_field_and_why_it_is_the_expected_value() -> None:
+    from crm_conformance.steps.expect import expect_field
+
+    expect_field(None, "CON-012", {"company_name": "Acme"}, "company_name", expected="Acme")
+    with pytest.raises(ConformanceFailure) as failed:
+        expect_field(None, "CON-012", {}, "company_name", expected="Acme", why="kept")
+    assert failed.value.expected == "company_name = 'Acme' (kept)"
+    assert failed.value.got == "company_name = None"
+
+
+@pytest.mark.parametrize(
+    ("record", "containing", "holds"),
+    [
+        ({"name": "Ada Lovelace"}, "Ada", True),
+        ({"name": "Ada Lovelace"}, "", True),
+        ({"name": "Grace"}, "Ada", False),
+        ({"name": ""}, "", False),
+        ({"name": 7}, "", False),
+        ({}, "", False),
+    ],
+)
+def test_a_text_step_wants_a_non_empty_string_holding_the_part(
+    record: dict[str, Any], containing: str, holds: bool
+) -> None:
+    from crm_conformance.steps.expect import expect_text
+
+    if holds:
+        expect_text(None, "CON-007", record, "name", containing=containing)
+        return
+    with pytest.raises(ConformanceFailure) as failed:
+        expect_text(None, "CON-007", record, "name", containing=containing, why="derived")
+    assert failed.value.expected.startswith("name a non-empty string")
+    assert failed.value.expected.endswith("(derived)")
+
+
 def test_settle_waits_by_the_precision_a_stamp_shows(monkeypatch: pytest.MonkeyPatch) -> None:
     """A second and a bit for whole seconds or a fraction of zeros (the clock may keep no
     more), about the finest digit's step otherwise, and never less."""

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from crm_conformance.steps.expect import expect_refused_body as expect_refused_body
     from crm_conformance.steps.expect import expect_status as expect_status
     from crm_conformance.steps.expect import expect_success as expect_success
+    from crm_conformance.steps.expect import expect_text as expect_text
     from crm_conformance.steps.expect import expect_timestamp as expect_timestamp
     from crm_conformance.steps.expect import expect_true as expect_true
     from crm_conformance.steps.expect import expect_type_or_null as expect_type_or_null

@@ -205,6 +205,25 @@ def expect_field(
 
 
 @checks_predicate
+def expect_text(
+    response: httpx.Response | None,
+    req_id: str,
+    record: Mapping[str, Any],
+    key: str,
+    *,
+    containing: str = "",
+    why: str = "",
+) -> None:
+    """`record` (read from `response`) shows `key` as a non-empty string, holding
+    `containing` where given; `why` says what the text is, in the failure's message."""
+    text = record.get(key)
+    if not (isinstance(text, str) and text and containing in text):
+        wanted = f"{key} a non-empty string" + (f" holding {containing!r}" if containing else "")
+        shown = wanted + (f" ({why})" if why else "")
+        raise ConformanceFailure(req_id, expected=shown, got=f"{key} = {text!r}", response=response)
+
+
+@checks_predicate
 def expect_true(
     response: httpx.Response | None, req_id: str, holds: bool, *, expected: str, got: str
 ) -> None:
