@@ -106,26 +106,18 @@ def workspaces() -> dict[str, WorkspaceRecords]:
 
 @pytest.fixture
 def elsewhere(
-    other_api: ApiClient,
-    adapter: AdapterClient,
-    unique: Callable[[str], str],
-    convention: conventions.Lookup,
-    workspaces: dict[str, WorkspaceRecords],
+    other_api: ApiClient, maker: operations.Maker, workspaces: dict[str, WorkspaceRecords]
 ) -> WorkspaceRecords:
     """The second workspace's records (held by this test while it runs: `other_api`)."""
-    return workspaces["secondary"].bind(adapter, unique, other_api, convention, pytest.skip)
+    return workspaces["secondary"].bind(maker, other_api)
 
 
 @pytest.fixture
 def here(
-    api: ApiClient,
-    adapter: AdapterClient,
-    unique: Callable[[str], str],
-    convention: conventions.Lookup,
-    workspaces: dict[str, WorkspaceRecords],
+    api: ApiClient, maker: operations.Maker, workspaces: dict[str, WorkspaceRecords]
 ) -> WorkspaceRecords:
     """The token's own workspace's records, that make the rest of a request valid."""
-    return workspaces["primary"].bind(adapter, unique, api, convention, pytest.skip)
+    return workspaces["primary"].bind(maker, api)
 
 
 def expect_same_as_missing(

@@ -15,6 +15,7 @@ from crm_conformance.adapter_kit import Workspace
 from crm_conformance.core.model import conventions
 from crm_conformance.core.transport.client import ApiClient
 from crm_conformance.steps.factories import phone_number, stamp
+from crm_conformance.steps.operations import Maker
 
 EVENT = "event"
 """The kind of a success event's id, whose format is not shown (no identifier prefix)."""
@@ -34,19 +35,12 @@ class WorkspaceRecords:
         self.convention: conventions.Lookup
         self.skip: Callable[[str], NoReturn]
 
-    def bind(
-        self,
-        adapter: AdapterClient,
-        unique: Callable[[str], str],
-        client: ApiClient,
-        convention: conventions.Lookup,
-        skip: Callable[[str], NoReturn],
-    ) -> "WorkspaceRecords":
-        """This workspace's records, made with this test's adapter, names and token
-        (a success event is recorded through the API, with the target's conventions);
-        `skip` ends a test that needs a record the workspace cannot have."""
-        self.adapter, self.unique, self.client = adapter, unique, client
-        self.convention, self.skip = convention, skip
+    def bind(self, maker: Maker, client: ApiClient) -> "WorkspaceRecords":
+        """This workspace's records, made with this test's adapter, names, conventions
+        and skip (`maker`'s) and `client`, a token of this workspace (a success event and
+        a tag are made through the API)."""
+        self.adapter, self.unique, self.client = maker.adapter, maker.unique, client
+        self.convention, self.skip = maker.convention, maker.skip
         return self
 
     def id_of(self, prefix: str) -> str:
