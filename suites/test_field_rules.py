@@ -23,12 +23,10 @@ both wants another body, and the point is not applicable.
 """
 
 import secrets
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal, InvalidOperation
-from email.utils import parsedate_to_datetime
 from typing import Any
 
 import httpx
@@ -47,10 +45,10 @@ from crm_conformance.steps import (
     expect_success,
     expect_text,
     expect_true,
-    instant,
     later,
     operations,
     phone_number,
+    settle,
     stamp,
 )
 
@@ -369,10 +367,6 @@ def test_a_name_written_by_any_write_is_derived_into_name(
 
 # --- updated_at moves on every change ----------------------------------------------------
 
-CLOCK_STEP = 1.1
-"""Seconds waited before changing a record the target stamped less than that ago (by its
-own `Date` header), so that a target stamping whole seconds stamps the change later."""
-
 
 @pytest.mark.req("SYNC-005")
 @pytest.mark.parametrize("kind", conventions.UPDATED)
@@ -382,8 +376,7 @@ def test_an_update_moves_updated_at(updates: Updates, kind: str) -> None:
     made = updates.made(kind, created_at=stamp(datetime.now(UTC) - timedelta(hours=1)))
     record_id = str(made["id"])
     before = updates.read(kind, record_id, "SYNC-005").get("updated_at")
-    if not _settled(updates.api.get("/v1/me"), before):  # an answer carries its clock
-        time.sleep(CLOCK_STEP)
+    settle(before, clock=updates.api.get("/v1/me"))  # an answer carries the target's clock
     ((field, value),) = operations.PLAIN_CHANGE[kind].items()
     changes = {field: f"{value}-{updates.factory.unique('u')}"}
     response = updates.send(kind, record_id, changes)
@@ -396,15 +389,6 @@ def test_an_update_moves_updated_at(updates: Updates, kind: str) -> None:
         expected=f"updated_at later than {before!r} after the {kind} changed",
         got=f"updated_at = {after!r}",
     )
-
-
-def _settled(answer: httpx.Response, stamp_: Any) -> bool:
-    """Whether the target's clock (`Date`) is at least `CLOCK_STEP` past `stamp_`."""
-    try:
-        now = parsedate_to_datetime(answer.headers["date"])
-        return (now - instant(stamp_)).total_seconds() >= CLOCK_STEP + 1
-    except (KeyError, TypeError, ValueError):
-        return False
 
 
 # --- money: "string (monetary ...)", "number in the body" ---------------------------------

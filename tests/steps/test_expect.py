@@ -191,3 +191,22 @@ def test_settle_waits_by_the_precision_a_stamp_shows(monkeypatch: pytest.MonkeyP
     assert waits[0] == waits[1] == waits[4] == 1.1
     assert 0.001 < waits[2] <= 0.002
     assert 0 < waits[3] < 0.00001
+
+
+def test_settle_waits_not_when_the_targets_clock_is_already_past_the_stamp(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A record stamped an hour ago needs no wait; one stamped in this second of the
+    target's `Date` does, and so does an answer without a readable `Date`."""
+    import time
+
+    from crm_conformance.steps import expect
+
+    waits: list[float] = []
+    monkeypatch.setattr(time, "sleep", waits.append)
+    clock = httpx.Response(200, headers={"Date": "Fri, 02 Jan 2026 03:04:05 GMT"})
+    expect.settle("2026-01-02T02:04:05Z", clock=clock)
+    assert waits == []
+    expect.settle("2026-01-02T03:04:05Z", clock=clock)
+    expect.settle("2026-01-02T02:04:05Z", clock=httpx.Response(200))
+    assert waits == [1.1, 1.1]
