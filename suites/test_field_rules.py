@@ -391,6 +391,94 @@ def test_an_update_moves_updated_at(updates: Updates, kind: str) -> None:
     )
 
 
+@pytest.mark.req("SYNC-005")
+def test_an_upsert_that_changes_a_contact_moves_updated_at(
+    updates: Updates, convention: Callable[[str], str]
+) -> None:
+    """The upsert writes as the update does: a contact it finds by `external_id` and
+    phone, given another first name, reads back with a later `updated_at` ("Changes to
+    records are read by listing each resource with the `updated_since` filter")."""
+    if not {"external_id", "phone", "first_name"} <= conventions.placeholders(
+        convention("upsert.body")
+    ):
+        pytest.skip("the target's upsert.body has no {external_id}, {phone} and {first_name}")
+    external_id, phone = updates.factory.unique("upsert"), phone_number()
+    made = updates.made(
+        "contact",
+        created_at=stamp(datetime.now(UTC) - timedelta(hours=1)),
+        external_id=external_id,
+        phone=phone,
+        first_name="Before",
+    )
+    record_id = str(made["id"])
+    before = updates.read("contact", record_id, "SYNC-005").get("updated_at")
+    settle(before, clock=updates.api.get("/v1/me"))
+    values = {"external_id": external_id, "phone": phone, "first_name": updates.factory.unique("u")}
+    response = updates.api.post(
+        "/v1/contacts/upsert", json=conventions.body(convention, "upsert.body", **values)
+    )
+    if not response.is_success:
+        pytest.skip(f"the target refused its own upsert.body ({response.status_code})")
+    after = updates.read("contact", record_id, "SYNC-005").get("updated_at")
+    expect_true(
+        response,
+        "SYNC-005",
+        later(after, before),
+        expected=f"updated_at later than {before!r} after an upsert changed the contact",
+        got=f"updated_at = {after!r}",
+    )
+
+
+# --- tags: "can only be applied to records of that kind" ---------------------------------
+
+TAG_WRITES = (_create("deal"), _update("contact"), _update("organization"), _update("deal"))
+"""Every write that takes a record's `tags`: the deal create (its body is the Deal table)
+and the update of each tagged kind the target names."""
+TAGGED = ("contact", "organization", "deal")
+"""The record kinds with a tag catalogue."""
+
+
+def _tag_ids(record: dict[str, Any]) -> list[Any]:
+    return [t.get("id") if isinstance(t, dict) else t for t in record.get("tags") or ()]
+
+
+@pytest.mark.req("TAG-012")
+@pytest.mark.parametrize("write", TAG_WRITES, ids=lambda w: w.name)
+def test_a_tag_is_applied_only_to_records_of_its_catalogues_kind(
+    writer: Writer, updates: Updates, factory: RecordFactory, write: Write
+) -> None:
+    """A tag "can only be applied to records of that kind": a tag of another catalogue is
+    refused (the status is not shown: any 4xx) or, taken, not applied. The write's own
+    catalogue's tag, sent the same way first, shows the write applies tags at all (how a
+    body names tags is not shown: as ids here)."""
+    own = factory.tag(kind=write.kind)["id"]
+    other = next(kind for kind in TAGGED if kind != write.kind)
+    foreign = factory.tag(kind=other)["id"]
+    response, record_id = write.send(writer, "tags", [own])
+    if not response.is_success:
+        pytest.skip(f"{write.name} refused tags given as ids ({response.status_code})")
+    if own not in _tag_ids(read_back(updates, write, response, record_id, "TAG-012")):
+        pytest.skip(f"{write.name} does not apply tags given as ids")
+    response, record_id = write.send(writer, "tags", [foreign])
+    if not response.is_success:
+        expect_true(
+            response,
+            "TAG-012",
+            400 <= response.status_code < 500,
+            expected=f"a {other} tag on a {write.kind} refused with a 4xx, or not applied",
+            got=f"{response.status_code}",
+        )
+        return
+    applied = _tag_ids(read_back(updates, write, response, record_id, "TAG-012"))
+    expect_true(
+        response,
+        "TAG-012",
+        foreign not in applied,
+        expected=f"the {other} catalogue's tag {foreign} not applied to a {write.kind}",
+        got=f"tags = {applied}",
+    )
+
+
 # --- money: "string (monetary ...)", "number in the body" ---------------------------------
 
 MONEY = ("19.99", "0.07", "0.1", "1234567.89", "100", "21474836.48", "42949672.97")

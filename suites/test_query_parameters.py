@@ -20,6 +20,7 @@ from crm_conformance import ApiClient
 from crm_conformance.core.model import conventions, document
 from crm_conformance.steps import (
     RecordFactory,
+    absent_id,
     error_of,
     expect_error,
     expect_field,
@@ -329,25 +330,56 @@ def test_different_filters_are_anded(contacts: Contacts, convention: Callable[[s
     )
 
 
-def _emails(unique: Callable[[str], str], count: int) -> Query:
-    return [("email", f"{unique('filter')}-{n}@example.com") for n in range(count)]
+FILTER_IDS = {
+    name: document.identifier_prefixes(document.schema("Contact")["properties"][name])[0]
+    for name in ("owner_id", "organization_id")
+}
+"""The id filters and the prefix of the ids they take (`usr`, `org`)."""
+ENUM_FILTERS = {
+    name: [
+        value
+        for value in document.resolved(document.schema("Contact")["properties"][name])["enum"]
+        if value is not None  # a score may be null; a filter value is one of the names
+    ]
+    for name in ("status", "score")
+}
+"""The enum filters and their values: fewer than the cap, so 100 values repeat them."""
+REPEATABLE = (*ENUM_FILTERS, "email", *FILTER_IDS, "external_id")
+"""Every filter the contact list's table calls repeatable ("a cap of 100 accompanies the
+repeatable filters"); the further repeatable text filter is not shown."""
+
+
+def _values(name: str, unique: Callable[[str], str], count: int) -> list[str]:
+    """`count` valid values of filter `name`, distinct where the filter has that many."""
+    if name in ENUM_FILTERS:
+        shown = ENUM_FILTERS[name]
+        return [shown[n % len(shown)] for n in range(count)]
+    if name in FILTER_IDS:
+        return [absent_id(FILTER_IDS[name]) for _ in range(count)]
+    mark = unique("filter")
+    return [f"{mark}-{n}@example.com" if name == "email" else f"{mark}-{n}" for n in range(count)]
 
 
 @pytest.mark.req("CON-036")
+@pytest.mark.parametrize("name", REPEATABLE)
 def test_a_filter_repeated_100_times_is_accepted(
-    api: ApiClient, convention: Callable[[str], str], unique: Callable[[str], str]
+    api: ApiClient, convention: Callable[[str], str], unique: Callable[[str], str], name: str
 ) -> None:
-    name = convention("contact_filters.email")
-    query = [(name, value) for _, value in _emails(unique, MAX_FILTER_VALUES)]
+    query = [
+        (convention(f"contact_filters.{name}"), v) for v in _values(name, unique, MAX_FILTER_VALUES)
+    ]
     expect_status(api.get(CONTACTS, params=query), "CON-036", 200)
 
 
 @pytest.mark.req("CON-037")
+@pytest.mark.parametrize("name", [n for n in REPEATABLE if n not in ENUM_FILTERS])
 def test_a_filter_repeated_more_than_100_times_is_refused(
-    api: ApiClient, convention: Callable[[str], str], unique: Callable[[str], str]
+    api: ApiClient, convention: Callable[[str], str], unique: Callable[[str], str], name: str
 ) -> None:
-    name = convention("contact_filters.email")
-    query = [(name, value) for _, value in _emails(unique, MAX_FILTER_VALUES + 1)]
+    """101 distinct values of each filter that has that many. An enum filter has four or
+    three: 101 of them repeat a value, and whether repeats count is not shown."""
+    count = MAX_FILTER_VALUES + 1
+    query = [(convention(f"contact_filters.{name}"), v) for v in _values(name, unique, count)]
     response = api.get(CONTACTS, params=query)
     expect_error(response, "CON-037", status=400, code="too_many_filter_values")
 

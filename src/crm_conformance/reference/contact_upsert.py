@@ -98,7 +98,8 @@ def upsert_contact(call: Call) -> Reply:
                 param="external_id",
             )
         changes, resolution = read_changes(call, tx, body, matched)
-        record = tx.update(call.workspace, "contact", {**matched, **changes})
+        touch = not call.settings.has_fault("upsert_keeps_updated_at")
+        record = tx.update(call.workspace, "contact", {**matched, **changes}, touch=touch)
         return Reply(200, answered(tx, call, record, resolution))
 
 

@@ -121,7 +121,10 @@ def read_changes(call: Call, tx: Transaction, body: Any, current: Record | None)
             or visibility.DEFAULT
         )
     if fields.has("tags"):
-        changes["tags"] = tags.read_ids(tx, call.workspace, "organization", fields) or []
+        checked = not call.settings.has_fault("organization_tags_any_catalogue")
+        changes["tags"] = (
+            tags.read_ids(tx, call.workspace, "organization", fields, checked=checked) or []
+        )
     if fields.has("custom_fields"):
         changes["custom_fields"] = field_definitions.read_values(
             tx, call.workspace, "organization", fields, (current or {}).get("custom_fields")

@@ -468,7 +468,9 @@ def _run(spec: RouteSpec, call: Call) -> Reply:
         require_scopes(call, ("conversations:read",))
     else:
         require_scopes(call, spec.needed_scopes(call.settings))
-    exempt = call.principal.kind == "oauth" and call.settings.has_fault("policy_ignored_for_oauth")
+    exempt = (
+        call.principal.kind == "oauth" and call.settings.has_fault("policy_ignored_for_oauth")
+    ) or (spec.method != "POST" and call.settings.has_fault("policy_checked_on_posts_only"))
     if spec.method in WRITE_METHODS and spec.entity is not None and not exempt:
         with call.transaction() as tx:
             mirrored = not policy.local_write(tx, call.workspace, spec.entity)

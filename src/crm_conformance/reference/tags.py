@@ -61,9 +61,10 @@ def render_many(tx: Transaction, workspace: str, ids: list[str] | None) -> list[
 
 
 def read_ids(
-    tx: Transaction, workspace: str, catalogue: str, fields: BodyFields
+    tx: Transaction, workspace: str, catalogue: str, fields: BodyFields, *, checked: bool = True
 ) -> list[str] | None:
-    """The `tags` of a write body: ids of tags in the catalogue of `catalogue`."""
+    """The `tags` of a write body: ids of tags in the catalogue of `catalogue` (of any
+    catalogue when not `checked`: fault `organization_tags_any_catalogue`)."""
     values = fields.list_of_strings("tags")
     if values is None:
         return None
@@ -71,7 +72,7 @@ def read_ids(
         tag = tx.get(workspace, "tag", tag_id)
         if tag is None:
             fields.problem(f"tags.{index}", "is not a tag of this workspace", "not_found")
-        elif tag["catalogue"] != catalogue:
+        elif checked and tag["catalogue"] != catalogue:
             fields.problem(
                 f"tags.{index}",
                 f"belongs to the {tag['catalogue']} catalogue, not {catalogue}",

@@ -207,6 +207,12 @@ FAULTS = (
         "a filter repeated more than 100 times is accepted",
     ),
     Fault(
+        "id_filters_uncapped",
+        ("CON-037",),
+        "owner_id and organization_id take any number of values: the cap is checked where "
+        "text and enum values are read, and ids are read elsewhere",
+    ),
+    Fault(
         "contact_retrieve_wrapped_in_data",
         ("CON-038",),
         "GET /v1/contacts/{contact_id} answers the contact wrapped in {data: ...}",
@@ -371,5 +377,11 @@ FAULTS = (
         ("CON-041", "SYNC-006"),
         "a deleted contact is only noted in the deletion feed: its row stays, and the "
         "retrieve, the list and search still serve it",
+    ),
+    Fault(
+        "upsert_keeps_updated_at",
+        ("SYNC-005",),
+        "an upsert that finds and changes a contact keeps its updated_at: the upsert stores "
+        "the merged record without touching it, so a sync by updated_since misses the change",
     ),
 )

@@ -151,4 +151,10 @@ FAULTS = (
         "reversing a success event is guarded by success_events:read (it reads the event "
         "first), not success_events:write",
     ),
+    Fault(
+        "policy_checked_on_posts_only",
+        ("SCOPE-025", "SCOPE-029"),
+        "a mirrored entity refuses creates and moves (POST) but takes updates: the policy "
+        "gate was written with the create routes",
+    ),
 )

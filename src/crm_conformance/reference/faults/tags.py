@@ -64,4 +64,10 @@ FAULTS = (
         ("TAG-003",),
         "a tag name's length is counted in UTF-8 bytes, so 100 two-byte characters are refused",
     ),
+    Fault(
+        "organization_tags_any_catalogue",
+        ("TAG-012",),
+        "an organization update takes a tag of any catalogue: the catalogue check was "
+        "written for contacts and deals",
+    ),
 )
