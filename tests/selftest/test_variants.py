@@ -70,6 +70,18 @@ def _lost_deal_status(client: TestClient) -> int:
     return int(_deal_in(client, status="lost", lost_reason_id=reason).status_code)
 
 
+def _reopened_reasons(client: TestClient) -> tuple[Any, Any]:
+    """What a contact and a deal, updated from lost to open, show of their reason."""
+    contact = _created_contact(client).json()["id"]
+    client.patch(f"/v1/contacts/{contact}", json={"status": "lost", "lost_reason": "Price"})
+    reopened = client.patch(f"/v1/contacts/{contact}", json={"status": "open"}).json()
+    reason = client.get("/v1/lost-reasons").json()["data"][0]["id"]
+    deal = _deal_in(client, status="lost", lost_reason_id=reason, lost_justification="x")
+    deal_id = deal.json()["id"]
+    client.patch(f"/v1/deals/{deal_id}", json={"status": "open"})
+    return reopened.get("lost_reason"), client.get(f"/v1/deals/{deal_id}").json()["lost_reason"]
+
+
 def _deleted_item(client: TestClient) -> Any:
     contact_id = _created_contact(client).json()["id"]
     client.delete(f"/v1/contacts/{contact_id}")
@@ -192,6 +204,7 @@ OBSERVATIONS: dict[str, Callable[[TestClient], Any]] = {
     ),
     "me_scope_string": lambda c: sorted(c.get("/v1/me").json()),
     "lost_needs_justification": _lost_deal_status,
+    "lost_reason_kept_when_reopened": _reopened_reasons,
     "put_contact_update": lambda c: c.put("/v1/contacts/search", json={}).status_code,
     "fields_need_resource": lambda c: c.get("/v1/fields").status_code,
     "upsert_validates_first": lambda c: (
