@@ -384,4 +384,10 @@ FAULTS = (
         "an upsert that finds and changes a contact keeps its updated_at: the upsert stores "
         "the merged record without touching it, so a sync by updated_since misses the change",
     ),
+    Fault(
+        "enum_filters_uncapped",
+        ("CON-037",),
+        "status and score take any number of values: an enum filter is read by its own "
+        "parser, which checks each value and never counts them",
+    ),
 )
