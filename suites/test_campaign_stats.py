@@ -22,7 +22,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from crm_conformance import ApiClient
+from crm_conformance import AdapterError, ApiClient
 from crm_conformance.core.model import document
 from crm_conformance.steps import (
     RecordFactory,
@@ -323,6 +323,28 @@ def test_rates_that_do_not_end_are_fractions_too(api: ApiClient, campaigns: Reco
     body = stats_of(response, "STAT-017", campaign["id"])
     expect_rate(response, body, "reply_rate", 1, 3, "STAT-017")
     expect_rate(response, body, "conversion_rate", 2, 3, "STAT-019")
+
+
+@pytest.mark.req("STAT-012")
+def test_converted_counts_each_contact_once(api: ApiClient, campaigns: RecordFactory) -> None:
+    """`converted` counts "distinct messaged contacts", where `contacted` counts
+    participants: one contact in the campaign twice, messaged and won after each message,
+    converts once. An adapter that never puts a contact in a campaign twice cannot make
+    the case, and the test is not applicable."""
+    window = Window.recent()
+    sent = window.start + timedelta(days=1)
+    contact_id = str(campaigns.contact()["id"])
+    twice = [
+        participant(window, contact_id=contact_id, contacted_at=sent, converted_at=sent + gap)
+        for gap in (timedelta(minutes=5), timedelta(minutes=9))
+    ]
+    try:
+        campaign = campaigns.campaign(participants=twice)
+    except AdapterError as refused:
+        pytest.skip(f"the adapter does not put one contact in a campaign twice: {refused}")
+    response = get_stats(api, campaign["id"], window.params)
+    body = stats_of(response, "STAT-012", campaign["id"])
+    expect_field(response, "STAT-012", body, "converted", expected=1, why="one contact, twice")
 
 
 @pytest.mark.req("STAT-018", "STAT-019", "STAT-009")

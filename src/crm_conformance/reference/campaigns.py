@@ -225,7 +225,9 @@ def _stats_body(
         counted = replace(window, end=window.end + timedelta(microseconds=1))
     if fault("window_start_exclusive"):
         counted = replace(counted, start=window.start + timedelta(microseconds=1))
-    body = replace(stats.compute(participants, counted), window=window).render(campaign_id, stamp)
+    by_contact = not call.settings.has_fault("converted_counts_participants")
+    computed = stats.compute(participants, counted, by_contact=by_contact)
+    body = replace(computed, window=window).render(campaign_id, stamp)
     if fault("stats_object_named_stats"):
         body["object"] = "stats"
     if fault("stats_campaign_id_dropped"):

@@ -151,13 +151,17 @@ def parse_window(start: str | None, end: str | None, *, now: datetime) -> Window
     return Window(start_at, end_at)
 
 
-def compute(participants: Iterable[Participant], window: Window) -> CampaignStats:
-    """Counts of the Campaign stats table for `participants` over `window`."""
+def compute(
+    participants: Iterable[Participant], window: Window, *, by_contact: bool = True
+) -> CampaignStats:
+    """Counts of the Campaign stats table for `participants` over `window`; `converted`
+    counts distinct contacts (each participant when not `by_contact`: fault
+    `converted_counts_participants`)."""
     everyone = list(participants)
     contacted = [p for p in everyone if window.holds(p.contacted_at)]
     replies = [p for p in contacted if _answered(p.replied_at, p.contacted_at, window)]
     converted_contacts = {
-        p.contact_id or f"participant-{index}"
+        (p.contact_id if by_contact else None) or f"participant-{index}"
         for index, p in enumerate(contacted)
         if _answered(p.converted_at, p.contacted_at, window)
     }

@@ -139,4 +139,10 @@ FAULTS = (
         ("STAT-021",),
         "the stats counts are rendered as floats (3.0), as the aggregate query returns them",
     ),
+    Fault(
+        "converted_counts_participants",
+        ("STAT-012",),
+        "converted counts participants, not distinct contacts: a contact in the campaign "
+        "twice, won after each message, converts twice",
+    ),
 )
