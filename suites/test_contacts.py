@@ -25,6 +25,8 @@ from crm_conformance import AdapterClient, ApiClient
 from crm_conformance.core.model import conventions
 from crm_conformance.steps import (
     RecordFactory,
+    Updates,
+    create_fields,
     expect_enum,
     expect_error,
     expect_field,
@@ -42,6 +44,7 @@ from crm_conformance.steps import (
     expect_value,
     matches,
     phone_number,
+    spaced,
 )
 
 CONTACTS = "/v1/contacts"
@@ -323,14 +326,16 @@ def test_field_definitions_are_listed(api: ApiClient, convention: conventions.Lo
 # --- company_name --------------------------------------------------------------------
 
 
-WRITES_OF_COMPANY_NAME = ("update", "adapter")
-"""How a contact gets its `company_name`: the target's update (an API write, where the
-rule lives), and the adapter's record (the vendor's fixture tool, not the API)."""
+WRITES_OF_COMPANY_NAME = ("create", "update", "adapter")
+"""How a contact gets its `company_name`: the target's create and update (API writes,
+where the rule lives), and the adapter's record (the vendor's fixture tool, not the
+API)."""
 
 
 def with_company_name(
     api: ApiClient,
     factory: RecordFactory,
+    updates: Updates,
     convention: conventions.Lookup,
     how: str,
     name: str,
@@ -339,6 +344,9 @@ def with_company_name(
     """A contact with no organization given `company_name` `name` (`how`), as retrieved."""
     if how == "adapter":
         made = factory.contact(company_name=name)
+    elif how == "create":
+        fields = {**create_fields("contact", factory.unique), "company_name": name}
+        made = {"id": updates.created("contact", fields, "CON-013")}
     else:
         made = factory.contact()
         operation = conventions.update(convention, "contact", made["id"], {"company_name": name})
@@ -371,10 +379,16 @@ def linked_by(how: str, response: httpx.Response, linked: bool, **shown: Any) ->
 @pytest.mark.req("CON-012", "CON-013")
 @pytest.mark.parametrize("how", WRITES_OF_COMPANY_NAME)
 def test_company_name_links_to_the_organization_of_that_name(
-    api: ApiClient, factory: RecordFactory, convention: conventions.Lookup, how: str
+    api: ApiClient,
+    factory: RecordFactory,
+    updates: Updates,
+    convention: conventions.Lookup,
+    how: str,
 ) -> None:
     organization = factory.organization()
-    response, contact = with_company_name(api, factory, convention, how, organization["name"])
+    response, contact = with_company_name(
+        api, factory, updates, convention, how, organization["name"]
+    )
     expect_field(response, "CON-012", contact, "company_name", expected=organization["name"])
     linked = contact.get("organization_id")
     linked_by(how, response, linked == organization["id"], organization_id=linked)
@@ -383,10 +397,16 @@ def test_company_name_links_to_the_organization_of_that_name(
 @pytest.mark.req("CON-012", "CON-013")
 @pytest.mark.parametrize("how", WRITES_OF_COMPANY_NAME)
 def test_company_name_matching_no_organization_links_a_new_one(
-    api: ApiClient, factory: RecordFactory, convention: conventions.Lookup, how: str
+    api: ApiClient,
+    factory: RecordFactory,
+    updates: Updates,
+    convention: conventions.Lookup,
+    how: str,
 ) -> None:
     company = factory.unique("Company")
-    response, contact = with_company_name(api, factory, convention, how, company, expand=True)
+    response, contact = with_company_name(
+        api, factory, updates, convention, how, company, expand=True
+    )
     expect_field(response, "CON-012", contact, "company_name", expected=company)
     embedded = contact.get("organization")
     name = embedded.get("name") if isinstance(embedded, dict) else None
@@ -562,6 +582,28 @@ def test_every_two_different_filters_are_anded(
         expected=f"{first}={one[0]} and {second}={two[0]} find only {made[2]['id']}",
         got=f"found {sorted(map(str, found))} of {[m['id'] for m in made]}",
     )
+
+
+# --- a phone names one contact ---------------------------------------------------------
+
+
+@pytest.mark.req("CON-045")
+@pytest.mark.parametrize("written", ["as read", "with spaces"])
+def test_a_contact_created_with_the_phone_of_another_answers_contact_already_exists(
+    updates: Updates, factory: RecordFactory, written: str
+) -> None:
+    """ "`contact_already_exists` | contact with this phone exists", at the target's
+    create (`[conventions.creates]`; its body is not shown, so a contact it makes with a
+    phone of its own comes first, the control). The phone is sent as the contact reads
+    it, and with spaces: "E.164, normalized on write" makes both the one number."""
+    phone = phone_number()
+    updates.created(
+        "contact", {**create_fields("contact", factory.unique), "phone": phone}, "CON-045"
+    )
+    sent = phone if written == "as read" else spaced(phone)
+    again = {**create_fields("contact", factory.unique), "phone": sent}
+    response = updates.create("contact", again)
+    expect_error(response, "CON-045", status=409, code="contact_already_exists")
 
 
 # --- upsert conflicts ----------------------------------------------------------------

@@ -2,8 +2,9 @@
 
 A rule of a field's row (a bound, a normalization, a derivation) is a rule of the field,
 so it holds on each write that accepts the field: the creates whose bodies the document
-shows (deals, activities, tags), the upsert (`upsert.body`) and the update of each
-record kind the target file names (`[conventions.updates]`). The matrix is data:
+shows (deals, activities, tags), the creates of contacts and organizations and the
+update of each record kind the target file names (`[conventions.creates]`,
+`[conventions.updates]`), and the upsert (`upsert.body`). The matrix is data:
 
 - `BOUNDED`: each bounded string on each write, tried at 1 character and at its maximum
   (ASCII, two-byte and astral characters) and read back as sent; empty and one over the
@@ -11,13 +12,13 @@ record kind the target file names (`[conventions.updates]`). The matrix is data:
   counted as twice as many UTF-16 code units: its refusal is recorded, not judged.
 - `PROBABILITY`: a deal's 0 and 100 accepted on create and update; -1, 101 and the
   values a 32- or 64-bit reader wraps into range refused.
-- Normalization and derivation: a phone written by update or upsert reads back in E.164;
-  a name changed by update or upsert is the derived `name`'s.
+- Normalization and derivation: a phone written by create, update or upsert reads back
+  in E.164; a name written by any of them is the derived `name`'s.
 - `updated_at` moves on every update of every kind: "Changes to records are read by
   listing each resource with the `updated_since` filter", which a stale stamp defeats.
 
-An update or upsert body is not shown, so an accepted point refused as
-`validation_failed` is sent again with a plain change of the same record (the control,
+A named create, update or upsert body is not shown, so an accepted point refused as
+`validation_failed` is sent again as a plain write of the same shape (the control,
 `Updates.applied`): a target that takes the control refused the value, one that refuses
 both wants another body, and the point is not applicable.
 """
@@ -92,6 +93,12 @@ class Writer:
         self.control = lambda: self.api.post(CREATE_PATHS[kind], json=BODIES[kind](self.maker))
         return response, _id(response)
 
+    def named_create(self, kind: str, field: str, value: Any) -> tuple[httpx.Response, str | None]:
+        response = self.updates.create(kind, {**self.maker.create_fields(kind), field: value})
+        # the control: the same create of another new record, without the field
+        self.control = lambda: self.updates.create(kind, self.maker.create_fields(kind))
+        return response, _id(response)
+
     def update(self, kind: str, field: str, value: Any) -> tuple[httpx.Response, str | None]:
         record_id = str(self.updates.made(kind)["id"])
         self.control = self.updates.control(kind, record_id)
@@ -136,6 +143,10 @@ def _create(kind: str) -> Write:
     return Write(f"create {kind}", kind, lambda w, f, v: w.create(kind, f, v))
 
 
+def _named_create(kind: str) -> Write:
+    return Write(f"create {kind}", kind, lambda w, f, v: w.named_create(kind, f, v))
+
+
 def _update(kind: str) -> Write:
     return Write(f"update {kind}", kind, lambda w, f, v: w.update(kind, f, v))
 
@@ -163,7 +174,15 @@ BOUNDED = (
     Bounded(
         "external_id",
         255,
-        (_update("contact"), UPSERT, _update("organization"), _create("deal"), _update("deal")),
+        (
+            _named_create("contact"),
+            _update("contact"),
+            UPSERT,
+            _named_create("organization"),
+            _update("organization"),
+            _create("deal"),
+            _update("deal"),
+        ),
         {"": "CON-048", "create deal": "DEAL-032", "update deal": "DEAL-032"},
         unique=True,
     ),
@@ -320,7 +339,7 @@ def test_a_deal_probability_is_accepted_from_0_to_100_only(
 
 # --- normalization and derivation on every write ----------------------------------------
 
-PHONE_WRITES = (_update("contact"), UPSERT)
+PHONE_WRITES = (_named_create("contact"), _update("contact"), UPSERT)
 
 
 @pytest.mark.req("CON-009")
@@ -345,6 +364,8 @@ def test_a_phone_written_by_any_write_is_normalized_to_e164(
 
 
 NAME_POINTS = [
+    pytest.param(_named_create("contact"), "first_name", id="create contact first_name"),
+    pytest.param(_named_create("contact"), "last_name", id="create contact last_name"),
     pytest.param(_update("contact"), "first_name", id="update contact first_name"),
     pytest.param(_update("contact"), "last_name", id="update contact last_name"),
     pytest.param(UPSERT, "first_name", id="upsert contact first_name"),
@@ -431,9 +452,16 @@ def test_an_upsert_that_changes_a_contact_moves_updated_at(
 
 # --- tags: "can only be applied to records of that kind" ---------------------------------
 
-TAG_WRITES = (_create("deal"), _update("contact"), _update("organization"), _update("deal"))
+TAG_WRITES = (
+    _named_create("contact"),
+    _update("contact"),
+    _named_create("organization"),
+    _update("organization"),
+    _create("deal"),
+    _update("deal"),
+)
 """Every write that takes a record's `tags`: the deal create (its body is the Deal table)
-and the update of each tagged kind the target names."""
+and the create and update of each tagged kind the target names."""
 TAGGED = ("contact", "organization", "deal")
 """The record kinds with a tag catalogue."""
 

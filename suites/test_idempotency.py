@@ -136,6 +136,18 @@ def _update_write(kind: str) -> Callable[[RecordFactory, operations.Maker], Writ
     return make
 
 
+def _create_write(kind: str) -> Callable[[RecordFactory, operations.Maker], Write]:
+    """The target's create of `kind` (`[conventions.creates]`); each body a new record."""
+
+    def make(factory: RecordFactory, maker: operations.Maker) -> Write:
+        def body() -> Any:
+            return conventions.create(maker.convention, kind, maker.create_fields(kind)).body
+
+        return Write(conventions.create(maker.convention, kind, {}).path, body)
+
+    return make
+
+
 def _fixed_write(operation_id: str) -> Callable[[RecordFactory, operations.Maker], Write]:
     """A write with one body, the call `steps.operations` builds (a move at the target's
     path and body, resuming a paused campaign)."""
@@ -155,6 +167,7 @@ WRITES: dict[str, Callable[[RecordFactory, operations.Maker], Write]] = {
     "close": _close_write,
     "pause": _pause_write,
     "upsert": _upsert_write,
+    **{f"create {kind}": _create_write(kind) for kind in conventions.CREATED},
     **{f"update {kind}": _update_write(kind) for kind in conventions.UPDATED},
     "handoff": _fixed_write("handoffConversation"),
     "assign": _fixed_write("assignConversation"),

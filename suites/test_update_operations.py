@@ -1,9 +1,11 @@
-"""Rules the document states about changes, through update operations it names but does
-not show ("Update, delete and retrieve operations of other resources: not shown").
+"""Rules the document states about changes, through update (and create) operations it
+names but does not show ("Update, delete and retrieve operations of other resources: not
+shown"; "Contact create and update bodies: not shown").
 
 The target file names each update (`[conventions.updates]`: `<resource>_method`,
 `_path` with the record's id, `_body` with `{changes}` standing for the changed
-fields), where a deal, an organization and an activity are read back
+fields) and the creates of contacts and organizations (`[conventions.creates]`, with
+`{fields}`), where a deal, an organization and an activity are read back
 (`[conventions.retrieve]`), and a success event's own path
 (`success_events.retrieve_path`); a test without its keys skips, naming them. The changes
 sent are documented fields with documented values; an update the document allows that
@@ -25,6 +27,7 @@ from crm_conformance.core.model import conventions
 from crm_conformance.steps import (
     RecordFactory,
     Updates,
+    create_fields,
     expect_error,
     expect_field,
     expect_status,
@@ -60,6 +63,21 @@ def test_an_update_to_another_records_external_id_answers_external_id_taken(
     other = updates.made(resource)
     response = updates.send(resource, other["id"], {"external_id": taken})
     expect_error(response, req_id, status=409, code="external_id_taken")
+
+
+@pytest.mark.req("CON-047")
+@pytest.mark.parametrize("resource", conventions.CREATED)
+def test_a_create_with_another_records_external_id_answers_external_id_taken(
+    updates: Updates, factory: RecordFactory, resource: str
+) -> None:
+    """The same rule at the target's create (`[conventions.creates]`): a record the
+    create made with an `external_id`, then a new one given that `external_id`."""
+    taken = factory.unique("ext")
+    updates.created(
+        resource, {**create_fields(resource, factory.unique), "external_id": taken}, "CON-047"
+    )
+    again = {**create_fields(resource, factory.unique), "external_id": taken}
+    expect_error(updates.create(resource, again), "CON-047", status=409, code="external_id_taken")
 
 
 @pytest.mark.req("CON-046")

@@ -12,10 +12,13 @@ def test_every_described_operation_has_a_call() -> None:
     assert not described & named
 
 
-def test_the_named_operations_are_each_kinds_update_retrieve_and_list() -> None:
-    """An update per kind the target file can name, guarded by its row's write scope, a
-    retrieve per kind it reads back and a list per kind it lists, by the read scope."""
+def test_the_named_operations_are_each_kinds_create_update_retrieve_and_list() -> None:
+    """A create and an update per kind the target file can name, guarded by its row's
+    write scope, a retrieve per kind it reads back and a list per kind it lists, by the
+    read scope."""
     by_id = {operation.operation_id: operation for operation in operations.NAMED}
+    assert by_id["createOrganization"].scopes == ("organizations:write",)
+    assert not by_id["createContact"].reads
     assert by_id["updateActivity"].scopes == ("activities:write",)
     assert not by_id["updateDeal"].reads
     assert by_id["getOrganization"].reads
@@ -24,7 +27,7 @@ def test_the_named_operations_are_each_kinds_update_retrieve_and_list() -> None:
     assert by_id["listDeals"].reads
     assert by_id["reverseSuccessEvent"].scopes == ("success_events:write",)
     assert by_id["getSuccessEvent"].reads
-    assert len(by_id) == 16
+    assert len(by_id) == 18
 
 
 def test_reads_are_read_scopes_or_gets() -> None:

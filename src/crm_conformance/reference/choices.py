@@ -63,6 +63,11 @@ CONVENTIONS: dict[str, Any] = {
             ("body", json.dumps("{changes}")),
         )
     },
+    "creates": {
+        f"{resource}_{part}": value
+        for resource in ("contact", "organization")
+        for part, value in (("path", f"/v1/{_UPDATED[resource]}"), ("body", json.dumps("{fields}")))
+    },
     "retrieve": {
         f"{resource}_path": f"/v1/{_UPDATED[resource]}/{{{resource}_id}}"
         for resource in ("organization", "deal", "activity")

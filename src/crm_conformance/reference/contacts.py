@@ -166,10 +166,16 @@ def _rendered_channels(record: Record, without_username: bool) -> list[dict[str,
 
 
 def read_changes(
-    call: Call, tx: Transaction, body: Any, current: Record | None
+    call: Call,
+    tx: Transaction,
+    body: Any,
+    current: Record | None,
+    *,
+    phone_checked: bool = True,
 ) -> tuple[dict[str, Any], dict[str, Any] | None]:
     """The validated changes of a create (current None) or update body, and how an
-    `organization` sent by name was resolved (None when none was sent)."""
+    `organization` sent by name was resolved (None when none was sent); `phone_checked`
+    False skips the phone's uniqueness (the fault `contact_create_phone_unchecked`)."""
     fields = BodyFields(body, allowed=WRITABLE)
     changes: dict[str, Any] = {}
     for name in TEXT_FIELDS:
@@ -227,7 +233,12 @@ def read_changes(
     if fields.has("channels"):
         changes["channels"] = _channels(fields)
     if fields.has("tags"):
-        changes["tags"] = tags.read_ids(tx, call.workspace, "contact", fields) or []
+        checked = current is not None or not call.settings.has_fault(
+            "contact_create_tags_any_catalogue"
+        )
+        changes["tags"] = (
+            tags.read_ids(tx, call.workspace, "contact", fields, checked=checked) or []
+        )
     if fields.has("custom_fields"):
         changes["custom_fields"] = field_definitions.read_values(
             tx, call.workspace, "contact", fields, (current or {}).get("custom_fields")
@@ -266,8 +277,8 @@ def read_changes(
     elif fields.has("organization") and organization is None:
         changes["organization_id"] = None
     merged = {**(current or {}), **changes}
-    unlinked_update = current is not None and call.settings.has_fault(
-        "company_name_unlinked_on_update"
+    unlinked_update = call.settings.has_fault(
+        "company_name_unlinked_on_update" if current else "company_name_unlinked_on_create"
     )
     relinks = current is not None and call.settings.has_fault("company_name_relinks_on_update")
     if (
@@ -293,8 +304,11 @@ def read_changes(
         external_ids.ensure_unique(
             tx, call.workspace, "contact", changes.get("external_id"), own_id
         )
-    if changes.get("phone"):
-        _ensure_phone_free(tx, call.workspace, changes["phone"], own_id)
+    if changes.get("phone") and phone_checked:
+        compared = changes["phone"]
+        if call.settings.has_fault("phone_uniqueness_compares_raw"):
+            compared = str(fields.body.get("phone")).strip()  # the phone as sent
+        _ensure_phone_free(tx, call.workspace, compared, own_id)
     return changes, resolution
 
 
@@ -397,8 +411,11 @@ def _in_another_workspace(call: Call, tx: Transaction, contact_id: str) -> bool:
 
 @routes.post("/v1/contacts", scopes=("contacts:write",), entity="contacts")
 def create_contact(call: Call) -> Reply:
+    checked = not call.settings.has_fault("contact_create_phone_unchecked")
     with call.transaction() as tx:
-        changes, resolution = read_changes(call, tx, call.json(), None)
+        changes, resolution = read_changes(call, tx, call.json(), None, phone_checked=checked)
+        if call.settings.has_fault("contact_create_phone_as_sent") and changes.get("phone"):
+            changes["phone"] = str(call.json().get("phone")).strip()  # normalized, then not kept
         record = tx.insert(call.workspace, "contact", changes)
         return call.created(answered(tx, call, record, resolution))
 

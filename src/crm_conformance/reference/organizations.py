@@ -132,7 +132,12 @@ def read_changes(call: Call, tx: Transaction, body: Any, current: Record | None)
     fields.check()
     if creating and call.user_id is not None and "owner_id" not in changes:
         changes["owner_id"] = call.user_id
-    if creating or not call.settings.has_fault("organization_update_external_id_unchecked"):
+    unchecked = (
+        "organization_create_external_id_unchecked"
+        if creating
+        else "organization_update_external_id_unchecked"
+    )
+    if not call.settings.has_fault(unchecked):
         external_ids.ensure_unique(
             tx,
             call.workspace,
@@ -150,7 +155,12 @@ def _visible(call: Call, tx: Transaction, organization_id: str) -> Record:
     return record
 
 
-@routes.post("/v1/organizations", scopes=("organizations:write",), entity="organizations")
+@routes.post(
+    "/v1/organizations",
+    scopes=("organizations:write",),
+    entity="organizations",
+    variant_scopes=(("organization_create_needs_contacts_write", ("contacts:write",)),),
+)
 def create_organization(call: Call) -> Reply:
     with call.transaction() as tx:
         record = tx.insert(

@@ -49,7 +49,9 @@ if TYPE_CHECKING:
     from crm_conformance.steps.expect import words_in as words_in
     from crm_conformance.steps.factories import RecordFactory as RecordFactory
     from crm_conformance.steps.factories import absent_id as absent_id
+    from crm_conformance.steps.factories import create_fields as create_fields
     from crm_conformance.steps.factories import phone_number as phone_number
+    from crm_conformance.steps.factories import spaced as spaced
     from crm_conformance.steps.factories import stamp as stamp
     from crm_conformance.steps.pages import expect_found as expect_found
     from crm_conformance.steps.pages import expect_pages as expect_pages

@@ -43,6 +43,20 @@ def phone_number() -> str:
     return f"+44207{secrets.randbelow(10**7):07d}"
 
 
+def spaced(phone: str) -> str:
+    """A number `phone_number` made, written as people write it: `+44 20 7xxx xxxx`."""
+    return f"{phone[:3]} {phone[3:5]} {phone[5:9]} {phone[9:]}"
+
+
+def create_fields(kind: str, unique: Callable[[str], str]) -> dict[str, Any]:
+    """The fields of a new contact or organization for the target's create
+    (`[conventions.creates]`): a contact's name parts and a phone of its own ("contact
+    with this phone exists" is refused), an organization's name."""
+    if kind == "contact":
+        return {"first_name": unique("create"), "last_name": "Conformance", "phone": phone_number()}
+    return {"name": unique("create")}
+
+
 class RecordFactory:
     """Makes records for one test; see ARCHITECTURE.md, "What the plugin gives a suite"."""
 

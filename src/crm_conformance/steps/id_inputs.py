@@ -3,9 +3,10 @@
 The inputs come from `spec/openapi.yaml` (`document.id_inputs()`: path, query and JSON
 body), the contact list's id filters the target names (`contact_filters.*`), the ids a
 convention body holds, the path id and each id field of the update and retrieve of every
-resource the target's `updates.*` and `retrieve.*` name, and the success event paths
-with `{event_id}`. `sender` builds the rest of the request valid for one workspace
-(`WorkspaceRecords`), so a matrix suite sends only the id it is about.
+resource the target's `updates.*` and `retrieve.*` name, each id field of the creates
+`creates.*` names, and the success event paths with `{event_id}`. `sender` builds the
+rest of the request valid for one workspace (`WorkspaceRecords`), so a matrix suite
+sends only the id it is about.
 """
 
 from collections.abc import Callable
@@ -17,7 +18,7 @@ import httpx
 from crm_conformance.core.model import conventions, document
 from crm_conformance.core.transport.client import ApiClient
 from crm_conformance.steps import operations
-from crm_conformance.steps.factories import absent_id, stamp
+from crm_conformance.steps.factories import absent_id, create_fields, stamp
 from crm_conformance.steps.workspace_records import EVENT, WorkspaceRecords
 
 CONVENTION_CALLS: dict[str, tuple[str, str | None]] = {
@@ -74,7 +75,7 @@ def inputs() -> list[tuple[document.IdInput, str | None]]:
                     key.key,
                 )
             )
-        if table in ("updates", "retrieve") and name.endswith("_path"):
+        if table in ("creates", "updates", "retrieve") and name.endswith("_path"):
             found += _record_inputs(table, name.removesuffix("_path"))
         if table == "success_events" and name in EVENT_PATHS:
             action = name.removesuffix("_path")
@@ -103,25 +104,32 @@ def inputs() -> list[tuple[document.IdInput, str | None]]:
     return found
 
 
+RECORD_ACTIONS = {"creates": "create", "updates": "update", "retrieve": "retrieve"}
+"""The operation of each table of record conventions."""
+
+
 def _record_inputs(table: str, resource: str) -> list[tuple[document.IdInput, str | None]]:
-    """The ids of a resource's update (`updates.<resource>_*`: its path id and each id
-    field of the record) or retrieve (`retrieve.<resource>_path`: its path id), whose
-    paths and bodies the target's conventions give ("not shown")."""
+    """The ids of a resource's create (`creates.<resource>_*`: each id field of the
+    record), update (`updates.<resource>_*`: its path id and each id field) or retrieve
+    (`retrieve.<resource>_path`: its path id), whose paths and bodies the target's
+    conventions give ("not shown")."""
     fields = document.schema(resource.capitalize())["properties"]
-    action = "update" if table == "updates" else "retrieve"
+    action = RECORD_ACTIONS[table]
     operation_id = f"{action}{resource.capitalize()}"
     key = f"{table}.{resource}"
-    path_id = document.IdInput(
-        operation_id,
-        "",
-        key,
-        "path",
-        f"{resource}_id",
-        document.identifier_prefixes(fields["id"]),
-        False,
-    )
-    found: list[tuple[document.IdInput, str | None]] = [(path_id, key)]
-    for name, node in fields.items() if action == "update" else ():
+    found: list[tuple[document.IdInput, str | None]] = []
+    if action != "create":
+        path_id = document.IdInput(
+            operation_id,
+            "",
+            key,
+            "path",
+            f"{resource}_id",
+            document.identifier_prefixes(fields["id"]),
+            False,
+        )
+        found.append((path_id, key))
+    for name, node in fields.items() if action != "retrieve" else ():
         prefixes = document.identifier_prefixes(node)
         if prefixes and name != "id":
             found.append(
@@ -173,7 +181,7 @@ def sender(
 ) -> Callable[[ApiClient, str], httpx.Response]:
     """How to send the point's operation with a given id at its input, the rest of the
     request valid for this workspace."""
-    if point.convention and point.convention.startswith(("updates.", "retrieve.")):
+    if point.convention and point.convention.startswith(("creates.", "updates.", "retrieve.")):
         return _record_sender(point, here, convention)
     if point.input.name == "event_id":
         return lambda client, value: client.request(
@@ -218,7 +226,8 @@ def _record_sender(
 ) -> Callable[[ApiClient, str], httpx.Response]:
     """The update or retrieve of this workspace's record (the one at `value` for a path
     point), an update changing the point's field to `value` (or, for a path point, a
-    field every record of the resource has)."""
+    field every record of the resource has), a create of a new record with the point's
+    field `value`."""
     assert point.convention is not None
     table, _, resource = point.convention.partition(".")
     own = document.identifier_prefixes(document.schema(resource.capitalize())["properties"]["id"])
@@ -226,6 +235,10 @@ def _record_sender(
     def send(client: ApiClient, value: str) -> httpx.Response:
         on_path = point.input.where == "path"
         record_id = value if on_path else here.id_of(own[0])
+        if table == "creates":
+            fields = {**create_fields(resource, here.unique), point.input.name: value}
+            call = conventions.create(convention, resource, fields)
+            return client.request(call.method, call.path, json=call.body)
         if table == "retrieve":
             path = conventions.path(
                 convention, f"{point.convention}_path", **{point.input.name: record_id}

@@ -23,7 +23,7 @@ from crm_conformance.adapter_kit import Workspace
 from crm_conformance.core.model import conventions
 from crm_conformance.core.model.document import DescribedOperation
 from crm_conformance.core.transport.client import ApiClient
-from crm_conformance.steps.factories import phone_number, stamp
+from crm_conformance.steps.factories import create_fields, phone_number, stamp
 
 EVENT_VALUE = 100
 """A value every success event that needs one can carry (its type is not shown)."""
@@ -168,6 +168,10 @@ class Maker:
     def tag_body(self) -> dict[str, Any]:
         return {"name": self.unique("tag"), self.convention("tag_catalogue_field"): "contact"}
 
+    def create_fields(self, resource: str) -> dict[str, Any]:
+        """The fields of a new contact or organization (`factories.create_fields`)."""
+        return create_fields(resource, self.unique)
+
     def upsert_body(self) -> dict[str, Any]:
         """The target's upsert body (its shape is not shown) for a new contact."""
         made = conventions.body(
@@ -294,7 +298,7 @@ BUILDERS: dict[str, Callable[[Maker], Call]] = {
 class NamedOperation:
     """An operation the document names but does not show ("Update, delete and retrieve
     operations of other resources: not shown"; the lists "changes to records are read
-    by"), reached where the target file says (`[conventions.updates]`, `.retrieve`,
+    by"), reached where the target file says (`[conventions.creates]`, `.updates`, `.retrieve`,
     `.lists`). It is held to the rules of every operation: the scope of its resource's
     row ("`read` covers list and retrieve; `write` covers create, update and delete"),
     the key of every write."""
@@ -313,6 +317,14 @@ def _update(resource: str) -> Callable[[Maker], Call]:
         record_id = maker.record_id(resource)
         update = conventions.update(maker.convention, resource, record_id, PLAIN_CHANGE[resource])
         return Call(update.method, update.path, body=update.body, conventional=True)
+
+    return build
+
+
+def _create(resource: str) -> Callable[[Maker], Call]:
+    def build(maker: Maker) -> Call:
+        create = conventions.create(maker.convention, resource, maker.create_fields(resource))
+        return Call(create.method, create.path, body=create.body, conventional=True)
 
     return build
 
@@ -371,6 +383,10 @@ EVENTS: tuple[NamedOperation, ...] = (
 
 NAMED: tuple[NamedOperation, ...] = (
     *(
+        NamedOperation(f"create{kind.title()}", ROWS[kind], (f"{ROWS[kind]}:write",))
+        for kind in conventions.CREATED
+    ),
+    *(
         NamedOperation(f"update{kind.title()}", ROWS[kind], (f"{ROWS[kind]}:write",))
         for kind in conventions.UPDATED
     ),
@@ -384,9 +400,10 @@ NAMED: tuple[NamedOperation, ...] = (
     ),
     *EVENTS,
 )
-"""The updates, retrieves and lists the target file names, one per kind, and the success
-events' operations."""
+"""The creates, updates, retrieves and lists the target file names, one per kind, and
+the success events' operations."""
 
+BUILDERS.update({f"create{kind.title()}": _create(kind) for kind in conventions.CREATED})
 BUILDERS.update({f"update{kind.title()}": _update(kind) for kind in conventions.UPDATED})
 BUILDERS.update({f"get{kind.title()}": _retrieve(kind) for kind in conventions.RETRIEVED})
 BUILDERS.update({list_id(kind): _list(kind) for kind in conventions.LISTED})

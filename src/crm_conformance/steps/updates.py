@@ -1,12 +1,15 @@
-"""Changing records through the updates the target file names, and reading them back.
+"""Writing records through the creates and updates the target file names, and reading
+them back.
 
 "Update, delete and retrieve operations of other resources: not shown": the target file
 names each update (`[conventions.updates]`: method, path with the record's id, body with
-`{changes}` standing for the changed fields) and where an organization, a deal and an
-activity are read (`[conventions.retrieve]`; a contact is read at the path the document
-shows). The update body is not shown, so a refusal of it as `validation_failed` may be
-the target wanting another body or the rule under test being broken; `applied` tells
-them apart with a control, an update the document certainly allows.
+`{changes}` standing for the changed fields), the creates of contacts and organizations
+(`[conventions.creates]`: a POST's path, body with `{fields}`), and where an
+organization, a deal and an activity are read (`[conventions.retrieve]`; a contact is
+read at the path the document shows). These bodies are not shown, so a refusal as
+`validation_failed` may be the target wanting another body or the rule under test being
+broken; `applied` tells them apart with a control, a write the document certainly
+allows.
 """
 
 from collections.abc import Callable, Mapping
@@ -17,7 +20,7 @@ import httpx
 from crm_conformance.core.model import conventions
 from crm_conformance.core.transport.client import ApiClient
 from crm_conformance.steps.expect import error_of, expect_status, expect_true
-from crm_conformance.steps.factories import RecordFactory, stamp
+from crm_conformance.steps.factories import RecordFactory, create_fields, stamp
 
 CONTACT_PATH = "/v1/contacts/{contact_id}"
 """The one retrieve the document shows ("GET /v1/contacts/{contact_id} retrieves one
@@ -54,6 +57,29 @@ class Updates:
         `ApiClient.request` takes)."""
         operation = conventions.update(self.convention, kind, record_id, changes)
         return self.api.request(operation.method, operation.path, json=operation.body, **options)
+
+    def create(self, kind: str, fields: Mapping[str, Any], **options: Any) -> httpx.Response:
+        """The target's create of a `kind` (one of `conventions.CREATED`) with `fields`."""
+        operation = conventions.create(self.convention, kind, fields)
+        return self.api.request(operation.method, operation.path, json=operation.body, **options)
+
+    def created(self, kind: str, fields: Mapping[str, Any], req_id: str) -> str:
+        """The id of a new `kind` the target's create made with `fields`: applied (a
+        refusal as invalid is judged against a control, the same create of the kind's
+        plain fields alone) and answered with its id (the answer is not shown: none is
+        not applicable)."""
+        response = self.create(kind, fields)
+        fresh = create_fields(kind, self.factory.unique)
+        self.applied(response, req_id, lambda: self.create(kind, fresh))
+        try:
+            made = response.json()
+        except ValueError:
+            made = None
+        record_id = made.get("id") if isinstance(made, dict) else None
+        if not isinstance(record_id, str):
+            self.skip(f"the target's {kind} create answered no id ({response.text[:100]!r})")
+        self.factory.created.append((kind, record_id))
+        return record_id
 
     def control(self, kind: str, record_id: str) -> Callable[[], httpx.Response]:
         """An update of `record_id` the document certainly allows, a new value of its

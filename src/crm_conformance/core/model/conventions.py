@@ -43,6 +43,11 @@ UPDATED = ("contact", "organization", "deal", "activity")
 """The resources whose update operation the target file may name ("Update ... operations
 of other resources: not shown")."""
 
+CREATED = ("contact", "organization")
+"""The resources whose create the target file may name: "Contact create and update
+bodies: not shown", and an organization's fields "outside its embedded form: not shown"
+(the creates of deals, activities and tags are shown)."""
+
 RETRIEVED = ("organization", "deal", "activity")
 """The resources whose retrieve the target file may name (the contact's is shown)."""
 
@@ -90,6 +95,14 @@ KEYS: tuple[Key, ...] = (
             ("method", "HTTP method (PATCH, PUT or POST)"),
             ("path", f"path, with {{{resource}_id}},"),
             ("body", "JSON body, with {changes} standing for the changed fields,"),
+        )
+    ),
+    *(
+        Key(f"creates.{resource}_{part}", f"the {holds} of the {resource} create (a POST)")
+        for resource in CREATED
+        for part, holds in (
+            ("path", "path"),
+            ("body", "JSON body, with {fields} standing for the record's fields,"),
         )
     ),
     *(
@@ -166,6 +179,21 @@ def update(
         )
     filled = fill_path(convention(f"{key}_path"), f"{key}_path", **{f"{resource}_id": record_id})
     return Operation(method, filled, fill_body(text, f"{key}_body", changes=dict(changes)))
+
+
+def create(convention: Lookup, resource: str, fields: Mapping[str, Any]) -> Operation:
+    """The target's create of `resource` (one of `CREATED`) with `fields` (documented
+    field names and values): a POST to `creates.<resource>_path`, whose `_body` holds a
+    `"{fields}"` placeholder standing for the fields, as an update's holds `{changes}`."""
+    key = f"creates.{resource}"
+    text = convention(f"{key}_body")
+    if "fields" not in placeholders(text):
+        raise ConventionError(
+            f'conventions {key}_body = {text!r}: JSON holding "{{fields}}" where the '
+            "record's fields go (the body is only them: '\"{fields}\"')"
+        )
+    filled = fill_path(convention(f"{key}_path"), f"{key}_path")
+    return Operation("POST", filled, fill_body(text, f"{key}_body", fields=dict(fields)))
 
 
 def fill_path(template: str, key: str, **ids: str) -> str:

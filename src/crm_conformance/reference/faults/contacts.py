@@ -390,4 +390,34 @@ FAULTS = (
         "status and score take any number of values: an enum filter is read by its own "
         "parser, which checks each value and never counts them",
     ),
+    Fault(
+        "contact_create_phone_unchecked",
+        ("CON-045",),
+        "the contact create takes a phone another contact has: the uniqueness check was "
+        "written for the update and the upsert",
+    ),
+    Fault(
+        "phone_uniqueness_compares_raw",
+        ("CON-045",),
+        "a phone's uniqueness is checked on the phone as sent, before normalizing, so "
+        "'+44 20 7123 4567' is not the '+442071234567' a contact has",
+    ),
+    Fault(
+        "contact_create_phone_as_sent",
+        ("CON-009",),
+        "the contact create stores the phone as sent: only the update and the upsert "
+        "normalize it to E.164",
+    ),
+    Fault(
+        "organization_create_external_id_unchecked",
+        ("CON-047",),
+        "the organization create takes an external_id another organization has: only the "
+        "update checks it",
+    ),
+    Fault(
+        "company_name_unlinked_on_create",
+        ("CON-013",),
+        "a contact created with a company_name keeps the text but is linked to no "
+        "organization: the link is made by the update only",
+    ),
 )

@@ -157,4 +157,10 @@ FAULTS = (
         "a mirrored entity refuses creates and moves (POST) but takes updates: the policy "
         "gate was written with the create routes",
     ),
+    Fault(
+        "organization_create_needs_contacts_write",
+        ("SCOPE-005", "SCOPE-003"),
+        "the organization create is guarded by contacts:write, copied from the contact "
+        "create's route",
+    ),
 )

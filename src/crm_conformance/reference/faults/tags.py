@@ -70,4 +70,10 @@ FAULTS = (
         "an organization update takes a tag of any catalogue: the catalogue check was "
         "written for contacts and deals",
     ),
+    Fault(
+        "contact_create_tags_any_catalogue",
+        ("TAG-012",),
+        "the contact create takes a tag of any catalogue: the catalogue is checked by the "
+        "update only",
+    ),
 )
