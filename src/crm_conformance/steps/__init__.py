@@ -16,6 +16,9 @@ if TYPE_CHECKING:
     from crm_conformance.core.transport.pacing import refill_window as refill_window
     from crm_conformance.core.verdicts.checks import is_timestamp as is_timestamp
     from crm_conformance.core.verdicts.checks import run_checks as run_checks
+    from crm_conformance.steps.clock import instant as instant
+    from crm_conformance.steps.clock import later as later
+    from crm_conformance.steps.clock import settle as settle
     from crm_conformance.steps.expect import PAST_EVERY_INTEGER as PAST_EVERY_INTEGER
     from crm_conformance.steps.expect import error_of as error_of
     from crm_conformance.steps.expect import expect_enum as expect_enum
@@ -40,10 +43,7 @@ if TYPE_CHECKING:
     )
     from crm_conformance.steps.expect import expect_value as expect_value
     from crm_conformance.steps.expect import ids_of as ids_of
-    from crm_conformance.steps.expect import instant as instant
-    from crm_conformance.steps.expect import later as later
     from crm_conformance.steps.expect import matches as matches
-    from crm_conformance.steps.expect import settle as settle
     from crm_conformance.steps.expect import strings_in as strings_in
     from crm_conformance.steps.expect import universal as universal
     from crm_conformance.steps.expect import words_in as words_in

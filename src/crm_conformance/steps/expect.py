@@ -12,10 +12,7 @@ reading; a test that wants to record what the target chose calls `observe` itsel
 """
 
 import re
-import time
 from collections.abc import Collection, Iterable, Mapping
-from datetime import datetime
-from email.utils import parsedate_to_datetime
 from typing import Any
 
 import httpx
@@ -171,6 +168,11 @@ def expect_refused_body(response: httpx.Response, req_id: str) -> dict[str, Any]
     return error if isinstance(error, dict) else {}
 
 
+def _because(text: str, why: str) -> str:
+    """`text` with what makes it expected, where a step was told (`why=`)."""
+    return f"{text} ({why})" if why else text
+
+
 @checks_predicate
 def expect_value(
     response: httpx.Response | None,
@@ -187,7 +189,7 @@ def expect_value(
     Both are keyword-only: they are values of one type, so swapped positions would go
     unnoticed and turn the failure message around."""
     if got != expected:
-        shown = f"{what} = {expected!r}" + (f" ({why})" if why else "")
+        shown = _because(f"{what} = {expected!r}", why)
         raise ConformanceFailure(req_id, expected=shown, got=f"{what} = {got!r}", response=response)
 
 
@@ -220,7 +222,7 @@ def expect_text(
     text = record.get(key)
     if not (isinstance(text, str) and text and containing in text):
         wanted = f"{key} a non-empty string" + (f" holding {containing!r}" if containing else "")
-        shown = wanted + (f" ({why})" if why else "")
+        shown = _because(wanted, why)
         raise ConformanceFailure(req_id, expected=shown, got=f"{key} = {text!r}", response=response)
 
 
@@ -426,48 +428,6 @@ def expect_type_or_null(
         expected=f"{field} {called} or null",
         got=f"{field} = {value!r}",
     )
-
-
-def instant(value: Any) -> datetime:
-    """The instant an ISO 8601 date-time string names, so stamps in any offset compare
-    as instants (ValueError when `value` is not one)."""
-    return datetime.fromisoformat(str(value).replace("z", "Z"))
-
-
-def later(after: Any, before: Any) -> bool:
-    """Whether both are date-times and `after` names a later instant than `before`."""
-    try:
-        return instant(after) > instant(before)
-    except ValueError:
-        return False
-
-
-_FRACTION = re.compile(r"T\d\d:\d\d:\d\d[.,](\d+)")
-
-
-def settle(stamp: Any, *, clock: httpx.Response | None = None) -> None:
-    """Wait until a change made now is stamped later than `stamp` on the target's clock,
-    by the finest precision `stamp` shows: a fraction with a non-zero digit says the clock
-    ticks at least that finely (a millisecond stamp needs a millisecond or two), while
-    whole seconds, or a fraction of zeros, may be all it keeps (a second and a bit).
-
-    `clock`, an answer the target gave just now, spares the wait when its `Date` (whole
-    seconds) is already that far past `stamp`: a record the adapter stamped an hour ago."""
-    found = _FRACTION.search(stamp) if isinstance(stamp, str) else None
-    digits = found.group(1) if found else ""
-    wait = 1.1 if not digits.strip("0") else 1.5 * 10 ** -len(digits)
-    if clock is not None and _past(clock, stamp, wait + 1):
-        return
-    time.sleep(wait)
-
-
-def _past(answer: httpx.Response, stamp: Any, seconds: float) -> bool:
-    """Whether the `Date` of `answer` is at least `seconds` past `stamp`."""
-    try:
-        now = parsedate_to_datetime(answer.headers["date"])
-        return (now - instant(stamp)).total_seconds() >= seconds
-    except (KeyError, TypeError, ValueError):
-        return False
 
 
 @checks_predicate

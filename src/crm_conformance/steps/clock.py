@@ -1,0 +1,52 @@
+"""The target's clock as the suites read it: instants of its stamps, which of two is
+later, and waiting until a change made now is stamped later than a given one."""
+
+import re
+import time
+from datetime import datetime
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+import httpx
+
+
+def instant(value: Any) -> datetime:
+    """The instant an ISO 8601 date-time string names, so stamps in any offset compare
+    as instants (ValueError when `value` is not one)."""
+    return datetime.fromisoformat(str(value).replace("z", "Z"))
+
+
+def later(after: Any, before: Any) -> bool:
+    """Whether both are date-times and `after` names a later instant than `before`."""
+    try:
+        return instant(after) > instant(before)
+    except ValueError:
+        return False
+
+
+_FRACTION = re.compile(r"T\d\d:\d\d:\d\d[.,](\d+)")
+
+
+def settle(stamp: Any, *, clock: httpx.Response | None = None) -> None:
+    """Wait until a change made now is stamped later than `stamp` on the target's clock,
+    by the finest precision `stamp` shows: a fraction with a non-zero digit says the clock
+    ticks at least that finely (a millisecond stamp needs a millisecond or two), while
+    whole seconds, or a fraction of zeros, may be all it keeps (a second and a bit).
+
+    `clock`, an answer the target gave just now, spares the wait when its `Date` (whole
+    seconds) is already that far past `stamp`: a record the adapter stamped an hour ago."""
+    found = _FRACTION.search(stamp) if isinstance(stamp, str) else None
+    digits = found.group(1) if found else ""
+    wait = 1.1 if not digits.strip("0") else 1.5 * 10 ** -len(digits)
+    if clock is not None and _past(clock, stamp, wait + 1):
+        return
+    time.sleep(wait)
+
+
+def _past(answer: httpx.Response, stamp: Any, seconds: float) -> bool:
+    """Whether the `Date` of `answer` is at least `seconds` past `stamp`."""
+    try:
+        now = parsedate_to_datetime(answer.headers["date"])
+        return (now - instant(stamp)).total_seconds() >= seconds
+    except (KeyError, TypeError, ValueError):
+        return False
