@@ -1,7 +1,9 @@
 """The memory of every answer, and the two checks that read it: an X-Request-ID names one
 answer of the run, and an error code keeps one type."""
 
+import json
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -82,3 +84,42 @@ def test_a_success_or_a_body_without_an_envelope_is_not_judged() -> None:
     )
     answers.note(page)
     assert checks.code_keeps_its_type(page) is False
+
+
+def test_processes_sharing_a_directory_count_each_others_answers(tmp_path: Path) -> None:
+    """Two workers testing one target: an id the other worker received counts, and so
+    does a type the other saw a code with; a line still being written is read later."""
+    peer = tmp_path / "answers-gw1.jsonl"
+    peer.write_text(
+        json.dumps(["req_1", None, None, "GET /v1/contacts -> 200"])
+        + "\n"
+        + json.dumps([None, "not_found", "invalid_request_error", "GET /v1/x -> 404"])
+        + "\n"
+        + '["req_2", nu'  # the peer is writing this line now
+    )
+    answers.share(str(tmp_path), "gw0")
+    mine = _answer("req_1")
+    answers.note(mine)
+    with pytest.raises(ConformanceFailure) as failure:
+        checks.request_id_names_one_answer(mine)
+    assert "2 answers" in str(failure.value)
+    assert answers.answers_with("req_2") == 0
+    with peer.open("a") as more:
+        more.write('ll, null, "GET /v1/y -> 200"]\n')
+    assert answers.answers_with("req_2") == 1
+    refused = _answer("req_3", 404, ("not_found", "api_error"))
+    answers.note(refused)
+    with pytest.raises(ConformanceFailure) as failure:
+        checks.code_keeps_its_type(refused)
+    assert failure.value.req_id == "ERR-021"
+    assert "GET /v1/x -> 404" in str(failure.value)
+    noted = [json.loads(line) for line in (tmp_path / "answers-gw0.jsonl").read_text().splitlines()]
+    assert [line[0] for line in noted] == ["req_1", "req_3"]
+    assert answers.answers_with("req_1") == 2  # its own line is never counted twice
+
+
+def test_forget_stops_sharing(tmp_path: Path) -> None:
+    answers.share(str(tmp_path), "gw0")
+    answers.forget()
+    (tmp_path / "answers-gw1.jsonl").write_text(json.dumps(["req_1", None, None, "x"]) + "\n")
+    assert answers.answers_with("req_1") == 0

@@ -92,14 +92,19 @@ class RunState:
         pacer. A `shared` target (the one given to the run, which every worker tests)
         has its tokens' allowances kept in the run's pacing directory with the other
         workers'; a worker's own embedded server answers it alone, so it paces alone, in
-        memory (a file lock per request cost a worker up to 1.6 s of a quick run)."""
+        memory (a file lock per request cost a worker up to 1.6 s of a quick run). The
+        answers of a shared target are the run's too (`answers.share`): one X-Request-ID
+        on two answers fails whichever workers received them."""
         from crm_conformance.core.hygiene.redaction import Redactor
+        from crm_conformance.core.transport import answers
         from crm_conformance.core.transport.client import CircuitBreaker, RequestBudget, Wiring
         from crm_conformance.core.transport.ledger import LEDGER_FILE, Ledger
         from crm_conformance.core.transport.pacing import FileLedger, Pacer
 
         self.target = target
         directory = self.pacing_dir if shared else None
+        if directory:
+            answers.share(directory, self.worker)
         share = -(-self.options.request_budget // self.worker_count)  # ceiling division
         # An embedded server's records go with it: only a given target's are kept, and
         # only where the run has a report folder (beside its outcomes file).
