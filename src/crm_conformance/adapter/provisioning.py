@@ -17,6 +17,7 @@ import json as jsonlib
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any, NoReturn, cast
 
 import httpx
@@ -25,17 +26,14 @@ from crm_conformance import adapter_kit as kit
 from crm_conformance._errors import AdapterError, ExchangeBoundExceeded, FeatureMissing
 from crm_conformance.adapter_kit import Fixtures, IssuedToken, Pipeline, Stage, Workspace
 from crm_conformance.adapter_kit._types import TokenKind, TokenState
-from crm_conformance.core.hygiene.redaction import Redactor
 from crm_conformance.core.transport import retries
 from crm_conformance.core.transport.bounds import (
-    DEFAULT_MAX_RESPONSE_BYTES,
     ExchangeBounds,
     bounded_transport,
     read_bounded,
 )
-from crm_conformance.core.transport.client import RequestBudget, Wiring
-from crm_conformance.core.transport.exchanges import ExchangeLog, record_exchange
-from crm_conformance.core.transport.ledger import Ledger
+from crm_conformance.core.transport.client import Wiring
+from crm_conformance.core.transport.exchanges import record_exchange
 
 IDEMPOTENT = frozenset({"GET", "HEAD", "PUT", "DELETE"})
 """Adapter methods safe to send again after any transport fault (the module docstring)."""
@@ -55,68 +53,40 @@ class AdapterClient:
         self,
         *,
         adapter_url: str,
-        redactor: Redactor | None = None,
-        log: ExchangeLog | None = None,
-        budget: RequestBudget | None = None,
-        timeout: float = 10.0,
-        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+        token: str | None = None,
+        wiring: Wiring | None = None,
         transport: httpx.BaseTransport | None = None,
         skip: Callable[[str], NoReturn] = _raise_missing,
         on_require: Callable[[str], None] | None = None,
-        token: str | None = None,
-        ledger: Ledger | None = None,
-        retry: retries.RetryPolicy | None = None,
-        sleep: Callable[[float], None] = time.sleep,
+        **parts: Any,
     ) -> None:
         """`token`: the target's `adapter_token`, sent as `Authorization: Bearer` on every
-        request (and filtered from everything recorded). `retry`: how transport faults
-        are met (`retries.RetryPolicy()`, the API client's, by default)."""
+        request (and filtered from everything recorded). `wiring`: the run's parts, the
+        redactor, log, budget, ledger, bounds and retry policy its API clients share
+        (`Wiring`); the keywords in `parts` replace fields of it, as `ApiClient`'s do."""
+        wiring = replace(wiring or Wiring(), **parts) if parts else (wiring or Wiring())
+        self.wiring = wiring
         self.adapter_url = adapter_url.rstrip("/")
-        self.redactor = redactor if redactor is not None else Redactor()
+        self.redactor = wiring.redactor
         self._token = token
         if token is not None:
             self.redactor.add(token)
-        self.log = log if log is not None else ExchangeLog()
-        self.budget = budget
+        self.log = wiring.log
+        self.budget = wiring.budget
         self._skip = skip
         self._on_require = on_require
         self._optional = 0
-        self.ledger = ledger
+        self.ledger = wiring.ledger
         """Where the records this adapter makes are noted (`ledger`), if anywhere."""
-        self._bounds = ExchangeBounds(timeout, max_response_bytes)
-        self._http = httpx.Client(timeout=timeout, transport=transport or bounded_transport())
+        self._bounds = ExchangeBounds(wiring.timeout, wiring.max_response_bytes)
+        self._http = httpx.Client(
+            timeout=wiring.timeout, transport=transport or bounded_transport()
+        )
         self._features: frozenset[str] | None = None
         self._fixtures: dict[Workspace, Fixtures] = {}
-        self.retry = retry if retry is not None else retries.RetryPolicy()
-        self._sleep = sleep
+        self.retry = wiring.retry
+        self._sleep = wiring.sleep
         self._health_failed: AdapterError | None = None
-
-    @classmethod
-    def wired(
-        cls,
-        wiring: Wiring,
-        adapter_url: str,
-        token: str | None,
-        *,
-        skip: Callable[[str], NoReturn] = _raise_missing,
-        on_require: Callable[[str], None] | None = None,
-    ) -> "AdapterClient":
-        """The adapter client of a run: the same redactor, log, budget, ledger, bounds and
-        retry policy as its API clients (`Wiring.client`)."""
-        return cls(
-            adapter_url=adapter_url,
-            token=token,
-            redactor=wiring.redactor,
-            log=wiring.log,
-            budget=wiring.budget,
-            timeout=wiring.timeout,
-            max_response_bytes=wiring.max_response_bytes,
-            ledger=wiring.ledger,
-            retry=wiring.retry,
-            sleep=wiring.sleep,
-            skip=skip,
-            on_require=on_require,
-        )
 
     def close(self) -> None:
         """Close the connection pool."""

@@ -100,10 +100,10 @@ def _adapter_or_none(config: pytest.Config) -> "AdapterClient | None":
         from crm_conformance.adapter.provisioning import AdapterClient
 
         assert state.wiring is not None
-        cached = AdapterClient.wired(
-            state.wiring,
-            target.adapter_url,
-            target.adapter_token,
+        cached = AdapterClient(
+            adapter_url=target.adapter_url,
+            token=target.adapter_token,
+            wiring=state.wiring,
             skip=pytest.skip,
             on_require=functools.partial(_note_feature, state),
         )

@@ -103,7 +103,9 @@ def start_pool(state: RunState, config: pytest.Config) -> None:
         from crm_conformance._errors import AdapterError
 
         assert state.wiring is not None
-        adapter = AdapterClient.wired(state.wiring, target.adapter_url, target.adapter_token)
+        adapter = AdapterClient(
+            adapter_url=target.adapter_url, token=target.adapter_token, wiring=state.wiring
+        )
         state.closers.append(adapter.close)
         try:
             offered = adapter.has("tokens")

@@ -111,7 +111,7 @@ def sweep_run(
     swept = run_dir / SWEPT_FILE
     done = {entry.id for entry in read(swept)}
     adapter = AdapterClient(
-        adapter_url=adapter_url, redactor=redactor, timeout=timeout, token=secret
+        adapter_url=adapter_url, token=secret, redactor=redactor, timeout=timeout, budget=None
     )
     try:
         for entry in read(ledger):

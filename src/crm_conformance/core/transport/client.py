@@ -125,7 +125,8 @@ class Wiring:
 
     redactor: Redactor = field(default_factory=Redactor)
     log: ExchangeLog = field(default_factory=ExchangeLog)
-    budget: RequestBudget = field(default_factory=lambda: RequestBudget(10_000))
+    budget: RequestBudget | None = field(default_factory=lambda: RequestBudget(10_000))
+    """None: no cap (a sweep deletes every record its ledger lists)."""
     breaker: CircuitBreaker = field(default_factory=CircuitBreaker)
     pacer: Pacer = field(default_factory=Pacer)
     ledger: Ledger | None = None
@@ -389,7 +390,8 @@ class ApiClient:
 
     def _send(self, request: httpx.Request) -> httpx.Response:
         self.breaker.check()
-        self.budget.spend()
+        if self.budget is not None:
+            self.budget.spend()
         started = time.perf_counter()
         try:
             response = read_bounded(self._http, request, self.bounds)
