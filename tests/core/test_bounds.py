@@ -76,7 +76,8 @@ def test_the_cap_is_the_clients_and_a_body_within_it_reads_whole() -> None:
     with pytest.raises(ExchangeBoundExceeded, match=r"GET /v1/contacts exceeded 1024 bytes"):
         small.get("/v1/contacts")
     # ... and tokens made from it keep the bounds.
-    assert small.with_token("other").bounds == ExchangeBounds(10.0, 1024)
+    kept = small.with_token("other").wiring
+    assert ExchangeBounds(kept.timeout, kept.max_response_bytes) == ExchangeBounds(10.0, 1024)
     roomy = ApiClient(base_url="http://t", token=TOKEN, transport=httpx.MockTransport(answer))
     assert len(roomy.get("/v1/contacts").json()["data"][0]) == 2000
 

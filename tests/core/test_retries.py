@@ -67,7 +67,7 @@ def test_a_gateway_page_on_a_read_is_retried_after_a_backoff() -> None:
     api, slept = client(transport)
     assert api.get("/v1/me").status_code == 200
     assert len(seen) == 2
-    assert slept == [api.retry.backoff(0)]
+    assert slept == [api.wiring.retry.backoff(0)]
     assert api.log.faults == [Fault("502", retried=True)]
 
 
@@ -140,8 +140,8 @@ def test_spent_retries_make_the_target_unavailable() -> None:
     api, slept = client(transport)
     with pytest.raises(TargetUnavailable, match=r"GET /v1/me met 502 ×4 in 4 tries"):
         api.get("/v1/me")
-    assert len(seen) == api.retry.attempts == 4
-    assert slept == [api.retry.backoff(n) for n in range(3)]
+    assert len(seen) == api.wiring.retry.attempts == 4
+    assert slept == [api.wiring.retry.backoff(n) for n in range(3)]
 
 
 def test_a_retried_write_meeting_its_own_first_attempt_in_flight_waits_it_out() -> None:
