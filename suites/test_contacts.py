@@ -15,7 +15,7 @@ file's `[conventions.contact_filters]`. The list's order, created-since and the
 """
 
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
@@ -45,6 +45,7 @@ from crm_conformance.steps import (
     matches,
     phone_number,
     spaced,
+    strings_in,
 )
 
 CONTACTS = "/v1/contacts"
@@ -321,6 +322,58 @@ def test_field_definitions_are_listed(api: ApiClient, convention: conventions.Lo
     required parameter is as legal as none."""
     query = conventions.query(convention, "fields_query")
     expect_status(api.get("/v1/fields", params=query), "CON-042", 200)
+
+
+CUSTOM_FIELD_FIXTURES = {
+    "contact": "contact_custom_fields",
+    "organization": "organization_custom_fields",
+    "deal": "deal_custom_fields",
+}
+
+
+@pytest.mark.req("CON-049", "CON-042")
+def test_field_definitions_include_the_custom_fields(
+    api: ApiClient, adapter: AdapterClient, convention: conventions.Lookup
+) -> None:
+    """ "field definitions (built-in and custom)": each custom field the adapter's
+    fixtures name, of each resource the target's `fields_query` names (every resource
+    when it names none), appears in the answer. Its shape is not shown, so a key is
+    looked for as a string anywhere in it, on every page where the answer is a
+    collection whose `links.next` leads on."""
+    query = conventions.query(convention, "fields_query")
+    fixtures = adapter.fixtures()
+    keys = {kind: getattr(fixtures, name) for kind, name in CUSTOM_FIELD_FIXTURES.items()}
+    named = [kind for kind in keys if any(kind in value for _, value in query)]
+    wanted = sorted({key for kind in named or keys for key in keys[kind]})
+    if not wanted:
+        pytest.skip("the adapter's fixtures name no custom field of the resources asked for")
+    response = api.get("/v1/fields", params=query)
+    seen = strings_in(expect_status(response, "CON-042", 200))
+    for cursor in _next_cursors(api, query, response):
+        seen |= strings_in(cursor)
+    missing = [key for key in wanted if key not in seen]
+    expect_true(
+        response,
+        "CON-049",
+        not missing,
+        expected=f"the custom fields {', '.join(wanted)} among the field definitions",
+        got=f"not found: {', '.join(missing)}",
+    )
+
+
+def _next_cursors(
+    api: ApiClient, query: list[tuple[str, str]], first: httpx.Response, pages: int = 20
+) -> Iterator[Any]:
+    """The later pages of a collection answer (its `links.next`), up to `pages`."""
+    body = first.json()
+    for _ in range(pages):
+        links = body.get("links") if isinstance(body, dict) else None
+        cursor = links.get("next") if isinstance(links, dict) else None
+        if not isinstance(cursor, str) or not cursor:
+            return
+        response = api.get("/v1/fields", params=[*query, ("cursor", cursor)])
+        body = expect_status(response, "CON-042", 200)
+        yield body
 
 
 # --- company_name --------------------------------------------------------------------

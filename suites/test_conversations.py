@@ -647,6 +647,30 @@ def test_assigning_to_someone_who_is_not_a_teammate_is_refused(
 # --- after a close, the contact writes again ----------------------------------------
 
 
+@pytest.mark.req("CONV-029", "CONV-020")
+def test_a_contact_closed_as_spam_writing_again_is_not_held_by_the_ai_agent(
+    api: ApiClient, adapter: AdapterClient, conversations: RecordFactory
+) -> None:
+    """ "outcome `spam` ... stops the AI agent replying to them in future": the replies
+    are not observable, the holder of the contact's next conversation is. The AI agent
+    holding it (`handler` of `kind: agent`) is the agent replying; the queue or a
+    teammate may hold it. The adapter answers the conversation the contact's message
+    reached, as the API renders it (`spec/adapter.yaml`, inbound)."""
+    adapter.require("inbound")
+    conversation = conversations.conversation(status="active")
+    closed(close(api, conversation["id"], {"outcome": "spam"}), "CONV-020", conversation["id"])
+    again = adapter.inbound(contact_id=conversation["contact_id"])
+    conversations.created.append(("conversation", str(again.get("id"))))
+    handler = again.get("handler")
+    expect_true(
+        None,
+        "CONV-029",
+        not (isinstance(handler, dict) and handler.get("kind") == "agent"),
+        expected="the spam contact's next conversation not held by the AI agent",
+        got=f"{again.get('id')!r}: status = {again.get('status')!r}, handler = {handler!r}",
+    )
+
+
 @pytest.mark.req("CONV-041")
 def test_a_contact_writing_after_the_close_opens_a_new_conversation(
     api: ApiClient, adapter: AdapterClient, conversations: RecordFactory

@@ -192,6 +192,54 @@ def test_four_expand_names_are_not_refused_for_their_number(api: ApiClient) -> N
     expect_error(response, "QRY-007", status=400, code="unknown_expand")
 
 
+ON_THE_RESOURCE = ",".join(["organization"] * (MAX_EXPAND + 1))
+"""Five expand names, each the one relationship the document names on a contact and a
+deal: whether they are five relationships or one is not shown, but none is a name "not
+on the resource"."""
+
+EXPANDING: dict[str, Callable[[ApiClient, operations.Maker, str], Any]] = {
+    "list contacts": lambda api, maker, names: api.get(CONTACTS, params={"expand": names}),
+    "retrieve contact": lambda api, maker, names: api.get(
+        f"{CONTACTS}/{maker.contact_id()}", params={"expand": names}
+    ),
+    "search contacts": lambda api, maker, names: api.post(
+        "/v1/contacts/search", json={"expand": names}
+    ),
+    "create deal": lambda api, maker, names: api.post(
+        "/v1/deals", params={"expand": names}, json=maker.deal_body()
+    ),
+    "list deals": lambda api, maker, names: api.get(
+        conventions.path(maker.convention, "lists.deal_path"), params={"expand": names}
+    ),
+    "retrieve deal": lambda api, maker, names: api.get(
+        conventions.path(maker.convention, "retrieve.deal_path", deal_id=maker.record_id("deal")),
+        params={"expand": names},
+    ),
+}
+"""Every operation taking `expand` on a resource with the `organization` relationship
+(a contact, a deal), shown or named by the target."""
+
+
+@pytest.mark.req("QRY-007")
+@pytest.mark.parametrize("read", list(EXPANDING))
+def test_expand_names_all_on_the_resource_are_never_unknown(
+    api: ApiClient, maker: operations.Maker, read: str, observe: Callable[[str, Any], None]
+) -> None:
+    """`unknown_expand` is "an expand name not on the resource": five names that are all
+    `organization` may be refused for their number (`expand_limit_exceeded`), taken as
+    one, or refused as a repeat, but never as unknown."""
+    response = EXPANDING[read](api, maker, ON_THE_RESOURCE)
+    code = error_of(response).get("code")
+    observe(f"{read} with expand=organization five times", f"{response.status_code} {code}")
+    expect_true(
+        response,
+        "QRY-007",
+        code != "unknown_expand" and response.status_code < 500,
+        expected="no unknown_expand: every name is the organization relationship",
+        got=f"{response.status_code} {code}",
+    )
+
+
 @pytest.mark.req("QRY-005", "QRY-006")
 def test_expand_embeds_the_organization_and_its_absence_keeps_the_id(
     contacts: Contacts, factory: RecordFactory

@@ -346,8 +346,18 @@ def _listed_record(kind: str, api: ApiClient, maker: operations.Maker) -> str:
     return str(expect_success(api.post("/v1/deals", json=body), "DEAL-001").get("id"))
 
 
+CUSTOM_FIELDS = {"organization": "organization_custom_fields", "deal": "deal_custom_fields"}
+"""The kinds whose custom fields the adapter's fixtures name (`Fixtures`)."""
+
+
 @pytest.mark.req("SYNC-005")
-@pytest.mark.parametrize("kind", conventions.SYNCED)
+@pytest.mark.parametrize(
+    "kind",
+    [
+        pytest.param(k, marks=pytest.mark.req("CON-025")) if k in CUSTOM_FIELDS else k
+        for k in conventions.SYNCED
+    ],
+)
 def test_a_record_reads_the_same_in_the_list_the_target_names(
     api: ApiClient,
     maker: operations.Maker,
@@ -357,22 +367,30 @@ def test_a_record_reads_the_same_in_the_list_the_target_names(
 ) -> None:
     """ "Changes to records are read by listing each resource": the row of a record in the
     list of its kind (found from its own `updated_at` on, in `updated_at` order) is the
-    record the target's retrieve reads, field by field."""
+    record the target's retrieve reads, field by field. Null and left out are one value
+    there, but not in `custom_fields`: "every custom field defined for that resource in
+    the workspace appears; an unset one is null", at the retrieve and in the row."""
     record_id = _listed_record(kind, api, maker)
     reference = updates.read(kind, record_id, "SYNC-005")
+    keys = getattr(maker.adapter.fixtures(), CUSTOM_FIELDS.get(kind, ""), ())
+    if keys:
+        expect_unset_custom_fields(None, "CON-025", reference, keys)
     since = reference.get("updated_at")
     if not isinstance(since, str):
         pytest.skip(f"the {kind} retrieve shows no updated_at to list from")
     path = conventions.path(convention, f"lists.{kind}_path")
     rows = expect_pages(api, path, "SYNC-005", {"updated_since": since, "sort": "updated_at"})
+    row = row_of(rows, record_id)
     expect_same_record(
         None,
         reference,
-        row_of(rows, record_id),
+        row,
         path=f"GET {path}",
         path_req="SYNC-005",
         field_req=LISTED_FIELD_REQ[kind],
     )
+    if keys and row is not None:
+        expect_unset_custom_fields(None, "CON-025", row, keys)
 
 
 # --- a deleted record is read by no path ----------------------------------------------------

@@ -75,7 +75,11 @@ def list_campaigns(call: Call) -> Reply:
     return call.list_reply(SPEC, rows, params, {"status": sorted(statuses)}, render)
 
 
-@routes.get("/v1/campaigns/{campaign_id}", scopes=("campaigns:read",))
+@routes.get(
+    "/v1/campaigns/{campaign_id}",
+    scopes=("campaigns:read",),
+    variant_scopes=(("campaign_retrieve_unscoped", ()),),
+)
 def get_campaign(call: Call) -> Reply:
     _, fields = call.retrieve_params(SPEC)
     with call.transaction() as tx:

@@ -21,6 +21,13 @@ _UPDATED = {
     "activity": "activities",
 }
 """Each resource this server updates (PATCH at its own path, the fields as the body)."""
+_PLURALS = {
+    **{kind: _UPDATED[kind] for kind in ("organization", "deal", "activity")},
+    "tag": "tags",
+    "conversation": "conversations",
+    "campaign": "campaigns",
+}
+"""Each resource whose list and retrieve this server offers beyond the shown ones."""
 
 CONVENTIONS: dict[str, Any] = {
     "tag_catalogue_field": CATALOGUE_FIELD,
@@ -69,20 +76,10 @@ CONVENTIONS: dict[str, Any] = {
         for part, value in (("path", f"/v1/{_UPDATED[resource]}"), ("body", json.dumps("{fields}")))
     },
     "retrieve": {
-        f"{resource}_path": f"/v1/{_UPDATED[resource]}/{{{resource}_id}}"
-        for resource in ("organization", "deal", "activity")
+        f"{resource}_path": f"/v1/{plural}/{{{resource}_id}}"
+        for resource, plural in _PLURALS.items()
     },
-    "lists": {
-        f"{resource}_path": f"/v1/{plural}"
-        for resource, plural in (
-            ("organization", "organizations"),
-            ("deal", "deals"),
-            ("activity", "activities"),
-            ("tag", "tags"),
-            ("conversation", "conversations"),
-            ("campaign", "campaigns"),
-        )
-    },
+    "lists": {f"{resource}_path": f"/v1/{plural}" for resource, plural in _PLURALS.items()},
 }
 """The reference's choices: the defaults `examples/target.toml` documents."""
 

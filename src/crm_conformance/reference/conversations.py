@@ -163,6 +163,9 @@ def get_conversation(call: Call) -> Reply:
     _, fields = call.retrieve_params(SPEC)
     with call.transaction() as tx:
         record = tx.get(call.workspace, "conversation", conversation_id)
+        if record is None and call.settings.has_fault("conversation_retrieve_any_workspace"):
+            found = (tx.get(ws, "conversation", conversation_id) for ws in tx.workspaces())
+            record = next((r for r in found if r is not None), None)  # looked up by id alone
         if record is None:
             raise not_found("conversation")
         return Reply(200, call.narrow(render(tx, call.workspace, record), fields))
@@ -244,7 +247,8 @@ def close_conversation(call: Call) -> Reply:
         elif outcome == "spam":
             on_hold = call.settings.has_variant("spam_close_puts_contact_on_hold")
             status = {"status": "on_hold"} if on_hold else {}
-            tx.update(call.workspace, "contact", {**contact, "spam": True, **status})
+            flagged = not call.settings.has_fault("spam_close_forgets_the_contact")
+            tx.update(call.workspace, "contact", {**contact, "spam": flagged, **status})
         elif outcome == "resolved" and call.settings.has_fault("resolved_close_reopens_contact"):
             tx.update(call.workspace, "contact", {**contact, "status": "open"})
         closed = {

@@ -152,7 +152,10 @@ def parse_expand(
     """`expand`: at most four relationship names of this resource."""
     if not raw:
         return ()
-    names = tuple(dict.fromkeys(name.strip() for name in raw.split(",")))
+    sent = [name.strip() for name in raw.split(",")]
+    if len(sent) > MAX_EXPAND and settings and settings.has_fault("expand_limit_as_unknown"):
+        raise ApiError(400, "unknown_expand", "Too many relationships to expand.", param="expand")
+    names = tuple(dict.fromkeys(sent))
     too_many = len(names) > MAX_EXPAND or (
         len(names) == MAX_EXPAND
         and settings is not None

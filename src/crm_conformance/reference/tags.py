@@ -179,11 +179,12 @@ def list_tags(call: Call) -> Reply:
 @routes.get("/v1/tags/{tag_id}", scopes=("tags:read",))
 def get_tag(call: Call) -> Reply:
     tag_id = call.path_id("tag_id", "tag")
+    _, fields = call.retrieve_params(SPEC)
     with call.transaction() as tx:
         tag = tx.get(call.workspace, "tag", tag_id)
     if tag is None:
         raise not_found("tag")
-    return Reply(200, render(tag))
+    return Reply(200, call.narrow(render(tag), fields))
 
 
 @routes.delete("/v1/tags/{tag_id}", scopes=("tags:write",), entity="tags")

@@ -275,7 +275,10 @@ def expect_narrowed(
 
 @checks_predicate
 def expect_unset_custom_fields(
-    response: httpx.Response, req_id: str, record: Mapping[str, Any], keys: Collection[str]
+    response: httpx.Response | None,
+    req_id: str,
+    record: Mapping[str, Any],
+    keys: Collection[str],
 ) -> None:
     """ "Every custom field defined for that resource in the workspace appears; an unset
     one is null": `record` (made with none set) has `custom_fields`, an object holding

@@ -124,16 +124,19 @@ class Maker:
             updated_at=updated_at,
         )
 
-    def listed_id(self, kind: str, client: ApiClient) -> str:
+    def listed_id(self, kind: str, client: ApiClient | None = None) -> str:
         """A new row of the list of `kind` (one of `conventions.LISTED`): a record or a
         conversation or campaign through the adapter, a tag through `client` (the
-        adapter makes none)."""
+        adapter makes none; the full-scope client unless given)."""
         if kind in conventions.SYNCED:
             return self.record_id(kind)
         if kind == "conversation":
             return self.conversation_id("waiting", None)
         if kind == "campaign":
             return self.campaign_id("paused")
+        client = client or self.client
+        if client is None:
+            self.skip("no full-scope client to make a tag with")
         response = client.post("/v1/tags", json=self.tag_body())
         if not response.is_success:
             self.skip(f"a tag to list could not be made: POST /v1/tags {response.status_code}")
@@ -331,7 +334,7 @@ def _create(resource: str) -> Callable[[Maker], Call]:
 
 def _retrieve(resource: str) -> Callable[[Maker], Call]:
     def build(maker: Maker) -> Call:
-        ids = {f"{resource}_id": maker.record_id(resource)}
+        ids = {f"{resource}_id": maker.listed_id(resource)}
         return Call("GET", conventions.path(maker.convention, f"retrieve.{resource}_path", **ids))
 
     return build

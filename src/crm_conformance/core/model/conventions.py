@@ -48,8 +48,9 @@ CREATED = ("contact", "organization")
 bodies: not shown", and an organization's fields "outside its embedded form: not shown"
 (the creates of deals, activities and tags are shown)."""
 
-RETRIEVED = ("organization", "deal", "activity")
-"""The resources whose retrieve the target file may name (the contact's is shown)."""
+RETRIEVED = ("organization", "deal", "activity", "tag", "conversation", "campaign")
+"""The resources whose retrieve the target file may name (the contact's is shown):
+"Update, delete and retrieve operations of other resources: not shown"."""
 
 LISTED = ("organization", "deal", "activity", "tag", "conversation", "campaign")
 """The resources whose list the target file may name. The document shows the lists of

@@ -420,4 +420,16 @@ FAULTS = (
         "a contact created with a company_name keeps the text but is linked to no "
         "organization: the link is made by the update only",
     ),
+    Fault(
+        "organization_list_omits_unset_custom_fields",
+        ("CON-025",),
+        "the organization list leaves unset custom fields out of its rows, though the "
+        "retrieve shows them null",
+    ),
+    Fault(
+        "field_list_builtin_only",
+        ("CON-049",),
+        "GET /v1/fields lists the built-in field definitions only, not the workspace's "
+        "custom fields",
+    ),
 )

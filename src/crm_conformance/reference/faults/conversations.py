@@ -178,4 +178,10 @@ FAULTS = (
         'assigning a teammate sets needs_human false (read as "a teammate has it, nobody '
         'needs to be asked for"), though the document says true once a teammate is assigned',
     ),
+    Fault(
+        "spam_close_forgets_the_contact",
+        ("CONV-029",),
+        "closing as spam closes the conversation but does not mark the contact, so the AI "
+        "agent takes the contact's next conversation",
+    ),
 )

@@ -181,4 +181,10 @@ FAULTS = (
         "the tag list says has_more (with a next cursor) on every full page, the last one "
         "too, whose next page is empty",
     ),
+    Fault(
+        "expand_limit_as_unknown",
+        ("QRY-007",),
+        "more than four expand names, counted as sent, answer unknown_expand, though every "
+        "name is a relationship of the resource",
+    ),
 )

@@ -163,4 +163,9 @@ FAULTS = (
         "the organization create is guarded by contacts:write, copied from the contact "
         "create's route",
     ),
+    Fault(
+        "campaign_retrieve_unscoped",
+        ("SCOPE-013",),
+        "a campaign's retrieve checks no scope: a token without campaigns:read reads it",
+    ),
 )

@@ -72,4 +72,10 @@ FAULTS = (
         "the conversation list serves every workspace's conversations (its query has no "
         "workspace condition), though each retrieve is scoped",
     ),
+    Fault(
+        "conversation_retrieve_any_workspace",
+        ("TEN-003",),
+        "a conversation's retrieve looks it up by id alone, so another workspace's "
+        "conversation is answered",
+    ),
 )
