@@ -16,6 +16,7 @@ file's `[conventions.contact_filters]`. The list's order, created-since and the
 
 import secrets
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -385,30 +386,40 @@ where the rule lives), and the adapter's record (the vendor's fixture tool, not 
 API)."""
 
 
-def with_company_name(
-    api: ApiClient,
-    factory: RecordFactory,
-    updates: Updates,
-    convention: conventions.Lookup,
-    how: str,
-    name: str,
-    expand: bool = False,
-) -> tuple[httpx.Response, dict[str, Any]]:
-    """A contact with no organization given `company_name` `name` (`how`), as retrieved."""
-    if how == "adapter":
-        made = factory.contact(company_name=name)
-    elif how == "create":
-        fields = {**create_fields("contact", factory.unique), "company_name": name}
-        made = {"id": updates.created("contact", fields, "CON-013")}
-    else:
-        made = factory.contact()
-        operation = conventions.update(convention, "contact", made["id"], {"company_name": name})
-        written = api.request(operation.method, operation.path, json=operation.body)
-        expect_success(written, "CON-013")
-    response = api.get(
-        f"{CONTACTS}/{made['id']}", params={"expand": "organization"} if expand else None
-    )
-    return response, expect_success(response, "CON-013")
+@dataclass(frozen=True)
+class CompanyNames:
+    """Gives a new contact a `company_name` each way `WRITES_OF_COMPANY_NAME` names."""
+
+    api: ApiClient
+    factory: RecordFactory
+    updates: Updates
+    convention: conventions.Lookup
+
+    def given(
+        self, how: str, name: str, expand: bool = False
+    ) -> tuple[httpx.Response, dict[str, Any]]:
+        """A contact with no organization given `company_name` `name` (`how`), as
+        retrieved."""
+        if how == "adapter":
+            made = self.factory.contact(company_name=name)
+        elif how == "create":
+            fields = {**create_fields("contact", self.factory.unique), "company_name": name}
+            made = {"id": self.updates.created("contact", fields, "CON-013")}
+        else:
+            made = self.factory.contact()
+            written = self.updates.send("contact", made["id"], {"company_name": name})
+            expect_success(written, "CON-013")
+        response = self.api.get(
+            f"{CONTACTS}/{made['id']}", params={"expand": "organization"} if expand else None
+        )
+        return response, expect_success(response, "CON-013")
+
+
+@pytest.fixture
+def company_names(
+    api: ApiClient, factory: RecordFactory, updates: Updates, convention: conventions.Lookup
+) -> CompanyNames:
+    return CompanyNames(api, factory, updates, convention)
 
 
 def linked_by(how: str, response: httpx.Response, linked: bool, **shown: Any) -> None:
@@ -432,16 +443,10 @@ def linked_by(how: str, response: httpx.Response, linked: bool, **shown: Any) ->
 @pytest.mark.req("CON-012", "CON-013")
 @pytest.mark.parametrize("how", WRITES_OF_COMPANY_NAME)
 def test_company_name_links_to_the_organization_of_that_name(
-    api: ApiClient,
-    factory: RecordFactory,
-    updates: Updates,
-    convention: conventions.Lookup,
-    how: str,
+    company_names: CompanyNames, how: str
 ) -> None:
-    organization = factory.organization()
-    response, contact = with_company_name(
-        api, factory, updates, convention, how, organization["name"]
-    )
+    organization = company_names.factory.organization()
+    response, contact = company_names.given(how, organization["name"])
     expect_field(response, "CON-012", contact, "company_name", expected=organization["name"])
     linked = contact.get("organization_id")
     linked_by(how, response, linked == organization["id"], organization_id=linked)
@@ -450,16 +455,10 @@ def test_company_name_links_to_the_organization_of_that_name(
 @pytest.mark.req("CON-012", "CON-013")
 @pytest.mark.parametrize("how", WRITES_OF_COMPANY_NAME)
 def test_company_name_matching_no_organization_links_a_new_one(
-    api: ApiClient,
-    factory: RecordFactory,
-    updates: Updates,
-    convention: conventions.Lookup,
-    how: str,
+    company_names: CompanyNames, how: str
 ) -> None:
-    company = factory.unique("Company")
-    response, contact = with_company_name(
-        api, factory, updates, convention, how, company, expand=True
-    )
+    company = company_names.factory.unique("Company")
+    response, contact = company_names.given(how, company, expand=True)
     expect_field(response, "CON-012", contact, "company_name", expected=company)
     embedded = contact.get("organization")
     name = embedded.get("name") if isinstance(embedded, dict) else None
