@@ -68,15 +68,21 @@ def _pages_ids(pages: list[list[dict[str, Any]]]) -> list[str]:
     return ids_of(row for page in pages for row in page)
 
 
+NAME_ORDER = "bca"
+"""The first letters of records made in a row: their creation order is neither their
+names' order nor its reverse, so a list ordered by name (either way) shows itself."""
+
+
 def _contacts(factory: RecordFactory, count: int, *, ago: timedelta) -> list[dict[str, Any]]:
     """`count` contacts with distinct external ids, created a minute apart from `ago`
-    before now, oldest first (explicit stamps: ties would leave "newest first" open)."""
+    before now, oldest first (explicit stamps: ties would leave "newest first" open),
+    named out of their creation order (`NAME_ORDER`)."""
     start = datetime.now(UTC) - ago
     return [
         factory.adapter.create_record(
             kind="contact",
             fields={
-                "first_name": factory.unique("page"),
+                "first_name": factory.unique(f"{NAME_ORDER[index % 3]}-page"),
                 "last_name": "Conformance",
                 "external_id": factory.unique("ext"),
             },
@@ -368,7 +374,9 @@ def test_a_page_ending_at_the_last_row_has_no_next(api: ApiClient) -> None:
 
 @pytest.mark.req("USR-001")
 def test_users_are_listed_in_the_order_they_joined(api: ApiClient, factory: RecordFactory) -> None:
-    first, second = factory.user(), factory.user()
+    """Three people join in a row, named out of that order (`NAME_ORDER`): listed by
+    name, either way, they would not read in the order they joined."""
+    joined = [factory.user(name=factory.unique(f"{letter}-user")) for letter in NAME_ORDER]
     ids = _pages_ids(
         expect_walk(
             lambda c: api.get("/v1/users", params=with_cursor({"limit": LIMIT}, c)),
@@ -376,13 +384,12 @@ def test_users_are_listed_in_the_order_they_joined(api: ApiClient, factory: Reco
             max_pages=MAX_PAGES,
         )
     )
+    wanted = [user["id"] for user in joined]
     expect_true(
         None,
         "USR-001",
-        first["id"] in ids
-        and second["id"] in ids
-        and ids.index(first["id"]) < ids.index(second["id"]),
-        expected=f"{first['id']} (joined first) listed before {second['id']}",
+        [user_id for user_id in ids if user_id in wanted] == wanted,
+        expected=f"{', '.join(wanted)} in the order they joined",
         got=f"users in order {ids}",
     )
 

@@ -81,6 +81,8 @@ def list_contacts(call: Call) -> Reply:
     params = call.list_params(spec, filters=(*FILTERS, *SINCE_FILTERS))
     if call.settings.has_fault("contacts_oldest_first") and call.single("sort") is None:
         params = replace(params, sort=(("created_at", False),))
+    if call.settings.has_fault("contacts_by_name_descending") and call.single("sort") is None:
+        params = replace(params, sort=(("name", True),))  # "newest" read as the last name
     if call.settings.has_fault("list_expand_ignored"):
         params = replace(params, expand=())  # validated, but only retrieve embeds
     if call.settings.has_fault("updated_at_sort_descending") and params.sort[:1] == (

@@ -93,8 +93,12 @@ def _listed_user(call: Call) -> Callable[[Record], dict[str, Any]]:
 
 @routes.get("/v1/users", variant_scopes=(("directory_needs_contacts_read", ("contacts:read",)),))
 def list_users(call: Call) -> Reply:
-    newest_first = call.settings.has_fault("users_newest_first")
-    spec = replace(USERS, default_sort=("-created_at",)) if newest_first else USERS
+    spec = USERS
+    if call.settings.has_fault("users_newest_first"):
+        spec = replace(USERS, default_sort=("-created_at",))
+    elif call.settings.has_fault("users_listed_by_name"):
+        by_name = {"name": lambda row: str(row.get("name") or "").casefold()}
+        spec = replace(USERS, default_sort=("name",), order_keys=by_name)
     return _list(call, "user", spec, _listed_user(call))
 
 

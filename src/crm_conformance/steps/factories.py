@@ -145,7 +145,8 @@ class RecordFactory:
 
     def user(self, **fields: Any) -> dict[str, Any]:
         """A person an OAuth token can act for."""
-        return self._made("user", self.adapter.create_user(name=self.unique("user"), **fields))
+        fields.setdefault("name", self.unique("user"))
+        return self._made("user", self.adapter.create_user(**fields))
 
     # --- records through the public API (the document shows the body) ---------------
 

@@ -432,4 +432,9 @@ FAULTS = (
         "GET /v1/fields lists the built-in field definitions only, not the workspace's "
         "custom fields",
     ),
+    Fault(
+        "contacts_by_name_descending",
+        ("CON-002",),
+        "the contact list is ordered by name, descending, when no sort is given, not newest first",
+    ),
 )

@@ -44,4 +44,9 @@ FAULTS = (
         ("USR-004", "ACT-025"),
         "an activity's assignee_id must be a member: an admin the user list shows is refused",
     ),
+    Fault(
+        "users_listed_by_name",
+        ("USR-001",),
+        "GET /v1/users lists the members by name, not in the order they joined",
+    ),
 )
