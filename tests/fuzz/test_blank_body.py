@@ -1,6 +1,7 @@
-"""`checking.blank_body_taken`: a body of whitespace alone, taken by an operation whose
-body is optional, is read as no body and not judged as accepted invalid data; any other
-body, a required body, or a refusal is judged as before."""
+"""`checking.blank_body_taken`: a body of blank bytes alone (whitespace, control
+characters), taken by an operation whose body is optional, is read as no body and not
+judged as accepted invalid data; any other body, a required body, or a refusal is judged
+as before."""
 
 from types import SimpleNamespace
 from typing import Any
@@ -19,7 +20,7 @@ def _answer(body: bytes, status: int = 200, path: str = "/v1/contacts/search") -
     return httpx.Response(status, request=httpx.Request("POST", f"http://t{path}", content=body))
 
 
-@pytest.mark.parametrize("body", [b"\n", b"  \r\n\t"])
+@pytest.mark.parametrize("body", [b"\n", b"  \r\n\t", b"\x1d", b"\x00 \x1f"])
 def test_whitespace_taken_by_an_optional_body_is_not_judged(body: bytes) -> None:
     assert blank_body_taken(_case("/v1/contacts/search"), _answer(body))
 
@@ -27,7 +28,8 @@ def test_whitespace_taken_by_an_optional_body_is_not_judged(body: bytes) -> None
 @pytest.mark.parametrize(
     ("path", "body", "status"),
     [
-        ("/v1/contacts/search", b"\x00\xff", 200),  # bytes that are not whitespace
+        ("/v1/contacts/search", b"\x00\xff", 200),  # a byte that is not blank
+        ("/v1/contacts/search", b"\n{", 200),  # not JSON, and not blank
         ("/v1/contacts/search", b"\n", 400),  # refused: nothing to excuse
         ("/v1/contacts/search", b"", 200),  # no body at all: nothing was sent to judge
         ("/v1/deals", b"\n", 201),  # the deal create's body is required

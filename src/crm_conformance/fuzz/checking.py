@@ -87,18 +87,23 @@ def validate(case: Any, response: Any, **kwargs: Any) -> None:
     held(case, sent)
 
 
+BLANK = bytes(range(0x21))
+"""Bytes a server may trim off a body as blank: JSON's whitespace, and every control
+character below it (Java's `String.trim` and many parsers' "is space" take them all)."""
+
+
 def blank_body_taken(case: Any, response: httpx.Response) -> bool:
-    """A body of whitespace alone (schemathesis's "random bytes" may be just a newline),
-    taken (2xx) by an operation whose body is optional: read as no body, which the
-    operation allows. JSON allows whitespace around a value, and whether a body holding
-    nothing else is "no body" or invalid JSON is not shown, so taking it is not judged
-    (a body of anything else is)."""
+    """A body of blank bytes alone (schemathesis's "random bytes" may be just a newline,
+    or one control character), taken (2xx) by an operation whose body is optional: read
+    as no body, which the operation allows. Whether a body holding nothing printable is
+    "no body" or invalid JSON is not shown, so taking it is not judged (a body of
+    anything else is)."""
     content = response.request.content
     method, path = str(case.operation.method), str(case.operation.path)
     return (
         response.is_success
         and bool(content)
-        and not content.strip()
+        and not content.strip(BLANK)
         and not document.body_required(method, path)
     )
 
