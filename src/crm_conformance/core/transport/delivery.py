@@ -65,19 +65,11 @@ class Parts(Protocol):
 class Delivery:
     """The exchange loop over one connection pool, with the run's parts."""
 
-    def __init__(self, wiring: Parts, http: httpx.Client) -> None:
+    def __init__(self, parts: Parts, http: httpx.Client) -> None:
+        self.parts = parts
+        """The run's parts (`Wiring`), read where they are used, never copied."""
         self._http = http
-        self.redactor = wiring.redactor
-        self.log = wiring.log
-        self.budget = wiring.budget
-        self.breaker = wiring.breaker
-        self.pacer = wiring.pacer
-        self.ledger = wiring.ledger
-        self.max_retries = wiring.max_retries
-        self.max_rate_limit_wait = wiring.max_rate_limit_wait
-        self.retry = wiring.retry
-        self._sleep = wiring.sleep
-        self.bounds = ExchangeBounds(wiring.timeout, wiring.max_response_bytes)
+        self.bounds = ExchangeBounds(parts.timeout, parts.max_response_bytes)
 
     def deliver(self, request: httpx.Request, *, pace: bool, keyed: bool) -> httpx.Response:
         """Send `request` until an answer the service gave: paced and with 429s waited out
@@ -99,7 +91,7 @@ class Delivery:
                 self._after_fault(request, faults, reason, keyed, retry_after=None, cause=exc)
                 continue
             if pace:
-                self.pacer.observe(key, response.headers, ticket=ticket)
+                self.parts.pacer.observe(key, response.headers, ticket=ticket)
             if pace and response.status_code == 429:
                 self._after_429(request, key, response, throttled)
                 throttled += 1
@@ -116,7 +108,7 @@ class Delivery:
         self, request: httpx.Request, key: str, response: httpx.Response, throttled: int
     ) -> None:
         """Hold `key` for the wait a 429 asks, or raise when the run cannot wait it out."""
-        if throttled == self.max_retries:
+        if throttled == self.parts.max_retries:
             raise RateLimitWaitError(
                 f"the target answered 429 to {request.method} {request.url.path} "
                 f"{throttled + 1} times, after waiting each time as it asked; the run stops "
@@ -125,11 +117,11 @@ class Delivery:
         wait = _retry_after(response.headers.get("Retry-After"))
         if wait is None:
             # Recorded (not hidden) so a header test can fail on it; back off a little.
-            self.log.missing_retry_after.append(self.log.exchanges[-1])
+            self.parts.log.missing_retry_after.append(self.parts.log.exchanges[-1])
             wait = 0.5 * 2**throttled
-        elif wait > self.max_rate_limit_wait:
+        elif wait > self.parts.max_rate_limit_wait:
             raise self._too_long(request, f"Retry-After: {wait:g} on its 429")
-        self.pacer.hold(key, wait)
+        self.parts.pacer.hold(key, wait)
 
     def _after_fault(
         self,
@@ -148,68 +140,68 @@ class Delivery:
         said = f"{request.method} {request.url.path} met {retries.tally(faults)}"
         wait = _retry_after(retry_after)
         if wait is None:
-            wait = self.retry.backoff(len(faults) - 1)
+            wait = self.parts.retry.backoff(len(faults) - 1)
         problem = None
         if not retries.safe_to_retry(request, keyed_by_harness=keyed):
             problem = (
                 f"{said}; not sent again: a {request.method} without an "
                 f"{retries.KEY_HEADER} of the harness's is not safe to repeat"
             )
-        elif len(faults) >= self.retry.attempts:
+        elif len(faults) >= self.parts.retry.attempts:
             problem = f"{said} in {len(faults)} tries; the retries are spent"
-        elif wait > self.max_rate_limit_wait:
+        elif wait > self.parts.max_rate_limit_wait:
             problem = (
                 f"{said}; it asks to wait {wait:g} s (Retry-After), more than "
-                f"max_rate_limit_wait = {self.max_rate_limit_wait:g} s"
+                f"max_rate_limit_wait = {self.parts.max_rate_limit_wait:g} s"
             )
-        self.log.faults.append(retries.Fault(reason, retried=problem is None))
+        self.parts.log.faults.append(retries.Fault(reason, retried=problem is None))
         if problem is not None:
             raise TargetUnavailable(
                 f"{problem} (transport faults, not the service's answer)"
             ) from cause
-        self._sleep(wait)
+        self.parts.sleep(wait)
 
     def _wait_for_allowance(self, key: str, request: httpx.Request, *, after_429: bool) -> int:
         """Sleep until the pacer admits a request of `key`; log the wait when there was
         one. Returns the request's ticket."""
         waited = 0.0
-        while (admission := self.pacer.admit(key)).wait > 0:
-            if admission.wait > self.max_rate_limit_wait + RESET_SLACK:
+        while (admission := self.parts.pacer.admit(key)).wait > 0:
+            if admission.wait > self.parts.max_rate_limit_wait + RESET_SLACK:
                 raise self._too_long(
                     request, f"X-RateLimit-Reset: the allowance refills in {admission.wait:.0f} s"
                 )
-            self._sleep(admission.wait)
+            self.parts.sleep(admission.wait)
             waited += admission.wait
         if waited or after_429:
-            self.log.waits.append(Wait(waited, after_429, key))
+            self.parts.log.waits.append(Wait(waited, after_429, key))
         return admission.ticket
 
     def _too_long(self, request: httpx.Request, said: str) -> RateLimitWaitError:
         return RateLimitWaitError(
             f"the target's rate limit asks {request.method} {request.url.path} to wait longer "
-            f"than max_rate_limit_wait = {self.max_rate_limit_wait:g} s ({said}); raise "
+            f"than max_rate_limit_wait = {self.parts.max_rate_limit_wait:g} s ({said}); raise "
             "max_rate_limit_wait in the target file to let the run wait that long"
         )
 
     def _send(self, request: httpx.Request) -> httpx.Response:
-        self.breaker.check()
-        if self.budget is not None:
-            self.budget.spend()
+        self.parts.breaker.check()
+        if self.parts.budget is not None:
+            self.parts.budget.spend()
         started = time.perf_counter()
         try:
             response = read_bounded(self._http, request, self.bounds)
         except (httpx.TransportError, ExchangeBoundExceeded) as exc:
             elapsed = time.perf_counter() - started
             problem = f"{type(exc).__name__} on {request.method} {request.url.path}"
-            self.log.exchanges.append(self._record(request, None, elapsed, error=problem))
-            self.breaker.record(problem=problem)
+            self.parts.log.exchanges.append(self._record(request, None, elapsed, error=problem))
+            self.parts.breaker.record(problem=problem)
             raise
         elapsed = time.perf_counter() - started
-        self.log.exchanges.append(self._record(request, response, elapsed))
+        self.parts.log.exchanges.append(self._record(request, response, elapsed))
         answers.note(response)
         self._note_created(request, response)
         server_error = response.status_code >= 500
-        self.breaker.record(
+        self.parts.breaker.record(
             problem=f"{response.status_code} on {request.method} {request.url.path}"
             if server_error
             else None
@@ -218,8 +210,8 @@ class Delivery:
 
     def _note_created(self, request: httpx.Request, response: httpx.Response) -> None:
         """Tell the ledger of the record this answer created, if it created one."""
-        if self.ledger is not None:
-            self.ledger.observe_api(
+        if self.parts.ledger is not None:
+            self.parts.ledger.observe_api(
                 method=request.method,
                 path=request.url.path,
                 status=response.status_code,
@@ -235,7 +227,7 @@ class Delivery:
         *,
         error: str | None = None,
     ) -> Exchange:
-        return record_exchange(self.redactor, request, response, elapsed, error=error)
+        return record_exchange(self.parts.redactor, request, response, elapsed, error=error)
 
 
 def _retry_after(value: str | None) -> float | None:
