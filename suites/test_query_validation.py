@@ -36,6 +36,10 @@ SCORES = document.enum("Contact", "score")
 NOT_A_DATE_TIME = {"word": "yesterday", "impossible-date": "2026-13-40T25:61:00Z"}
 """Two values no reading of ISO 8601 takes: a word, and one whose every part is out of
 range (a lenient parser that rolls 30 February over to March still refuses month 13)."""
+NO_OFFSET = "2026-01-02T03:04:05"
+"""A date-time without the timezone offset a parameter requires ("date-time with timezone
+offset", "timezone offset required"): a server reading it as UTC, or as its own local
+time, answers for an instant the caller never named."""
 VALIDATION: tuple[str, ...] = ("validation_failed",)
 WRAPPED = {
     "2^31": str(2**31),
@@ -87,6 +91,7 @@ def _typed_points(parameter: document.QueryParameter) -> Iterator[Point]:
             ("above-maximum", str(maximum + 1)),
             ("negative", "-1"),
             ("fraction", "2.5"),
+            ("digits-then-letters", "12abc"),
             ("word", "many"),
         ):
             yield Point(*where, kind, value, "PAG-008", reqs)
@@ -96,10 +101,14 @@ def _typed_points(parameter: document.QueryParameter) -> Iterator[Point]:
         codes: tuple[str, ...]
         if parameter.name.startswith("window_"):
             reqs, codes = ("ERR-011", "STAT-008"), ("validation_failed", "invalid_window")
+            offset = ("STAT-005", "ERR-011")
         else:
             reqs, codes = ("ERR-011", "SYNC-002"), VALIDATION
+            offset = ("SYNC-002", "ERR-011")
         for kind, value in NOT_A_DATE_TIME.items():
             yield Point(*where, kind, value, "ERR-011", reqs, codes)
+        if parameter.offset_required:
+            yield Point(*where, "no-offset", NO_OFFSET, offset[0], offset, codes)
     elif parameter.name in NAMED_REFUSALS:
         kind, value, req, code = NAMED_REFUSALS[parameter.name]
         yield Point(*where, kind, value, req, (req,), (code,))

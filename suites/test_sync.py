@@ -168,16 +168,6 @@ def test_a_change_to_an_older_record_is_found_by_updated_since(
     )
 
 
-@pytest.mark.req("SYNC-002")
-def test_updated_since_without_a_timezone_offset_is_refused(
-    api: ApiClient, observe: Callable[[str, Any], None]
-) -> None:
-    naive = datetime.now(UTC).replace(tzinfo=None, microsecond=0).isoformat()
-    response = api.get("/v1/contacts", params={"updated_since": naive, "sort": "updated_at"})
-    body = expect_status(response, "SYNC-002", 400)
-    observe("updated_since without an offset", {"status": 400, "code": body["error"].get("code")})
-
-
 DELETABLE: dict[str, Callable[[RecordFactory], dict[str, Any]]] = {
     "contacts": RecordFactory.contact,
     "organizations": RecordFactory.organization,

@@ -419,7 +419,11 @@ def list_deals(call: Call) -> Reply:
     filters = ("pipeline_id", "stage_id", "status", "contact_id", "organization_id", "owner_id")
     params = call.list_params(SPEC, filters=(*filters, "updated_since"))
     chosen = {name: call.query.getlist(name) for name in filters if call.query.getlist(name)}
-    since_stamp = parse_since("updated_since", call.single("updated_since"))
+    since_stamp = parse_since(
+        "updated_since",
+        call.single("updated_since"),
+        naive_as_utc=call.settings.has_fault("deal_list_reads_naive_since_as_utc"),
+    )
     if call.settings.has_fault("deals_list_ignores_updated_since"):
         since_stamp = None  # validated, then never applied
     with call.transaction() as tx:

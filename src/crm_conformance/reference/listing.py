@@ -6,6 +6,7 @@ tie-break. A cursor names the last row served by its key values, so the next pag
 between: no row is repeated or skipped because of another row's change.
 """
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -85,6 +86,10 @@ def parse_limit(raw: Any, *, settings: ServerSettings, in_body: bool) -> int:
         value = raw if isinstance(raw, int) and not isinstance(raw, bool) else None
     elif isinstance(raw, str) and raw.isascii() and raw.lstrip("-").isdigit() and len(raw) < 10:
         value = int(raw)
+    elif settings.has_fault("limit_read_by_leading_digits") and (
+        digits := re.match(r"-?[0-9]{1,9}", str(raw))
+    ):
+        value = int(digits.group())  # parseInt("12abc") is 12
     elif isinstance(raw, str) and raw.isascii() and raw.lstrip("-").isdigit():
         value = _int32(int(raw)) if settings.has_fault("limit_read_as_int32") else None
     if in_body and value is not None and settings.has_fault("limit_read_as_int32"):
@@ -237,12 +242,13 @@ def _clamped(raw: Any) -> Any:
     return raw
 
 
-def parse_since(name: str, raw: str | None) -> str | None:
+def parse_since(name: str, raw: str | None, *, naive_as_utc: bool = False) -> str | None:
     """An "at or after" filter (`updated_since`, `created_since`): a date-time with a
-    timezone offset, returned in the stored form for comparison."""
+    timezone offset, returned in the stored form for comparison (`naive_as_utc`: a
+    fault's reading of one without an offset as UTC)."""
     if raw is None:
         return None
-    instant = parse_instant(raw)
+    instant = parse_instant(raw, require_offset=not naive_as_utc)
     if instant is None:
         raise bad_query(name, "must be an ISO 8601 date-time with a timezone offset", "datetime")
     return stamp(instant)

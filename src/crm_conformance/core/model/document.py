@@ -99,6 +99,9 @@ class QueryParameter:
     """Its schema's `format` (`date-time`), if any."""
     minimum: int | None = None
     maximum: int | None = None
+    offset_required: bool = False
+    """A date-time that must carry its timezone offset (`x-offset-required`: "date-time
+    with timezone offset", "timezone offset required")."""
 
 
 def query_parameters() -> tuple[QueryParameter, ...]:
@@ -126,6 +129,7 @@ def query_parameters() -> tuple[QueryParameter, ...]:
                         format=schema.get("format"),
                         minimum=schema.get("minimum"),
                         maximum=schema.get("maximum"),
+                        offset_required=bool(parameter.get("x-offset-required")),
                     )
                 )
     return tuple(found)

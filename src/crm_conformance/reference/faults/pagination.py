@@ -187,4 +187,9 @@ FAULTS = (
         "more than four expand names, counted as sent, answer unknown_expand, though every "
         "name is a relationship of the resource",
     ),
+    Fault(
+        "limit_read_by_leading_digits",
+        ("PAG-008",),
+        "a query limit is read by its leading digits (parseInt): limit=12abc lists 12 rows",
+    ),
 )

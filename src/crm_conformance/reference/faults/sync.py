@@ -61,4 +61,10 @@ FAULTS = (
         ("SYNC-005", "DEAL-020"),
         "the deal list's serializer leaves out lost_reason, which the retrieve shows",
     ),
+    Fault(
+        "deal_list_reads_naive_since_as_utc",
+        ("SYNC-002",),
+        "the deal list reads an updated_since without a timezone offset as UTC instead of "
+        "refusing it (the contact list refuses it)",
+    ),
 )
