@@ -115,11 +115,13 @@ def test_a_name_outside_1_to_100_characters_is_refused(
 
 
 @pytest.mark.req("TAG-004", "TAG-005")
+@pytest.mark.parametrize("kind", CATALOGUES)
 def test_a_repeated_name_answers_tag_already_exists_with_the_existing_id(
-    api: ApiClient, factory: RecordFactory, convention: Callable[[str], str]
+    api: ApiClient, factory: RecordFactory, convention: Callable[[str], str], kind: str
 ) -> None:
-    first = factory.tag(kind="contact")
-    response = api.post("/v1/tags", json=_body(convention, "contact", name=first["name"]))
+    """ "unique within its catalogue": in each catalogue, not only the first one met."""
+    first = factory.tag(kind=kind)
+    response = api.post("/v1/tags", json=_body(convention, kind, name=first["name"]))
     error = expect_error(response, "TAG-005", status=409, code="tag_already_exists")
     expect_true(
         response,

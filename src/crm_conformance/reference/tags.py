@@ -128,7 +128,8 @@ def create_tag(call: Call) -> Reply:
     with call.transaction() as tx:
         same_catalogue = not call.settings.has_fault("tag_names_unique_across_catalogues")
         scope = {"catalogue": catalogue} if same_catalogue else {}
-        for existing in tx.find(call.workspace, "tag", **scope):
+        unchecked = catalogue == "deal" and call.settings.has_fault("deal_tag_names_unchecked")
+        for existing in () if unchecked else tx.find(call.workspace, "tag", **scope):
             if existing["name"].casefold() == name.casefold():
                 named = (
                     ""

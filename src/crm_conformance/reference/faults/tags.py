@@ -76,4 +76,10 @@ FAULTS = (
         "the contact create takes a tag of any catalogue: the catalogue is checked by the "
         "update only",
     ),
+    Fault(
+        "deal_tag_names_unchecked",
+        ("TAG-005", "TAG-004"),
+        "a repeated name is refused in the contact and organization catalogues but the "
+        "deal catalogue takes it (a second tag of that name)",
+    ),
 )
