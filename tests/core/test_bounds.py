@@ -18,7 +18,8 @@ from crm_conformance.core.transport.bounds import (
     read_bounded,
     requests_kwargs,
 )
-from crm_conformance.core.transport.client import ApiClient, CircuitBreaker
+from crm_conformance.core.transport.client import ApiClient
+from crm_conformance.core.transport.wiring import CircuitBreaker
 from crm_conformance.core.verdicts.outcomes import Outcome, classify
 from crm_conformance.fuzz import exchange
 

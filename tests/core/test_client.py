@@ -13,10 +13,11 @@ from crm_conformance import (
     TargetUnreachable,
 )
 from crm_conformance.core.hygiene.redaction import FILTERED, Redactor
-from crm_conformance.core.transport.client import ApiClient, CircuitBreaker, RequestBudget
+from crm_conformance.core.transport.client import ApiClient
 from crm_conformance.core.transport.exchanges import Wait
 from crm_conformance.core.transport.pacing import Pacer
 from crm_conformance.core.transport.retries import RetryPolicy
+from crm_conformance.core.transport.wiring import CircuitBreaker, RequestBudget
 
 
 def client(

@@ -8,7 +8,7 @@ import pytest
 from crm_conformance.adapter_check.probe import Probe
 from crm_conformance.core.hygiene.redaction import FILTERED
 from crm_conformance.core.model.target import target_from_data
-from crm_conformance.core.transport.client import Wiring
+from crm_conformance.core.transport.wiring import Wiring
 from crm_conformance.plugin.options import Options
 from crm_conformance.plugin.state import RunState
 
@@ -56,7 +56,7 @@ def test_sweep_sends_the_adapter_secret(monkeypatch: pytest.MonkeyPatch) -> None
         return object()
 
     monkeypatch.setattr(sweep, "load_target", lambda **_: TARGET)
-    monkeypatch.setattr(Wiring, "client", recording)
+    monkeypatch.setattr(sweep, "connect", recording)
     with pytest.raises(Stop):
         sweep.sweep(target_path=Path("t.toml"))
     wiring, _, token = made[-1]

@@ -32,8 +32,8 @@ from crm_conformance.core.transport.bounds import (
     bounded_transport,
     read_bounded,
 )
-from crm_conformance.core.transport.client import Wiring
 from crm_conformance.core.transport.exchanges import record_exchange
+from crm_conformance.core.transport.wiring import Wiring
 
 IDEMPOTENT = frozenset({"GET", "HEAD", "PUT", "DELETE"})
 """Adapter methods safe to send again after any transport fault (the module docstring)."""

@@ -20,8 +20,9 @@ import httpx
 from crm_conformance.adapter_kit import load_contract, schema_problems
 from crm_conformance.core.hygiene.redaction import Redactor
 from crm_conformance.core.model.target import Target
-from crm_conformance.core.transport.client import ApiClient, Wiring
+from crm_conformance.core.transport.client import ApiClient, connect
 from crm_conformance.core.transport.exchanges import Exchange, ExchangeLog
+from crm_conformance.core.transport.wiring import Wiring
 from crm_conformance.steps.expect import strings_in
 from crm_conformance.steps.pages import walk
 
@@ -46,8 +47,8 @@ class Probe:
         self.log = ExchangeLog()
         self.redactor = redactor if redactor is not None else Redactor(target.secrets)
         wiring = Wiring.for_target(target, redactor=self.redactor, log=self.log)
-        self.adapter = wiring.client(target.adapter_url, target.adapter_token)
-        self.api = wiring.client(target.base_url, target.tokens["full"])
+        self.adapter = connect(wiring, target.adapter_url, target.adapter_token)
+        self.api = connect(wiring, target.base_url, target.tokens["full"])
         other = target.token("other_workspace")
         self.other: ApiClient | None = None
         if other is not None:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from crm_conformance.core.transport import run_lock
+from crm_conformance.core.transport.client import connect
 from crm_conformance.core.verdicts.outcomes import PROP_ADAPTER_FEATURE, PROP_OBSERVATION
 from crm_conformance.plugin.session import ensure_target, jsonable
 from crm_conformance.plugin.state import RunState, state_of
@@ -37,7 +38,7 @@ def target(pytestconfig: pytest.Config) -> "Target":
 def _client(state: RunState, token: str | None) -> "ApiClient":
     assert state.target is not None
     assert state.wiring is not None
-    client = state.wiring.client(state.target.base_url, token)
+    client = connect(state.wiring, state.target.base_url, token)
     state.closers.append(client.close)
     return client
 

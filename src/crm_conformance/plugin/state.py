@@ -24,7 +24,8 @@ from crm_conformance.plugin.options import Options
 if TYPE_CHECKING:
     from crm_conformance.adapter.token_pool import TokenPool
     from crm_conformance.core.model.target import Target
-    from crm_conformance.core.transport.client import ApiClient, Wiring
+    from crm_conformance.core.transport.client import ApiClient
+    from crm_conformance.core.transport.wiring import Wiring
     from crm_conformance.plugin.embedded import EmbeddedServer
 
 BREAKER_THRESHOLD = 8
@@ -97,9 +98,9 @@ class RunState:
         on two answers fails whichever workers received them."""
         from crm_conformance.core.hygiene.redaction import Redactor
         from crm_conformance.core.transport import answers
-        from crm_conformance.core.transport.client import CircuitBreaker, RequestBudget, Wiring
         from crm_conformance.core.transport.ledger import LEDGER_FILE, Ledger
         from crm_conformance.core.transport.pacing import FileLedger, Pacer
+        from crm_conformance.core.transport.wiring import CircuitBreaker, RequestBudget, Wiring
 
         self.target = target
         directory = self.pacing_dir if shared else None

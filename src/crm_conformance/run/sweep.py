@@ -17,7 +17,8 @@ import httpx
 
 from crm_conformance._errors import TargetUnreachable
 from crm_conformance.core.model.target import load_target
-from crm_conformance.core.transport.client import Wiring
+from crm_conformance.core.transport.client import connect
+from crm_conformance.core.transport.wiring import Wiring
 from crm_conformance.steps.pages import walk
 
 RESOURCES = ("contacts", "organizations", "deals", "activities", "tags", "campaigns", "users")
@@ -73,10 +74,10 @@ def sweep(*, target_path: Path, base_url: str | None = None, prefix: str = "cc-"
     target = load_target(path=target_path, base_url=base_url)
     result = SweepResult(prefix=prefix)
     wiring = Wiring.for_target(target)
-    api = wiring.client(target.base_url, target.tokens["full"])
+    api = connect(wiring, target.base_url, target.tokens["full"])
     adapter = None
     if target.adapter_url is not None:
-        adapter = wiring.client(target.adapter_url, target.adapter_token)
+        adapter = connect(wiring, target.adapter_url, target.adapter_token)
     try:
         for resource in RESOURCES:
             found = walk(api, f"/v1/{resource}", max_pages=MAX_PAGES)

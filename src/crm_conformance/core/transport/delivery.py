@@ -9,63 +9,21 @@ run's (`Wiring`); `ApiClient` only builds the request.
 """
 
 import time
-from collections.abc import Callable
-from typing import Protocol
 
 import httpx
 
 from crm_conformance._errors import ExchangeBoundExceeded, RateLimitWaitError, TargetUnavailable
-from crm_conformance.core.hygiene.redaction import Redactor
 from crm_conformance.core.transport import answers, retries
 from crm_conformance.core.transport.bounds import ExchangeBounds, read_bounded
-from crm_conformance.core.transport.exchanges import Exchange, ExchangeLog, Wait, record_exchange
-from crm_conformance.core.transport.ledger import Ledger
-from crm_conformance.core.transport.pacing import RESET_SLACK, Pacer, token_key
-
-
-class Budget(Protocol):
-    def spend(self) -> None: ...
-
-
-class Breaker(Protocol):
-    def check(self) -> None: ...
-
-    def record(self, *, problem: str | None) -> None: ...
-
-
-class Parts(Protocol):
-    """What a delivery reads of the run's parts: `client.Wiring` has them."""
-
-    @property
-    def redactor(self) -> Redactor: ...
-    @property
-    def log(self) -> ExchangeLog: ...
-    @property
-    def budget(self) -> Budget | None: ...
-    @property
-    def breaker(self) -> Breaker: ...
-    @property
-    def pacer(self) -> Pacer: ...
-    @property
-    def ledger(self) -> Ledger | None: ...
-    @property
-    def max_retries(self) -> int: ...
-    @property
-    def max_rate_limit_wait(self) -> float: ...
-    @property
-    def retry(self) -> retries.RetryPolicy: ...
-    @property
-    def sleep(self) -> Callable[[float], None]: ...
-    @property
-    def timeout(self) -> float: ...
-    @property
-    def max_response_bytes(self) -> int: ...
+from crm_conformance.core.transport.exchanges import Exchange, Wait, record_exchange
+from crm_conformance.core.transport.pacing import RESET_SLACK, token_key
+from crm_conformance.core.transport.wiring import Wiring
 
 
 class Delivery:
     """The exchange loop over one connection pool, with the run's parts."""
 
-    def __init__(self, parts: Parts, http: httpx.Client) -> None:
+    def __init__(self, parts: Wiring, http: httpx.Client) -> None:
         self.parts = parts
         """The run's parts (`Wiring`), read where they are used, never copied."""
         self._http = http
