@@ -18,6 +18,7 @@ from crm_conformance import ApiClient
 from crm_conformance.core.model import document
 from crm_conformance.steps import (
     RecordFactory,
+    Updates,
     expect_error,
     expect_field,
     expect_identifier,
@@ -185,4 +186,72 @@ def test_a_tag_without_a_colour_is_accepted(
         tag.get("color") is None or matches(COLOR, tag.get("color")),
         expected="color null, or # followed by 3 or 6 hex digits",
         got=f"color = {tag.get('color')!r}",
+    )
+
+
+# --- a tag's update (`updates.tag_*`): the rules of its fields hold on a new value ---------
+
+CARRIERS = {"contact": "CON-023", "deal": "DEAL-029"}
+"""The records whose `tags` the document types "array of Tag", by their requirement."""
+
+
+@pytest.mark.req("TAG-005")
+@pytest.mark.parametrize("kind", CATALOGUES)
+def test_renaming_a_tag_to_a_name_its_catalogue_has_answers_tag_already_exists(
+    updates: Updates, factory: RecordFactory, kind: str
+) -> None:
+    """ "unique within its catalogue" and `tag_already_exists` "catalogue already has
+    that name" hold for a new name as for a first one (the id in the message is stated
+    for a create only, so it is not looked for)."""
+    taken, tag = factory.tag(kind=kind), factory.tag(kind=kind)
+    response = updates.send("tag", str(tag["id"]), {"name": taken["name"]})
+    expect_error(response, "TAG-005", status=409, code="tag_already_exists")
+
+
+@pytest.mark.req("TAG-007")
+@pytest.mark.parametrize("color", ["abc", "#abcd", "#ggg", "red"])
+def test_a_colour_not_matching_the_pattern_is_refused_on_update(
+    updates: Updates, color: str
+) -> None:
+    tag = updates.made("tag")
+    response = updates.send("tag", str(tag["id"]), {"color": color})
+    expect_error(response, "TAG-007", status=422, code="validation_failed")
+
+
+@pytest.mark.req("TAG-007")
+def test_a_colour_of_the_pattern_is_kept_on_update(updates: Updates) -> None:
+    tag_id = str(updates.made("tag")["id"])
+    response = updates.send("tag", tag_id, {"color": "#A1B2C3"})
+    updates.applied(response, "TAG-007", updates.control("tag", tag_id))
+    color = updates.read("tag", tag_id, "TAG-007").get("color")
+    expect_true(
+        response,
+        "TAG-007",
+        str(color).casefold() == "#a1b2c3",
+        expected="color '#A1B2C3' kept (in any case)",
+        got=f"color = {color!r}",
+    )
+
+
+@pytest.mark.parametrize(
+    "kind", [pytest.param(k, marks=pytest.mark.req(r)) for k, r in CARRIERS.items()]
+)
+def test_a_renamed_tag_shows_its_new_name_on_the_records_that_carry_it(
+    updates: Updates, factory: RecordFactory, kind: str
+) -> None:
+    """A record's `tags` are Tags: the tag as it is now, not as it was when applied."""
+    req_id = CARRIERS[kind]
+    tag_id = str(factory.tag(kind=kind)["id"])
+    record_id = str(updates.made(kind, tags=[tag_id])["id"])
+    renamed = factory.unique("renamed")
+    response = updates.send("tag", tag_id, {"name": renamed})
+    updates.applied(response, req_id, updates.control("tag", tag_id))
+    tags = updates.read(kind, record_id, req_id).get("tags")
+    names = [t.get("name") for t in tags or () if isinstance(t, dict) and t.get("id") == tag_id]
+    expect_true(
+        response,
+        req_id,
+        names == [renamed],
+        expected=f"tags holding {tag_id} named {renamed!r}",
+        got=f"tags = {tags!r}",
     )

@@ -43,6 +43,15 @@ def test_expect_status_returns_the_body_of_an_allowed_status() -> None:
     fails_with("DEAL-001", expect_status, answer(202, contact()), "DEAL-001", 200, 201)
 
 
+def test_expect_status_names_a_whole_class_of_statuses_shortly() -> None:
+    """ "status 2xx", not a hundred numbers, when any success would do."""
+    refused = refusal(409, "conflict_error", "conflict")
+    failure = fails_with("DEAL-001", expect_status, refused, "DEAL-001", *range(200, 300))
+    assert failure.expected == "status 2xx"
+    failure = fails_with("DEAL-001", expect_status, refused, "DEAL-001", 200, 404)
+    assert failure.expected == "status 200 or 404"
+
+
 def test_expect_success_takes_any_2xx_object() -> None:
     assert expect_success(answer(200, contact()), "DEAL-001")["object"] == "contact"
     fails_with("DEAL-001", expect_success, answer(200, [1]), "DEAL-001")

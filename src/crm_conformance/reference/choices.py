@@ -19,11 +19,11 @@ _UPDATED = {
     "organization": "organizations",
     "deal": "deals",
     "activity": "activities",
+    "tag": "tags",
 }
 """Each resource this server updates (PATCH at its own path, the fields as the body)."""
 _PLURALS = {
-    **{kind: _UPDATED[kind] for kind in ("organization", "deal", "activity")},
-    "tag": "tags",
+    **{kind: _UPDATED[kind] for kind in ("organization", "deal", "activity", "tag")},
     "conversation": "conversations",
     "campaign": "campaigns",
 }

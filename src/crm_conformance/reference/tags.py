@@ -57,7 +57,8 @@ def render_many(tx: Transaction, workspace: str, ids: list[str] | None) -> list[
     if not ids:  # most rows of a page: no generator to build
         return []
     tags = (tx.get(workspace, "tag", tag_id) for tag_id in ids)
-    return [render(tag) for tag in tags if tag is not None]
+    # a tag renamed under the fault `tag_rename_stale_on_records` embeds its first name
+    return [{**render(tag), "name": tag.get("applied_name", tag["name"])} for tag in tags if tag]
 
 
 def read_ids(
@@ -81,6 +82,55 @@ def read_ids(
     return list(dict.fromkeys(values))
 
 
+def _name(call: Call, fields: BodyFields, *, required: bool, bounded: bool) -> str | None:
+    """A tag name of 1 to 100 characters, not blank (`bounded` False: the fault
+    `tag_update_name_unbounded`, no length check)."""
+    off_by_one = call.settings.has_fault("tag_name_limit_off_by_one")
+    empty_ok = call.settings.has_fault("tag_empty_name_accepted")
+    maximum = MAX_NAME + 1 if off_by_one else MAX_NAME
+    name = fields.string(
+        "name",
+        required=required,
+        nullable=False,
+        min_length=0 if empty_ok or not bounded else 1,
+        max_length=maximum if bounded else None,
+    )
+    if name and not name.strip():
+        fields.problem("name", "must not be blank", "blank")
+    if name and len(name.encode()) > MAX_NAME and call.settings.has_fault("tag_name_in_bytes"):
+        fields.problem("name", f"must be at most {MAX_NAME} bytes", "string_too_long")
+    return name
+
+
+def _color(call: Call, fields: BodyFields, *, required: bool, checked: bool) -> str | None:
+    """A colour of `#` and 3 or 6 hex digits (`checked` False: a fault's, any text)."""
+    return fields.string(
+        "color", required=required, nullable=False, pattern=COLOR_PATTERN if checked else None
+    )
+
+
+def _refuse_taken(
+    call: Call, tx: Transaction, catalogue: str | None, name: str, *, other_than: str = ""
+) -> None:
+    """409 `tag_already_exists`, naming the tag, when a tag of `catalogue` (of any when
+    None: a fault's reading) other than `other_than` has `name`, in any case."""
+    scope = {"catalogue": catalogue} if catalogue else {}
+    for existing in tx.find(call.workspace, "tag", **scope):
+        if existing["name"].casefold() == name.casefold() and existing["id"] != other_than:
+            named = (
+                "" if call.settings.has_fault("tag_conflict_without_id") else f" ({existing['id']})"
+            )
+            raise ApiError(
+                409,
+                "already_exists"
+                if call.settings.has_fault("tag_duplicate_already_exists")
+                else "tag_already_exists",
+                f"The {existing['catalogue']} catalogue already has a tag named "
+                f"{existing['name']!r}{named}.",
+                param="name",
+            )
+
+
 @routes.post(
     "/v1/tags",
     scopes=("tags:write",),
@@ -94,57 +144,24 @@ def create_tag(call: Call) -> Reply:
         else CATALOGUE_FIELD
     )
     fields = BodyFields(call.json(), allowed=("name", selector, "color"))
-    off_by_one = call.settings.has_fault("tag_name_limit_off_by_one")
-    empty_ok = call.settings.has_fault("tag_empty_name_accepted")
     unnamed = call.settings.has_fault("tag_name_defaults") and not fields.has("name")
-    name = (
-        "New tag"
-        if unnamed
-        else fields.string(
-            "name",
-            required=True,
-            min_length=0 if empty_ok else 1,
-            max_length=MAX_NAME + 1 if off_by_one else MAX_NAME,
-        )
-    )
-    if name and not name.strip():
-        fields.problem("name", "must not be blank", "blank")
-    if name and len(name.encode()) > MAX_NAME and call.settings.has_fault("tag_name_in_bytes"):
-        fields.problem("name", f"must be at most {MAX_NAME} bytes", "string_too_long")
+    name = "New tag" if unnamed else _name(call, fields, required=True, bounded=True)
     kinds: tuple[str, ...] = CATALOGUES
     if call.settings.has_fault("tag_organization_catalogue_missing"):
         kinds = ("contact", "deal")
     catalogue = fields.string(selector, required=True, choices=kinds)
     unchecked = call.settings.has_fault("tag_color_unchecked")
-    color = fields.string(
-        "color",
-        required=call.settings.has_fault("tag_color_required"),
-        nullable=False,
-        pattern=None if unchecked else COLOR_PATTERN,
+    color = _color(
+        call, fields, required=call.settings.has_fault("tag_color_required"), checked=not unchecked
     )
     fields.check()
     assert name is not None
     assert catalogue is not None
     with call.transaction() as tx:
         same_catalogue = not call.settings.has_fault("tag_names_unique_across_catalogues")
-        scope = {"catalogue": catalogue} if same_catalogue else {}
         unchecked = catalogue == "deal" and call.settings.has_fault("deal_tag_names_unchecked")
-        for existing in () if unchecked else tx.find(call.workspace, "tag", **scope):
-            if existing["name"].casefold() == name.casefold():
-                named = (
-                    ""
-                    if call.settings.has_fault("tag_conflict_without_id")
-                    else (f" ({existing['id']})")
-                )
-                raise ApiError(
-                    409,
-                    "already_exists"
-                    if call.settings.has_fault("tag_duplicate_already_exists")
-                    else "tag_already_exists",
-                    f"The {catalogue} catalogue already has a tag named {existing['name']!r}"
-                    f"{named}.",
-                    param="name",
-                )
+        if not unchecked:
+            _refuse_taken(call, tx, catalogue if same_catalogue else None, name)
         tag = tx.insert(
             call.workspace,
             "tag",
@@ -186,6 +203,51 @@ def get_tag(call: Call) -> Reply:
     if tag is None:
         raise not_found("tag")
     return Reply(200, call.narrow(render(tag), fields))
+
+
+@routes.patch(
+    "/v1/tags/{tag_id}",
+    scopes=("tags:write",),
+    entity="tags",
+    variant_scopes=(("tag_update_needs_tags_read", ("tags:read",)),),
+)
+def update_tag(call: Call) -> Reply:
+    """A new name or colour, held to the rules of a tag's fields: the name 1 to 100
+    characters and unique in its catalogue, the colour of the pattern."""
+    tag_id = call.path_id("tag_id", "tag")
+    fields = BodyFields(call.json(), allowed=("name", "color"))
+    name = _name(
+        call,
+        fields,
+        required=False,
+        bounded=not call.settings.has_fault("tag_update_name_unbounded"),
+    )
+    color = _color(
+        call,
+        fields,
+        required=False,
+        checked=not call.settings.has_fault("tag_update_color_unchecked"),
+    )
+    fields.check()
+    with call.transaction() as tx:
+        tag = tx.get(call.workspace, "tag", tag_id)
+        workspace = call.workspace
+        if tag is None and call.settings.has_fault("tag_update_any_workspace"):
+            found = ((ws, tx.get(ws, "tag", tag_id)) for ws in tx.workspaces())
+            workspace, tag = next(((ws, t) for ws, t in found if t), (workspace, None))
+        if tag is None:
+            raise not_found("tag")
+        changes: dict[str, Any] = {}
+        if name is not None:
+            if not call.settings.has_fault("tag_rename_unchecked"):
+                _refuse_taken(call, tx, tag["catalogue"], name, other_than=tag_id)
+            changes["name"] = name
+            if call.settings.has_fault("tag_rename_stale_on_records"):
+                changes["applied_name"] = tag.get("applied_name", tag["name"])
+        if color is not None:
+            changes["color"] = color
+        tag = tx.update(workspace, "tag", {**tag, **changes})
+    return Reply(200, render(tag))
 
 
 @routes.delete("/v1/tags/{tag_id}", scopes=("tags:write",), entity="tags")

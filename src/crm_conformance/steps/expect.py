@@ -45,11 +45,23 @@ def expect_status(response: httpx.Response, req_id: str, *statuses: int) -> Any:
     if response.status_code not in statuses:
         raise ConformanceFailure(
             req_id,
-            expected=f"status {' or '.join(str(s) for s in statuses)}",
+            expected=f"status {_statuses(statuses)}",
             got=_text(response),
             response=response,
         )
     return response.json() if response.content else None
+
+
+def _statuses(statuses: tuple[int, ...]) -> str:
+    """`statuses` said shortly: a whole class as `2xx`, the others one by one."""
+    classes = {
+        s // 100
+        for s in statuses
+        if set(range(s // 100 * 100, s // 100 * 100 + 100)) <= set(statuses)
+    }
+    named = [f"{c}xx" for c in sorted(classes)]
+    named += [str(s) for s in statuses if s // 100 not in classes]
+    return " or ".join(named)
 
 
 @checks_requirement

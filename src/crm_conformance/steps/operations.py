@@ -33,9 +33,11 @@ PLAIN_CHANGE = {
     "organization": {"website": "https://example.com/conformance"},
     "deal": {"title": "Conformance check"},
     "activity": {"description": "Conformance check"},
+    "tag": {"name": "Conformance check"},
 }
 """The change an update sends when only the call matters: a plain text field of the
-resource's table in the document, never one a rule of the document governs."""
+resource's table in the document, never one a rule of the document governs (a tag has
+only its name and colour: a new name, made unique by each call, breaks none)."""
 
 NO_BODY: Any = object()
 """A call that sends no body."""
@@ -95,9 +97,11 @@ class Maker:
 
     def record_id(self, resource: str) -> str:
         """A new contact, organization, deal (on a new contact) or activity (due now on a
-        new contact), visible to everyone, through the adapter."""
+        new contact), visible to everyone, through the adapter; or a tag (`listed_id`)."""
         if resource == "contact":
             return self.contact_id()
+        if resource == "tag":
+            return self.listed_id(resource)
         return str(self.record(resource)["id"])
 
     def record(
@@ -318,7 +322,9 @@ class NamedOperation:
 def _update(resource: str) -> Callable[[Maker], Call]:
     def build(maker: Maker) -> Call:
         record_id = maker.record_id(resource)
-        update = conventions.update(maker.convention, resource, record_id, PLAIN_CHANGE[resource])
+        ((field, value),) = PLAIN_CHANGE[resource].items()
+        changes = {field: f"{value} {maker.unique('call')}"}
+        update = conventions.update(maker.convention, resource, record_id, changes)
         return Call(update.method, update.path, body=update.body, conventional=True)
 
     return build

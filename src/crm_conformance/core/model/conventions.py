@@ -39,9 +39,9 @@ class Key:
     holds: str
 
 
-UPDATED = ("contact", "organization", "deal", "activity")
+UPDATED = ("contact", "organization", "deal", "activity", "tag")
 """The resources whose update operation the target file may name ("Update ... operations
-of other resources: not shown")."""
+of other resources: not shown"): the records, and a tag (its name and colour)."""
 
 CREATED = ("contact", "organization")
 """The resources whose create the target file may name: "Contact create and update

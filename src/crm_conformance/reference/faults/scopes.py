@@ -168,4 +168,9 @@ FAULTS = (
         ("SCOPE-013",),
         "a campaign's retrieve checks no scope: a token without campaigns:read reads it",
     ),
+    Fault(
+        "tag_update_needs_tags_read",
+        ("SCOPE-003",),
+        "a tag's update is guarded by tags:read instead of tags:write",
+    ),
 )

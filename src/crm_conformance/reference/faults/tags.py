@@ -82,4 +82,26 @@ FAULTS = (
         "a repeated name is refused in the contact and organization catalogues but the "
         "deal catalogue takes it (a second tag of that name)",
     ),
+    Fault(
+        "tag_update_name_unbounded",
+        ("TAG-003", "TAG-013"),
+        "a tag's update takes a name of any length, empty and past 100 characters included "
+        "(the create checks it)",
+    ),
+    Fault(
+        "tag_update_color_unchecked",
+        ("TAG-007",),
+        "a tag's update stores any colour text; the create checks the pattern",
+    ),
+    Fault(
+        "tag_rename_unchecked",
+        ("TAG-005",),
+        "renaming a tag to a name its catalogue has is taken: two tags of one name",
+    ),
+    Fault(
+        "tag_rename_stale_on_records",
+        ("CON-023", "DEAL-029"),
+        "a record embeds a tag under the name it had when first renamed from (a copy kept "
+        "beside the record), so a renamed tag shows its old name on contacts and deals",
+    ),
 )

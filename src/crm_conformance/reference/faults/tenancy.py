@@ -78,4 +78,9 @@ FAULTS = (
         "a conversation's retrieve looks it up by id alone, so another workspace's "
         "conversation is answered",
     ),
+    Fault(
+        "tag_update_any_workspace",
+        ("TEN-003",),
+        "a tag's update finds the tag by id alone: another workspace's tag is renamed",
+    ),
 )
