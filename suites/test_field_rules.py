@@ -39,6 +39,7 @@ from crm_conformance.steps import (
     PAST_EVERY_INTEGER,
     RecordFactory,
     Updates,
+    absent_id,
     error_of,
     expect_error,
     expect_error_among,
@@ -606,6 +607,43 @@ def test_an_update_to_a_stage_of_another_pipeline_is_refused(
     )
     now = updates.read("deal", str(deal["id"]), "DEAL-007")
     expect_field(response, "DEAL-007", now, "stage_id", expected=first.stages[0].id, why="kept")
+
+
+UNKNOWN_PLACE = {
+    "stage": ("DEAL-009", {404: ("stage_not_found",)}),
+    "pipeline": (
+        "DEAL-008",
+        {404: ("pipeline_not_found", "stage_not_found"), 422: ("stage_not_in_pipeline",)},
+    ),
+}
+"""What a move naming an unknown stage, or an unknown pipeline with a real stage, is
+answered, as a create naming it is (which check comes first is not shown)."""
+
+
+@pytest.mark.parametrize(
+    "unknown", [pytest.param(u, marks=pytest.mark.req(r)) for u, (r, _) in UNKNOWN_PLACE.items()]
+)
+def test_a_move_to_an_unknown_stage_or_pipeline_is_refused(
+    updates: Updates, factory: RecordFactory, unknown: str
+) -> None:
+    """ "`stage_not_found` | no stage with that id or name in the pipeline" and
+    "`pipeline_not_found` | pipeline id does not exist" hold for a move as for a create;
+    the deal stays where it was."""
+    req_id, answers = UNKNOWN_PLACE[unknown]
+    staged = [p for p in factory.adapter.fixtures().pipelines if len(p.stages) >= 2]
+    if not staged:
+        pytest.skip("the adapter's GET /v1/fixtures lists no pipeline of two stages")
+    pipeline = staged[0]
+    deal = updates.made("deal", pipeline_id=pipeline.id, stage_id=pipeline.stages[0].id)
+    changes = (
+        {"pipeline_id": pipeline.id, "stage_id": absent_id("stg")}
+        if unknown == "stage"
+        else {"pipeline_id": absent_id("pipe"), "stage_id": pipeline.stages[1].id}
+    )
+    response = updates.send("deal", str(deal["id"]), changes)
+    expect_error_among(response, req_id, answers)
+    now = updates.read("deal", str(deal["id"]), req_id)
+    expect_field(response, req_id, now, "stage_id", expected=pipeline.stages[0].id, why="kept")
 
 
 @pytest.mark.req("DEAL-016")

@@ -327,6 +327,11 @@ def _place(
     known = tx.get(call.workspace, "pipeline", pipeline_id) is not None
     if not known and found and call.settings.has_fault("unknown_pipeline_takes_the_stages"):
         pipeline_id, known = found[0]["id"], True
+    if not known and current and call.settings.has_fault("deal_move_unknown_pipeline_ignored"):
+        pipeline_id, known = current["pipeline_id"], True  # the update's own shortcut
+    if found is None and current and call.settings.has_fault("deal_move_unknown_stage_stored"):
+        changes |= {"pipeline_id": pipeline_id, "stage_id": stage_id}  # never looked up
+        return
     if not known and not call.settings.has_variant("stage_checked_first"):
         raise ApiError(404, "pipeline_not_found", "No such pipeline.", param="pipeline_id")
     if found is None:

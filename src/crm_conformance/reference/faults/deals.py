@@ -232,4 +232,15 @@ FAULTS = (
         "a deal's value is kept as cents in a 32-bit integer: 21474836.48 reads back "
         "-21474836.48, 42949672.97 as 0.01",
     ),
+    Fault(
+        "deal_move_unknown_stage_stored",
+        ("DEAL-009",),
+        "a deal's update stores a stage id it never looked up: an unknown stage is taken "
+        "(the create answers stage_not_found)",
+    ),
+    Fault(
+        "deal_move_unknown_pipeline_ignored",
+        ("DEAL-008",),
+        "a deal's update ignores a pipeline id it does not know and keeps the deal's own",
+    ),
 )
