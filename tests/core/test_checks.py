@@ -135,6 +135,14 @@ GOOD = [
     search(
         {**collection(), "data": [{"object": "contact", "id": hexid("con_")}]}, {"fields": ["id"]}
     ),
+    search(  # an empty list of names: id and object alone is a legal reading
+        {**collection(), "data": [{"object": "contact", "id": hexid("con_")}]}, {"fields": ""}
+    ),
+    response(
+        200,
+        {**collection(), "data": [{"object": "contact", "id": hexid("con_")}]},
+        params={"fields": ""},
+    ),
     search(collection(), b"not json"),
     search(collection(), [1]),
     response(

@@ -279,13 +279,15 @@ def always_present_fields(response: httpx.Response) -> Evaluated:
     Keys, not values: a present key may hold null where the type allows it. Only on the
     answers the document shows as Contacts or a Deal (`renders_records`). Skipped when
     the request sent `fields`, which narrows a read to `id`, `object` and the names given
-    (and may carry `object` and `id` alone); the spec's schemas cannot see the request,
-    so this rule lives here and not in `required`.
+    (and may carry `object` and `id` alone), an empty list of names included: "field
+    names to return" read as none but the two always included is a legal reading of
+    `fields=` (blind set G's). The spec's schemas cannot see the request, so this rule
+    lives here and not in `required`.
     """
     if (
         not 200 <= response.status_code < 300
         or not renders_records(response.request)
-        or _request_param(response.request, "fields")
+        or _request_param(response.request, "fields") is not None
     ):
         return False
     seen: set[str] = set()
