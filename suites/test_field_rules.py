@@ -609,7 +609,7 @@ def test_an_update_to_a_stage_of_another_pipeline_is_refused(
     expect_field(response, "DEAL-007", now, "stage_id", expected=first.stages[0].id, why="kept")
 
 
-UNKNOWN_PLACE = {
+UNKNOWN_PLACE: dict[str, tuple[str, dict[int, tuple[str, ...]]]] = {
     "stage": ("DEAL-009", {404: ("stage_not_found",)}),
     "pipeline": (
         "DEAL-008",

@@ -10,6 +10,7 @@ points.
 
 import functools
 import itertools
+import secrets
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -584,4 +585,48 @@ def test_a_new_member_is_listed_with_its_name(api: ApiClient, factory: RecordFac
         len(rows) == 1 and rows[0].get("name") == made["name"],
         expected=f"user {made['id']} listed once, named {made['name']!r}",
         got=f"{rows}",
+    )
+
+
+NAMED_RECORD_LISTS = [listing for listing in listings.NAMED if listing.synced]
+STEADY_ROWS = 4
+
+
+@pytest.mark.req("PAG-009", "PAG-005")
+@pytest.mark.parametrize("listing", _points(tuple(NAMED_RECORD_LISTS)))
+def test_a_walk_of_one_row_a_page_serves_each_row_once(
+    api: ApiClient,
+    convention: Callable[[str], str],
+    maker: operations.Maker,
+    listing: listings.Listing,
+) -> None:
+    """ "paging never repeats or skips rows": four rows of a list of records, stamped a
+    second apart at a past instant no other test uses, lead its `updated_since` walk in
+    `updated_at` order; walked one row a page, every cursor is a boundary, so a cursor
+    that steps over a row or serves one twice shows on them. Other rows come after the
+    four (stamped later), and the walk stops once it is past them."""
+    kind = listing.kind
+    assert kind is not None
+    origin = datetime.now(UTC).replace(microsecond=0) - timedelta(
+        days=400, seconds=secrets.randbelow(86_400)
+    )
+    stamps = [(origin + timedelta(seconds=n)).isoformat() for n in range(STEADY_ROWS)]
+    made = [str(maker.record(kind, created_at=at, updated_at=at)["id"]) for at in stamps]
+    query = {"limit": 1, "updated_since": stamps[0], "sort": "updated_at"}
+    path = listing.path(convention)
+    walked: list[str] = []
+    cursor: str | None = None
+    for _ in range(STEADY_ROWS * 2):
+        body = expect_status(api.get(path, params=with_cursor(query, cursor)), "PAG-005", 200)
+        walked += ids_of([row for row in body.get("data") or () if isinstance(row, dict)])
+        cursor = body.get("links", {}).get("next")
+        if not isinstance(cursor, str) or not set(made) - set(walked):
+            break
+    ours = [row for row in walked if row in made]
+    expect_true(
+        None,
+        "PAG-009",
+        ours == made,
+        expected=f"the {STEADY_ROWS} rows {made} once each, in their updated_at order",
+        got=f"{ours} among the first {len(walked)} rows walked one a page",
     )

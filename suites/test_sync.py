@@ -58,12 +58,15 @@ class Stamped:
             updated_at=stamp(updated_at),
         )
 
-    def row(self, listing: listings.Listing, updated_at: datetime) -> dict[str, Any]:
-        """A row of `listing` (a list of records) created and last changed at `updated_at`."""
+    def row(
+        self, listing: listings.Listing, updated_at: datetime, created_at: datetime | None = None
+    ) -> dict[str, Any]:
+        """A row of `listing` (a list of records) last changed at `updated_at`, created
+        then too unless `created_at`."""
         if listing.kind is None:
-            return self.contact(updated_at)
-        at = stamp(updated_at)
-        return self.maker.record(listing.kind, created_at=at, updated_at=at)
+            return self.contact(updated_at, created_at)
+        made = stamp(created_at or updated_at)
+        return self.maker.record(listing.kind, created_at=made, updated_at=stamp(updated_at))
 
 
 @pytest.fixture
@@ -147,18 +150,21 @@ def test_a_change_at_the_edge_of_the_previous_run_is_not_lost(
 
 
 @pytest.mark.req("SYNC-005", "SYNC-001")
+@pytest.mark.parametrize("listing", [pytest.param(s, id=s.name) for s in listings.SYNCED])
 def test_a_change_to_an_older_record_is_found_by_updated_since(
-    api: ApiClient, stamped: Stamped
+    api: ApiClient, stamped: Stamped, convention: Callable[[str], str], listing: listings.Listing
 ) -> None:
     """ "Changes to records are read by listing each resource with the `updated_since`
-    filter": a contact created a day before the instant and changed a second after it
-    is a change, listed whatever its creation time."""
-    changed = stamped.contact(
-        stamped.start + timedelta(seconds=1), stamped.start - timedelta(days=1)
+    filter": a record created a day before the instant and changed a second after it
+    is a change, listed whatever its creation time, on the contact list and every list
+    of records the target file names."""
+    path = listing.path(convention)
+    changed = stamped.row(
+        listing, stamped.start + timedelta(seconds=1), stamped.start - timedelta(days=1)
     )
     query = {"updated_since": stamp(stamped.start), "sort": "updated_at"}
-    response = first_page(api, "/v1/contacts", query)
-    ids = {record.get("id") for record in _changed_since(api, stamped.start, "SYNC-005")}
+    response = first_page(api, path, query)
+    ids = {record.get("id") for record in _changed_since(api, stamped.start, "SYNC-005", path)}
     expect_true(
         response,
         "SYNC-005",

@@ -27,7 +27,8 @@ def test_the_named_operations_are_each_kinds_create_update_retrieve_and_list() -
     assert by_id["listDeals"].reads
     assert by_id["reverseSuccessEvent"].scopes == ("success_events:write",)
     assert by_id["getSuccessEvent"].reads
-    assert len(by_id) == 21
+    assert by_id["updateTag"].scopes == ("tags:write",)
+    assert len(by_id) == 22
 
 
 def test_reads_are_read_scopes_or_gets() -> None:

@@ -24,7 +24,7 @@ from crm_conformance.reference import (
     visibility,
 )
 from crm_conformance.reference.api_errors import ApiError, not_found
-from crm_conformance.reference.listing import ListSpec, parse_since
+from crm_conformance.reference.listing import ListSpec
 from crm_conformance.reference.reply import Reply
 from crm_conformance.reference.request_body import BodyFields
 from crm_conformance.reference.routing import Call, RouteTable
@@ -397,7 +397,7 @@ def create_deal(call: Call) -> Reply:
         expand = (*expand, "organization")
     with call.transaction() as tx:
         record = tx.insert(call.workspace, "deal", read_changes(call, tx, call.json(), None))
-        rendered = _created_rendering(call, _render(call, tx, record, expand))
+        rendered = _created_rendering(call, shown(call, tx, record, expand))
         return call.created(call.narrow(rendered, fields))
 
 
@@ -419,43 +419,7 @@ def _created_rendering(call: Call, rendered: dict[str, Any]) -> dict[str, Any]:
     return rendered
 
 
-@routes.get("/v1/deals", scopes=("deals:read",), replaced_by=("no_unshown_lists",))
-def list_deals(call: Call) -> Reply:
-    filters = ("pipeline_id", "stage_id", "status", "contact_id", "organization_id", "owner_id")
-    params = call.list_params(SPEC, filters=(*filters, "updated_since"))
-    chosen = {name: call.query.getlist(name) for name in filters if call.query.getlist(name)}
-    since_stamp = parse_since(
-        "updated_since",
-        call.single("updated_since"),
-        naive_as_utc=call.settings.has_fault("deal_list_reads_naive_since_as_utc"),
-    )
-    if call.settings.has_fault("deals_list_ignores_updated_since"):
-        since_stamp = None  # validated, then never applied
-    with call.transaction() as tx:
-        rows = [
-            row
-            for row in tx.all(call.workspace, "deal")
-            if call.sees(row)
-            and all(row.get(name) in values for name, values in chosen.items())
-            and (since_stamp is None or row["updated_at"] >= since_stamp)
-        ]
-        return call.list_reply(
-            SPEC,
-            rows,
-            params,
-            {"filters": chosen, "updated_since": since_stamp},
-            lambda r: _listed(call, _render(call, tx, r, params.expand)),
-        )
-
-
-def _listed(call: Call, rendered: dict[str, Any]) -> dict[str, Any]:
-    """A deal as the list renders it (the list's own serializer)."""
-    if call.settings.has_fault("deals_list_drops_lost_reason"):
-        rendered.pop("lost_reason", None)  # a join the list query left out
-    return rendered
-
-
-def _render(
+def shown(
     call: Call, tx: Transaction, record: Record, expand: tuple[str, ...] = ()
 ) -> dict[str, Any]:
     """The Deal as this server's reads show it (variant `lost_reason_kept_when_reopened`:
@@ -472,7 +436,7 @@ def get_deal(call: Call) -> Reply:
         record = _visible(call, tx, deal_id)
         if call.settings.has_fault("deal_expand_ignored_on_retrieve"):
             expand = ()
-        rendered = _render(call, tx, record, expand)
+        rendered = shown(call, tx, record, expand)
         return Reply(200, call.narrow(rendered, fields))
 
 
@@ -489,7 +453,7 @@ def update_deal(call: Call) -> Reply:
         record = tx.update(
             call.workspace, "deal", {**current, **read_changes(call, tx, call.json(), current)}
         )
-        return Reply(200, _render(call, tx, record))
+        return Reply(200, shown(call, tx, record))
 
 
 @routes.delete("/v1/deals/{deal_id}", scopes=("deals:write",), entity="deals")

@@ -345,6 +345,8 @@ def paginate(
             )
             if spec.name == "campaigns" and settings.has_fault("campaign_pages_overlap"):
                 start = max(0, start - 1)  # the campaign query's `>=` where `>` belongs
+            if spec.name == "organizations" and settings.has_fault("organization_pages_skip"):
+                start += 1  # the organization query's `OFFSET 1` after its `>` cursor
     window = keyed[start : start + params.limit + 1]
     page = window[: params.limit]
     full_means_more = spec.name == "tags" and settings.has_fault("tag_pages_claim_more_when_full")

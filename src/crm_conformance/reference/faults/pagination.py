@@ -192,4 +192,10 @@ FAULTS = (
         ("PAG-008",),
         "a query limit is read by its leading digits (parseInt): limit=12abc lists 12 rows",
     ),
+    Fault(
+        "organization_pages_skip",
+        ("PAG-009",),
+        "the organization list's next page starts one row past its cursor: a row is "
+        "skipped at every page boundary",
+    ),
 )

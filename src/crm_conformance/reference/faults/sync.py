@@ -67,4 +67,10 @@ FAULTS = (
         "the deal list reads an updated_since without a timezone offset as UTC instead of "
         "refusing it (the contact list refuses it)",
     ),
+    Fault(
+        "deal_list_since_reads_created_at",
+        ("SYNC-005",),
+        "the deal list's updated_since compares created_at: an older deal changed since is "
+        "left out (the contact list compares updated_at)",
+    ),
 )

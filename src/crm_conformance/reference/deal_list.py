@@ -1,0 +1,52 @@
+"""The deal list (`GET /v1/deals`, the target file's `lists.deal_path`): filters by
+the deal's links and `updated_since`, with its own serializer's faults."""
+
+from typing import Any
+
+from crm_conformance.reference.deals import SPEC, shown
+from crm_conformance.reference.listing import parse_since
+from crm_conformance.reference.reply import Reply
+from crm_conformance.reference.routing import Call, RouteTable
+
+routes = RouteTable()
+
+
+@routes.get("/v1/deals", scopes=("deals:read",), replaced_by=("no_unshown_lists",))
+def list_deals(call: Call) -> Reply:
+    filters = ("pipeline_id", "stage_id", "status", "contact_id", "organization_id", "owner_id")
+    params = call.list_params(SPEC, filters=(*filters, "updated_since"))
+    chosen = {name: call.query.getlist(name) for name in filters if call.query.getlist(name)}
+    since_stamp = parse_since(
+        "updated_since",
+        call.single("updated_since"),
+        naive_as_utc=call.settings.has_fault("deal_list_reads_naive_since_as_utc"),
+    )
+    if call.settings.has_fault("deals_list_ignores_updated_since"):
+        since_stamp = None  # validated, then never applied
+    stamp_of = (
+        "created_at"
+        if call.settings.has_fault("deal_list_since_reads_created_at")
+        else "updated_at"
+    )
+    with call.transaction() as tx:
+        rows = [
+            row
+            for row in tx.all(call.workspace, "deal")
+            if call.sees(row)
+            and all(row.get(name) in values for name, values in chosen.items())
+            and (since_stamp is None or row[stamp_of] >= since_stamp)
+        ]
+        return call.list_reply(
+            SPEC,
+            rows,
+            params,
+            {"filters": chosen, "updated_since": since_stamp},
+            lambda r: _listed(call, shown(call, tx, r, params.expand)),
+        )
+
+
+def _listed(call: Call, rendered: dict[str, Any]) -> dict[str, Any]:
+    """A deal as the list renders it (the list's own serializer)."""
+    if call.settings.has_fault("deals_list_drops_lost_reason"):
+        rendered.pop("lost_reason", None)  # a join the list query left out
+    return rendered
