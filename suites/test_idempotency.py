@@ -24,6 +24,7 @@ from crm_conformance import ApiClient
 from crm_conformance.core.model import conventions, document
 from crm_conformance.steps import (
     RecordFactory,
+    Updates,
     expect_error,
     expect_success,
     expect_true,
@@ -259,6 +260,43 @@ def test_a_repeat_replays_the_original_response(
         expected=f"{REPLAY_HEADER}: true on the replay",
         got=f"{REPLAY_HEADER}: {repeat.headers.get(REPLAY_HEADER)!r}",
     )
+
+
+CHANGED_LATER = {
+    "tag": "tag",
+    "activity": "activity",
+    "deal": "deal",
+    **{f"create {kind}": kind for kind in conventions.CREATED},
+}
+"""The creates whose record the target's update then changes, by the kind it updates."""
+
+
+@pytest.mark.req("IDEM-003")
+@pytest.mark.parametrize("name", sorted(CHANGED_LATER))
+def test_a_repeat_after_the_record_changed_replays_the_original_response(
+    api: ApiClient,
+    factory: RecordFactory,
+    maker: operations.Maker,
+    updates: Updates,
+    unique: Callable[[str], str],
+    name: str,
+) -> None:
+    """ "returns the original response": a repeat of a create after its record was
+    changed (by the target's update) answers what the create answered, not the record as
+    it reads now."""
+    write = WRITES[name](factory, maker)
+    headers = {KEY_HEADER: unique("key")}
+    body = write.body()
+    first = write.send(api, body, headers)
+    original = expect_success(first, "IDEM-003")
+    kind, record_id = CHANGED_LATER[name], original.get("id")
+    if not isinstance(record_id, str):
+        pytest.skip(f"the create answered no id to change ({write.path})")
+    ((field, value),) = operations.PLAIN_CHANGE[kind].items()
+    change = updates.send(kind, record_id, {field: f"{value} {unique('changed')}"})
+    updates.applied(change, "IDEM-003", updates.control(kind, record_id))
+    repeat = write.send(api, body, headers)
+    expect_value(repeat, "IDEM-003", "body of the repeat", got=_body(repeat), expected=original)
 
 
 @pytest.mark.req("IDEM-005")

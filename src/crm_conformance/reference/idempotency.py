@@ -15,12 +15,13 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from crm_conformance.reference.api_errors import ApiError, bad_query
 from crm_conformance.reference.reply import Reply
 from crm_conformance.reference.request_body import parse_json
 from crm_conformance.reference.settings import ServerSettings
-from crm_conformance.reference.storage import Store
+from crm_conformance.reference.storage import Store, Transaction
 
 HEADER = "Idempotency-Key"
 MAX_KEY_LENGTH = 255
@@ -164,6 +165,21 @@ def _answer_repeat(row: tuple[object, ...], fingerprint: str, settings: ServerSe
     replayed_status = 200 if settings.has_fault("replay_returns_200") else int(status)  # type: ignore[call-overload]  # stored JSON: an int
     marked = {} if settings.has_fault("replay_missing_header") else {"Idempotent-Replay": "true"}
     return Reply(replayed_status, json.loads(str(body)), {**json.loads(str(headers)), **marked})
+
+
+def follow(tx: Transaction, rendered: dict[str, Any]) -> None:
+    """The fault `tag_replay_follows_the_tag`: the stored answers that rendered the record
+    `rendered` shows now become its current rendering (a store of records, not answers)."""
+    rows = tx.execute(
+        "SELECT workspace, token_id, key, body FROM idempotency WHERE body LIKE ?",
+        (f"%{rendered['id']}%",),
+    ).fetchall()
+    for workspace, token_id, key, body in rows:
+        if json.loads(body).get("id") == rendered["id"]:
+            tx.execute(
+                "UPDATE idempotency SET body = ? WHERE workspace = ? AND token_id = ? AND key = ?",
+                (json.dumps(rendered), workspace, token_id, key),
+            )
 
 
 def _release(store: Store, identity: tuple[str, str, str]) -> None:

@@ -8,6 +8,7 @@ of its catalogue's kind.
 
 from typing import Any
 
+from crm_conformance.reference import idempotency
 from crm_conformance.reference.api_errors import ApiError, bad_query, not_found
 from crm_conformance.reference.listing import ListSpec
 from crm_conformance.reference.reply import Reply
@@ -247,6 +248,8 @@ def update_tag(call: Call) -> Reply:
         if color is not None:
             changes["color"] = color
         tag = tx.update(workspace, "tag", {**tag, **changes})
+        if call.settings.has_fault("tag_replay_follows_the_tag"):
+            idempotency.follow(tx, render(tag))
     return Reply(200, render(tag))
 
 

@@ -68,4 +68,10 @@ FAULTS = (
         "reversing a success event is left out of the idempotency layer: a repeat with the "
         "same key answers 409 already_reversed instead of the stored answer",
     ),
+    Fault(
+        "tag_replay_follows_the_tag",
+        ("IDEM-003",),
+        "the idempotency store keeps the tag, not the answer: a repeat of a tag's create "
+        "after a rename replays the tag as it is now",
+    ),
 )
