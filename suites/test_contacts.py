@@ -658,6 +658,24 @@ def test_a_contact_created_with_the_phone_of_another_answers_contact_already_exi
     expect_error(response, "CON-045", status=409, code="contact_already_exists")
 
 
+@pytest.mark.req("CON-045")
+@pytest.mark.parametrize("written", ["as read", "with spaces"])
+def test_an_update_to_the_phone_of_another_contact_answers_contact_already_exists(
+    updates: Updates, written: str
+) -> None:
+    """ "contact with this phone exists" holds for a change as for a create: the target's
+    update (`[conventions.updates]`) giving a contact another's phone is refused, and the
+    contact keeps its own."""
+    taken = str(updates.made("contact", phone=phone_number())["phone"])
+    own = phone_number()
+    contact_id = str(updates.made("contact", phone=own)["id"])
+    sent = taken if written == "as read" else spaced(taken)
+    response = updates.send("contact", contact_id, {"phone": sent})
+    expect_error(response, "CON-045", status=409, code="contact_already_exists")
+    now = updates.read("contact", contact_id, "CON-045")
+    expect_field(response, "CON-045", now, "phone", expected=own, why="kept")
+
+
 # --- upsert conflicts ----------------------------------------------------------------
 
 

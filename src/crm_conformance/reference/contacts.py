@@ -425,7 +425,8 @@ def update_contact(call: Call) -> Reply:
     contact_id = call.path_id("contact_id", "contact")
     with call.transaction() as tx:
         current = visible_contact(call, tx, contact_id)
-        changes, resolution = read_changes(call, tx, call.json(), current)
+        checked = not call.settings.has_fault("contact_update_phone_unchecked")
+        changes, resolution = read_changes(call, tx, call.json(), current, phone_checked=checked)
         if call.settings.has_fault("contact_name_stale_on_update"):
             changes["stored_name"] = current.get("stored_name") or display_name(current)
         record = tx.update(call.workspace, "contact", {**current, **changes})

@@ -437,4 +437,9 @@ FAULTS = (
         ("CON-002",),
         "the contact list is ordered by name, descending, when no sort is given, not newest first",
     ),
+    Fault(
+        "contact_update_phone_unchecked",
+        ("CON-045",),
+        "a contact's update takes a phone another contact has (the create refuses it)",
+    ),
 )
