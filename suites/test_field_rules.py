@@ -36,6 +36,7 @@ import pytest
 from crm_conformance import ApiClient
 from crm_conformance.core.model import conventions
 from crm_conformance.steps import (
+    NOT_A_DATE_TIME,
     PAST_EVERY_INTEGER,
     RecordFactory,
     Updates,
@@ -285,6 +286,35 @@ def test_a_bounded_string_is_accepted_at_its_bounds_and_refused_past_them(
         got=f"{bounded.field} = {str(written.get(bounded.field))[:80]!r}… "
         f"({len(str(written.get(bounded.field)))} characters)",
     )
+
+
+# --- a date-time in a body: "Timestamps are ISO 8601 date-time strings" -----------------
+
+BODY_TIMESTAMPS = {
+    "due_at": (_create("activity"), _update("activity")),
+    "expected_close_date": (_create("deal"), _update("deal")),
+}
+"""The date-times a write's body carries (the Activity and Deal tables), on each write."""
+
+
+@pytest.mark.req("IDN-022")
+@pytest.mark.parametrize(
+    ("field", "write", "value"),
+    [
+        pytest.param(field, write, value, id=f"{write.name} {field} {kind}")
+        for field, writes in BODY_TIMESTAMPS.items()
+        for write in writes
+        for kind, value in NOT_A_DATE_TIME.items()
+    ],
+)
+def test_a_body_date_time_that_is_no_date_time_is_refused(
+    writer: Writer, field: str, write: Write, value: str
+) -> None:
+    """A value no reading of ISO 8601 takes (30 February included, which a lenient
+    parser rolls over to March) is an invalid field: 422 `validation_failed`, never
+    stored as some other instant."""
+    response, _ = write.send(writer, field, value)
+    expect_error(response, "IDN-022", status=422, code="validation_failed")
 
 
 # --- a deal's probability: "0 to 100" --------------------------------------------------

@@ -29,13 +29,16 @@ import pytest
 
 from crm_conformance import ApiClient
 from crm_conformance.core.model import document
-from crm_conformance.steps import RecordFactory, expect_error, expect_error_among, listings
+from crm_conformance.steps import (
+    NOT_A_DATE_TIME,
+    RecordFactory,
+    expect_error,
+    expect_error_among,
+    listings,
+)
 
 STATUSES = document.enum("Contact", "status")
 SCORES = document.enum("Contact", "score")
-NOT_A_DATE_TIME = {"word": "yesterday", "impossible-date": "2026-13-40T25:61:00Z"}
-"""Two values no reading of ISO 8601 takes: a word, and one whose every part is out of
-range (a lenient parser that rolls 30 February over to March still refuses month 13)."""
 NO_OFFSET = "2026-01-02T03:04:05"
 """A date-time without the timezone offset a parameter requires ("date-time with timezone
 offset", "timezone offset required"): a server reading it as UTC, or as its own local

@@ -310,7 +310,8 @@ def update_activity(call: Call) -> Reply:
         if fields.has("type"):
             changes["type"] = fields.string("type", required=True, choices=BODY_TYPES)
         if fields.has("due_at"):
-            changes["due_at"] = fields.instant("due_at", required=True)
+            lenient = call.settings.has_fault("activity_update_due_at_rolls_over")
+            changes["due_at"] = fields.instant("due_at", required=True, lenient=lenient)
         if fields.has("assignee_id"):
             changes["assignee_id"] = owners.user_field(tx, call.workspace, fields, "assignee_id")
         if fields.has("status_reason"):

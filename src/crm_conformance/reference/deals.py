@@ -192,7 +192,8 @@ def read_changes(call: Call, tx: Transaction, body: Any, current: Record | None)
         if not call.settings.has_fault("lost_justification_dropped"):
             changes["lost_justification"] = justification
     if fields.has("expected_close_date"):
-        changes["expected_close_date"] = fields.instant("expected_close_date")
+        lenient = call.settings.has_fault("deal_close_date_rolls_over")
+        changes["expected_close_date"] = fields.instant("expected_close_date", lenient=lenient)
         if changes["expected_close_date"] and call.settings.has_fault(
             "expected_close_date_as_date"
         ):

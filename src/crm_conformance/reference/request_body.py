@@ -10,6 +10,7 @@ import json
 import math
 import re
 from collections.abc import Iterable
+from datetime import datetime, timedelta
 from typing import Any
 
 from crm_conformance.adapter_kit import Problem
@@ -178,12 +179,16 @@ class BodyFields:
             return None
         return value
 
-    def instant(self, name: str, *, required: bool = False) -> str | None:
-        """A date-time with a timezone offset, returned in the stored form."""
+    def instant(self, name: str, *, required: bool = False, lenient: bool = False) -> str | None:
+        """A date-time with a timezone offset, returned in the stored form (`lenient`: a
+        fault's parser, which rolls a day past the month's end over, as JavaScript's
+        `Date` does)."""
         value = self._value(name, required, True)
         if value is None:
             return None
         parsed = parse_instant(value) if isinstance(value, str) else None
+        if parsed is None and lenient and isinstance(value, str):
+            parsed = _rolled_over(value)
         if parsed is None:
             self.problem(name, "must be an ISO 8601 date-time with a timezone offset", "datetime")
             return None
@@ -209,3 +214,17 @@ class BodyFields:
             self.problem(name, "must be an object", "type")
             return None
         return value
+
+
+def _rolled_over(text: str) -> datetime | None:
+    """`text` read with its day counted from the month's first (30 February is 2 March)."""
+    found = re.fullmatch(r"(\d{4})-(\d{2})-(\d{2})(T.+)", text)
+    if not found or not 1 <= int(found[2]) <= 12 or not 1 <= int(found[3]) <= 31:
+        return None
+    clock = parse_instant("2000-01-01" + found[4])
+    if clock is None:
+        return None
+    day = datetime(int(found[1]), int(found[2]), 1, tzinfo=clock.tzinfo)
+    return day + timedelta(
+        days=int(found[3]) - 1, hours=clock.hour, minutes=clock.minute, seconds=clock.second
+    )

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from crm_conformance.core.transport.pacing import refill_window as refill_window
     from crm_conformance.core.verdicts.checks import is_timestamp as is_timestamp
     from crm_conformance.core.verdicts.checks import run_checks as run_checks
+    from crm_conformance.steps.clock import NOT_A_DATE_TIME as NOT_A_DATE_TIME
     from crm_conformance.steps.clock import instant as instant
     from crm_conformance.steps.clock import later as later
     from crm_conformance.steps.clock import settle as settle

@@ -9,6 +9,15 @@ from typing import Any
 
 import httpx
 
+NOT_A_DATE_TIME = {
+    "word": "yesterday",
+    "february-30": "2026-02-30T10:00:00Z",
+    "impossible-date": "2026-13-40T25:61:00Z",
+}
+"""Values no reading of ISO 8601 takes, for a date-time a request sends: a word, a day
+February does not have (a lenient parser rolls it over to March), and one whose every
+part is out of range."""
+
 
 def instant(value: Any) -> datetime:
     """The instant an ISO 8601 date-time string names, so stamps in any offset compare

@@ -124,4 +124,10 @@ FAULTS = (
         ("ACT-023",),
         "the AI agent's resume plan can be set back to open after it was completed",
     ),
+    Fault(
+        "activity_update_due_at_rolls_over",
+        ("IDN-022",),
+        "an activity's update reads due_at with a lenient parser: 30 February is 2 March "
+        "(the create refuses it)",
+    ),
 )

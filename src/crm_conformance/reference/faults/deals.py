@@ -243,4 +243,9 @@ FAULTS = (
         ("DEAL-008",),
         "a deal's update ignores a pipeline id it does not know and keeps the deal's own",
     ),
+    Fault(
+        "deal_close_date_rolls_over",
+        ("IDN-022",),
+        "a deal's expected_close_date is read with a lenient parser: 30 February is 2 March",
+    ),
 )
