@@ -236,8 +236,10 @@ def read_changes(
         checked = current is not None or not call.settings.has_fault(
             "contact_create_tags_any_catalogue"
         )
+        deal_tags = "deal" if call.settings.has_fault("contact_takes_deal_tags") else None
         changes["tags"] = (
-            tags.read_ids(tx, call.workspace, "contact", fields, checked=checked) or []
+            tags.read_ids(tx, call.workspace, "contact", fields, checked=checked, also=deal_tags)
+            or []
         )
     if fields.has("custom_fields"):
         changes["custom_fields"] = field_definitions.read_values(

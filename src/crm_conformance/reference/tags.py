@@ -63,10 +63,17 @@ def render_many(tx: Transaction, workspace: str, ids: list[str] | None) -> list[
 
 
 def read_ids(
-    tx: Transaction, workspace: str, catalogue: str, fields: BodyFields, *, checked: bool = True
+    tx: Transaction,
+    workspace: str,
+    catalogue: str,
+    fields: BodyFields,
+    *,
+    checked: bool = True,
+    also: str | None = None,
 ) -> list[str] | None:
     """The `tags` of a write body: ids of tags in the catalogue of `catalogue` (of any
-    catalogue when not `checked`: fault `organization_tags_any_catalogue`)."""
+    catalogue when not `checked`: fault `organization_tags_any_catalogue`; of `also`'s
+    too: fault `contact_takes_deal_tags`)."""
     values = fields.list_of_strings("tags")
     if values is None:
         return None
@@ -74,7 +81,7 @@ def read_ids(
         tag = tx.get(workspace, "tag", tag_id)
         if tag is None:
             fields.problem(f"tags.{index}", "is not a tag of this workspace", "not_found")
-        elif checked and tag["catalogue"] != catalogue:
+        elif checked and tag["catalogue"] not in (catalogue, also):
             fields.problem(
                 f"tags.{index}",
                 f"belongs to the {tag['catalogue']} catalogue, not {catalogue}",

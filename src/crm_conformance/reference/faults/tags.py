@@ -104,4 +104,10 @@ FAULTS = (
         "a record embeds a tag under the name it had when first renamed from (a copy kept "
         "beside the record), so a renamed tag shows its old name on contacts and deals",
     ),
+    Fault(
+        "contact_takes_deal_tags",
+        ("TAG-012",),
+        "a contact takes the deal catalogue's tags (a kind check that only refuses "
+        "organization tags)",
+    ),
 )
