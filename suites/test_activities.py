@@ -186,12 +186,27 @@ def test_an_unknown_type_is_refused(api: ApiClient, body: dict[str, Any]) -> Non
     expect_error(response, "ACT-006", status=422, code="validation_failed")
 
 
+DELETED = {
+    "con": RecordFactory.contact,
+    "org": RecordFactory.organization,
+    "deal": RecordFactory.deal,
+}
+"""How a record of each kind `record_id` names is made, to be deleted."""
+
+
 @pytest.mark.req("ACT-013")
 @pytest.mark.parametrize("prefix", ["con", "org", "deal"])
+@pytest.mark.parametrize("gone", ["never made", "deleted"])
 def test_an_unknown_record_answers_record_not_found_naming_record_id(
-    api: ApiClient, body: dict[str, Any], prefix: str
+    api: ApiClient, factory: RecordFactory, body: dict[str, Any], prefix: str, gone: str
 ) -> None:
-    body["record_id"] = absent_id(prefix)
+    """ "id in the body missing": an id no record ever had, and a deleted record's."""
+    if gone == "deleted":
+        record_id = DELETED[prefix](factory)["id"]
+        factory.adapter.delete_record(record_id)
+    else:
+        record_id = absent_id(prefix)
+    body["record_id"] = record_id
     response = api.post(ACTIVITIES, json=body)
     expect_error(response, "ACT-013", status=404, code="record_not_found", param="record_id")
 
@@ -199,14 +214,19 @@ def test_an_unknown_record_answers_record_not_found_naming_record_id(
 @pytest.mark.req("ACT-012")
 @pytest.mark.parametrize(
     "record_id",
-    [f"usr_{'a' * 32}", f"tag_{'b' * 32}", "con_123", f"con_{'A' * 32}", "not-an-id"],
-    ids=["user id", "tag id", "short hex", "uppercase hex", "no prefix"],
+    [f"usr_{'a' * 32}", f"tag_{'b' * 32}", "con_123", f"con_{'A' * 32}", "not-an-id", "upper"],
+    ids=["user id", "tag id", "short hex", "uppercase hex", "no prefix", "a contact's uppercased"],
 )
 def test_a_record_id_not_naming_a_contact_organization_or_deal_is_refused(
     api: ApiClient, body: dict[str, Any], observe: Callable[[str, Any], None], record_id: str
 ) -> None:
     """A malformed `record_id` breaks the field's pattern (422 `validation_failed`), and
-    also names no record (404 `record_not_found`); the document does not rank the two."""
+    also names no record (404 `record_not_found`); the document does not rank the two.
+    Identifiers are "32 lowercase hex characters": a real contact's id in capitals is
+    none, whatever a case-blind lookup would find."""
+    if record_id == "upper":
+        prefix, _, digits = str(body["record_id"]).partition("_")
+        record_id = f"{prefix}_{digits.upper()}"
     body["record_id"] = record_id
     response = api.post(ACTIVITIES, json=body)
     if response.status_code == 404:

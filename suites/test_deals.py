@@ -193,10 +193,17 @@ def test_a_stage_of_another_pipeline_is_refused(
 
 @pytest.mark.req("DEAL-010")
 @pytest.mark.parametrize(("field", "prefix"), [("contact_id", "con"), ("organization_id", "org")])
+@pytest.mark.parametrize("gone", ["never made", "deleted"])
 def test_an_unknown_linked_record_answers_record_not_found_naming_the_field(
-    api: ApiClient, body: dict[str, Any], field: str, prefix: str
+    api: ApiClient, factory: RecordFactory, body: dict[str, Any], field: str, prefix: str, gone: str
 ) -> None:
-    body[field] = absent_id(prefix)
+    """ "id in the body missing": an id no record ever had, and a deleted record's."""
+    if gone == "deleted":
+        made = factory.contact() if prefix == "con" else factory.organization()
+        factory.adapter.delete_record(made["id"])
+        body[field] = made["id"]
+    else:
+        body[field] = absent_id(prefix)
     response = api.post(DEALS, json=body)
     expect_error(response, "DEAL-010", status=404, code="record_not_found", param=field)
 

@@ -110,6 +110,8 @@ def create_activity(call: Call) -> Reply:
     optional = call.settings.has_fault("activity_record_id_optional")
     if call.settings.has_fault("activity_record_kind_by_prefix"):
         record_id = fields.string("record_id", required=True, pattern=r"[a-z]+_[0-9a-f]{32}")
+    elif call.settings.has_fault("activity_record_id_any_case"):
+        record_id = fields.string("record_id", required=True, pattern=r"[a-z]+_[0-9a-fA-F]{32}")
     else:
         record_id = fields.identifier("record_id", RECORD_KINDS, required=not optional)
     description = fields.string("description", nullable=False, max_length=MAX_DESCRIPTION)
@@ -165,6 +167,8 @@ def _linked_on_create(call: Call, tx: Transaction, record_id: str | None) -> str
     `activity_record_id_optional`)."""
     if record_id is None:
         return None
+    if call.settings.has_fault("activity_record_id_any_case"):
+        record_id = record_id.lower()  # a case-blind lookup, after a pattern of any case
     kind = kind_of(record_id, RECORD_KINDS)
     if call.settings.has_fault("activity_record_kind_by_prefix"):
         kind = _KIND_BY_PREFIX[record_id.partition("_")[0]]  # KeyError on another prefix
@@ -173,6 +177,10 @@ def _linked_on_create(call: Call, tx: Transaction, record_id: str | None) -> str
     missing = kind is not None and tx.get(call.workspace, kind, record_id) is None
     if missing and call.settings.has_fault("activity_record_not_found_names_kind"):
         raise ApiError(404, "record_not_found", f"No such {kind}.", param=f"{kind}_id")
+    if missing and kind and call.settings.has_fault("activity_on_deleted_record_taken"):
+        deleted = "SELECT 1 FROM deletions WHERE id = ? AND workspace = ?"
+        if tx.execute(deleted, (record_id, call.workspace)).fetchone():
+            return kind  # the id was checked against every id ever issued
     return linked_record(call, tx, record_id)
 
 

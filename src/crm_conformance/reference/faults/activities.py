@@ -130,4 +130,16 @@ FAULTS = (
         "an activity's update reads due_at with a lenient parser: 30 February is 2 March "
         "(the create refuses it)",
     ),
+    Fault(
+        "activity_on_deleted_record_taken",
+        ("ACT-013",),
+        "an activity is created on a deleted record: its id is checked against every id "
+        "ever issued, not the records that exist",
+    ),
+    Fault(
+        "activity_record_id_any_case",
+        ("ACT-012",),
+        "an activity's record_id is looked up whatever its case: a contact's id in capitals "
+        "is taken (ids are lowercase hex)",
+    ),
 )
