@@ -296,7 +296,11 @@ def _search(body_of: Callable[[dict[str, Any]], dict[str, Any]], refusable: str 
 
 
 def _user(elsewhere: WorkspaceRecords, _: conventions.Lookup) -> Read:
-    return Read("GET", "/v1/users", {}, None, elsewhere.id_of("usr"))
+    """A person the adapter added to the second workspace ("appears in `GET /v1/users` of
+    that workspace (and of no other)"), or its first seeded one where it adds none."""
+    adapter = elsewhere.adapter
+    added = adapter.create_user(workspace=elsewhere.workspace) if adapter.has("users") else None
+    return Read("GET", "/v1/users", {}, None, added["id"] if added else elsewhere.id_of("usr"))
 
 
 def _pipeline(elsewhere: WorkspaceRecords, _: conventions.Lookup) -> Read:

@@ -77,6 +77,9 @@ def _list(call: Call, kind: str, spec: ListSpec, render: Any) -> Reply:
         params = replace(params, limit=DEFAULT_LIMIT)
     with call.transaction() as tx:
         rows = tx.all(call.workspace, kind)
+        if kind == "user" and call.settings.has_fault("users_list_shows_members_added_anywhere"):
+            others = (ws for ws in tx.workspaces() if ws != call.workspace)
+            rows += [u for ws in others for u in tx.all(ws, "user") if u.get("role") == "member"]
     return call.list_reply(spec, rows, params, {}, render)
 
 

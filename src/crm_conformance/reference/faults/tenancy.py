@@ -83,4 +83,10 @@ FAULTS = (
         ("TEN-003",),
         "a tag's update finds the tag by id alone: another workspace's tag is renamed",
     ),
+    Fault(
+        "users_list_shows_members_added_anywhere",
+        ("TEN-001",),
+        "the user list joins the members added to any workspace (the seeded teammates of "
+        "another workspace stay out)",
+    ),
 )
