@@ -237,8 +237,17 @@ def read_changes(
             "contact_create_tags_any_catalogue"
         )
         deal_tags = "deal" if call.settings.has_fault("contact_takes_deal_tags") else None
+        anywhere = call.settings.has_fault("contact_tags_any_workspace")
         changes["tags"] = (
-            tags.read_ids(tx, call.workspace, "contact", fields, checked=checked, also=deal_tags)
+            tags.read_ids(
+                tx,
+                call.workspace,
+                "contact",
+                fields,
+                checked=checked,
+                also=deal_tags,
+                anywhere=anywhere,
+            )
             or []
         )
     if fields.has("custom_fields"):

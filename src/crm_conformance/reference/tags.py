@@ -70,15 +70,19 @@ def read_ids(
     *,
     checked: bool = True,
     also: str | None = None,
+    anywhere: bool = False,
 ) -> list[str] | None:
     """The `tags` of a write body: ids of tags in the catalogue of `catalogue` (of any
     catalogue when not `checked`: fault `organization_tags_any_catalogue`; of `also`'s
-    too: fault `contact_takes_deal_tags`)."""
+    too: fault `contact_takes_deal_tags`; of any workspace when `anywhere`: fault
+    `contact_tags_any_workspace`)."""
     values = fields.list_of_strings("tags")
     if values is None:
         return None
     for index, tag_id in enumerate(values):
         tag = tx.get(workspace, "tag", tag_id)
+        if tag is None and anywhere:
+            tag = next((t for ws in tx.workspaces() if (t := tx.get(ws, "tag", tag_id))), None)
         if tag is None:
             fields.problem(f"tags.{index}", "is not a tag of this workspace", "not_found")
         elif checked and tag["catalogue"] not in (catalogue, also):

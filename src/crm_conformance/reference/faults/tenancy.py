@@ -89,4 +89,9 @@ FAULTS = (
         "the user list joins the members added to any workspace (the seeded teammates of "
         "another workspace stay out)",
     ),
+    Fault(
+        "contact_tags_any_workspace",
+        ("TEN-003",),
+        "a contact's tags are looked up by id alone: another workspace's tag is applied",
+    ),
 )
