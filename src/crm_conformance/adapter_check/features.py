@@ -167,6 +167,15 @@ def _users(probe: Probe) -> list[str]:
     return [] if probe.other is not None else [NO_OTHER]
 
 
+def _same_instant(value: Any, chosen: str) -> bool:
+    """Whether `value` is a date-time naming the instant `chosen` (False for anything
+    that is no date-time, a missing field included)."""
+    try:
+        return instant(value) == instant(chosen)
+    except (TypeError, ValueError):
+        return False
+
+
 @check("records")
 def _records(probe: Probe) -> list[str]:
     notes = [] if probe.other is not None else [NO_OTHER]
@@ -188,11 +197,28 @@ def _records(probe: Probe) -> list[str]:
                     f"should be invisible to {probe.role(other)}"
                 )  # fmt: skip
             read = probe.read(client, path)
-            if instant(read.get("created_at")) != instant(chosen):
-                raise probe.broken(
-                    f"a contact made with created_at {chosen} reads created_at "
-                    f"{read.get('created_at')}"
-                )
+            for stamp in ("created_at", "updated_at"):  # updated_at "defaults to created_at"
+                if not _same_instant(read.get(stamp), chosen):
+                    raise probe.broken(
+                        f"a contact made with created_at {chosen} reads {stamp} {read.get(stamp)}"
+                    )
+        on = contact(probe, "primary")
+        undo.append(("deleteRecord", on["id"]))
+        deal = probe.call(
+            "createRecord",
+            json={
+                "workspace": "primary",
+                "kind": "deal",
+                "fields": {"title": probe.name("deal"), "contact_id": on["id"]},
+                "created_at": chosen,
+            },
+        )
+        undo.append(("deleteRecord", deal["id"]))
+        if not _same_instant(deal.get("stage_changed_at"), chosen):  # "then"
+            raise probe.broken(
+                f"a deal made with created_at {chosen} reads stage_changed_at "
+                f"{deal.get('stage_changed_at')}"
+            )
     gone = contact(probe, "primary")
     probe.call("deleteRecord", path={"record_id": gone["id"]})
     path = f"/v1/contacts/{gone['id']}"
