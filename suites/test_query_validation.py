@@ -29,13 +29,8 @@ import pytest
 
 from crm_conformance import ApiClient
 from crm_conformance.core.model import document
-from crm_conformance.steps import (
-    NOT_A_DATE_TIME,
-    RecordFactory,
-    expect_error,
-    expect_error_among,
-    listings,
-)
+from crm_conformance.steps import RecordFactory, expect_error, expect_error_among, listings
+from crm_conformance.steps.clock import NOT_A_DATE_TIME
 
 STATUSES = document.enum("Contact", "status")
 SCORES = document.enum("Contact", "score")
