@@ -29,15 +29,20 @@ import pytest
 
 from crm_conformance import ApiClient
 from crm_conformance.core.model import document
-from crm_conformance.steps import RecordFactory, expect_error, expect_error_among, listings
-from crm_conformance.steps.clock import NOT_A_DATE_TIME
+from crm_conformance.steps import (
+    NOT_A_DATE_TIME,
+    RecordFactory,
+    expect_error,
+    expect_error_among,
+    listings,
+)
 
-STATUSES = document.enum("Contact", "status")
-SCORES = document.enum("Contact", "score")
 NO_OFFSET = "2026-01-02T03:04:05"
 """A date-time without the timezone offset a parameter requires ("date-time with timezone
 offset", "timezone offset required"): a server reading it as UTC, or as its own local
 time, answers for an instant the caller never named."""
+STATUSES = document.enum("Contact", "status")
+SCORES = document.enum("Contact", "score")
 VALIDATION: tuple[str, ...] = ("validation_failed",)
 WRAPPED = {
     "2^31": str(2**31),
