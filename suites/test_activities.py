@@ -211,22 +211,33 @@ def test_an_unknown_record_answers_record_not_found_naming_record_id(
     expect_error(response, "ACT-013", status=404, code="record_not_found", param="record_id")
 
 
+def _capitals(record_id: str) -> str:
+    """A real id with its hex digits in capitals: none, as ids are "32 lowercase hex"."""
+    prefix, _, digits = record_id.partition("_")
+    return f"{prefix}_{digits.upper()}"
+
+
+MALFORMED_RECORD_IDS: dict[str, Callable[[str], str]] = {
+    "user id": lambda real: f"usr_{'a' * 32}",
+    "tag id": lambda real: f"tag_{'b' * 32}",
+    "short hex": lambda real: "con_123",
+    "uppercase hex": lambda real: f"con_{'A' * 32}",
+    "no prefix": lambda real: "not-an-id",
+    "a contact's uppercased": _capitals,
+}
+"""Each malformed `record_id`, made from the body's real contact id where it needs one."""
+
+
 @pytest.mark.req("ACT-012")
-@pytest.mark.parametrize(
-    "record_id",
-    [f"usr_{'a' * 32}", f"tag_{'b' * 32}", "con_123", f"con_{'A' * 32}", "not-an-id", "upper"],
-    ids=["user id", "tag id", "short hex", "uppercase hex", "no prefix", "a contact's uppercased"],
-)
+@pytest.mark.parametrize("malformed", MALFORMED_RECORD_IDS)
 def test_a_record_id_not_naming_a_contact_organization_or_deal_is_refused(
-    api: ApiClient, body: dict[str, Any], observe: Callable[[str, Any], None], record_id: str
+    api: ApiClient, body: dict[str, Any], observe: Callable[[str, Any], None], malformed: str
 ) -> None:
     """A malformed `record_id` breaks the field's pattern (422 `validation_failed`), and
     also names no record (404 `record_not_found`); the document does not rank the two.
     Identifiers are "32 lowercase hex characters": a real contact's id in capitals is
     none, whatever a case-blind lookup would find."""
-    if record_id == "upper":
-        prefix, _, digits = str(body["record_id"]).partition("_")
-        record_id = f"{prefix}_{digits.upper()}"
+    record_id = MALFORMED_RECORD_IDS[malformed](str(body["record_id"]))
     body["record_id"] = record_id
     response = api.post(ACTIVITIES, json=body)
     if response.status_code == 404:

@@ -66,6 +66,27 @@ class Write:
             return client.request(self.method, self.path, headers=headers)
         return client.request(self.method, self.path, json=body, headers=headers)
 
+    def keyed(self, client: ApiClient, key: str, req_id: str) -> "Keyed":
+        """This write sent once with a new body under `key`, its success required."""
+        headers, body = {KEY_HEADER: key}, self.body()
+        first = self.send(client, body, headers)
+        return Keyed(self, headers, body, first, expect_success(first, req_id))
+
+
+@dataclass(frozen=True)
+class Keyed:
+    """A write sent once under a key: what a repeat reuses, and what it first answered."""
+
+    write: Write
+    headers: dict[str, str]
+    body: Any
+    first: httpx.Response
+    original: Any
+
+    def repeat(self, client: ApiClient) -> httpx.Response:
+        """The same write again: the same body under the same key."""
+        return self.write.send(client, self.body, self.headers)
+
 
 def _tag_write(factory: RecordFactory, maker: operations.Maker) -> Write:
     selector = maker.convention("tag_catalogue_field")
@@ -219,10 +240,8 @@ def test_a_repeat_replays_the_original_response(
     unique: Callable[[str], str],
     observe: Callable[[str, Any], None],
 ) -> None:
-    headers = {KEY_HEADER: unique("key")}
-    body = write.body()
-    first = write.send(api, body, headers)
-    original = expect_success(first, "IDEM-001")
+    sent = write.keyed(api, unique("key"), "IDEM-001")
+    first, original = sent.first, sent.original
     observe(f"create status of POST {write.path}", first.status_code)
     expect_true(
         first,
@@ -231,7 +250,7 @@ def test_a_repeat_replays_the_original_response(
         expected=f"no {REPLAY_HEADER}: true on the first response",
         got=f"{REPLAY_HEADER}: {first.headers.get(REPLAY_HEADER)!r}",
     )
-    repeat = write.send(api, body, headers)
+    repeat = sent.repeat(api)
     if write.own_req is not None:  # this operation's own sentence first, then the general
         header = write.own_req == "IDEM-008"  # the close's names the header; pause's the key
         expect_true(
@@ -284,18 +303,15 @@ def test_a_repeat_after_the_record_changed_replays_the_original_response(
     """ "returns the original response": a repeat of a create after its record was
     changed (by the target's update) answers what the create answered, not the record as
     it reads now."""
-    write = WRITES[name](factory, maker)
-    headers = {KEY_HEADER: unique("key")}
-    body = write.body()
-    first = write.send(api, body, headers)
-    original = expect_success(first, "IDEM-003")
+    sent = WRITES[name](factory, maker).keyed(api, unique("key"), "IDEM-003")
+    original = sent.original
     kind, record_id = CHANGED_LATER[name], original.get("id")
     if not isinstance(record_id, str):
-        pytest.skip(f"the create answered no id to change ({write.path})")
+        pytest.skip(f"the create answered no id to change ({sent.write.path})")
     ((field, value),) = operations.PLAIN_CHANGE[kind].items()
     change = updates.send(kind, record_id, {field: f"{value} {unique('changed')}"})
     updates.applied(change, "IDEM-003", updates.control(kind, record_id))
-    repeat = write.send(api, body, headers)
+    repeat = sent.repeat(api)
     expect_value(repeat, "IDEM-003", "body of the repeat", got=_body(repeat), expected=original)
 
 
@@ -304,10 +320,8 @@ def test_a_repeat_after_the_record_changed_replays_the_original_response(
 def test_the_same_key_with_another_body_is_refused(
     api: ApiClient, write: Write, unique: Callable[[str], str]
 ) -> None:
-    headers = {KEY_HEADER: unique("key")}
-    first, other = write.body(), write.body()
-    expect_success(write.send(api, first, headers), "IDEM-005")
-    reused = write.send(api, other, headers)
+    sent = write.keyed(api, unique("key"), "IDEM-005")
+    reused = write.send(api, write.body(), sent.headers)
     expect_error(reused, "IDEM-005", status=409, code="idempotency_key_reused")
 
 

@@ -233,17 +233,27 @@ class Page:
     next: Any
 
 
-def _walk_pages(api: ApiClient, path: str, limit: int) -> list[Page]:
-    """Every page of `path` at `limit`, with what each says of the next."""
+def _walk_pages(
+    api: ApiClient,
+    path: str,
+    query: dict[str, Any],
+    *,
+    max_pages: int = MAX_PAGES,
+    done: Callable[[list[str]], bool] = lambda walked: False,
+) -> list[Page]:
+    """The pages of `path` under `query`, with what each says of the next: up to the
+    last, `max_pages`, or the first page after which `done(ids walked so far)` holds."""
     pages: list[Page] = []
+    walked: list[str] = []
     cursor: str | None = None
-    while len(pages) < MAX_PAGES:
-        response = api.get(path, params=with_cursor({"limit": limit}, cursor))
+    while len(pages) < max_pages:
+        response = api.get(path, params=with_cursor(query, cursor))
         body = expect_status(response, "PAG-005", 200)
         rows = [row for row in body.get("data") or () if isinstance(row, dict)]
         page = Page(ids_of(rows), body["meta"].get("has_more"), body["links"].get("next"))
         pages.append(page)
-        if not isinstance(page.next, str):
+        walked += page.ids
+        if not isinstance(page.next, str) or done(walked):
             break
         cursor = page.next
     return pages
@@ -281,7 +291,7 @@ def test_a_full_last_page_of_a_named_list_has_no_next(
         pytest.skip(f"GET {path} kept a count no page size from 2 to 200 fills exactly")
     seen = []
     for _ in range(2):
-        pages = _walk_pages(api, path, size)
+        pages = _walk_pages(api, path, {"limit": size})
         emptied = len(pages) > 1 and not pages[-1].ids and pages[-2].has_more is True
         seen.append(emptied)
         if not emptied:
@@ -612,16 +622,14 @@ def test_a_walk_of_one_row_a_page_serves_each_row_once(
     )
     stamps = [(origin + timedelta(seconds=n)).isoformat() for n in range(STEADY_ROWS)]
     made = [str(maker.record(kind, created_at=at, updated_at=at)["id"]) for at in stamps]
-    query = {"limit": 1, "updated_since": stamps[0], "sort": "updated_at"}
-    path = listing.path(convention)
-    walked: list[str] = []
-    cursor: str | None = None
-    for _ in range(STEADY_ROWS * 2):
-        body = expect_status(api.get(path, params=with_cursor(query, cursor)), "PAG-005", 200)
-        walked += ids_of([row for row in body.get("data") or () if isinstance(row, dict)])
-        cursor = body.get("links", {}).get("next")
-        if not isinstance(cursor, str) or not set(made) - set(walked):
-            break
+    pages = _walk_pages(
+        api,
+        listing.path(convention),
+        {"limit": 1, "updated_since": stamps[0], "sort": "updated_at"},
+        max_pages=STEADY_ROWS * 2,
+        done=lambda walked: not set(made) - set(walked),
+    )
+    walked = [row for page in pages for row in page.ids]
     ours = [row for row in walked if row in made]
     expect_true(
         None,

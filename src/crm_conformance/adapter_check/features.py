@@ -183,9 +183,11 @@ def _records(probe: Probe) -> list[str]:
     probe.refused("deleteRecord", path={"record_id": f"con_{NOWHERE}"}, status=404)
     chosen = "2020-01-02T03:04:05Z"
     with probe.cleanup() as undo:
+        made_in: dict[str, str] = {}
         for workspace, client, others in workspaces(probe):
             made = contact(probe, workspace, created_at=chosen)
             undo.append(("deleteRecord", made["id"]))
+            made_in[workspace] = made["id"]
             path = f"/v1/contacts/{made['id']}"
             expect_status(
                 probe, client, "GET", path, 200, f"a contact made for workspace {workspace} "
@@ -202,14 +204,12 @@ def _records(probe: Probe) -> list[str]:
                     raise probe.broken(
                         f"a contact made with created_at {chosen} reads {stamp} {read.get(stamp)}"
                     )
-        on = contact(probe, "primary")
-        undo.append(("deleteRecord", on["id"]))
         deal = probe.call(
             "createRecord",
             json={
                 "workspace": "primary",
                 "kind": "deal",
-                "fields": {"title": probe.name("deal"), "contact_id": on["id"]},
+                "fields": {"title": probe.name("deal"), "contact_id": made_in["primary"]},
                 "created_at": chosen,
             },
         )

@@ -114,7 +114,7 @@ def _name(call: Call, fields: BodyFields, *, required: bool, bounded: bool) -> s
     return name
 
 
-def _color(call: Call, fields: BodyFields, *, required: bool, checked: bool) -> str | None:
+def _color(fields: BodyFields, *, required: bool, checked: bool) -> str | None:
     """A colour of `#` and 3 or 6 hex digits (`checked` False: a fault's, any text)."""
     return fields.string(
         "color", required=required, nullable=False, pattern=COLOR_PATTERN if checked else None
@@ -164,7 +164,7 @@ def create_tag(call: Call) -> Reply:
     catalogue = fields.string(selector, required=True, choices=kinds)
     unchecked = call.settings.has_fault("tag_color_unchecked")
     color = _color(
-        call, fields, required=call.settings.has_fault("tag_color_required"), checked=not unchecked
+        fields, required=call.settings.has_fault("tag_color_required"), checked=not unchecked
     )
     fields.check()
     assert name is not None
@@ -235,7 +235,6 @@ def update_tag(call: Call) -> Reply:
         bounded=not call.settings.has_fault("tag_update_name_unbounded"),
     )
     color = _color(
-        call,
         fields,
         required=False,
         checked=not call.settings.has_fault("tag_update_color_unchecked"),

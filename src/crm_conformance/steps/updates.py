@@ -160,6 +160,8 @@ class Updates:
             values.setdefault("due_at", stamp())
             values.setdefault("record_id", self.factory.contact()["id"])
         elif kind == "tag":  # the API makes tags (POST /v1/tags is shown), not the adapter
+            if created_at is not None:
+                raise ValueError("a tag is made through the API, which takes no created_at")
             return self.factory.tag(**values)
         made = self.factory.adapter.create_record(kind=kind, fields=values, created_at=created_at)
         self.factory.created.append((kind, str(made.get("id"))))
