@@ -195,11 +195,13 @@ WRITES: dict[str, Callable[[RecordFactory, operations.Maker], Write]] = {
     "assign": _fixed_write("assignConversation"),
     "resume conversation": _fixed_write("resumeConversation"),
     "resume campaign": _fixed_write("resumeCampaign"),
+    "cancel activity": _fixed_write("cancelActivity"),
     "success event": _event_write,
     "reverse success event": _fixed_write("reverseSuccessEvent"),
 }
 FIXED_BODY = (
     "pause",
+    "cancel activity",
     "handoff",
     "assign",
     "resume conversation",

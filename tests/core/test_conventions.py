@@ -105,3 +105,17 @@ def test_an_update_fills_method_path_and_the_changed_fields_where_changes_stands
         conventions.update({**table, "updates.deal_method": "GET"}.__getitem__, "deal", "d", {})
     with pytest.raises(ConventionError, match="changes"):
         conventions.update({**table, "updates.deal_body": "{}"}.__getitem__, "deal", "d", {})
+
+
+def test_a_cancel_fills_its_path_and_sends_its_body_or_none() -> None:
+    table = {
+        "activities.cancel_method": "delete",
+        "activities.cancel_path": "/v1/activities/{activity_id}",
+        "activities.cancel_body": "null",
+    }
+    operation = conventions.cancel(table.__getitem__, "act_1")
+    assert operation == conventions.Operation("DELETE", "/v1/activities/act_1", None)
+    posted = {**table, "activities.cancel_method": "POST", "activities.cancel_body": "{}"}
+    assert conventions.cancel(posted.__getitem__, "act_1").body == {}
+    with pytest.raises(ConventionError, match="cancel_method"):
+        conventions.cancel({**table, "activities.cancel_method": "GET"}.__getitem__, "act_1")

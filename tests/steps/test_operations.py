@@ -28,7 +28,9 @@ def test_the_named_operations_are_each_kinds_create_update_retrieve_and_list() -
     assert by_id["reverseSuccessEvent"].scopes == ("success_events:write",)
     assert by_id["getSuccessEvent"].reads
     assert by_id["updateTag"].scopes == ("tags:write",)
-    assert len(by_id) == 22
+    assert by_id["cancelActivity"].scopes == ("activities:write",)
+    assert not by_id["cancelActivity"].reads
+    assert len(by_id) == 23
 
 
 def test_reads_are_read_scopes_or_gets() -> None:

@@ -8,6 +8,7 @@ readable, and only completed or canceled (422 `agent_activity_read_only` otherwi
 they are made by the agent (here, the adapter), never through this API.
 """
 
+import json
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -377,3 +378,23 @@ def complete_activity(call: Call) -> Reply:
     transitions of an activity are not shown); it takes no body."""
     BodyFields(call.json(), allowed=()).check()
     return update_activity(replace(call, raw_body=b'{"status": "completed"}'))
+
+
+@routes.post(
+    "/v1/activities/{activity_id}/cancel", scopes=("activities:write",), entity="activities"
+)
+def cancel_activity(call: Call) -> Reply:
+    """Canceling, this server's own operation (`[conventions.activities]`; the transitions
+    of an activity are not shown): any activity, the AI agent's resume plan included ("it
+    can be read and canceled"); the body may give a `status_reason`."""
+    fields = BodyFields(call.json() or {}, allowed=("status_reason",))
+    reason = fields.string("status_reason", max_length=MAX_DESCRIPTION)
+    fields.check()
+    if call.settings.has_fault("resume_plan_cancel_refused"):
+        with call.transaction() as tx:
+            if _visible(call, tx, call.path_id("activity_id", "activity"))["type"] == AGENT_TYPE:
+                raise ApiError(
+                    422, "agent_activity_read_only", "The AI agent's resume plan is read-only."
+                )
+    change = {"status": "canceled", **({"status_reason": reason} if reason else {})}
+    return update_activity(replace(call, raw_body=json.dumps(change).encode()))

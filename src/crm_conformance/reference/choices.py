@@ -55,6 +55,11 @@ CONVENTIONS: dict[str, Any] = {
         "resume_body": "{}",
     },
     "campaigns": {"resume_path": "/v1/campaigns/{campaign_id}/resume"},
+    "activities": {
+        "cancel_method": "POST",
+        "cancel_path": "/v1/activities/{activity_id}/cancel",
+        "cancel_body": "{}",
+    },
     "success_events": {
         "create_path": "/v1/success-events",
         "create_body": json.dumps({"code": "{code}", "value": "{value}"}),

@@ -4,9 +4,9 @@ The inputs come from `spec/openapi.yaml` (`document.id_inputs()`: path, query an
 body), the contact list's id filters the target names (`contact_filters.*`), the ids a
 convention body holds, the path id and each id field of the update and retrieve of every
 resource the target's `updates.*` and `retrieve.*` name, each id field of the creates
-`creates.*` names, and the success event paths with `{event_id}`. `sender` builds the
-rest of the request valid for one workspace (`WorkspaceRecords`), so a matrix suite
-sends only the id it is about.
+`creates.*` names, the success event paths with `{event_id}`, and the activity cancel
+`activities.*` names. `sender` builds the rest of the request valid for one workspace
+(`WorkspaceRecords`), so a matrix suite sends only the id it is about.
 """
 
 from collections.abc import Callable
@@ -34,6 +34,9 @@ CONVENTION_BODY_IDS = {"assignConversation": ("assignee_id",)}
 """The ids a convention body holds (`conventions.KEYS`: "the assign body holds
 `{assignee_id}`"); their kind is that of the field of the same name in the description."""
 
+
+CANCEL_PATH = "activities.cancel_path"
+"""The activity cancel the target names: its path id is an input like any other."""
 
 EVENT_PATHS = {"reverse_path": "POST", "retrieve_path": "GET"}
 """The success event paths with `{event_id}` the target's conventions name, and the
@@ -77,6 +80,13 @@ def inputs() -> list[tuple[document.IdInput, str | None]]:
             )
         if table in ("creates", "updates", "retrieve") and name.endswith("_path"):
             found += _record_inputs(table, name.removesuffix("_path"))
+        if key.key == CANCEL_PATH:
+            activity = document.schema("Activity")["properties"]["id"]
+            prefixes = document.identifier_prefixes(activity)
+            cancel = document.IdInput(
+                operations.CANCEL.operation_id, "", key.key, "path", "activity_id", prefixes, False
+            )
+            found.append((cancel, key.key))
         if table == "success_events" and name in EVENT_PATHS:
             action = name.removesuffix("_path")
             event = document.IdInput(
@@ -189,6 +199,13 @@ def sender(
     request valid for this workspace."""
     if point.convention and point.convention.startswith(("creates.", "updates.", "retrieve.")):
         return _record_sender(point, here, convention)
+    if point.convention == CANCEL_PATH:
+
+        def cancel(client: ApiClient, value: str) -> httpx.Response:
+            call = conventions.cancel(convention, value)
+            return client.request(call.method, call.path, json=call.body)
+
+        return cancel
     if point.input.name == "event_id":
         return lambda client, value: client.request(
             point.input.method,

@@ -390,6 +390,9 @@ EVENTS: tuple[NamedOperation, ...] = (
 """Recording, reversing and reading a success event (`[conventions.success_events]`):
 "Success events | `success_events:read`, `success_events:write`"."""
 
+CANCEL = NamedOperation("cancelActivity", "activities", ("activities:write",))
+"""Canceling an activity (`[conventions.activities]`): a write of the Activities row."""
+
 NAMED: tuple[NamedOperation, ...] = (
     *(
         NamedOperation(f"create{kind.title()}", ROWS[kind], (f"{ROWS[kind]}:write",))
@@ -408,9 +411,10 @@ NAMED: tuple[NamedOperation, ...] = (
         for kind in conventions.LISTED
     ),
     *EVENTS,
+    CANCEL,
 )
-"""The creates, updates, retrieves and lists the target file names, one per kind, and
-the success events' operations."""
+"""The creates, updates, retrieves and lists the target file names, one per kind, the
+success events' operations and the activity cancel."""
 
 BUILDERS.update({f"create{kind.title()}": _create(kind) for kind in conventions.CREATED})
 BUILDERS.update({f"update{kind.title()}": _update(kind) for kind in conventions.UPDATED})
@@ -429,8 +433,15 @@ def _event(action: str) -> Callable[[Maker], Call]:
     return build
 
 
+def _cancel(maker: Maker) -> Call:
+    cancel = conventions.cancel(maker.convention, maker.record_id("activity"))
+    body = NO_BODY if cancel.body is None else cancel.body
+    return Call(cancel.method, cancel.path, body=body, conventional=True)
+
+
 BUILDERS.update(
     {
+        "cancelActivity": _cancel,
         "createSuccessEvent": lambda maker: maker.success_event(),
         "reverseSuccessEvent": _event("reverse"),
         "getSuccessEvent": _event("retrieve"),

@@ -59,6 +59,15 @@ class Updates:
         operation = conventions.update(self.convention, kind, record_id, changes)
         return self.api.request(operation.method, operation.path, json=operation.body, **options)
 
+    def names_cancel(self) -> bool:
+        """Whether the target file names how an activity is canceled."""
+        return self.factory.target.conventions.get("activities.cancel_path") is not None
+
+    def cancel(self, activity_id: str) -> httpx.Response:
+        """The target's cancel of activity `activity_id` (`[conventions.activities]`)."""
+        operation = conventions.cancel(self.convention, activity_id)
+        return self.api.request(operation.method, operation.path, json=operation.body)
+
     def create(self, kind: str, fields: Mapping[str, Any], **options: Any) -> httpx.Response:
         """The target's create of a `kind` (one of `conventions.CREATED`) with `fields`."""
         operation = conventions.create(self.convention, kind, fields)

@@ -85,6 +85,9 @@ KEYS: tuple[Key, ...] = (
         for part in ("path", "body")
     ),
     Key("campaigns.resume_path", "the path resuming a campaign, with {campaign_id}"),
+    Key("activities.cancel_method", "the HTTP method canceling an activity"),
+    Key("activities.cancel_path", "the path canceling an activity, with {activity_id}"),
+    Key("activities.cancel_body", "its JSON body (null: none)"),
     Key("success_events.create_path", "the path recording a success event"),
     Key("success_events.create_body", "its JSON body, with {code} and {value}"),
     Key("success_events.reverse_path", "the path reversing an event, with {event_id}"),
@@ -180,6 +183,24 @@ def update(
         )
     filled = fill_path(convention(f"{key}_path"), f"{key}_path", **{f"{resource}_id": record_id})
     return Operation(method, filled, fill_body(text, f"{key}_body", changes=dict(changes)))
+
+
+CANCEL_METHODS = (*UPDATE_METHODS, "DELETE")
+"""The methods the activity cancel convention may name."""
+
+
+def cancel(convention: Lookup, activity_id: str) -> Operation:
+    """The target's cancel of activity `activity_id` ("it can be read and canceled", of the
+    AI agent's resume plan; how is not shown): `activities.cancel_method`, `_path` with
+    `{activity_id}` and `_body` (JSON, `null` for none)."""
+    method = convention("activities.cancel_method").upper()
+    if method not in CANCEL_METHODS:
+        raise ConventionError(
+            f"conventions activities.cancel_method = {method!r}: one of "
+            + ", ".join(CANCEL_METHODS)
+        )
+    filled = path(convention, "activities.cancel_path", activity_id=activity_id)
+    return Operation(method, filled, body(convention, "activities.cancel_body"))
 
 
 def create(convention: Lookup, resource: str, fields: Mapping[str, Any]) -> Operation:

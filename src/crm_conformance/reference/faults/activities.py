@@ -142,4 +142,10 @@ FAULTS = (
         "an activity's record_id is looked up whatever its case: a contact's id in capitals "
         "is taken (ids are lowercase hex)",
     ),
+    Fault(
+        "resume_plan_cancel_refused",
+        ("ACT-022",),
+        "the cancel operation refuses the AI agent's resume plan as read-only, though the "
+        "plan 'can be read and canceled'",
+    ),
 )
