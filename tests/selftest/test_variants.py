@@ -311,6 +311,7 @@ OBSERVATIONS: dict[str, Callable[[TestClient], Any]] = {
         c.get(f"/v1/{name}").status_code
         for name in ("organizations", "deals", "activities", "tags", "campaigns")
     ],
+    "cancel_by_update_only": lambda c: c.post("/v1/activities/x/cancel").status_code,
 }
 
 

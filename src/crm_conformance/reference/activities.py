@@ -381,7 +381,10 @@ def complete_activity(call: Call) -> Reply:
 
 
 @routes.post(
-    "/v1/activities/{activity_id}/cancel", scopes=("activities:write",), entity="activities"
+    "/v1/activities/{activity_id}/cancel",
+    scopes=("activities:write",),
+    entity="activities",
+    replaced_by=("cancel_by_update_only",),
 )
 def cancel_activity(call: Call) -> Reply:
     """Canceling, this server's own operation (`[conventions.activities]`; the transitions

@@ -410,6 +410,12 @@ _VARIANTS = (
         "swept through its ledger; its target file names no list",
         conventions={"lists": None},
     ),
+    Variant(
+        "cancel_by_update_only",
+        "no cancel operation of its own: an activity is canceled by its update with "
+        "status canceled (how is not shown), and the target file names no cancel",
+        conventions={"activities": None},
+    ),
 )
 
 VARIANTS: dict[str, Variant] = {variant.name: variant for variant in _VARIANTS}
