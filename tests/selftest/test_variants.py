@@ -37,7 +37,7 @@ def _next_cursor_shape(client: TestClient) -> tuple[bool, int]:
 
 def _delays(client: TestClient) -> list[bool]:
     """Whether each delay the server slept is 5 to 20 ms (timing itself is load-bound)."""
-    with mock.patch("crm_conformance.reference.routing.asyncio.sleep") as sleep:
+    with mock.patch("crm_conformance.reference.dispatch.asyncio.sleep") as sleep:
         client.get("/v1/users")
     return [0.005 <= call.args[0] <= 0.02 for call in sleep.call_args_list]
 

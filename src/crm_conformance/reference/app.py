@@ -37,9 +37,10 @@ from crm_conformance.reference.adapter import Backend, ReferenceAdapter
 from crm_conformance.reference.adapter_domain import DomainAdapter
 from crm_conformance.reference.api_errors import ApiError
 from crm_conformance.reference.choices import conventions_for
+from crm_conformance.reference.dispatch import starlette_routes
 from crm_conformance.reference.middleware import ApiMiddleware
 from crm_conformance.reference.rendering import error_response
-from crm_conformance.reference.routing import RouteTable, starlette_routes
+from crm_conformance.reference.routing import RouteTable
 from crm_conformance.reference.seed import seed
 from crm_conformance.reference.settings import ServerSettings
 from crm_conformance.reference.storage import Store
