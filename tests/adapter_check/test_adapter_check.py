@@ -45,9 +45,9 @@ def test_every_feature_of_the_reference_adapter_is_ready(tmp_path: Path) -> None
     with running_server() as served:
         result = invoke("adapter-check", "--target", str(target_file(served, tmp_path)))
     assert result.exit_code == 0, result.output
-    for feature in ("fixtures", "tokens", "users", "records", "conversations", "inbound"):
+    for feature in ("fixtures", "tokens", "users", "permissions", "records", "inbound"):
         assert f"ready   {feature}\n" in result.output
-    assert "all 9 listed features ready" in result.output
+    assert "all 10 listed features ready" in result.output
     assert not leaks(result.output, served)
 
 
@@ -70,6 +70,20 @@ def test_an_adapter_that_ignores_the_workspace_is_broken_with_the_request(tmp_pa
     assert '"Authorization: Bearer $TOKEN"' in curl
     assert "listed features broken" in lines[-1]
     assert not leaks(result.output, served)
+
+
+def test_an_adapter_that_withholds_no_permission_is_broken(tmp_path: Path) -> None:
+    """The adapter fault `adapter_permissions_ignored`: the person's OAuth token still
+    changes records once `changes` is withheld."""
+    settings = ServerSettings(adapter_faults=frozenset({"adapter_permissions_ignored"}))
+    with running_server(settings) as served:
+        result = invoke("adapter-check", "--target", str(target_file(served, tmp_path)))
+    assert result.exit_code == 1, result.output
+    assert (
+        "broken  permissions: with changes withheld, POST /v1/tags by the person's OAuth "
+        "token answered 20"
+    ) in result.output
+    assert "1 of 10 listed features broken" in result.output
 
 
 def test_a_deletion_feed_the_target_file_cannot_query_is_a_note_not_a_broken_adapter(

@@ -33,7 +33,7 @@ def test_the_secret_is_sent_and_never_printed(tmp_path: Path) -> None:
     with running_server(ServerSettings(adapter_token=SECRET)) as served:
         result = invoke("adapter-check", "--target", str(target_file(served, tmp_path, SECRET)))
     assert result.exit_code == 0, result.output
-    assert "all 9 listed features ready" in result.output
+    assert "all 10 listed features ready" in result.output
     assert "warning:" not in result.output
     assert SECRET not in result.output
 

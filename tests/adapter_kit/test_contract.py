@@ -41,6 +41,7 @@ def test_every_operation_but_health_belongs_to_a_feature() -> None:
         "fixtures",
         "tokens",
         "users",
+        "permissions",
         "records",
         "conversations",
         "inbound",

@@ -315,6 +315,16 @@ class AdapterClient:
         )
         return self._call("POST", "/v1/campaigns", json=body)
 
+    def set_permissions(
+        self, user_id: str, *, changes: bool = True, conversations: bool = True
+    ) -> dict[str, Any]:
+        """What a person `create_user` made may do through their OAuth tokens: `False`
+        withholds changing CRM records (403 `user_grant_denied`) or acting on
+        conversations (403 `conversation_access_denied`)."""
+        self.require("permissions")
+        body = {"changes": changes, "conversations": conversations}
+        return self._call("PUT", f"/v1/users/{user_id}/permissions", json=body)
+
     def set_policy(
         self, entity: str, *, local_write: bool, workspace: Workspace = "primary"
     ) -> dict[str, Any]:

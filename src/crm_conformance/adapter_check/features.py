@@ -15,6 +15,7 @@ from typing import Any
 
 import httpx
 
+from crm_conformance.adapter_check.permissions import check_permissions
 from crm_conformance.adapter_check.probe import (
     Probe,
     contact,
@@ -165,6 +166,9 @@ def _users(probe: Probe) -> list[str]:
                     f"{probe.role(other)}"
                 )
     return [] if probe.other is not None else [NO_OTHER]
+
+
+check("permissions")(check_permissions)
 
 
 def _same_instant(value: Any, chosen: str) -> bool:

@@ -88,6 +88,16 @@ def _create_user(impl: Any, inputs: Inputs) -> tuple[int, Any]:
     return 201, impl.create_user(_typed(requests.user_request, inputs))
 
 
+def _set_permissions(impl: Any, inputs: Inputs) -> tuple[int, Any]:
+    user_id = inputs.params["user_id"]
+    in_force = impl.set_permissions(_typed(requests.permissions_request, inputs, user_id))
+    return 200, {
+        "user_id": user_id,
+        "changes": bool(in_force.changes),
+        "conversations": bool(in_force.conversations),
+    }
+
+
 def _create_record(impl: Any, inputs: Inputs) -> tuple[int, Any]:
     request = _typed(requests.record_request, inputs, inputs.contract.derived_fields)
     return 201, impl.create_record(request)
@@ -127,6 +137,7 @@ HANDLERS: dict[str, Handler] = {
     "createToken": _create_token,
     "revokeToken": _revoke_token,
     "createUser": _create_user,
+    "setPermissions": _set_permissions,
     "createRecord": _create_record,
     "deleteRecord": _delete_record,
     "createConversation": _create_conversation,

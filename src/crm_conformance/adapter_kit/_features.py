@@ -20,6 +20,7 @@ from crm_conformance.adapter_kit._types import (
     Fixtures,
     InboundRequest,
     IssuedToken,
+    PermissionsRequest,
     PolicyRequest,
     RecordRequest,
     SuccessEventTypeRequest,
@@ -54,6 +55,15 @@ class UsersFeature(Protocol):
 
     def create_user(self, request: UserRequest) -> Mapping[str, Any]:
         """The new member as `GET /v1/users` renders them."""
+        ...
+
+
+class PermissionsFeature(Protocol):
+    """`permissions`: `PUT /v1/users/{user_id}/permissions`."""
+
+    def set_permissions(self, request: PermissionsRequest) -> PermissionsRequest:
+        """Withhold or give back a person's permissions (a person `create_user` made;
+        `Refusal.not_found("user")` for another id); answer those now in force."""
         ...
 
 
@@ -115,6 +125,7 @@ FEATURES: dict[str, type[Any]] = {
     "fixtures": FixturesFeature,
     "tokens": TokensFeature,
     "users": UsersFeature,
+    "permissions": PermissionsFeature,
     "records": RecordsFeature,
     "conversations": ConversationsFeature,
     "inbound": InboundFeature,

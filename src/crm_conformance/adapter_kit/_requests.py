@@ -16,6 +16,7 @@ from crm_conformance.adapter_kit._types import (
     Holder,
     InboundRequest,
     Participant,
+    PermissionsRequest,
     PolicyRequest,
     Problem,
     RateLimit,
@@ -185,6 +186,12 @@ def _participant(reader: Reader) -> Participant:
         reply_automated=bool(reader.body.get("reply_automated", False)),
         converted_at=events["converted_at"],
         not_contacted_reason=reader.body.get("not_contacted_reason"),
+    )
+
+
+def permissions_request(body: Body, reader: Reader, user_id: str) -> PermissionsRequest:
+    return PermissionsRequest(
+        user_id=user_id, changes=body["changes"], conversations=body["conversations"]
     )
 
 

@@ -171,6 +171,17 @@ class CampaignRequest:
     participants: tuple[Participant, ...] = ()
 
 
+@dataclass(frozen=True, kw_only=True)
+class PermissionsRequest:
+    """`PUT /v1/users/{user_id}/permissions`: what the person's OAuth tokens may do from
+    now on, whatever their scopes (`changes`: change CRM records; `conversations`: act on
+    conversations). False withholds the permission, true gives it back."""
+
+    user_id: str
+    changes: bool
+    conversations: bool
+
+
 # --- workspace -------------------------------------------------------------------------
 
 

@@ -23,6 +23,7 @@ from starlette.datastructures import Headers, QueryParams
 from crm_conformance.adapter_kit import (
     Fixtures,
     IssuedToken,
+    PermissionsRequest,
     Pipeline,
     PolicyRequest,
     Problem,
@@ -38,6 +39,7 @@ from crm_conformance.reference import (
     contacts,
     deals,
     directory,
+    grants,
     organizations,
     owners,
     pipelines,
@@ -101,7 +103,8 @@ def checked(values: dict[str, Any], allowed: tuple[str, ...], path: str = "") ->
 
 
 class ReferenceAdapter:
-    """Fixtures, tokens, users, records and policy of the reference server."""
+    """Fixtures, tokens, users and their permissions, records and policy of the
+    reference server."""
 
     def __init__(self, backend: Backend) -> None:
         self.backend = backend
@@ -189,6 +192,23 @@ class ReferenceAdapter:
                 },
             )
         return directory.render_user(record)
+
+    # --- permissions -------------------------------------------------------------------
+
+    def set_permissions(self, request: PermissionsRequest) -> PermissionsRequest:
+        """Withhold (false) or give back (true) what the person's OAuth tokens may do."""
+        wanted = {"changes": request.changes, "conversations": request.conversations}
+        if self.backend.settings.has_adapter_fault("adapter_permissions_ignored"):
+            wanted = dict.fromkeys(wanted, True)
+        with self.backend.transaction() as tx:
+            workspace = next((ws for ws in WORKSPACES if tx.get(ws, "user", request.user_id)), None)
+            if workspace is None:
+                raise Refusal.not_found("user")
+            user = tx.get(workspace, "user", request.user_id)
+            assert user is not None
+            withheld = [name for name in grants.PERMISSIONS if not wanted[name]]
+            tx.update(workspace, "user", {**user, "withheld": withheld}, touch=False)
+        return request
 
     # --- records -----------------------------------------------------------------------
 

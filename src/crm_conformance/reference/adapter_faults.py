@@ -12,5 +12,9 @@ ADAPTER_FAULTS: dict[str, str] = {
         "the adapter ignores `workspace`: records, tokens, people and conversations made "
         "for secondary land in primary"
     ),
+    "adapter_permissions_ignored": (
+        "the adapter answers a person's permissions as set but withholds nothing: their "
+        "OAuth tokens still change records and act on conversations"
+    ),
 }
 """Adapter fault name -> what it breaks."""

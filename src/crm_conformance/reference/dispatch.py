@@ -3,8 +3,9 @@
 `starlette_routes` mounts every `RouteTable`'s routes, one Starlette route per path. For
 each request it builds the `Call`, then, before the handler runs: checks the declared
 scopes (403 `insufficient_scope`), holds a write to the workspace's policy (403
-`local_write_denied` for a mirrored entity) and, for every write, applies the
-`Idempotency-Key`. Reads run in the event loop, writes in a worker thread.
+`local_write_denied` for a mirrored entity) and to the permissions of the person an OAuth
+token acts for (`grants`) and, for every write, applies the `Idempotency-Key`. Reads run
+in the event loop, writes in a worker thread.
 """
 
 import asyncio
@@ -18,7 +19,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from crm_conformance.reference import idempotency, policy
+from crm_conformance.reference import grants, idempotency, policy
 from crm_conformance.reference.api_errors import ApiError
 from crm_conformance.reference.rendering import error_response, render
 from crm_conformance.reference.reply import Reply
@@ -135,6 +136,10 @@ def _run(spec: RouteSpec, call: Call) -> Reply:
             raise ApiError(403, "forbidden", f"Writes to {spec.entity} are not allowed.")
         with call.transaction() as tx:
             policy.require_local_write(tx, call.workspace, spec.entity)
+    if spec.method in WRITE_METHODS and spec.entity is not None and call.user_id is not None:
+        with call.transaction() as tx:
+            write = (spec.entity, spec.method, call.path)
+            grants.require_grant(tx, call.workspace, call.user_id, write, call.settings)
     if spec.method not in WRITE_METHODS or idempotency.ignores_key(
         spec.method, spec.path, call.settings
     ):

@@ -60,4 +60,22 @@ FAULTS = (
         "the organization list shows an OAuth token every organization, another person's "
         "private ones too (the retrieve checks what the person sees)",
     ),
+    Fault(
+        "user_grant_checked_on_posts_only",
+        ("OAUTH-009",),
+        "a person whose permission to change records is withheld is refused creates only: "
+        "their OAuth token's updates and deletes go through",
+    ),
+    Fault(
+        "user_grant_as_scope",
+        ("OAUTH-009",),
+        "a change refused for the person's withheld permission answers 403 "
+        "insufficient_scope, not user_grant_denied",
+    ),
+    Fault(
+        "conversation_access_on_moves_only",
+        ("OAUTH-010",),
+        "a person who may act on no conversation is refused the handoff, assign and resume "
+        "moves, but may still close one",
+    ),
 )
