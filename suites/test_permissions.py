@@ -20,7 +20,7 @@ import pytest
 
 from crm_conformance import AdapterClient, ApiClient
 from crm_conformance.core.model import document
-from crm_conformance.steps import RecordFactory, expect_error, operations
+from crm_conformance.steps import RecordFactory, expect_error, expect_true, operations
 
 RECORD_ROWS = ("contacts", "organizations", "deals", "activities", "tags")
 """The scope table's rows of CRM records: their writes are changes to records."""
@@ -63,11 +63,18 @@ def _refused_once_withheld(
         )
     adapter.set_permissions(person["id"], **{WITHHELD[req_id]: False})
     refused = call().send(client)
+    expect_true(
+        refused,
+        "OAUTH-008",
+        not refused.is_success,
+        expected=f"the write refused once the person's {WITHHELD[req_id]} is withheld",
+        got=f"{refused.status_code} {refused.text[:120]}",
+    )
     expect_error(refused, req_id, status=403, code=CODES[req_id])
 
 
 POINTS = [
-    pytest.param(req_id, operation_id, id=operation_id, marks=pytest.mark.req(req_id))
+    pytest.param(req_id, operation_id, id=operation_id, marks=pytest.mark.req(req_id, "OAUTH-008"))
     for req_id, writes in (("OAUTH-009", CHANGES), ("OAUTH-010", MOVES))
     for operation_id in writes
 ]

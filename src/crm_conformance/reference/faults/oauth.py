@@ -62,7 +62,7 @@ FAULTS = (
     ),
     Fault(
         "user_grant_checked_on_posts_only",
-        ("OAUTH-009",),
+        ("OAUTH-008", "OAUTH-009"),
         "a person whose permission to change records is withheld is refused creates only: "
         "their OAuth token's updates and deletes go through",
     ),
@@ -74,7 +74,7 @@ FAULTS = (
     ),
     Fault(
         "conversation_access_on_moves_only",
-        ("OAUTH-010",),
+        ("OAUTH-008", "OAUTH-010"),
         "a person who may act on no conversation is refused the handoff, assign and resume "
         "moves, but may still close one",
     ),
