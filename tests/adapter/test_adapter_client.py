@@ -211,3 +211,19 @@ def test_a_post_answered_503_is_not_sent_again() -> None:
     with pytest.raises(AdapterError, match="answered 503: busy"):
         client.create_record(kind="contact", fields={})
     assert len(seen) == 1
+
+
+def test_recordings_nest_and_each_hears_the_features_required_inside() -> None:
+    """A kept result's features are required again where it is handed out; nested
+    recordings that heard the same features end in order (each ends its own)."""
+    client, _ = adapter(["fixtures", "tokens"])
+    with client.recording() as outer:
+        client.fixtures()
+        with client.recording() as inner:
+            client.fixtures()
+        client.create_token()
+    assert inner == {"fixtures"}
+    assert outer == {"fixtures", "tokens"}
+    with client.recording() as after:
+        pass
+    assert after == set()

@@ -75,6 +75,7 @@ class AdapterClient:
         self.budget = wiring.budget
         self._skip = skip
         self._on_require = on_require
+        self._recording: list[set[str]] = []
         self._optional = 0
         self.ledger = wiring.ledger
         """Where the records this adapter makes are noted (`ledger`), if anywhere."""
@@ -129,6 +130,8 @@ class AdapterClient:
         Every operation below requires its feature, so `on_require` hears of each feature
         a test uses (`run --list --by-feature` learns from it what each feature unlocks).
         """
+        for used in self._recording:
+            used.add(feature)
         if self._on_require is not None and not self._optional:
             self._on_require(feature)
         if not self.has(feature):
@@ -137,6 +140,18 @@ class AdapterClient:
                 f"(GET /v1/health lists: {', '.join(sorted(self.features)) or 'nothing'}); "
                 f"implement it in the adapter to run this test"
             )
+
+    @contextmanager
+    def recording(self) -> Iterator[set[str]]:
+        """The features required inside: a caller that keeps what it made there requires
+        them again each time it hands the kept result out, so every test using it is
+        known to need them (`run --list --by-feature`)."""
+        used: set[str] = set()
+        self._recording.append(used)
+        try:
+            yield used
+        finally:
+            self._recording.pop()  # a stack: the innermost recording ends first
 
     @contextmanager
     def optional(self) -> Iterator[None]:

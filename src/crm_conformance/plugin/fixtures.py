@@ -15,7 +15,7 @@ from crm_conformance.core.transport import run_lock
 from crm_conformance.core.transport.client import connect
 from crm_conformance.core.verdicts.outcomes import PROP_ADAPTER_FEATURE, PROP_OBSERVATION
 from crm_conformance.plugin.session import ensure_target, jsonable
-from crm_conformance.plugin.state import RunState, state_of
+from crm_conformance.plugin.state import STATE, RunState, state_of
 
 if TYPE_CHECKING:
     from crm_conformance.adapter.provisioning import AdapterClient
@@ -114,10 +114,43 @@ def _adapter_or_none(config: pytest.Config) -> "AdapterClient | None":
 
 
 def _note_feature(state: RunState, feature: str) -> None:
-    """Note on the running test that it requires an adapter feature."""
+    """Note on the running test that it requires an adapter feature, and on each fixture
+    being set up (`_note_fixture_features` passes it on to every test using one)."""
+    for name in state.setting_up:
+        state.fixture_features.setdefault(name, set()).add(feature)
+    if state.testing is not None:
+        _note_on(state.testing, feature)
+
+
+def _note_on(item: pytest.Item, feature: str) -> None:
     entry = (PROP_ADAPTER_FEATURE, feature)
-    if state.testing is not None and entry not in state.testing.user_properties:
-        state.testing.user_properties.append(entry)
+    if entry not in item.user_properties:
+        item.user_properties.append(entry)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_fixture_setup(
+    fixturedef: pytest.FixtureDef[Any], request: pytest.FixtureRequest
+) -> Iterator[Any]:
+    state = request.config.stash.get(STATE, None)
+    if state is None:
+        return (yield)
+    state.setting_up.append(fixturedef.argname)
+    try:
+        return (yield)
+    finally:
+        state.setting_up.pop()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_call(item: pytest.Item) -> None:
+    """The features a test's fixtures required, set up for it or before it, are its too."""
+    state = item.config.stash.get(STATE, None)
+    if state is None:
+        return
+    for name in getattr(item, "fixturenames", ()):
+        for feature in sorted(state.fixture_features.get(name, ())):
+            _note_on(item, feature)
 
 
 @pytest.fixture(scope="session")

@@ -55,6 +55,11 @@ class RunState:
     closers: list[Callable[[], None]] = field(default_factory=list)
     testing: "pytest.Item | None" = None
     """The test running now: the adapter features it requires are noted on it."""
+    setting_up: list[str] = field(default_factory=list)
+    """The fixtures being set up now, innermost last."""
+    fixture_features: dict[str, set[str]] = field(default_factory=dict)
+    """The adapter features each fixture required when it was set up: a module- or
+    session-scoped fixture is set up once, yet every test using it needs them."""
     booting: "EmbeddedServer | None" = None
     """The embedded server started as collection began (`pytest_collection`), if it was."""
     booting_all: "list[EmbeddedServer]" = field(default_factory=list)

@@ -28,6 +28,8 @@ class WorkspaceRecords:
     def __init__(self, workspace: Workspace) -> None:
         self.workspace = workspace
         self.ids: dict[str, str] = {}
+        self.needs: dict[str, set[str]] = {}
+        """The adapter features making each kept record required."""
         self.contact: dict[str, Any] = {}
         self.adapter: AdapterClient
         self.unique: Callable[[str], str]
@@ -46,7 +48,11 @@ class WorkspaceRecords:
     def id_of(self, prefix: str) -> str:
         """The id of this workspace's record of kind `prefix` (`con`, `usr`, `stg`, ...)."""
         if prefix not in self.ids:
-            self.ids[prefix] = self._make(prefix)
+            with self.adapter.recording() as used:
+                self.ids[prefix] = self._make(prefix)
+            self.needs[prefix] = used
+        for feature in sorted(self.needs[prefix]):  # this test needs them too
+            self.adapter.require(feature)
         return self.ids[prefix]
 
     def the_contact(self) -> dict[str, Any]:
