@@ -98,26 +98,12 @@ MAX_PAGES = 20
 # --- the second workspace's records and this one's -------------------------------------
 
 
-@pytest.fixture(scope="module")
-def workspaces() -> dict[str, WorkspaceRecords]:
-    """The records of both workspaces, kept for the module."""
-    return {name: WorkspaceRecords(name) for name in ("primary", "secondary")}
-
-
 @pytest.fixture
 def elsewhere(
     other_api: ApiClient, maker: operations.Maker, workspaces: dict[str, WorkspaceRecords]
 ) -> WorkspaceRecords:
     """The second workspace's records (held by this test while it runs: `other_api`)."""
     return workspaces["secondary"].bind(maker, other_api)
-
-
-@pytest.fixture
-def here(
-    api: ApiClient, maker: operations.Maker, workspaces: dict[str, WorkspaceRecords]
-) -> WorkspaceRecords:
-    """The token's own workspace's records, that make the rest of a request valid."""
-    return workspaces["primary"].bind(maker, api)
 
 
 def expect_same_as_missing(

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from crm_conformance.steps.factories import RecordFactory
     from crm_conformance.steps.operations import Maker
     from crm_conformance.steps.updates import Updates
+    from crm_conformance.steps.workspace_records import WorkspaceRecords
 
 _ADAPTER = pytest.StashKey["AdapterClient"]()
 
@@ -262,6 +263,23 @@ def maker(
     from crm_conformance.steps.operations import Maker
 
     return Maker(adapter, unique, convention, pytest.skip, client=api)
+
+
+@pytest.fixture(scope="module")
+def workspaces() -> dict[str, "WorkspaceRecords"]:
+    """The records of both workspaces by identifier prefix, each made on first use and
+    kept for the module (`steps.WorkspaceRecords`)."""
+    from crm_conformance.steps.workspace_records import WorkspaceRecords
+
+    return {name: WorkspaceRecords(name) for name in ("primary", "secondary")}
+
+
+@pytest.fixture
+def here(
+    api: "ApiClient", maker: "Maker", workspaces: dict[str, "WorkspaceRecords"]
+) -> "WorkspaceRecords":
+    """The token's own workspace's records, that make the rest of a request valid."""
+    return workspaces["primary"].bind(maker, api)
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ from typing import Any
 
 from crm_conformance.reference import idempotency
 from crm_conformance.reference.api_errors import ApiError, bad_query, not_found
+from crm_conformance.reference.identifiers import is_id
 from crm_conformance.reference.listing import ListSpec
 from crm_conformance.reference.reply import Reply
 from crm_conformance.reference.request_body import BodyFields
@@ -208,7 +209,11 @@ def list_tags(call: Call) -> Reply:
 
 @routes.get("/v1/tags/{tag_id}", scopes=("tags:read",))
 def get_tag(call: Call) -> Reply:
-    tag_id = call.path_id("tag_id", "tag")
+    raw = call.path_params["tag_id"]
+    if call.settings.has_fault("tag_retrieve_any_case") and is_id(raw.lower(), "tag"):
+        tag_id = raw.lower()  # the store's collation compares ids case-blind
+    else:
+        tag_id = call.path_id("tag_id", "tag")
     _, fields = call.retrieve_params(SPEC)
     with call.transaction() as tx:
         tag = tx.get(call.workspace, "tag", tag_id)

@@ -145,4 +145,10 @@ FAULTS = (
         "converted counts participants, not distinct contacts: a contact in the campaign "
         "twice, won after each message, converts twice",
     ),
+    Fault(
+        "stats_of_missing_campaign_empty",
+        ("ERR-012",),
+        "the stats of a campaign id no campaign has answer 200 with zero counts (the "
+        "analytics store answers for any id)",
+    ),
 )

@@ -110,4 +110,10 @@ FAULTS = (
         "a contact takes the deal catalogue's tags (a kind check that only refuses "
         "organization tags)",
     ),
+    Fault(
+        "tag_retrieve_any_case",
+        ("ERR-011",),
+        "the tag retrieve finds a tag whatever the case of its id's hex (a case-blind "
+        "collation): a real id in capitals is served",
+    ),
 )

@@ -1,0 +1,66 @@
+"""Every path id of every operation: one naming nothing is not found, one in capitals is
+no id.
+
+"`not_found` | no such record in the workspace": a well-formed id of the path's kind that
+no record has answers 404, on every operation with a path id the document shows or the
+target file names (retrieves, updates, moves, stats, resume, cancel, a success event's
+paths), not only the contact retrieve. Its code may be `not_found`, or the row that
+names the kind (`contact_not_found`, `record_not_found`): the document does not rank
+them for a path. Identifiers are "Prefix, underscore, 32 lowercase hex characters", so a
+real record's id with its hex in capitals is none: refused, as a path problem (400,
+"Query, path and header problems answer 400") or as no such record (404), never served.
+The points come from `steps.id_inputs`, so a path the target names is reached too.
+"""
+
+import pytest
+
+from crm_conformance import ApiClient
+from crm_conformance.core.model import conventions
+from crm_conformance.steps import (
+    WorkspaceRecords,
+    expect_error,
+    expect_true,
+    id_inputs,
+)
+
+PATH_POINTS = [point for point in id_inputs.points() if point.input.where == "path"]
+
+CODES = {
+    "con": ("not_found", "contact_not_found", "record_not_found"),
+    "org": ("not_found", "record_not_found"),
+    "deal": ("not_found", "record_not_found"),
+}
+"""The codes a missing id of a path may answer: `not_found`, and for the kinds the
+`contact_not_found` and `record_not_found` rows name, those too."""
+
+
+@pytest.mark.req("ERR-012")
+@pytest.mark.parametrize("point", PATH_POINTS, ids=str)
+def test_a_path_id_naming_nothing_answers_404(
+    point: id_inputs.Point, api: ApiClient, here: WorkspaceRecords, convention: conventions.Lookup
+) -> None:
+    real = here.id_of(point.prefix)
+    missing = id_inputs.missing_like(real, point.prefix)
+    if missing is None:
+        pytest.skip(
+            f"a success event's id format is not shown, and {real!r} is not prefix_<32 hex>"
+        )
+    response = id_inputs.sender(point, here, convention)(api, missing)
+    expect_error(response, "ERR-012", status=404, code=CODES.get(point.prefix, ("not_found",)))
+
+
+@pytest.mark.req("ERR-011")
+@pytest.mark.parametrize("point", [p for p in PATH_POINTS if p.prefix != "event"], ids=str)
+def test_a_real_path_id_in_capitals_is_refused(
+    point: id_inputs.Point, api: ApiClient, here: WorkspaceRecords, convention: conventions.Lookup
+) -> None:
+    real = here.id_of(point.prefix)
+    prefix, _, digits = real.partition("_")
+    response = id_inputs.sender(point, here, convention)(api, f"{prefix}_{digits.upper()}")
+    expect_true(
+        response,
+        "ERR-011",
+        response.status_code in (400, 404),
+        expected=f"{real} with its hex in capitals refused (400, or 404 as no such record)",
+        got=f"{response.status_code} {response.text[:200]}",
+    )
