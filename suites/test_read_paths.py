@@ -18,8 +18,10 @@ without a value is sent as null), except where it says a field appears: every cu
 field, checked on each path. `avatar_url` is "short-lived": each read may sign another.
 """
 
+import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -422,3 +424,39 @@ def test_a_deleted_contact_is_read_by_no_path(
             expected=f"the deleted contact {contact_id} not served by {path}",
             got="served",
         )
+
+
+@pytest.mark.req("ERR-012", "SYNC-006")
+@pytest.mark.parametrize("kind", conventions.SYNCED)
+def test_a_deleted_record_of_a_named_kind_is_read_by_no_path(
+    api: ApiClient, maker: operations.Maker, convention: Callable[[str], str], kind: str
+) -> None:
+    """As a deleted contact: an organization, deal or activity deleted (through the
+    adapter) is "no such record" on the retrieve the target names, and its list no
+    longer holds it. The record is stamped at a past instant no other test uses, so an
+    `updated_since` list sorted by `updated_at` serves it first while it exists."""
+    at = (
+        datetime.now(UTC).replace(microsecond=0)
+        - timedelta(days=500, seconds=secrets.randbelow(86_400))
+    ).isoformat()
+    record_id = str(maker.record(kind, created_at=at, updated_at=at)["id"])
+    path = convention(f"lists.{kind}_path")
+    query = {"updated_since": at, "sort": "updated_at", "limit": 20}
+
+    def listed() -> set[str]:
+        body = expect_status(api.get(path, params=query), "SYNC-006", 200)
+        return {str(row.get("id")) for row in body.get("data") or () if isinstance(row, dict)}
+
+    if record_id not in listed():
+        pytest.skip(f"GET {path} did not list the record before it was deleted")
+    maker.adapter.delete_record(record_id)
+    expect_true(
+        None,
+        "SYNC-006",
+        record_id not in listed(),
+        expected=f"the deleted {kind} {record_id} not served by GET {path}",
+        got="served",
+    )
+    ids = {f"{kind}_id": record_id}
+    response = api.get(conventions.path(convention, f"retrieve.{kind}_path", **ids))
+    expect_error_among(response, "ERR-012", {404: ("not_found", "record_not_found")})

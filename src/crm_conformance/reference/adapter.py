@@ -249,9 +249,8 @@ class ReferenceAdapter:
             if self.backend.settings.has_fault("deletion_feed_misses_adapter_deletes"):
                 tx.execute("DELETE FROM records WHERE id = ?", (record_id,))
                 return
-            if kind == "contact" and self.backend.settings.has_fault(
-                "deleted_records_still_served"
-            ):
+            soft = {"contact": "deleted_records_still_served", "deal": "deleted_deals_still_served"}
+            if kind in soft and self.backend.settings.has_fault(soft[kind]):
                 tx.note_deletion(workspace, kind, record_id)
                 return
             if kind == "campaign":

@@ -248,4 +248,10 @@ FAULTS = (
         ("IDN-022",),
         "a deal's expected_close_date is read with a lenient parser: 30 February is 2 March",
     ),
+    Fault(
+        "deleted_deals_still_served",
+        ("SYNC-006", "ERR-012"),
+        "a deleted deal is only noted in the deletion feed (a soft delete the deal queries "
+        "do not filter): its retrieve and the deal list still serve it",
+    ),
 )
