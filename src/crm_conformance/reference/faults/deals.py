@@ -254,4 +254,10 @@ FAULTS = (
         "a deleted deal is only noted in the deletion feed (a soft delete the deal queries "
         "do not filter): its retrieve and the deal list still serve it",
     ),
+    Fault(
+        "deal_update_links_unchecked",
+        ("ERR-022",),
+        "a deal update stores a contact_id or organization_id naming no record, answered 200 "
+        "(only the create looks the ids up)",
+    ),
 )

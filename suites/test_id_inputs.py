@@ -1,4 +1,4 @@
-"""Every path id of every operation: one naming nothing is not found, one in capitals is
+"""Every id input of every operation: one naming nothing is not found, one in capitals is
 no id.
 
 "`not_found` | no such record in the workspace": a well-formed id of the path's kind that
@@ -9,7 +9,10 @@ names the kind (`contact_not_found`, `record_not_found`): the document does not 
 them for a path. Identifiers are "Prefix, underscore, 32 lowercase hex characters", so a
 real record's id with its hex in capitals is none: refused, as a path problem (400,
 "Query, path and header problems answer 400") or as no such record (404), never served.
-The points come from `steps.id_inputs`, so a path the target names is reached too.
+A contact, organization or deal id naming nothing in the body of any write is
+`record_not_found` with `param` naming the field ("contact, organization or deal id in
+the body missing"): the shown creates, and the creates and updates the target names.
+The points come from `steps.id_inputs`, so a path or body the target names is reached too.
 """
 
 import pytest
@@ -18,6 +21,7 @@ from crm_conformance import ApiClient
 from crm_conformance.core.model import conventions
 from crm_conformance.steps import (
     WorkspaceRecords,
+    absent_id,
     expect_error,
     expect_true,
     id_inputs,
@@ -64,3 +68,29 @@ def test_a_real_path_id_in_capitals_is_refused(
         expected=f"{real} with its hex in capitals refused (400, or 404 as no such record)",
         got=f"{response.status_code} {response.text[:200]}",
     )
+
+
+BODY_RECORD_POINTS = [
+    point
+    for point in id_inputs.points()
+    if point.input.where == "body" and point.prefix in ("con", "org", "deal")
+]
+
+
+@pytest.mark.req("ERR-022")
+@pytest.mark.parametrize("point", BODY_RECORD_POINTS, ids=str)
+def test_a_body_record_id_naming_nothing_answers_record_not_found(
+    point: id_inputs.Point, api: ApiClient, here: WorkspaceRecords, convention: conventions.Lookup
+) -> None:
+    """The write takes the field (a real id of the kind is accepted: the control); an id
+    no record has is then `record_not_found`. A write that refuses a real id too does not
+    take the field (an update's body is not shown): not applicable."""
+    send = id_inputs.sender(point, here, convention)
+    control = send(api, here.id_of(point.prefix))
+    if not control.is_success:
+        pytest.skip(
+            f"{point} refused a real {point.prefix}_ id too ({control.status_code}): "
+            "this write does not take the field"
+        )
+    response = send(api, absent_id(point.prefix))
+    expect_error(response, "ERR-022", status=404, code="record_not_found", param=point.input.name)
