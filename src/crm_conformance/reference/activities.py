@@ -317,7 +317,9 @@ def update_activity(call: Call) -> Reply:
         if fields.has("status"):
             changes["status"] = fields.string("status", required=True, choices=UPDATE_STATUSES)
         if fields.has("type"):
-            changes["type"] = fields.string("type", required=True, choices=BODY_TYPES)
+            agent = call.settings.has_fault("activity_update_takes_resume_type")
+            types = (*BODY_TYPES, AGENT_TYPE) if agent else BODY_TYPES
+            changes["type"] = fields.string("type", required=True, choices=types)
         if fields.has("due_at"):
             lenient = call.settings.has_fault("activity_update_due_at_rolls_over")
             changes["due_at"] = fields.instant("due_at", required=True, lenient=lenient)

@@ -205,7 +205,8 @@ def read_changes(
             or "open"
         )
     if fields.has("score"):
-        changes["score"] = fields.string("score", choices=SCORES)
+        loose = current is not None and call.settings.has_fault("contact_update_score_unchecked")
+        changes["score"] = fields.string("score", choices=None if loose else SCORES)
     if fields.has("lost_reason"):
         changes["lost_reason"] = fields.string("lost_reason", min_length=1, max_length=MAX_TEXT)
     if fields.has("visibility") or current is None:

@@ -148,4 +148,10 @@ FAULTS = (
         "the cancel operation refuses the AI agent's resume plan as read-only, though the "
         "plan 'can be read and canceled'",
     ),
+    Fault(
+        "activity_update_takes_resume_type",
+        ("ACT-008",),
+        "an activity update may set type resume_conversation, which 'can be read and "
+        "canceled, never created' (only the create refuses it)",
+    ),
 )

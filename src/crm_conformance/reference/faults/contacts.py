@@ -442,4 +442,9 @@ FAULTS = (
         ("CON-045",),
         "a contact's update takes a phone another contact has (the create refuses it)",
     ),
+    Fault(
+        "contact_update_score_unchecked",
+        ("CON-020",),
+        "a contact update stores any score (the create checks it against cold, warm, hot)",
+    ),
 )
