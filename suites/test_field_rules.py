@@ -291,6 +291,18 @@ def test_a_bounded_string_is_accepted_at_its_bounds_and_refused_past_them(
 # --- an enumerated field: "enum" rows, on every write that takes the field ------------
 
 
+RECORD_WRITES = (
+    _named_create("contact"),
+    _update("contact"),
+    _named_create("organization"),
+    _update("organization"),
+    _create("deal"),
+    _update("deal"),
+)
+"""The writes of a contact, organization or deal: the deal create (its body is the
+Deal table), the named creates and the updates."""
+
+
 @dataclass(frozen=True)
 class Enumerated:
     """An enumerated field on the writes that may take it: `valid`, a value of the enum
@@ -324,14 +336,7 @@ ENUMERATED = (
         "visibility",
         "team",
         "everyone",
-        (
-            _named_create("contact"),
-            _update("contact"),
-            _named_create("organization"),
-            _update("organization"),
-            _create("deal"),
-            _update("deal"),
-        ),
+        RECORD_WRITES,
         {"contact": "CON-005", "organization": "CON-005", "deal": "DEAL-030"},
     ),
     Enumerated("type", "meeting", "lunch", (_update("activity"),), {"activity": "ACT-006"}),
@@ -579,16 +584,6 @@ def test_an_upsert_that_changes_a_contact_moves_updated_at(
 
 # --- tags: "can only be applied to records of that kind" ---------------------------------
 
-TAG_WRITES = (
-    _named_create("contact"),
-    _update("contact"),
-    _named_create("organization"),
-    _update("organization"),
-    _create("deal"),
-    _update("deal"),
-)
-"""Every write that takes a record's `tags`: the deal create (its body is the Deal table)
-and the create and update of each tagged kind the target names."""
 TAGGED = ("contact", "organization", "deal")
 """The record kinds with a tag catalogue."""
 
@@ -598,7 +593,7 @@ def _tag_ids(record: dict[str, Any]) -> list[Any]:
 
 
 @pytest.mark.req("TAG-012")
-@pytest.mark.parametrize("write", TAG_WRITES, ids=lambda w: w.name)
+@pytest.mark.parametrize("write", RECORD_WRITES, ids=lambda w: w.name)
 def test_a_tag_is_applied_only_to_records_of_its_catalogues_kind(
     writer: Writer, updates: Updates, factory: RecordFactory, write: Write
 ) -> None:
