@@ -70,15 +70,8 @@ def test_a_real_path_id_in_capitals_is_refused(
     )
 
 
-BODY_RECORD_POINTS = [
-    point
-    for point in id_inputs.points()
-    if point.input.where == "body" and point.prefix in ("con", "org", "deal")
-]
-
-
 @pytest.mark.req("ERR-022")
-@pytest.mark.parametrize("point", BODY_RECORD_POINTS, ids=str)
+@pytest.mark.parametrize("point", id_inputs.body_record_points(), ids=str)
 def test_a_body_record_id_naming_nothing_answers_record_not_found(
     point: id_inputs.Point, api: ApiClient, here: WorkspaceRecords, convention: conventions.Lookup
 ) -> None:

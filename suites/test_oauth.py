@@ -24,6 +24,7 @@ from crm_conformance.core.model import conventions
 from crm_conformance.steps import (
     RecordFactory,
     Updates,
+    WorkspaceRecords,
     error_of,
     expect_error,
     expect_found,
@@ -31,9 +32,9 @@ from crm_conformance.steps import (
     expect_status,
     expect_true,
     first_page,
+    id_inputs,
     instant,
     matches,
-    operations,
 )
 
 
@@ -279,31 +280,39 @@ def test_a_workspace_token_sees_every_record(api: ApiClient, people: People) -> 
     )
 
 
-@pytest.mark.req("OAUTH-007", "OAUTH-004")
-def test_a_body_id_invisible_to_the_token_is_record_not_found(people: People) -> None:
-    body = {
-        "title": "Visibility check",
-        "due_at": people.since,
-        "record_id": people.other_private,
-    }
-    response = people.oauth.post("/v1/activities", json=body)
-    expect_error(response, "OAUTH-007", status=404, code="record_not_found", param="record_id")
+PRIVATE_OF: dict[str, Callable[[RecordFactory, str], dict[str, Any]]] = {
+    "con": lambda factory, owner: factory.contact(owner_id=owner, visibility="private"),
+    "org": lambda factory, owner: factory.organization(owner_id=owner, visibility="private"),
+    "deal": lambda factory, owner: factory.deal(owner_id=owner, visibility="private"),
+}
+"""A private record of each kind a body names, owned by the given person."""
 
 
 @pytest.mark.req("OAUTH-007", "OAUTH-004")
-def test_a_deal_on_a_contact_invisible_to_the_token_is_record_not_found(
-    people: People, maker: operations.Maker
+@pytest.mark.parametrize("point", id_inputs.body_record_points(), ids=str)
+def test_a_body_record_id_invisible_to_the_token_answers_record_not_found(
+    point: id_inputs.Point,
+    api: ApiClient,
+    factory: RecordFactory,
+    here: WorkspaceRecords,
+    convention: conventions.Lookup,
 ) -> None:
     """ "contact, organization or deal id in the body missing or invisible to the token;
-    `param` names the field": on every write that takes one, the deal's `contact_id` too."""
-    control = people.oauth.post(
-        "/v1/deals", json={**maker.deal_body(), "contact_id": people.own_private}
-    )
-    if not control.is_success:  # which deals a person may make is not shown
-        pytest.skip(f"the person may not make a deal on their own contact ({control.status_code})")
-    body = {**maker.deal_body(), "contact_id": people.other_private}
-    response = people.oauth.post("/v1/deals", json=body)
-    expect_error(response, "OAUTH-007", status=404, code="record_not_found", param="contact_id")
+    `param` names the field", on every write whose body names one (the shown creates,
+    the target's creates and updates): the person's OAuth token writes with their own
+    private record (the control: which writes a person may make is not shown), then with
+    another person's, which it cannot see."""
+    me, other = factory.user(), factory.user()
+    oauth = api.with_token(factory.token(kind="oauth", user_id=me["id"]).token)
+    send = id_inputs.sender(point, here, convention)
+    control = send(oauth, str(PRIVATE_OF[point.prefix](factory, me["id"])["id"]))
+    if not control.is_success:
+        pytest.skip(
+            f"the person may not make this write with their own {point.prefix}_ record "
+            f"({control.status_code}): which writes a person may make is not shown"
+        )
+    response = send(oauth, str(PRIVATE_OF[point.prefix](factory, other["id"])["id"]))
+    expect_error(response, "OAUTH-007", status=404, code="record_not_found", param=point.input.name)
 
 
 def _answer(response: httpx.Response) -> dict[str, Any]:

@@ -74,11 +74,6 @@ def tenant_values(other_api: ApiClient) -> list[str]:
     return [*candidates[: TENANT_VALUES - 1], "secondary"]
 
 
-BODY_RECORD_KINDS = ("con", "org", "deal")
-"""`record_not_found`: "contact, organization or deal id in the body missing or invisible
-to the token; `param` names the field" (their prefixes, from the identifier table)."""
-
-
 Q_FIELDS = ("name", "email", "phone")
 """Search `q`: "free text across name, email and phone"."""
 
@@ -190,7 +185,7 @@ def test_an_id_of_another_workspace_answers_as_a_missing_one(
     if (
         point.input.shape_shown
         and point.input.where == "body"
-        and point.prefix in BODY_RECORD_KINDS
+        and point.prefix in id_inputs.RECORD_KINDS
     ):
         expect_error(
             foreign, "TEN-004", status=404, code="record_not_found", param=point.input.name

@@ -290,3 +290,13 @@ def missing_like(foreign_id: str, prefix: str) -> str | None:
 def points() -> list[Point]:
     """One point per identifier input and kind of record it may name."""
     return [Point(i, prefix, key) for i, key in inputs() for prefix in i.prefixes]
+
+
+RECORD_KINDS = ("con", "org", "deal")
+"""`record_not_found`: "contact, organization or deal id in the body missing or invisible
+to the token" (their prefixes, from the identifier table)."""
+
+
+def body_record_points() -> list[Point]:
+    """The body inputs of every write that name a contact, organization or deal."""
+    return [p for p in points() if p.input.where == "body" and p.prefix in RECORD_KINDS]

@@ -78,4 +78,10 @@ FAULTS = (
         "a person who may act on no conversation is refused the handoff, assign and resume "
         "moves, but may still close one",
     ),
+    Fault(
+        "activity_sees_any_company",
+        ("OAUTH-007",),
+        "an activity's record_id naming another person's private organization or deal is "
+        "taken from an OAuth token (only a contact's visibility is checked)",
+    ),
 )
