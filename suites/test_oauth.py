@@ -35,6 +35,7 @@ from crm_conformance.steps import (
     id_inputs,
     instant,
     matches,
+    reads,
 )
 
 
@@ -246,6 +247,41 @@ def test_a_person_searches_what_they_see_and_not_another_persons_private_record(
             expected=f"another person's private contact {people.other_private} not found",
             got="found by the OAuth token's search",
         )
+
+
+CONTACT_READS = reads.contact_reads(id_filters=True)
+
+
+@pytest.mark.req("OAUTH-004", "OAUTH-002")
+@pytest.mark.parametrize("name", list(CONTACT_READS))
+def test_no_read_shows_a_person_another_persons_private_contact(
+    name: str, api: ApiClient, factory: RecordFactory, convention: conventions.Lookup
+) -> None:
+    """ "sees only what that person can see", on every read that can find a contact:
+    the list under each filter the target names (owner and organization too) and each
+    date-time query, search by `q` on name, email and phone and by a condition. The
+    other person's private contact has every field those match set; the workspace
+    token's same read finds it (else the read proves nothing here, not applicable)."""
+    me, other = factory.user(), factory.user()
+    oauth = api.with_token(factory.token(kind="oauth", user_id=me["id"]).token)
+    organization_id = factory.organization()["id"]
+    fields = reads.findable(
+        factory.unique("oauth"), owner_id=other["id"], organization_id=organization_id
+    )
+    contact = factory.contact(**fields, visibility="private")
+    read = CONTACT_READS[name](convention, contact)
+    shown, answer = reads.seen(oauth, read, "OAUTH-004")
+    for req_id in ("OAUTH-004", "OAUTH-002"):
+        expect_true(
+            answer,
+            req_id,
+            read.marker not in shown,
+            expected=f"another person's private contact {read.marker} not shown by "
+            f"{read.method} {read.path} to the person's OAuth token",
+            got="shown",
+        )
+    if read.marker not in reads.seen(api, read, "OAUTH-004")[0]:
+        pytest.skip(f"the workspace token's same read does not find {read.marker} either")
 
 
 @pytest.mark.req("AUTH-015", "AUTH-016")

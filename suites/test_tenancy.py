@@ -32,30 +32,29 @@ names another workspace's record, so none of them changes (the deletion-feed tes
 and delete their own).
 """
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import httpx
 import pytest
 
 from crm_conformance import AdapterClient, AdapterError, ApiClient, Workspace
-from crm_conformance.core.model import conventions, document
+from crm_conformance.core.model import conventions
 from crm_conformance.steps import (
     WorkspaceRecords,
     absent_id,
     error_of,
     expect_error,
     expect_pages,
-    expect_status,
     expect_success,
     expect_true,
     id_inputs,
     ids_of,
     operations,
+    reads,
     stamp,
     strings_in,
-    with_cursor,
 )
 
 TENANT_HEADERS = ("X-Workspace-Id", "X-Tenant-Id", "Workspace", "X-Organization-Id")
@@ -74,9 +73,6 @@ def tenant_values(other_api: ApiClient) -> list[str]:
     return [*candidates[: TENANT_VALUES - 1], "secondary"]
 
 
-Q_FIELDS = ("name", "email", "phone")
-"""Search `q`: "free text across name, email and phone"."""
-
 FEED_KINDS = {
     "contacts": "contact",
     "organizations": "organization",
@@ -85,9 +81,7 @@ FEED_KINDS = {
 }
 """The adapter's record kind of each resource the deletion feed names."""
 
-SEARCH = "/v1/contacts/search"
 CONTACTS = "/v1/contacts"
-MAX_PAGES = 20
 
 
 # --- the second workspace's records and this one's -------------------------------------
@@ -230,82 +224,47 @@ def test_a_filter_on_another_workspaces_id_answers_as_one_on_a_missing_id(
 # --- every read ----------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Read:
-    """A read and the string (an id, a code) of the second workspace's record it
-    would show that workspace's token."""
-
-    method: str
-    path: str
-    query: Mapping[str, str]
-    body: Mapping[str, Any] | None
-    marker: str
-    pages: bool = True
-    refusable: str = ""
-    """Why the target may refuse the read (400 or 422): it is skipped then."""
+ReadOf = Callable[[WorkspaceRecords, conventions.Lookup], reads.Read]
+"""(the second workspace's records, the target's conventions) -> the read."""
 
 
-ReadOf = Callable[[WorkspaceRecords, conventions.Lookup], Read]
+def _of_contact(read: reads.ContactRead) -> ReadOf:
+    """A read finding the second workspace's contact (`WorkspaceRecords.the_contact`)."""
+    return lambda elsewhere, convention: read(convention, elsewhere.the_contact())
 
 
-def _contact_list(
-    filter_of: Callable[[conventions.Lookup, dict[str, Any]], dict[str, str]],
-) -> ReadOf:
-    """The contact list with a filter matching the second workspace's contact, ANDed
-    with `updated_since` at its last change (so the answer stays a page or two)."""
-
-    def read(elsewhere: WorkspaceRecords, convention: conventions.Lookup) -> Read:
-        contact = elsewhere.the_contact()
-        query = {"updated_since": contact["updated_at"], "sort": "updated_at"}
-        return Read(
-            "GET", CONTACTS, {**query, **filter_of(convention, contact)}, None, contact["id"]
-        )
-
-    return read
-
-
-def _filter(field: str) -> ReadOf:
-    return _contact_list(lambda c, contact: {c(f"contact_filters.{field}"): str(contact[field])})
-
-
-def _search(body_of: Callable[[dict[str, Any]], dict[str, Any]], refusable: str = "") -> ReadOf:
-    def read(elsewhere: WorkspaceRecords, _: conventions.Lookup) -> Read:
-        contact = elsewhere.the_contact()
-        return Read("POST", SEARCH, {}, body_of(contact), contact["id"], refusable=refusable)
-
-    return read
-
-
-def _user(elsewhere: WorkspaceRecords, _: conventions.Lookup) -> Read:
+def _user(elsewhere: WorkspaceRecords, _: conventions.Lookup) -> reads.Read:
     """A person the adapter added to the second workspace ("appears in `GET /v1/users` of
     that workspace (and of no other)"), or its first seeded one where it adds none."""
     adapter = elsewhere.adapter
     added = adapter.create_user(workspace=elsewhere.workspace) if adapter.has("users") else None
-    return Read("GET", "/v1/users", {}, None, added["id"] if added else elsewhere.id_of("usr"))
+    return reads.Read(
+        "GET", "/v1/users", {}, None, added["id"] if added else elsewhere.id_of("usr")
+    )
 
 
-def _pipeline(elsewhere: WorkspaceRecords, _: conventions.Lookup) -> Read:
-    return Read("GET", "/v1/pipelines", {}, None, elsewhere.id_of("pipe"), pages=False)
+def _pipeline(elsewhere: WorkspaceRecords, _: conventions.Lookup) -> reads.Read:
+    return reads.Read("GET", "/v1/pipelines", {}, None, elsewhere.id_of("pipe"), pages=False)
 
 
-def _audience(elsewhere: WorkspaceRecords, _: conventions.Lookup) -> Read:
+def _audience(elsewhere: WorkspaceRecords, _: conventions.Lookup) -> reads.Read:
     """Audiences are not made through the adapter: the marker is left empty, for the
     first audience the second workspace's token lists."""
-    return Read("GET", "/v1/audiences", {}, None, "")
+    return reads.Read("GET", "/v1/audiences", {}, None, "")
 
 
-def _event_type(elsewhere: WorkspaceRecords, _: conventions.Lookup) -> Read:
+def _event_type(elsewhere: WorkspaceRecords, _: conventions.Lookup) -> reads.Read:
     code = elsewhere.unique("tenancy").replace("-", "_")
     elsewhere.adapter.create_success_event_type(
         code=code, value="forbidden", workspace=elsewhere.workspace
     )
-    return Read("GET", "/v1/success-event-types", {}, None, code, pages=False)
+    return reads.Read("GET", "/v1/success-event-types", {}, None, code, pages=False)
 
 
 def _deleted(resource: str) -> ReadOf:
     """A record of `resource` the second workspace made and deleted, in the feed."""
 
-    def read(elsewhere: WorkspaceRecords, convention: conventions.Lookup) -> Read:
+    def read(elsewhere: WorkspaceRecords, convention: conventions.Lookup) -> reads.Read:
         fields: dict[str, Any] = {
             "contact": {"first_name": elsewhere.unique("tenancy")},
             "organization": {"name": elsewhere.unique("tenancy")},
@@ -322,7 +281,7 @@ def _deleted(resource: str) -> ReadOf:
         made = elsewhere.record(kind, **fields[kind])
         elsewhere.adapter.delete_record(made["id"])
         query = conventions.deletion_feed(convention, resource)
-        return Read("GET", "/v1/deleted-records", query, None, made["id"])
+        return reads.Read("GET", "/v1/deleted-records", query, None, made["id"])
 
     return read
 
@@ -331,84 +290,33 @@ def _named_list(kind: str) -> ReadOf:
     """The list of `kind` the target file names, whole (bounded), for the second
     workspace's record of that kind."""
 
-    def read(elsewhere: WorkspaceRecords, convention: conventions.Lookup) -> Read:
+    def read(elsewhere: WorkspaceRecords, convention: conventions.Lookup) -> reads.Read:
         path = conventions.path(convention, f"lists.{kind}_path")
-        return Read("GET", path, {}, None, elsewhere.id_of(operations.PREFIXES[kind]))
+        return reads.Read("GET", path, {}, None, elsewhere.id_of(operations.PREFIXES[kind]))
 
     return read
 
 
 def _reads() -> dict[str, ReadOf]:
-    """Every read point: the contact list under each filter the target names and each
-    date-time query the description gives it, search by `q` on each field it covers and
-    by a condition, every other list (the target's named lists too), and the deletion
-    feed of each resource."""
-    reads: dict[str, ReadOf] = {}
-    contact = document.schema("Contact")["properties"]
+    """Every read point: every read that can find a contact (`steps.reads`), every other
+    list (the target's named lists too), and the deletion feed of each resource."""
+    found: dict[str, ReadOf] = {
+        name: _of_contact(read) for name, read in reads.contact_reads(id_filters=False).items()
+    }
     for key in conventions.KEYS:
         table, _, name = key.key.partition(".")
-        if table == "contact_filters" and not document.identifier_prefixes(contact.get(name)):
-            reads[f"listContacts-{name}"] = _filter(name)
         if table == "deleted_records_values":
-            reads[f"listDeletedRecords-{name}"] = _deleted(name)
-    reads["listContacts-created_since"] = _contact_list(
-        lambda c, contact: {c("created_since_param"): contact["created_at"]}
-    )
-    reads["listContacts-updated_since"] = _contact_list(lambda c, contact: {})
-    for field in Q_FIELDS:
-        reads[f"searchContacts-q-{field}"] = _search(_q(field))
-    reads["searchContacts-filter-email"] = _search(
-        lambda c: {"filter": {"join": "and", "conditions": [_equals("email", c["email"])]}},
-        "field names usable in conditions are not shown, and the target refuses `email`",
-    )
-    reads["listUsers"] = _user
-    reads["listAudiences"] = _audience
-    reads["listPipelines"] = _pipeline
-    reads["listSuccessEventTypes"] = _event_type
+            found[f"listDeletedRecords-{name}"] = _deleted(name)
+    found["listUsers"] = _user
+    found["listAudiences"] = _audience
+    found["listPipelines"] = _pipeline
+    found["listSuccessEventTypes"] = _event_type
     for kind in conventions.LISTED:
-        reads[operations.list_id(kind)] = _named_list(kind)
-    return reads
-
-
-def _q(field: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
-    """The search body whose free text matches the contact by `field` (its last name is
-    a search token of letters and digits, which any tokenizer keeps whole)."""
-    return lambda contact: {"q": str(contact["last_name" if field == "name" else field])}
-
-
-def _equals(field: str, value: Any) -> dict[str, Any]:
-    return {"field": field, "operator": "equals", "value": value}
+        found[operations.list_id(kind)] = _named_list(kind)
+    return found
 
 
 READS = _reads()
-
-
-def _seen(client: ApiClient, read: Read) -> tuple[set[str], httpx.Response]:
-    """Every string of the read's answers to `client`, page after page (bounded, at the
-    largest `limit`; the cursor in the query, or in the body of a search), and the
-    first answer."""
-    limit = {"limit": str(document.page_limit())} if read.pages else {}
-
-    def fetch(cursor: str | None) -> httpx.Response:
-        if read.body is None:
-            return client.get(read.path, params=dict(with_cursor({**read.query, **limit}, cursor)))
-        body = with_cursor({**read.body, "limit": document.page_limit()}, cursor)
-        return client.request(read.method, read.path, json=dict(body))
-
-    seen: set[str] = set()
-    first = response = fetch(None)
-    if read.refusable and first.status_code in (400, 422):
-        pytest.skip(read.refusable)
-    for _ in range(MAX_PAGES):
-        page = expect_status(response, "TEN-001", 200)
-        if not read.pages:
-            return strings_in(page), first
-        seen |= strings_in(page.get("data"))
-        cursor = (page.get("links") or {}).get("next")
-        if not isinstance(cursor, str) or not page.get("meta", {}).get("has_more", True):
-            break
-        response = fetch(cursor)
-    return seen, first
 
 
 @pytest.mark.req("TEN-001")
@@ -426,7 +334,7 @@ def test_a_read_shows_nothing_of_another_workspace(
         if not theirs:
             pytest.skip(f"the second workspace's {read.path} lists nothing to look for")
         read = replace(read, marker=theirs[0])
-    ours, answer = _seen(api, read)
+    ours, answer = reads.seen(api, read, "TEN-001")
     expect_true(
         answer,
         "TEN-001",
@@ -434,7 +342,7 @@ def test_a_read_shows_nothing_of_another_workspace(
         expected=f"nothing of the second workspace's {read.marker} in {read.method} {read.path}",
         got="it is in the answer to the first workspace's token",
     )
-    if read.marker not in _seen(other_api, read)[0]:
+    if read.marker not in reads.seen(other_api, read, "TEN-001")[0]:
         pytest.skip(
             f"the second workspace's own token does not find {read.marker} with this read, "
             "so it proves nothing here"

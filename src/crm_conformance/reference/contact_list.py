@@ -96,7 +96,10 @@ def list_contacts(call: Call) -> Reply:
         places = [call.workspace]
         if "email" in filters and call.settings.has_fault("email_filter_all_workspaces"):
             places = tx.workspaces()  # the e-mail index is one for every workspace
-        rows = [row for place in places for row in tx.view(place, "contact") if call.sees(row)]
+        blind = "external_id" in filters and call.settings.has_fault("external_id_lookup_blind")
+        rows = [
+            row for place in places for row in tx.view(place, "contact") if blind or call.sees(row)
+        ]
         if filters or bounds:
             join = any if call.settings.has_fault("different_filters_ored") else all
             rows = [

@@ -14,8 +14,9 @@ from crm_conformance.adapter.provisioning import AdapterClient
 from crm_conformance.adapter_kit import Workspace
 from crm_conformance.core.model import conventions
 from crm_conformance.core.transport.client import ApiClient
-from crm_conformance.steps.factories import phone_number, stamp
+from crm_conformance.steps.factories import stamp
 from crm_conformance.steps.operations import Maker
+from crm_conformance.steps.reads import findable
 
 EVENT = "event"
 """The kind of a success event's id, whose format is not shown (no identifier prefix)."""
@@ -122,17 +123,8 @@ class WorkspaceRecords:
         return made.get("id") if isinstance(made, dict) else None
 
     def _make_contact(self) -> str:
-        token = "cc" + hashlib.sha256(self.unique("tenancy").encode()).hexdigest()[:16]
-        self.contact = self.record(
-            "contact",
-            first_name="Tenancy",
-            last_name=token,
-            email=f"{token}@example.com",
-            phone=phone_number(),
-            external_id=self.unique("tenancy"),
-            status="won",
-            score="hot",
-            owner_id=self.id_of("usr"),
-            organization_id=self.id_of("org"),
+        fields = findable(
+            self.unique("tenancy"), owner_id=self.id_of("usr"), organization_id=self.id_of("org")
         )
+        self.contact = self.record("contact", **fields)
         return str(self.contact["id"])

@@ -84,4 +84,10 @@ FAULTS = (
         "an activity's record_id naming another person's private organization or deal is "
         "taken from an OAuth token (only a contact's visibility is checked)",
     ),
+    Fault(
+        "external_id_lookup_blind",
+        ("OAUTH-004", "OAUTH-002"),
+        "the contact list filtered by external_id reads an index that skips visibility: an "
+        "OAuth token is shown another person's private contact",
+    ),
 )
