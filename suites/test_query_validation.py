@@ -28,13 +28,14 @@ from dataclasses import dataclass
 import pytest
 
 from crm_conformance import ApiClient
-from crm_conformance.core.model import document
+from crm_conformance.core.model import conventions, document
 from crm_conformance.steps import (
     NOT_A_DATE_TIME,
     RecordFactory,
     expect_error,
     expect_error_among,
     listings,
+    operations,
 )
 
 NO_OFFSET = "2026-01-02T03:04:05"
@@ -234,3 +235,23 @@ def test_an_unknown_name_in_a_search_body_is_refused(api: ApiClient, name: str) 
     _, value, req, code = NAMED_REFUSALS[name]
     response = api.post("/v1/contacts/search", json={name: value})
     expect_error_among(response, req, {400: (code,), 422: (code,)})
+
+
+@pytest.mark.parametrize(
+    ("kind", "name"),
+    [
+        pytest.param(kind, name, marks=pytest.mark.req(NAMED_REFUSALS[name][2]))
+        for kind in conventions.RETRIEVED
+        for name in ("expand", "fields")
+    ],
+)
+def test_an_unknown_name_on_a_named_retrieve_is_refused(
+    api: ApiClient, maker: operations.Maker, convention: conventions.Lookup, kind: str, name: str
+) -> None:
+    """Each retrieve the target file names is held to the rules of every read: an
+    `expand` or `fields` name not on the resource is refused with the 400 table's code,
+    as on the contact retrieve."""
+    ids = {f"{kind}_id": maker.listed_id(kind)}
+    path = conventions.path(convention, f"retrieve.{kind}_path", **ids)
+    _, value, req, code = NAMED_REFUSALS[name]
+    expect_error(api.get(path, params={name: value}), req, status=400, code=code)

@@ -260,4 +260,10 @@ FAULTS = (
         "a deal update stores a contact_id or organization_id naming no record, answered 200 "
         "(only the create looks the ids up)",
     ),
+    Fault(
+        "deal_retrieve_names_unchecked",
+        ("QRY-007", "QRY-012"),
+        "the deal retrieve reads no query: an unknown expand or fields name answers 200 "
+        "(the list checks them)",
+    ),
 )
