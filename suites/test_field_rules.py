@@ -33,7 +33,7 @@ from typing import Any
 import httpx
 import pytest
 
-from crm_conformance import ApiClient
+from crm_conformance import AdapterClient, ApiClient
 from crm_conformance.core.model import conventions
 from crm_conformance.steps import (
     NOT_A_DATE_TIME,
@@ -487,6 +487,63 @@ def test_a_phone_written_by_any_write_is_normalized_to_e164(
         "phone",
         expected=f"+4420{digits}",
         why=f"E.164 of {written!r}",
+    )
+
+
+OTHER_WORKSPACE_FIELDS: dict[
+    str, Callable[[AdapterClient, Callable[[str], str]], dict[str, Any]]
+] = {
+    "contact": lambda adapter, unique: {"first_name": unique("tenant")},
+    "organization": lambda adapter, unique: {"name": unique("tenant")},
+    "deal": lambda adapter, unique: {
+        "title": unique("tenant"),
+        "contact_id": adapter.create_record(
+            kind="contact", fields={"first_name": unique("tenant")}, workspace="secondary"
+        )["id"],
+    },
+}
+"""The least a record of each kind needs, made in the second workspace by the adapter."""
+
+
+@pytest.mark.parametrize(
+    ("write", "field"),
+    [
+        *(
+            pytest.param(
+                w, "external_id", id=f"{w.name} external_id", marks=pytest.mark.req("TEN-005")
+            )
+            for w in BOUNDED[0].writes
+        ),
+        *(
+            pytest.param(w, "phone", id=f"{w.name} phone", marks=pytest.mark.req("TEN-001"))
+            for w in PHONE_WRITES
+        ),
+    ],
+)
+def test_a_value_unique_in_another_workspace_is_free_here(
+    writer: Writer,
+    updates: Updates,
+    adapter: AdapterClient,
+    unique: Callable[[str], str],
+    write: Write,
+    field: str,
+) -> None:
+    """`external_id` is "unique per workspace and resource", and the workspace is "implied
+    by the bearer token": a value the second workspace's record of the kind holds (an
+    external_id, a contact's phone) is free in this one, on every write that takes it,
+    never refused as taken (409) nor matched to that record."""
+    req_id = "TEN-005" if field == "external_id" else "TEN-001"
+    value = unique("shared") if field == "external_id" else phone_number()
+    fields = {**OTHER_WORKSPACE_FIELDS[write.kind](adapter, unique), field: value}
+    theirs = adapter.create_record(kind=write.kind, fields=fields, workspace="secondary")
+    response, record_id = write.send(writer, field, value)
+    updates.applied(response, req_id, writer.control)
+    expect_true(
+        response,
+        req_id,
+        record_id != theirs["id"],
+        expected=f"a record of this workspace written with {field} {value!r}",
+        got=f"the second workspace's record {theirs['id']}",
     )
 
 

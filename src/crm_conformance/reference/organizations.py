@@ -138,13 +138,16 @@ def read_changes(call: Call, tx: Transaction, body: Any, current: Record | None)
         else "organization_update_external_id_unchecked"
     )
     if not call.settings.has_fault(unchecked):
-        external_ids.ensure_unique(
-            tx,
-            call.workspace,
-            "organization",
-            changes.get("external_id"),
-            current["id"] if current else None,
-        )
+        # under its fault the unique index is on external_id alone, across workspaces
+        everywhere = call.settings.has_fault("organization_external_id_unique_globally")
+        for place in tx.workspaces() if everywhere else [call.workspace]:
+            external_ids.ensure_unique(
+                tx,
+                place,
+                "organization",
+                changes.get("external_id"),
+                current["id"] if current else None,
+            )
     return changes
 
 

@@ -94,4 +94,10 @@ FAULTS = (
         ("TEN-003",),
         "a contact's tags are looked up by id alone: another workspace's tag is applied",
     ),
+    Fault(
+        "organization_external_id_unique_globally",
+        ("TEN-005",),
+        "an organization's external_id is unique across workspaces (one index on the value "
+        "alone): another workspace's value answers 409 external_id_taken",
+    ),
 )
