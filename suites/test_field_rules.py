@@ -602,6 +602,26 @@ def test_an_update_moves_updated_at(updates: Updates, kind: str) -> None:
 
 
 @pytest.mark.req("SYNC-005")
+def test_a_cancel_moves_updated_at(updates: Updates) -> None:
+    """The activity cancel the target names changes the activity: its `updated_at` moves
+    as an update's does, or a sync never sees the cancel."""
+    made = updates.made("activity", created_at=stamp(datetime.now(UTC) - timedelta(hours=1)))
+    record_id = str(made["id"])
+    before = updates.read("activity", record_id, "SYNC-005").get("updated_at")
+    settle(before, clock=updates.api.get("/v1/me"))
+    response = updates.cancel(record_id)
+    updates.applied(response, "SYNC-005")
+    after = updates.read("activity", record_id, "SYNC-005").get("updated_at")
+    expect_true(
+        response,
+        "SYNC-005",
+        later(after, before),
+        expected=f"updated_at later than {before!r} after the activity was canceled",
+        got=f"updated_at = {after!r}",
+    )
+
+
+@pytest.mark.req("SYNC-005")
 def test_an_upsert_that_changes_a_contact_moves_updated_at(
     updates: Updates, convention: Callable[[str], str]
 ) -> None:
@@ -840,4 +860,29 @@ def test_a_deal_inheriting_its_probability_takes_the_new_stages_default(
         "probability",
         expected=fresh.get("probability"),
         why=f"the default of stage {target}",
+    )
+
+
+@pytest.mark.req("DEAL-016")
+def test_a_probability_set_to_null_by_an_update_takes_the_stages_default(
+    api: ApiClient, updates: Updates, maker: operations.Maker
+) -> None:
+    """ "null means the deal inherits its stage default", written by an update too: a
+    deal at 37 updated to a null probability reads what a new deal in its stage with a
+    null probability reads, never 37 (a null read as "no change")."""
+    body = {**maker.deal_body(), "probability": None}
+    fresh = expect_success(api.post("/v1/deals", json=body), "DEAL-016")
+    if fresh.get("probability") == 37:
+        pytest.skip("the stage's default is 37, the value the test sets first")
+    deal = expect_success(api.post("/v1/deals", json={**body, "probability": 37}), "DEAL-016")
+    response = updates.send("deal", str(deal["id"]), {"probability": None})
+    updates.applied(response, "DEAL-016", updates.control("deal", str(deal["id"])))
+    now = updates.read("deal", str(deal["id"]), "DEAL-016")
+    expect_field(
+        response,
+        "DEAL-016",
+        now,
+        "probability",
+        expected=fresh.get("probability"),
+        why=f"the default of stage {body['stage_id']}",
     )

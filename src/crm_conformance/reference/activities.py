@@ -404,4 +404,9 @@ def cancel_activity(call: Call) -> Reply:
                     422, "agent_activity_read_only", "The AI agent's resume plan is read-only."
                 )
     change = {"status": "canceled", **({"status_reason": reason} if reason else {})}
+    if call.settings.has_fault("activity_cancel_keeps_updated_at"):
+        with call.transaction() as tx:  # the cancel writes the status alone, unstamped
+            record = _visible(call, tx, call.path_id("activity_id", "activity"))
+            record = tx.update(call.workspace, "activity", {**record, **change}, touch=False)
+            return Reply(200, render(tx, call.workspace, record))
     return update_activity(replace(call, raw_body=json.dumps(change).encode()))

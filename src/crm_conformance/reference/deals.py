@@ -177,6 +177,9 @@ def read_changes(call: Call, tx: Transaction, body: Any, current: Record | None)
             changes["probability"] = float(changes["probability"])
         if changes["probability"] is None and call.settings.has_fault("probability_not_inherited"):
             changes["probability"] = 0
+        kept = not creating and call.settings.has_fault("deal_update_null_probability_kept")
+        if changes["probability"] is None and kept:
+            del changes["probability"]  # the partial update reads null as "not sent"
     if fields.has("score"):
         unchecked = call.settings.has_fault("deal_score_unchecked")
         changes["score"] = fields.string("score", choices=None if unchecked else SCORES)

@@ -154,4 +154,10 @@ FAULTS = (
         "an activity update may set type resume_conversation, which 'can be read and "
         "canceled, never created' (only the create refuses it)",
     ),
+    Fault(
+        "activity_cancel_keeps_updated_at",
+        ("SYNC-005",),
+        "the activity cancel writes the status without stamping updated_at, so a sync by "
+        "updated_since never sees the cancel",
+    ),
 )

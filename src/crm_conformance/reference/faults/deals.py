@@ -266,4 +266,10 @@ FAULTS = (
         "the deal retrieve reads no query: an unknown expand or fields name answers 200 "
         "(the list checks them)",
     ),
+    Fault(
+        "deal_update_null_probability_kept",
+        ("DEAL-016",),
+        "a deal update with probability null keeps the old probability (null read as "
+        "'not sent'), so the deal never goes back to its stage's default",
+    ),
 )
