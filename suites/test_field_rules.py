@@ -886,3 +886,26 @@ def test_a_probability_set_to_null_by_an_update_takes_the_stages_default(
         expected=fresh.get("probability"),
         why=f"the default of stage {body['stage_id']}",
     )
+
+
+@pytest.mark.req("DEAL-020")
+def test_a_deal_updated_to_lost_names_its_reason_as_a_created_one_does(
+    api: ApiClient, updates: Updates, maker: operations.Maker
+) -> None:
+    """ "`lost_reason` | string | name, when lost", whichever write made it lost: a deal
+    updated to lost with a reason reads the name a deal created lost with it reads."""
+    reason = maker.adapter.fixture_ids("lost_reasons")[0]
+    lost = {"status": "lost", "lost_reason_id": reason, "lost_justification": "Went elsewhere"}
+    created = expect_success(api.post("/v1/deals", json={**maker.deal_body(), **lost}), "DEAL-020")
+    name = created.get("lost_reason")
+    if not isinstance(name, str) or not name:
+        pytest.skip(
+            f"a deal created lost reads lost_reason {name!r}: DEAL-020's own test judges it"
+        )
+    deal = expect_success(api.post("/v1/deals", json=maker.deal_body()), "DEAL-020")
+    response = updates.send("deal", str(deal["id"]), lost)
+    updates.applied(response, "DEAL-020", updates.control("deal", str(deal["id"])))
+    now = updates.read("deal", str(deal["id"]), "DEAL-020")
+    expect_field(
+        response, "DEAL-020", now, "lost_reason", expected=name, why=f"the name of {reason}"
+    )

@@ -91,6 +91,7 @@ def render(
     if (record["status"] == "lost" or reason_whatever_status) and record.get("lost_reason_id"):
         reason = tx.get(workspace, "lost_reason", record["lost_reason_id"])
         lost_reason = reason["name"] if reason else None
+    lost_reason = record.get("named_reason", lost_reason)
     rendered: dict[str, Any] = {
         "id": record["id"],
         "object": "deal",
@@ -193,6 +194,8 @@ def read_changes(call: Call, tx: Transaction, body: Any, current: Record | None)
     lost_reason_id = fields.identifier("lost_reason_id", "lost_reason")
     if lost_reason_id and tx.get(call.workspace, "lost_reason", lost_reason_id) is None:
         fields.problem("lost_reason_id", "is not a lost reason of this workspace", "not_found")
+    if not creating and call.settings.has_fault("lost_reason_named_on_create_only"):
+        changes["named_reason"] = None  # the name was copied onto the deal when created
     if fields.has("lost_justification"):
         justification = fields.string("lost_justification", max_length=5000)
         if not call.settings.has_fault("lost_justification_dropped"):

@@ -272,4 +272,10 @@ FAULTS = (
         "a deal update with probability null keeps the old probability (null read as "
         "'not sent'), so the deal never goes back to its stage's default",
     ),
+    Fault(
+        "lost_reason_named_on_create_only",
+        ("DEAL-020",),
+        "a deal's lost_reason name is copied onto it when created: a deal made lost by an "
+        "update reads lost_reason null",
+    ),
 )
