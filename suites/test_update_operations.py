@@ -329,7 +329,7 @@ def event_path(api: ApiClient, convention: conventions.Lookup, updates: Updates,
 
 
 @pytest.mark.req("SEV-002")
-@pytest.mark.parametrize("method", ["PATCH", "PUT"])
+@pytest.mark.parametrize("method", ["PATCH", "PUT", "DELETE"])
 def test_an_edit_at_a_success_events_own_path_changes_nothing(
     api: ApiClient,
     convention: conventions.Lookup,
@@ -338,13 +338,14 @@ def test_an_edit_at_a_success_events_own_path_changes_nothing(
     method: str,
 ) -> None:
     """No edit operation is shown, so any answer to the edit passes (a refusal most
-    likely); the event read back at its own path must be what it was."""
+    likely); the event read back at its own path must be what it was. "Append-only": a
+    DELETE there (a generic router's) must not remove it either."""
     path = event_path(api, convention, updates, event_code)
     event = expect_status(api.get(path), "SEV-002", 200)
     body = conventions.body(
         convention, "success_events.create_body", code=event_code, value=VALUE + 1
     )
-    edit = api.request(method, path, json=body)
+    edit = api.request(method, path, json=None if method == "DELETE" else body)
     now = expect_status(api.get(path), "SEV-002", 200)
     expect_true(
         edit,

@@ -192,6 +192,20 @@ def edit_event(call: Call) -> Reply:
         return Reply(200, render(tx, call.workspace, record))
 
 
+@routes.delete(
+    "/v1/success-events/{event_id}",
+    scopes=WRITE,
+    entity="success_events",
+    variant="success_event_deletable",
+)
+def delete_event(call: Call) -> Reply:
+    """The fault `success_event_deletable`: the router's generic DELETE removes an event,
+    which is append-only (a refund "is recorded as a reversal, never an edit")."""
+    with call.transaction() as tx:
+        tx.delete(call.workspace, "success_event", _event(call, tx)["id"])
+    return Reply(204)
+
+
 @routes.post(
     "/v1/success-events/{event_id}/reverse",
     scopes=WRITE,

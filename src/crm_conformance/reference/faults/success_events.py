@@ -39,4 +39,10 @@ FAULTS = (
         ("SEV-002",),
         "PATCH /v1/success-events/{event_id} changes an event's code and value in place",
     ),
+    Fault(
+        "success_event_deletable",
+        ("SEV-002",),
+        "DELETE at an event's own path removes it (a generic router's delete), though "
+        "events are append-only",
+    ),
 )
