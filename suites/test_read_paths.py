@@ -34,7 +34,9 @@ from crm_conformance.steps import (
     RecordFactory,
     Updates,
     expect_error_among,
+    expect_field,
     expect_found,
+    expect_owner,
     expect_pages,
     expect_status,
     expect_success,
@@ -393,6 +395,73 @@ def test_a_record_reads_the_same_in_the_list_the_target_names(
     )
     if keys and row is not None:
         expect_unset_custom_fields(None, "CON-025", row, keys)
+
+
+# --- the people and tags of a record, on every read of it ------------------------------
+
+
+def _reads_of(
+    api: ApiClient, convention: Callable[[str], str], kind: str, record: Mapping[str, Any]
+) -> list[tuple[str, httpx.Response | None, Mapping[str, Any] | None]]:
+    """The record as the target's retrieve reads it, and as its list's row (found from
+    its own `updated_at` on): (where, the answer, the record read there)."""
+    path = conventions.path(convention, f"retrieve.{kind}_path", **{f"{kind}_id": record["id"]})
+    response = api.get(path)
+    found: list[tuple[str, httpx.Response | None, Mapping[str, Any] | None]] = [
+        (f"GET {path}", response, expect_success(response, "SYNC-005"))
+    ]
+    listing = conventions.path(convention, f"lists.{kind}_path")
+    query = {"updated_since": str(record["updated_at"]), "sort": "updated_at"}
+    rows = expect_pages(api, listing, "SYNC-005", query)
+    found.append((f"GET {listing}", None, row_of(rows, str(record["id"]))))
+    return found
+
+
+@pytest.mark.req("DEAL-025", "DEAL-029", "SYNC-005")
+def test_a_deals_owner_and_tags_read_the_same_on_every_read(
+    api: ApiClient, factory: RecordFactory, maker: operations.Maker, convention: Any
+) -> None:
+    """ "`owner` | Owner | populated when the deal has an owner" and "`tags` | array of
+    Tag", wherever a deal is read: the retrieve and the list the target names show the
+    Owner and each Tag whole (id, object, name, colour), not only the create's answer."""
+    user = maker.adapter.fixture_ids("users")[0]
+    tag = factory.tag(kind="deal", color="#1a2b3c")
+    body = {**maker.deal_body(), "owner_id": user, "tags": [tag["id"]]}
+    made = expect_success(api.post("/v1/deals", json=body), "DEAL-025")
+    shown = ("id", "object", "name", "color")
+    for where, response, deal in _reads_of(api, convention, "deal", made):
+        present = deal is not None
+        expect_true(response, "SYNC-005", present, expected=f"deal read by {where}", got="absent")
+        if deal is None:
+            continue
+        expect_owner(response, "DEAL-025", deal, "owner", user)
+        tags = deal.get("tags")
+        expect_true(
+            response,
+            "DEAL-029",
+            isinstance(tags, list)
+            and [tuple(t.get(k) for k in shown) if isinstance(t, dict) else t for t in tags]
+            == [tuple(tag.get(k) for k in shown)],
+            expected=f"{where}: tags [the Tag {tag['id']}, colour {tag.get('color')!r}]",
+            got=f"tags = {tags!r}",
+        )
+
+
+@pytest.mark.req("ACT-014", "SYNC-005")
+def test_an_activitys_assignee_reads_the_same_on_every_read(
+    api: ApiClient, factory: RecordFactory, maker: operations.Maker, convention: Any
+) -> None:
+    """ "`assignee` / `assignee_id` | Owner / `usr_` id | who does it", wherever an activity
+    is read: the retrieve and the list the target names show the Owner."""
+    user = maker.adapter.fixture_ids("users")[0]
+    made = factory.activity(assignee_id=user)
+    for where, response, activity in _reads_of(api, convention, "activity", made):
+        present = activity is not None
+        expect_true(response, "SYNC-005", present, expected=f"read by {where}", got="absent")
+        if activity is None:
+            continue
+        expect_field(response, "ACT-014", activity, "assignee_id", expected=user, why=where)
+        expect_owner(response, "ACT-014", activity, "assignee", user)
 
 
 # --- a deleted record is read by no path ----------------------------------------------------

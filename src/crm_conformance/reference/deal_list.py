@@ -49,4 +49,8 @@ def _listed(call: Call, rendered: dict[str, Any]) -> dict[str, Any]:
     """A deal as the list renders it (the list's own serializer)."""
     if call.settings.has_fault("deals_list_drops_lost_reason"):
         rendered.pop("lost_reason", None)  # a join the list query left out
+    if call.settings.has_fault("deal_list_tags_without_color"):
+        rendered["tags"] = [  # the list's tag join selects id and name only
+            {k: v for k, v in tag.items() if k != "color"} for tag in rendered.get("tags") or ()
+        ]
     return rendered

@@ -312,7 +312,7 @@ def expect_unset_custom_fields(
 
 @checks_predicate
 def expect_owner(
-    response: httpx.Response,
+    response: httpx.Response | None,
     req_id: str,
     record: Mapping[str, Any],
     field: str,

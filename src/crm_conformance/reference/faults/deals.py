@@ -278,4 +278,10 @@ FAULTS = (
         "a deal's lost_reason name is copied onto it when created: a deal made lost by an "
         "update reads lost_reason null",
     ),
+    Fault(
+        "deal_list_tags_without_color",
+        ("DEAL-029",),
+        "the deal list's rows show each tag without its color (the list's tag join selects "
+        "id and name only); the retrieve shows it",
+    ),
 )
