@@ -271,6 +271,41 @@ def test_invalid_body_fields_answer_422_with_a_detail_item_each(api: ApiClient) 
     )
 
 
+INVALID_PAIRS: dict[
+    str, tuple[str, Callable[[operations.Maker], dict[str, Any]], dict[str, Any]]
+] = {
+    "deal": ("/v1/deals", operations.Maker.deal_body, {"title": "", "probability": 101}),
+    "activity": (
+        "/v1/activities",
+        operations.Maker.activity_body,
+        {"title": "", "due_at": "not a date-time"},
+    ),
+    "tag": ("/v1/tags", operations.Maker.tag_body, {"name": "", "color": "red"}),
+}
+"""Each shown create, its valid body, and two of its fields made invalid (an empty title
+or name, a bound, a pattern, a date-time)."""
+
+
+@pytest.mark.req("ERR-010")
+@pytest.mark.parametrize("write", sorted(INVALID_PAIRS))
+def test_every_create_lists_each_invalid_field_in_detail(
+    api: ApiClient, maker: operations.Maker, write: str
+) -> None:
+    """ "`validation_failed` | fields invalid; `detail` lists each", on every create the
+    document shows, not only search: two invalid fields, an item naming each."""
+    path, body_of, invalid = INVALID_PAIRS[write]
+    response = api.post(path, json={**body_of(maker), **invalid})
+    error = expect_error(response, "ERR-010", status=422, code="validation_failed")
+    fields = [item.get("field") for item in error.get("detail") or [] if isinstance(item, dict)]
+    expect_true(
+        response,
+        "ERR-010",
+        all(any(_names(field, name) for field in fields) for name in invalid),
+        expected=f"error.detail with an item for each of {', '.join(invalid)}",
+        got=f"detail fields {fields}",
+    )
+
+
 @pytest.mark.req("ERR-009")
 def test_a_body_that_is_not_json_answers_400_bad_request(api: ApiClient) -> None:
     response = PROVOKED["400 for a body that is not JSON"](api)

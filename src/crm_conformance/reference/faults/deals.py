@@ -284,4 +284,10 @@ FAULTS = (
         "the deal list's rows show each tag without its color (the list's tag join selects "
         "id and name only); the retrieve shows it",
     ),
+    Fault(
+        "deal_validation_stops_at_first",
+        ("ERR-010",),
+        "a deal create with several invalid fields lists only the first in detail (its "
+        "validator returns on its first problem)",
+    ),
 )
