@@ -35,6 +35,7 @@ from crm_conformance.steps import (
     expect_present,
     expect_refused_body,
     expect_status,
+    expect_success,
     expect_timestamp,
     expect_true,
     expect_type_or_null,
@@ -537,6 +538,45 @@ HOLDERS: dict[str, dict[str, Any]] = {
     "the queue": {"status": "waiting", "handler": None},
 }
 """Who holds an open conversation, as the adapter makes it."""
+
+HELD_BY = {
+    "the AI agent": ("agent", "agt_", "IDN-009"),
+    "a teammate": ("user", "usr_", "IDN-018"),
+}
+"""The handler an open conversation reads by its holder: its kind, its id's prefix, and
+the identifier row of that prefix ("AI agent | `agt_`", "user (teammate) | `usr_`")."""
+
+
+@pytest.mark.req("CONV-007", "CONV-008", "CONV-042", "IDN-009", "IDN-018")
+@pytest.mark.parametrize("holder", list(HOLDERS))
+def test_an_open_conversation_reads_its_holder(
+    api: ApiClient, conversations: RecordFactory, convention: conventions.Lookup, holder: str
+) -> None:
+    """Read back where the target file names a conversation's retrieve: held by the AI
+    agent, the handler is `kind: agent` with an `agt_` id; by a teammate, `kind: user`
+    with a `usr_` id; an `active` conversation has a handler ("handled by the AI agent or
+    a teammate"); queued for a teammate (`waiting`, no holder), the handler is null."""
+    made = conversations.conversation(**HOLDERS[holder])
+    ids = {"conversation_id": str(made["id"])}
+    path = conventions.path(convention, "retrieve.conversation_path", **ids)
+    response = api.get(path)
+    read = expect_success(response, "CONV-007")
+    handler = read.get("handler")
+    if holder not in HELD_BY:
+        expect_field(response, "CONV-008", read, "handler", expected=None, why="queued")
+        return
+    kind, prefix, id_req = HELD_BY[holder]
+    expect_true(
+        response,
+        "CONV-042",
+        isinstance(handler, dict),
+        expected=f"an active conversation held by {holder} with a handler",
+        got=f"handler = {handler!r}",
+    )
+    assert isinstance(handler, dict)
+    expect_value(response, "CONV-007", "handler.kind", got=handler.get("kind"), expected=kind)
+    expect_identifier(response, id_req, handler, "id", prefix)
+
 
 REFUSED_MOVES = [
     ("handoff", "a teammate", "CONV-035", "conversation_not_with_ai"),

@@ -467,7 +467,7 @@ def test_an_activitys_assignee_reads_the_same_on_every_read(
 # --- a deleted record is read by no path ----------------------------------------------------
 
 
-@pytest.mark.req("CON-041", "SYNC-006")
+@pytest.mark.req("ERR-012", "SYNC-006")
 def test_a_deleted_contact_is_read_by_no_path(
     api: ApiClient, factory: RecordFactory, rich: Rich, convention: Callable[[str], str]
 ) -> None:
@@ -477,7 +477,7 @@ def test_a_deleted_contact_is_read_by_no_path(
     contact_id = str(rich.contact["id"])
     factory.adapter.delete_record(contact_id)
     response = api.get(f"/v1/contacts/{contact_id}")
-    expect_error_among(response, "CON-041", {404: ("contact_not_found", "not_found")})
+    expect_error_among(response, "ERR-012", {404: ("contact_not_found", "not_found")})
     listed = api.get(
         "/v1/contacts", params={convention("contact_filters.external_id"): rich.external_id}
     )

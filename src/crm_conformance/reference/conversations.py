@@ -168,7 +168,20 @@ def get_conversation(call: Call) -> Reply:
             record = next((r for r in found if r is not None), None)  # looked up by id alone
         if record is None:
             raise not_found("conversation")
-        return Reply(200, call.narrow(render(tx, call.workspace, record), fields))
+        return Reply(200, call.narrow(_retrieved(call, render(tx, call.workspace, record)), fields))
+
+
+def _retrieved(call: Call, rendered: dict[str, Any]) -> dict[str, Any]:
+    """The retrieve's own serializer: its faults, each where one field is rendered."""
+    handler = rendered.get("handler")
+    if handler and handler["kind"] == "agent":
+        if call.settings.has_fault("agent_handler_kind_ai"):
+            rendered["handler"] = {**handler, "kind": "ai"}  # the internal name of the agent
+        if call.settings.has_fault("agent_handler_id_bot_prefixed"):
+            rendered["handler"] = {**handler, "id": "bot_" + handler["id"].partition("_")[2]}
+    if handler and handler["kind"] == "user" and call.settings.has_fault("teammate_handler_hidden"):
+        rendered["handler"] = None  # only the AI agent is rendered as a handler
+    return rendered
 
 
 @routes.post(

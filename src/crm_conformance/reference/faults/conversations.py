@@ -184,4 +184,21 @@ FAULTS = (
         "closing as spam closes the conversation but does not mark the contact, so the AI "
         "agent takes the contact's next conversation",
     ),
+    Fault(
+        "agent_handler_kind_ai",
+        ("CONV-007",),
+        "a conversation the AI agent holds reads handler kind 'ai' (the internal name), not "
+        "agent, on its retrieve",
+    ),
+    Fault(
+        "agent_handler_id_bot_prefixed",
+        ("IDN-009",),
+        "the AI agent's id in a conversation's handler carries the prefix bot_, not agt_",
+    ),
+    Fault(
+        "teammate_handler_hidden",
+        ("CONV-042",),
+        "an active conversation a teammate holds reads handler null on its retrieve (only the "
+        "AI agent is rendered as a handler)",
+    ),
 )
