@@ -151,4 +151,10 @@ FAULTS = (
         "the stats of a campaign id no campaign has answer 200 with zero counts (the "
         "analytics store answers for any id)",
     ),
+    Fault(
+        "campaign_retrieve_paused_as_running",
+        ("CAMP-004",),
+        "a paused campaign reads running at its retrieve (the scheduler's view), though the "
+        "pause answered paused",
+    ),
 )
