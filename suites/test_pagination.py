@@ -20,10 +20,11 @@ from typing import Any
 import pytest
 
 from crm_conformance import ApiClient
-from crm_conformance.core.model import document
+from crm_conformance.core.model import conventions, document
 from crm_conformance.steps import (
     RecordFactory,
     expect_error,
+    expect_error_among,
     expect_identifier,
     expect_present,
     expect_status,
@@ -39,6 +40,7 @@ from crm_conformance.steps import (
 )
 
 LIMIT = document.page_limit()
+SEARCH = "/v1/contacts/search"
 ODD_LIMIT = 37
 """A page size inside 1 to 200 that no UI offers: "integer 1 to 200" is every one of
 them, not a menu of round sizes."""
@@ -466,6 +468,56 @@ def test_a_cursor_of_another_contact_query_is_refused(
         "/v1/contacts", params=[*other, ("limit", "1"), ("cursor", first["links"]["next"])]
     )
     expect_error(response, "PAG-006", status=400, code="invalid_cursor")
+
+
+CURSOR_PAIRS = [
+    (kind, conventions.SYNCED[(i + 1) % len(conventions.SYNCED)])
+    for i, kind in enumerate(conventions.SYNCED)
+]
+"""Each list of records the target names, with the next one to try its cursor on."""
+
+
+@pytest.mark.req("PAG-006", "PAG-007")
+@pytest.mark.parametrize(("issued", "used"), CURSOR_PAIRS, ids=lambda k: str(k))
+def test_a_cursor_of_one_named_list_is_refused_by_another(
+    api: ApiClient,
+    maker: operations.Maker,
+    convention: Callable[[str], str],
+    issued: str,
+    used: str,
+) -> None:
+    """ "valid only for the query that produced it": a cursor a named list issued is
+    `invalid_cursor` on another named list, as the users' is on audiences."""
+    for _ in range(2):
+        maker.listed_id(issued)
+    first = expect_status(
+        api.get(conventions.path(convention, f"lists.{issued}_path"), params={"limit": 1}),
+        "PAG-006",
+        200,
+    )
+    cursor = (first.get("links") or {}).get("next")
+    if not isinstance(cursor, str):
+        pytest.skip(f"the {issued} list gave no cursor for a second page")
+    path = conventions.path(convention, f"lists.{used}_path")
+    response = api.get(path, params={"limit": 1, "cursor": cursor})
+    expect_error(response, "PAG-006", status=400, code="invalid_cursor")
+
+
+@pytest.mark.req("PAG-006", "PAG-007", "SRCH-001")
+def test_a_search_cursor_is_refused_for_another_search(
+    api: ApiClient, factory: RecordFactory
+) -> None:
+    """A search's cursor "as above": valid only for the search that produced it; sent
+    with another `q`, it is `invalid_cursor` (in a body, a 400 or a 422 with that code)."""
+    word = factory.unique("cursor").replace("-", "")
+    for _ in range(3):
+        factory.contact(last_name=word)
+    first = expect_status(api.post(SEARCH, json={"q": word, "limit": 1}), "PAG-006", 200)
+    cursor = (first.get("links") or {}).get("next")
+    if not isinstance(cursor, str):
+        pytest.skip(f"a search by q finding three contacts gave no cursor: {first.get('meta')}")
+    response = api.post(SEARCH, json={"q": f"{word}x", "limit": 1, "cursor": cursor})
+    expect_error_among(response, "PAG-006", {400: ("invalid_cursor",), 422: ("invalid_cursor",)})
 
 
 @pytest.mark.req("PAG-009", "PAG-005")

@@ -316,7 +316,8 @@ def paginate(
     """
     getters = {**spec.sort_keys, **spec.order_keys}
     bound = {} if settings.has_fault("cursor_not_bound_to_query") else identity
-    digest = cursors.query_digest({"list": spec.name, "sort": params.sort, **bound})
+    named = "" if settings.has_fault("cursor_omits_its_list") else spec.name
+    digest = cursors.query_digest({"list": named, "sort": params.sort, **bound})
 
     def vector(row: Record) -> list[Any]:
         return [getters[key](row) for key, _ in params.sort] + [row["id"]]

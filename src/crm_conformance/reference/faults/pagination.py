@@ -198,4 +198,10 @@ FAULTS = (
         "the organization list's next page starts one row past its cursor: a row is "
         "skipped at every page boundary",
     ),
+    Fault(
+        "cursor_omits_its_list",
+        ("PAG-006",),
+        "a cursor's digest holds the query but not the list that issued it: a deal list's "
+        "cursor pages the organization list",
+    ),
 )
