@@ -323,9 +323,10 @@ def paginate(
         return [getters[key](row) for key, _ in params.sort] + [row["id"]]
 
     named_sort = params.sort != _default_order(spec)
+    untied = spec.name == "activities" and settings.has_fault("activity_cursor_on_sort_key_alone")
     compare = _order(
         params.sort,
-        tie_break=not (named_sort and settings.has_fault("sort_without_tie_breaker")),
+        tie_break=not ((named_sort and settings.has_fault("sort_without_tie_breaker")) or untied),
     )
     keyed = _sorted([(vector(row), row) for row in rows], params.sort)
     offset_cursors = settings.has_fault("cursor_repeats_row_on_insert") or (

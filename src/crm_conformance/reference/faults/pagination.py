@@ -204,4 +204,10 @@ FAULTS = (
         "a cursor's digest holds the query but not the list that issued it: a deal list's "
         "cursor pages the organization list",
     ),
+    Fault(
+        "activity_cursor_on_sort_key_alone",
+        ("PAG-009",),
+        "the activity list's cursor resumes after its last row's sort key alone (no id "
+        "tie-break): rows tied on updated_at after a page boundary are skipped",
+    ),
 )
