@@ -321,18 +321,35 @@ def test_a_deal_with_an_owner_renders_the_owner(
     expect_owner(response, "DEAL-025", deal, "owner", owner_id)
 
 
-@pytest.mark.req("DEAL-026")
+@pytest.mark.req("DEAL-026", "CON-026", "CON-025")
 def test_the_organization_is_embedded_only_when_expanded(
-    api: ApiClient, body: dict[str, Any], factory: RecordFactory
+    api: ApiClient, body: dict[str, Any], factory: RecordFactory, adapter: AdapterClient
 ) -> None:
-    organization = factory.organization()
+    """The organization "as embedded in a contact or deal" is one form: embedded in a
+    deal, it carries the fields a contact's shows (name, visibility, website,
+    external_id as made) and every organization custom field, null when unset."""
+    organization = factory.organization(
+        website="https://example.com/", external_id=factory.unique("org-ext")
+    )
     body["organization_id"] = organization["id"]
     plain = api.post(DEALS, json=body)
     expect_organization(plain, "DEAL-026", expect_success(plain, "DEAL-026"), None)
     body["title"] += " expanded"
     expanded = api.post(DEALS, params={"expand": "organization"}, json=body)
     deal = expect_success(expanded, "DEAL-026")
-    expect_organization(expanded, "DEAL-026", deal, organization["id"])
+    embedded = expect_organization(expanded, "DEAL-026", deal, organization["id"])
+    assert embedded is not None
+    for name in ("name", "visibility", "website", "external_id"):
+        expect_value(
+            expanded,
+            "CON-026",
+            f"organization.{name}",
+            got=embedded.get(name),
+            expected=organization.get(name),
+        )
+    keys = adapter.fixtures().organization_custom_fields
+    if keys:
+        expect_unset_custom_fields(expanded, "CON-025", embedded, keys)
 
 
 @pytest.mark.req("DEAL-017", "DEAL-021", "DEAL-022", "DEAL-028", "DEAL-029")

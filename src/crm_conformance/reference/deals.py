@@ -440,7 +440,11 @@ def shown(
     """The Deal as this server's reads show it (variant `lost_reason_kept_when_reopened`:
     the reason's name by the stored id, whatever the status)."""
     kept = call.settings.has_variant("lost_reason_kept_when_reopened")
-    return render(tx, call.workspace, record, expand, reason_whatever_status=kept)
+    rendered = render(tx, call.workspace, record, expand, reason_whatever_status=kept)
+    embedded = rendered.get("organization")
+    if isinstance(embedded, dict) and call.settings.has_fault("deal_embeds_organization_short"):
+        rendered["organization"] = {k: embedded[k] for k in ("id", "object", "name")}
+    return rendered
 
 
 @routes.get("/v1/deals/{deal_id}", scopes=("deals:read",))

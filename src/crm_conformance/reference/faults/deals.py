@@ -290,4 +290,10 @@ FAULTS = (
         "a deal create with several invalid fields lists only the first in detail (its "
         "validator returns on its first problem)",
     ),
+    Fault(
+        "deal_embeds_organization_short",
+        ("CON-026",),
+        "a deal embeds its organization as {id, object, name} only (the deal serializer's "
+        "own short form), where a contact embeds every listed field",
+    ),
 )
