@@ -240,6 +240,38 @@ def test_a_contact_reads_the_same_through_list_and_search(
     )
 
 
+@pytest.mark.req("SRCH-001", "SRCH-006", "CON-001", "CON-032")
+def test_a_changed_contact_reads_its_new_values_through_list_and_search(
+    api: ApiClient, factory: RecordFactory, updates: Updates, convention: Callable[[str], str]
+) -> None:
+    """Search "returns the same objects ... as the list", after a change too: once the
+    target's update gives a contact a new last name and e-mail, search by the new e-mail
+    finds it and its row, like its list row, is its retrieve (an index written on create
+    only would show the old values)."""
+    made = factory.contact(external_id=factory.unique("changed"))
+    word = "cc" + factory.unique("renamed").replace("-", "")[-16:]
+    changes = {"last_name": word, "email": f"{word}@example.com"}
+    response = updates.send("contact", str(made["id"]), changes)
+    updates.applied(response, "SRCH-001", updates.control("contact", str(made["id"])))
+    reference = expect_success(api.get(f"/v1/contacts/{made['id']}"), "CON-001")
+    listed = api.get(
+        "/v1/contacts", params={convention("contact_filters.external_id"): made["external_id"]}
+    )
+    found, first = expect_found(api, "SRCH-001", {"q": changes["email"]})
+    list_rows = expect_status(listed, "CON-001", 200).get("data") or []
+    for path, rows, answer in (("list", list_rows, listed), ("search", found, first)):
+        path_req, found_req = CONTACT_PATHS[path]
+        expect_same_record(
+            answer,
+            reference,
+            row_of(rows, str(made["id"])),
+            path=f"{answer.request.method} {answer.request.url.path}",
+            path_req=path_req,
+            field_req=CONTACT_FIELD_REQ,
+            found_req=found_req,
+        )
+
+
 @pytest.mark.req("CON-040", "QRY-005", "QRY-006")
 def test_a_contact_retrieved_with_expand_differs_only_by_the_organization(
     api: ApiClient, rich: Rich

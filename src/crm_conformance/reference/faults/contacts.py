@@ -447,4 +447,10 @@ FAULTS = (
         ("CON-020",),
         "a contact update stores any score (the create checks it against cold, warm, hot)",
     ),
+    Fault(
+        "search_index_not_refreshed_on_update",
+        ("SRCH-006",),
+        "search's free-text index is written on create only: a contact changed since is not "
+        "found by its new e-mail or name",
+    ),
 )
