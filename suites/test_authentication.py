@@ -197,10 +197,22 @@ def test_a_token_not_sent_exactly_as_issued_is_unauthorized(api: ApiClient, chan
     _expect_unauthorized(req_id, api.get(READ, token=alter(api.token)))
 
 
+WITHOUT_BEARER = {
+    "another scheme": "Token {token}",
+    "no scheme": "{token}",
+    "basic": "Basic {token}",
+}
+"""`Authorization` values carrying the token without the Bearer scheme."""
+
+
 @pytest.mark.req("AUTH-001", "AUTH-004")
-def test_a_token_without_the_bearer_scheme_is_unauthorized(api: ApiClient) -> None:
+@pytest.mark.parametrize("form", list(WITHOUT_BEARER))
+def test_a_token_without_the_bearer_scheme_is_unauthorized(api: ApiClient, form: str) -> None:
+    """ "`Authorization: Bearer <ACCESS_TOKEN>`": the token under another scheme, or bare,
+    is no bearer token, so the request carries none (401 `unauthorized`)."""
     assert api.token
-    response = api.get(READ, token=None, headers={"Authorization": f"Token {api.token}"})
+    value = WITHOUT_BEARER[form].format(token=api.token)
+    response = api.get(READ, token=None, headers={"Authorization": value})
     _expect_unauthorized("AUTH-004", response)
 
 

@@ -74,6 +74,9 @@ class ApiMiddleware:
         revocation = not self.settings.has_fault("revoked_token_accepted")
         verifier = not self.settings.has_fault("verifier_not_checked")
         expiry = not self.settings.has_fault("expired_workspace_token_accepted")
+        bare = bool(authorization) and " " not in (authorization or "").strip()
+        if bare and self.settings.has_fault("bare_token_accepted"):  # the scheme is optional
+            authorization = f"Bearer {(authorization or '').strip()}"
         try:
             with self.store.transaction() as tx:
                 return authenticate(

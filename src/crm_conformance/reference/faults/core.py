@@ -305,4 +305,9 @@ FAULTS = (
         "record_not_found on an activity's record_id is typed invalid_request_error, while "
         "the deal create's record_not_found is not_found_error",
     ),
+    Fault(
+        "bare_token_accepted",
+        ("AUTH-004",),
+        "a token sent without any scheme (Authorization: <token>) is accepted as if Bearer",
+    ),
 )
