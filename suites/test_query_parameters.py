@@ -455,6 +455,30 @@ def test_updated_since_includes_the_instant_itself(contacts: Contacts) -> None:
         )
 
 
+@pytest.mark.req("SYNC-001", "IDN-003")
+def test_updated_since_reads_fractional_seconds_at_their_value(contacts: Contacts) -> None:
+    """A contact stamped half a second past a whole second, where the target keeps the
+    fraction (it reads its `updated_at` back with one): `updated_since` at that stamp, sent
+    with one fractional digit (".5"), includes it, and a tenth later (".6") does not. A
+    parser reading ".5" as five microseconds, not half a second, serves it both times."""
+    whole = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=40)
+    contact = contacts.make(updated_at=whole + timedelta(milliseconds=500))
+    kept = _updated(contact)
+    if kept.microsecond != 500_000:
+        pytest.skip(f"the target keeps updated_at as {contact['updated_at']!r}, not to the tenth")
+    base = whole.strftime("%Y-%m-%dT%H:%M:%S")
+    for tenth, expected in (("5", [contact["id"]]), ("6", [])):
+        query = [
+            *contacts.narrowed(),
+            ("sort", "updated_at"),
+            ("updated_since", f"{base}.{tenth}Z"),
+        ]
+        got = contacts.ids("SYNC-001", query)
+        expect_value(
+            None, "SYNC-001", f"ids with updated_since={query[-1][1]}", got=got, expected=expected
+        )
+
+
 @pytest.mark.req("CON-033")
 def test_created_since_includes_the_instant_itself(
     contacts: Contacts, convention: Callable[[str], str]

@@ -4,6 +4,7 @@ since, and the variants and faults of the list. The contact itself (its fields, 
 rendering, its writes) is `contacts.py`'s.
 """
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -184,6 +185,9 @@ def _naive_as_utc(call: Call, name: str) -> str | None:
     """The raw `*_since` value; under its fault an `updated_since` without an offset is
     read as UTC instead of refused."""
     raw = call.single(name)
+    if raw is not None and call.settings.has_fault("since_fraction_read_as_microseconds"):
+        # the hand parser reads the digits after the point as a count of microseconds
+        raw = re.sub(r"\.(\d{1,5})(?=\D|$)", lambda m: "." + m.group(1).rjust(6, "0"), raw)
     if name != "updated_since" or raw is None or parse_instant(raw) is not None:
         return raw
     if call.settings.has_fault("naive_updated_since_as_utc"):

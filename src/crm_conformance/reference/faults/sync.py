@@ -73,4 +73,10 @@ FAULTS = (
         "the deal list's updated_since compares created_at: an older deal changed since is "
         "left out (the contact list compares updated_at)",
     ),
+    Fault(
+        "since_fraction_read_as_microseconds",
+        ("SYNC-001",),
+        "the contact list's updated_since reads '.5' as five microseconds, not half a second "
+        "(a hand parser counting the fraction's digits as microseconds)",
+    ),
 )
