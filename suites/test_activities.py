@@ -20,6 +20,7 @@ from crm_conformance import AdapterClient, ApiClient
 from crm_conformance.core.model import document
 from crm_conformance.steps import (
     RecordFactory,
+    Updates,
     absent_id,
     expect_enum,
     expect_error,
@@ -297,3 +298,17 @@ def test_created_by_is_an_owner_or_null(api: ApiClient, body: dict[str, Any]) ->
         expected="created_by an Owner or null",
         got=f"created_by = {created_by!r}",
     )
+
+
+@pytest.mark.req("ACT-016")
+def test_an_activity_a_workspace_token_creates_has_no_creator(
+    api: ApiClient, body: dict[str, Any], updates: Updates
+) -> None:
+    """ "null when an integration created it": a workspace token "has no user behind it",
+    so what it creates was created by no person, and no Owner (a teammate or the AI agent)
+    fits: `created_by` is null, in the create's answer and at the target's retrieve."""
+    response = api.post(ACTIVITIES, json=body)
+    activity = expect_success(response, "ACT-016")
+    expect_field(response, "ACT-016", activity, "created_by", expected=None, why="an integration's")
+    read = updates.read("activity", str(activity["id"]), "ACT-016")
+    expect_field(None, "ACT-016", read, "created_by", expected=None, why="at the retrieve")

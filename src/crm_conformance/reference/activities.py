@@ -154,7 +154,7 @@ def create_activity(call: Call) -> Reply:
                 "record_id": record_id,
                 "record_kind": record_kind,
                 "assignee_id": assignee_id,
-                "created_by": call.user_id,
+                "created_by": call.user_id or _integration_creator(call, tx),
                 "status_reason": None,
             },
         )
@@ -163,6 +163,14 @@ def create_activity(call: Call) -> Reply:
 
 _KIND_BY_PREFIX = {"con": "contact", "org": "organization", "deal": "deal"}
 """The fault `activity_record_kind_by_prefix`: the record kind looked up by prefix."""
+
+
+def _integration_creator(call: Call, tx: Transaction) -> str | None:
+    """None: a workspace token has no user behind it (the fault: the first teammate)."""
+    if not call.settings.has_fault("workspace_token_activity_credits_a_teammate"):
+        return None
+    users = sorted(tx.all(call.workspace, "user"), key=lambda u: u["created_at"])
+    return str(users[0]["id"]) if users else None
 
 
 def _linked_on_create(call: Call, tx: Transaction, record_id: str | None) -> str | None:

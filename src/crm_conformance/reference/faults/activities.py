@@ -160,4 +160,10 @@ FAULTS = (
         "the activity cancel writes the status without stamping updated_at, so a sync by "
         "updated_since never sees the cancel",
     ),
+    Fault(
+        "workspace_token_activity_credits_a_teammate",
+        ("ACT-016",),
+        "an activity created with a workspace token reads created_by the workspace's first "
+        "teammate, not null (an integration created it)",
+    ),
 )
