@@ -578,26 +578,42 @@ STAMPED = tuple(kind for kind in conventions.UPDATED if kind != "tag")
 object)."""
 
 
-@pytest.mark.req("SYNC-005")
-@pytest.mark.parametrize("kind", STAMPED)
-def test_an_update_moves_updated_at(updates: Updates, kind: str) -> None:
-    """A record (stamped an hour ago where the adapter honours `created_at`) changed by
-    the target's update reads back with a later `updated_at`."""
+def _expect_change_moves_updated_at(
+    updates: Updates,
+    kind: str,
+    change: Callable[[str], httpx.Response],
+    control: Callable[[str], Callable[[], httpx.Response] | None],
+    what: str,
+) -> None:
+    """A record of `kind` (stamped an hour ago where the adapter honours `created_at`),
+    changed by `change(record_id)`, reads back with a later `updated_at` (SYNC-005)."""
     made = updates.made(kind, created_at=stamp(datetime.now(UTC) - timedelta(hours=1)))
     record_id = str(made["id"])
     before = updates.read(kind, record_id, "SYNC-005").get("updated_at")
     settle(before, clock=updates.api.get("/v1/me"))  # an answer carries the target's clock
-    ((field, value),) = operations.PLAIN_CHANGE[kind].items()
-    changes = {field: f"{value}-{updates.factory.unique('u')}"}
-    response = updates.send(kind, record_id, changes)
-    updates.applied(response, "SYNC-005", updates.control(kind, record_id))
+    response = change(record_id)
+    updates.applied(response, "SYNC-005", control(record_id))
     after = updates.read(kind, record_id, "SYNC-005").get("updated_at")
     expect_true(
         response,
         "SYNC-005",
         later(after, before),
-        expected=f"updated_at later than {before!r} after the {kind} changed",
+        expected=f"updated_at later than {before!r} after the {kind} {what}",
         got=f"updated_at = {after!r}",
+    )
+
+
+@pytest.mark.req("SYNC-005")
+@pytest.mark.parametrize("kind", STAMPED)
+def test_an_update_moves_updated_at(updates: Updates, kind: str) -> None:
+    """A record changed by the target's update reads back with a later `updated_at`."""
+    ((field, value),) = operations.PLAIN_CHANGE[kind].items()
+
+    def change(record_id: str) -> httpx.Response:
+        return updates.send(kind, record_id, {field: f"{value}-{updates.factory.unique('u')}"})
+
+    _expect_change_moves_updated_at(
+        updates, kind, change, lambda record_id: updates.control(kind, record_id), "changed"
     )
 
 
@@ -605,19 +621,8 @@ def test_an_update_moves_updated_at(updates: Updates, kind: str) -> None:
 def test_a_cancel_moves_updated_at(updates: Updates) -> None:
     """The activity cancel the target names changes the activity: its `updated_at` moves
     as an update's does, or a sync never sees the cancel."""
-    made = updates.made("activity", created_at=stamp(datetime.now(UTC) - timedelta(hours=1)))
-    record_id = str(made["id"])
-    before = updates.read("activity", record_id, "SYNC-005").get("updated_at")
-    settle(before, clock=updates.api.get("/v1/me"))
-    response = updates.cancel(record_id)
-    updates.applied(response, "SYNC-005")
-    after = updates.read("activity", record_id, "SYNC-005").get("updated_at")
-    expect_true(
-        response,
-        "SYNC-005",
-        later(after, before),
-        expected=f"updated_at later than {before!r} after the activity was canceled",
-        got=f"updated_at = {after!r}",
+    _expect_change_moves_updated_at(
+        updates, "activity", updates.cancel, lambda record_id: None, "was canceled"
     )
 
 
@@ -850,17 +855,19 @@ def test_a_deal_inheriting_its_probability_takes_the_new_stages_default(
     fresh = expect_success(api.post("/v1/deals", json={**body, "stage_id": target}), "DEAL-016")
     moved = expect_success(api.post("/v1/deals", json={**body, "stage_id": source}), "DEAL-016")
     changes = {"pipeline_id": pipeline.id, "stage_id": target}
-    response = updates.send("deal", str(moved["id"]), changes)
-    updates.applied(response, "DEAL-016", updates.control("deal", str(moved["id"])))
-    now = updates.read("deal", str(moved["id"]), "DEAL-016")
-    expect_field(
-        response,
-        "DEAL-016",
-        now,
-        "probability",
-        expected=fresh.get("probability"),
-        why=f"the default of stage {target}",
-    )
+    _expect_stage_default(updates, str(moved["id"]), changes, fresh.get("probability"), target)
+
+
+def _expect_stage_default(
+    updates: Updates, deal_id: str, changes: dict[str, Any], default: Any, stage: str
+) -> None:
+    """The target's update of the deal with `changes` applied, it reads probability
+    `default`, its stage's (DEAL-016)."""
+    response = updates.send("deal", deal_id, changes)
+    updates.applied(response, "DEAL-016", updates.control("deal", deal_id))
+    now = updates.read("deal", deal_id, "DEAL-016")
+    why = f"the default of stage {stage}"
+    expect_field(response, "DEAL-016", now, "probability", expected=default, why=why)
 
 
 @pytest.mark.req("DEAL-016")
@@ -875,16 +882,9 @@ def test_a_probability_set_to_null_by_an_update_takes_the_stages_default(
     if fresh.get("probability") == 37:
         pytest.skip("the stage's default is 37, the value the test sets first")
     deal = expect_success(api.post("/v1/deals", json={**body, "probability": 37}), "DEAL-016")
-    response = updates.send("deal", str(deal["id"]), {"probability": None})
-    updates.applied(response, "DEAL-016", updates.control("deal", str(deal["id"])))
-    now = updates.read("deal", str(deal["id"]), "DEAL-016")
-    expect_field(
-        response,
-        "DEAL-016",
-        now,
-        "probability",
-        expected=fresh.get("probability"),
-        why=f"the default of stage {body['stage_id']}",
+    changes = {"probability": None}
+    _expect_stage_default(
+        updates, str(deal["id"]), changes, fresh.get("probability"), body["stage_id"]
     )
 
 

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from crm_conformance.steps.clock import settle as settle
     from crm_conformance.steps.expect import PAST_EVERY_INTEGER as PAST_EVERY_INTEGER
     from crm_conformance.steps.expect import error_of as error_of
+    from crm_conformance.steps.expect import expect_embedded_as_made as expect_embedded_as_made
     from crm_conformance.steps.expect import expect_enum as expect_enum
     from crm_conformance.steps.expect import expect_error as expect_error
     from crm_conformance.steps.expect import expect_error_among as expect_error_among

@@ -481,3 +481,17 @@ def words_in(value: Any) -> set[str]:
     """Every whitespace-separated word of every string in a JSON value: a list written as
     one string ("contacts:read deals:write") names each of its items too."""
     return {word for text in strings_in(value) for word in text.split()}
+
+
+def expect_embedded_as_made(
+    response: httpx.Response | None,
+    req_id: str,
+    embedded: Mapping[str, Any],
+    organization: Mapping[str, Any],
+) -> None:
+    """The organization "as embedded in a contact or deal" shows the fields of its list
+    that do not change when a record is linked, as it was rendered when made (a target
+    may normalize a website, so the made rendering is the reference)."""
+    for name in ("name", "visibility", "website", "external_id"):
+        got, made = embedded.get(name), organization.get(name)
+        expect_value(response, req_id, f"organization.{name}", got=got, expected=made)
