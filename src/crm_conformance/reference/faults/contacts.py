@@ -373,12 +373,6 @@ FAULTS = (
         "'value%'), not the whole address",
     ),
     Fault(
-        "deleted_records_still_served",
-        ("CON-041", "SYNC-006"),
-        "a deleted contact is only noted in the deletion feed: its row stays, and the "
-        "retrieve, the list and search still serve it",
-    ),
-    Fault(
         "upsert_keeps_updated_at",
         ("SYNC-005",),
         "an upsert that finds and changes a contact keeps its updated_at: the upsert stores "

@@ -79,4 +79,10 @@ FAULTS = (
         "the contact list's updated_since reads '.5' as five microseconds, not half a second "
         "(a hand parser counting the fraction's digits as microseconds)",
     ),
+    Fault(
+        "deleted_records_still_served",
+        ("SYNC-006", "ERR-012"),
+        "a deleted contact is only noted in the deletion feed: its row stays, and the "
+        "retrieve, the list and search still serve it",
+    ),
 )
