@@ -118,8 +118,10 @@ def test_a_whole_suite_run_through_prism_has_no_response_violations(
 
     modules = sorted(p.name for p in (ROOT / "suites").glob("test_*.py") if "fuzz" not in p.name)
     # Prism parses request bodies itself and answers a malformed one without asking the
-    # server, so the tests that send a body that is not JSON cannot pass through it.
-    run = run_suite(modules, through=through_prism, timeout=1200, keyword="not json")
+    # server, so the tests that send a body that is not JSON cannot pass through it; it
+    # also answers a DELETE the description does not declare itself (no error envelope, no
+    # rate headers), so the DELETE sent to a success event's own path cannot either.
+    run = run_suite(modules, through=through_prism, timeout=1200, keyword="not json and not DELETE")
     (proxy,) = prism
     assert run.with_outcome("passed"), run.output[-3000:]
     assert not run.with_outcome("failed"), run.output[-3000:]
