@@ -13,6 +13,10 @@ The module makes its contacts once: `TIED` of them sharing every value a test ca
 (status, score, names, place, organization, owner, both stamps) and leaving the others
 null alike, so they tie on any key but the ids and the `external_id` that narrows the
 list to them. Each point walks them two per page.
+
+Then the order itself: every key of the Contact table, and of each list of records the
+target names (organizations, deals, activities), lists three rows made with distinct
+values of it by those values, both ways (`steps.expect_sorted_both_ways`).
 """
 
 import itertools
@@ -27,12 +31,13 @@ from crm_conformance import ApiClient
 from crm_conformance.core.model import document
 from crm_conformance.steps import (
     RecordFactory,
-    error_of,
     expect_error,
-    expect_status,
+    expect_sorted_both_ways,
     expect_true,
     expect_walk,
     ids_of,
+    listings,
+    operations,
     with_cursor,
 )
 
@@ -207,21 +212,105 @@ def test_every_sort_key_orders_rows_by_its_values_both_ways(
         )
         factory.created.append(("contact", str(record["id"])))
         made.append((rank, record))
-    ascending = [record["id"] for _, record in sorted(made, key=lambda pair: pair[0])]
+    ascending = [str(record["id"]) for _, record in sorted(made, key=lambda pair: pair[0])]
     name = convention("contact_filters.external_id")
     narrowed = [(name, str(record["external_id"])) for _, record in made]
-    for sign, wanted in (("", ascending), ("-", ascending[::-1])):
-        query = [*narrowed, ("sort", f"{sign}{key}"), ("limit", str(ORDERED))]
-        response = api.get(CONTACTS, params=query)
-        if response.status_code == 400:  # refused to sort by it: the walk judges how
-            observe(f"sort={sign}{key} by values", f"refused: 400 {error_of(response)}")
-            pytest.skip(f"not applicable: the target does not sort contacts by {key} (400)")
-        body = expect_status(response, "QRY-001", 200)
-        got = ids_of(body.get("data") or [])
-        expect_true(
-            response,
-            "QRY-001",
-            got == wanted,
-            expected=f"sort={sign}{key} lists {wanted}",
-            got=f"{got}",
-        )
+    query = [*narrowed, ("limit", str(ORDERED))]
+    expect_sorted_both_ways(api, CONTACTS, query, key, ascending, observe)
+
+
+# --- the named lists of records: each key's values, both ways ---------------------------
+
+NAMED_RECORD_LISTS = tuple(listing for listing in listings.NAMED if listing.synced)
+MONEY = frozenset({"value"})
+"""Fields the document types as "string (monetary ...)": ordered as amounts."""
+DERIVED = frozenset({"object", "lost_reason", "lost_justification", "status_reason", "record_id"})
+"""Text fields left out: constant, derived (a lost deal's reason name), only written with a
+state the key does not need (`lost_justification` "same rule as `lost_reason_id`"), or
+an id. `updated_at` and `stage_changed_at` are left out too: every row is stamped at one
+`updated_at` to narrow the list, and a made deal's `stage_changed_at` is its
+`created_at` (the adapter's)."""
+
+
+def _named_keys(kind: str) -> list[tuple[str, str]]:
+    """(key, how its values are made) for each field of the kind's table a test can give
+    three ordered values: text, an amount, an integer, an instant."""
+    keys = []
+    for key, schema in document.schema(kind.capitalize())["properties"].items():
+        types = schema.get("type")
+        ref = str(schema.get("$ref", ""))
+        if key in MONEY:
+            keys.append((key, "money"))
+        elif types in (["integer", "null"], "integer"):
+            keys += [(key, "integer"), (key, "inherited")] if key == "probability" else []
+        elif key in ("updated_at", "stage_changed_at"):
+            continue
+        elif schema.get("format") == "date-time" or ref.endswith("/Timestamp"):
+            keys.append((key, "instant"))
+        elif ref.endswith("/ExternalId") or (
+            types in (["string", "null"], "string") and "enum" not in schema and key not in DERIVED
+        ):
+            keys.append((key, "text"))
+    return keys
+
+
+def _named_points() -> list[Any]:
+    return [
+        pytest.param(listing, key, made, id=f"{listing.kind}-{key}-{made}")
+        for listing in NAMED_RECORD_LISTS
+        for key, made in _named_keys(str(listing.kind))
+    ]
+
+
+def _named_value(key: str, made: str, prefix: str, rank: int) -> Any:
+    """The `rank`-th value (0 lowest) of `key`; `inherited` makes the middle one null, a
+    deal's probability that reads its stage's default (0 and 100 round it)."""
+    base = datetime.now(UTC).replace(microsecond=0) - timedelta(hours=3)
+    if made == "money":
+        return (9, 20.5, 100)[rank]  # as text "100.00" < "20.50" < "9.00"
+    if made == "integer":
+        return (5, 40, 90)[rank]
+    if made == "inherited":
+        return (0, None, 100)[rank]
+    if made == "instant":
+        return (base + timedelta(minutes=rank)).isoformat()
+    letter = "abc"[rank]
+    return f"https://{prefix}{letter}.example.com" if key == "website" else f"{prefix}{letter}"
+
+
+@pytest.mark.req("QRY-001")
+@pytest.mark.parametrize(("listing", "key", "made"), _named_points())
+def test_every_sort_key_of_a_named_list_orders_rows_by_its_values_both_ways(
+    api: ApiClient,
+    maker: operations.Maker,
+    convention: Callable[[str], str],
+    observe: Callable[[str, Any], None],
+    listing: listings.Listing,
+    key: str,
+    made: str,
+) -> None:
+    """The rule of `sort` is the document's for every read, so a list the target names
+    is held to it too: three records whose values of `key` are distinct (an amount
+    compared as a number, "100.00" after "9.00"; a probability that inherits its stage's
+    default compared by the default it reads) come in that order both ways. They share
+    one past `updated_at`, and `updated_since` at that instant narrows the list to them
+    and whatever else changed since."""
+    path = listing.path(convention)
+    kind = str(listing.kind)
+    if made == "inherited":
+        default = maker.record(kind, fields={key: None}).get(key)
+        if not isinstance(default, int) or not 0 < default < 100:
+            pytest.skip(f"not applicable: an inherited {key} reads {default!r}, not 1 to 99")
+    prefix = f"s{secrets.token_hex(5)}"
+    since = (datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=1)).isoformat()
+    rows = {}
+    for rank in (1, 2, 0):
+        value = _named_value(key, made, prefix, rank)
+        if key == "created_at":
+            record = maker.record(kind, created_at=value, updated_at=since)
+        else:
+            record = maker.record(kind, updated_at=since, fields={key: value})
+        rows[rank] = str(record["id"])
+    ascending = [rows[rank] for rank in sorted(rows)]
+    query = [("updated_since", since), ("limit", "200")]
+    expect_sorted_both_ways(api, path, query, key, ascending, observe)

@@ -1,10 +1,12 @@
 """The deal list (`GET /v1/deals`, the target file's `lists.deal_path`): filters by
-the deal's links and `updated_since`, with its own serializer's faults."""
+the deal's links and `updated_since`, sorts by the values deals read, with its own
+serializer's faults."""
 
+from dataclasses import replace
 from typing import Any
 
 from crm_conformance.reference.deals import SPEC, shown
-from crm_conformance.reference.listing import parse_since
+from crm_conformance.reference.listing import ListSpec, parse_since
 from crm_conformance.reference.reply import Reply
 from crm_conformance.reference.routing import Call, RouteTable
 
@@ -37,12 +39,31 @@ def list_deals(call: Call) -> Reply:
             and (since_stamp is None or row[stamp_of] >= since_stamp)
         ]
         return call.list_reply(
-            SPEC,
+            _ordered_as_read(call, tx.all(call.workspace, "pipeline")),
             rows,
             params,
             {"filters": chosen, "updated_since": since_stamp},
             lambda r: _listed(call, shown(call, tx, r, params.expand)),
         )
+
+
+def _ordered_as_read(call: Call, pipeline_rows: list[Any]) -> ListSpec:
+    """The deal list's keys ordering by the values a deal reads: `probability` a null
+    stored value resolved to its stage's default ("null means the deal inherits its
+    stage default"), which a row stores nowhere else."""
+    defaults = {
+        stage["id"]: stage["default_probability"]
+        for pipeline in pipeline_rows
+        for stage in pipeline["stages"]
+    }
+    keys = dict(SPEC.sort_keys)
+    if not call.settings.has_fault("deal_sort_probability_stored_only"):
+        keys["probability"] = lambda r: (
+            r["probability"] if r.get("probability") is not None else defaults.get(r["stage_id"])
+        )
+    if call.settings.has_fault("deal_sort_value_as_text"):  # ORDER BY the rendered column
+        keys["value"] = lambda r: r.get("value")  # the stored "100.00" before "9.00"
+    return replace(SPEC, sort_keys=keys)
 
 
 def _listed(call: Call, rendered: dict[str, Any]) -> dict[str, Any]:

@@ -59,6 +59,7 @@ SPEC = ListSpec(
         "updated_at": lambda r: r["updated_at"],
         "title": lambda r: r["title"].casefold(),
         "value": lambda r: float(r["value"]) if r.get("value") is not None else None,
+        "probability": lambda r: r.get("probability"),  # the list resolves a null (`deal_list`)
         "expected_close_date": lambda r: r.get("expected_close_date"),
         "stage_changed_at": lambda r: r.get("stage_changed_at"),
     },

@@ -60,6 +60,7 @@ if TYPE_CHECKING:
     from crm_conformance.steps.pages import expect_walk as expect_walk
     from crm_conformance.steps.pages import first_page as first_page
     from crm_conformance.steps.pages import with_cursor as with_cursor
+    from crm_conformance.steps.sorting import expect_sorted_both_ways as expect_sorted_both_ways
     from crm_conformance.steps.updates import Updates as Updates
     from crm_conformance.steps.workspace_records import WorkspaceRecords as WorkspaceRecords
 

@@ -12,7 +12,7 @@ changes is the token.
 """
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
@@ -105,24 +105,30 @@ class Maker:
         return str(self.record(resource)["id"])
 
     def record(
-        self, resource: str, *, created_at: str | None = None, updated_at: str | None = None
+        self,
+        resource: str,
+        *,
+        created_at: str | None = None,
+        updated_at: str | None = None,
+        fields: Mapping[str, Any] | None = None,
     ) -> dict[str, Any]:
-        """A new organization, deal or activity as `record_id` makes it, stamped with the
-        given `created_at` and `updated_at` (the adapter's), as the API renders it."""
-        fields: dict[str, Any] = {"visibility": "company"}
+        """A new organization, deal or activity as `record_id` makes it, with `fields`
+        set over its own, stamped with the given `created_at` and `updated_at` (the
+        adapter's), as the API renders it."""
+        made: dict[str, Any] = {"visibility": "company"}
         if resource == "organization":
-            fields["name"] = self.unique("call")
+            made["name"] = self.unique("call")
         elif resource == "deal":
-            fields = {**fields, "title": self.unique("call"), "contact_id": self.contact_id()}
+            made = {**made, "title": self.unique("call"), "contact_id": self.contact_id()}
         else:
-            fields = {
+            made = {
                 "title": self.unique("call"),
                 "due_at": stamp(),
                 "record_id": self.contact_id(),
             }
         return self.adapter.create_record(
             kind=resource,
-            fields=fields,
+            fields={**made, **(fields or {})},
             workspace=self.workspace,
             created_at=created_at,
             updated_at=updated_at,

@@ -210,4 +210,15 @@ FAULTS = (
         "the activity list's cursor resumes after its last row's sort key alone (no id "
         "tie-break): rows tied on updated_at after a page boundary are skipped",
     ),
+    Fault(
+        "deal_sort_value_as_text",
+        ("QRY-001",),
+        "the deal list sorts by the stored text of `value`: 100.00 before 9.00",
+    ),
+    Fault(
+        "deal_sort_probability_stored_only",
+        ("QRY-001",),
+        "the deal list sorts `probability` by the stored value: a deal inheriting its "
+        "stage's default sorts as null (last ascending) though it reads the default",
+    ),
 )
