@@ -501,12 +501,21 @@ def test_an_activitys_assignee_reads_the_same_on_every_read(
 
 @pytest.mark.req("ERR-012", "SYNC-006")
 def test_a_deleted_contact_is_read_by_no_path(
-    api: ApiClient, factory: RecordFactory, rich: Rich, convention: Callable[[str], str]
+    api: ApiClient,
+    factory: RecordFactory,
+    rich: Rich,
+    convention: Callable[[str], str],
+    observe: Callable[[str, Any], None],
 ) -> None:
     """Deleted (through the adapter, as the deletion feed's tests delete), the contact is
-    "no such record": its retrieve answers 404, and the list and search no longer hold
-    it ("Deletions are read from a separate deletion feed")."""
+    "no such record": its retrieve answers 404, and the list (filtered by its external
+    id, and unfiltered) and search no longer hold it ("Deletions are read from a
+    separate deletion feed"). The unfiltered list is judged on its first page, newest
+    first, where the contact was read just before it was deleted."""
     contact_id = str(rich.contact["id"])
+    newest = {"limit": 200}
+    before = expect_status(api.get("/v1/contacts", params=newest), "SYNC-006", 200)
+    unfiltered = contact_id in {row.get("id") for row in before.get("data") or ()}
     factory.adapter.delete_record(contact_id)
     response = api.get(f"/v1/contacts/{contact_id}")
     expect_error_among(response, "ERR-012", {404: ("contact_not_found", "not_found")})
@@ -514,10 +523,17 @@ def test_a_deleted_contact_is_read_by_no_path(
         "/v1/contacts", params={convention("contact_filters.external_id"): rich.external_id}
     )
     found, first = expect_found(api, "SYNC-006", {"q": rich.email})
-    for path, rows, answer in (
+    reads = [
         ("GET /v1/contacts", expect_status(listed, "SYNC-006", 200).get("data") or [], listed),
         ("POST /v1/contacts/search", found, first),
-    ):
+    ]
+    if unfiltered:
+        after = api.get("/v1/contacts", params=newest)
+        page = expect_status(after, "SYNC-006", 200).get("data") or []
+        reads.append(("GET /v1/contacts (unfiltered)", page, after))
+    else:
+        observe("deleted contact: unfiltered list not judged", "not among the newest 200")
+    for path, rows, answer in reads:
         expect_true(
             answer,
             "SYNC-006",

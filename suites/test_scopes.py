@@ -368,6 +368,34 @@ def test_a_mirrored_entity_refuses_writes_whatever_the_scopes(
             expect_refusal(response, req_id, status=403, code=PERSON_REFUSALS)
 
 
+def _mirrored_reads() -> list[Any]:
+    """Every read of an entity a write policy can mirror, the named ones included."""
+    entities = set(MIRRORED.values())
+    return [
+        pytest.param(
+            op,
+            id=f"{op.operation_id} {op.scopes[0].split(':')[0]}",
+            marks=pytest.mark.req(guard_req(op.scopes[0])),
+        )
+        for op in SCOPED
+        if op.scopes and op.scopes[0].endswith(":read") and op.scopes[0].split(":")[0] in entities
+    ]
+
+
+@pytest.mark.parametrize("op", _mirrored_reads())
+def test_a_mirrored_entity_is_still_read(
+    other_api: ApiClient, secondary: operations.Maker, op: document.DescribedOperation
+) -> None:
+    """ "writes to that entity are rejected for every token": the policy takes writes
+    away, not reads, so each read of the mirrored entity still answers the token holding
+    its read scope (a CRM mirrored into the workspace is read there)."""
+    entity = op.scopes[0].split(":")[0]
+    call = operations.call_of(op, secondary)
+    with mirrored(secondary.adapter, entity):
+        response = call.send(other_api)
+    expect_success(response, guard_req(op.scopes[0]))
+
+
 @pytest.mark.req("SCOPE-027")
 def test_capabilities_report_the_effective_write_policy(
     other_api: ApiClient,

@@ -183,31 +183,51 @@ DELETABLE: dict[str, Callable[[RecordFactory], dict[str, Any]]] = {
 """Resources the adapter deletes, by the scope table's name, and how to make one."""
 
 
-@pytest.mark.req("SYNC-004", "SYNC-006", "SYNC-007")
+@pytest.fixture(scope="module")
+def deleted(module_factory: RecordFactory) -> dict[str, str]:
+    """One record of each deletable resource, made and deleted through the adapter: the
+    id of each, by the resource's name."""
+    made = {entity: str(make(module_factory)["id"]) for entity, make in DELETABLE.items()}
+    for record_id in made.values():
+        module_factory.adapter.delete_record(record_id)
+    return made
+
+
+@pytest.mark.req("SYNC-004", "SYNC-006", "SYNC-007", "SCOPE-020")
 @pytest.mark.parametrize("entity", sorted(DELETABLE))
-def test_a_deletion_appears_in_the_deletion_feed(
+def test_a_deletion_appears_in_its_resources_deletion_feed_only(
     api: ApiClient,
-    factory: RecordFactory,
+    deleted: dict[str, str],
     convention: Callable[[str], str],
     observe: Callable[[str, Any], None],
     entity: str,
 ) -> None:
+    """The feed of `entity` names its deleted record, and no record another resource
+    deleted: the feed lists "the resource listed", whose read scope it needs, so a
+    contacts feed naming a deleted deal shows deals to a token that may not read them."""
     query = conventions.deletion_feed(convention, entity)
-    record = DELETABLE[entity](factory)
-    factory.adapter.delete_record(record["id"])
     items = expect_pages(api, FEED, "SYNC-004", query, max_pages=50)
     response = first_page(api, FEED, query)
     observe(f"GET /v1/deleted-records item ({entity})", next(iter(items[-1:]), None))
+    named = strings_in(items)
     # where the procedure reads deletions, then the feed as the separate place, then
     # as the way to detect a change
     for req_id in ("SYNC-004", "SYNC-006", "SYNC-007"):
         expect_true(
             response,
             req_id,
-            record["id"] in strings_in(items),
-            expected=f"the deleted record {record['id']} in the {entity} deletion feed",
+            deleted[entity] in named,
+            expected=f"the deleted record {deleted[entity]} in the {entity} deletion feed",
             got=f"not among {len(items)} items",
         )
+    others = {other: i for other, i in deleted.items() if other != entity and i in named}
+    expect_true(
+        response,
+        "SCOPE-020",
+        not others,
+        expected=f"the {entity} deletion feed naming no other resource's deleted record",
+        got=f"it names {others}",
+    )
 
 
 @pytest.mark.req("SCOPE-020", "SCOPE-021")

@@ -5,6 +5,7 @@ rendering, its writes) is `contacts.py`'s.
 """
 
 import re
+import time
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -71,8 +72,30 @@ UNVALIDATED_FILTER_FAULTS = {
 """Faults under which a filter's values are not checked against its type."""
 
 
+PAGE_CACHE_SECONDS = 30.0
+_page_cache: dict[tuple[int, str, str], tuple[float, Reply]] = {}
+"""The `unfiltered_contact_page_cached` fault's cache: (store, workspace, query) -> the
+time and answer of an unfiltered page."""
+UNFILTERED = frozenset({"limit", "sort", "expand", "fields"})
+
+
 @routes.get("/v1/contacts", scopes=("contacts:read",))
 def list_contacts(call: Call) -> Reply:
+    """Under the `unfiltered_contact_page_cached` fault, a first page with no filter is
+    served from a cache no write evicts (a deleted contact stays on it)."""
+    if (
+        not call.settings.has_fault("unfiltered_contact_page_cached")
+        or set(call.query) - UNFILTERED
+    ):
+        return _list_contacts(call)
+    key = (id(call.store), call.workspace, str(call.query))
+    held = _page_cache.get(key)
+    if held is None or time.monotonic() - held[0] >= PAGE_CACHE_SECONDS:
+        held = _page_cache[key] = (time.monotonic(), _list_contacts(call))
+    return held[1]
+
+
+def _list_contacts(call: Call) -> Reply:
     """Newest first by default; repeated filters OR, different filters AND."""
     if call.settings.has_variant("bracket_filter_names"):
         call.query = _bracketed(call.query)  # in place: rendering reads this call's state

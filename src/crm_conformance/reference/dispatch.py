@@ -136,6 +136,14 @@ def _run(spec: RouteSpec, call: Call) -> Reply:
             raise ApiError(403, "forbidden", f"Writes to {spec.entity} are not allowed.")
         with call.transaction() as tx:
             policy.require_local_write(tx, call.workspace, spec.entity)
+    read_of = spec.scopes[0].split(":")[0] if spec.scopes else None
+    if (
+        spec.method == "GET"
+        and read_of in policy.ENTITIES
+        and call.settings.has_fault("mirrored_entity_refuses_reads")
+    ):
+        with call.transaction() as tx:
+            policy.require_local_write(tx, call.workspace, read_of)  # keyed on entity alone
     if spec.method in WRITE_METHODS and spec.entity is not None and call.user_id is not None:
         with call.transaction() as tx:
             write = (spec.entity, spec.method, call.path)

@@ -146,6 +146,8 @@ class ApiMiddleware:
                     limit, window = principal.rate_limit
                 else:
                     limit, window = _per_token_allowance(self.settings, limit, window)
+        if scope["method"] != "GET" and self.settings.has_fault("rate_limit_meters_gets_only"):
+            bucket = "unmetered:" + bucket  # writes kept off the token's allowance
         # The provisioning adapter is a control plane beside the API: never counted.
         adapter = path == "/_adapter" or path.startswith("/_adapter/")
         lenient = self.settings.has_fault("rate_limit_off_by_one")  # allows used <= limit

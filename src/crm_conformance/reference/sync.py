@@ -88,11 +88,13 @@ def list_deleted_records(call: Call) -> Reply:
     untracked = kind == "activity" and call.settings.has_fault("deletion_feed_skips_activities")
     with call.transaction() as tx:
         leaky = call.settings.has_fault("deletion_feed_all_workspaces")
+        # under its fault, the contacts feed is the CRM's one feed: every kind's tombstones
+        crm_wide = call.settings.has_fault("contacts_feed_lists_every_resource")
         rows = [
             row
             for workspace in (tx.workspaces() if leaky else [call.workspace])
             for row in tx.deletions(workspace)
-            if row["kind"] == kind
+            if (row["kind"] == kind or (kind == "contact" and crm_wide))
             and not untracked
             and (since is None or row["deleted_at"] >= since)
         ]

@@ -310,4 +310,10 @@ FAULTS = (
         ("AUTH-004",),
         "a token sent without any scheme (Authorization: <token>) is accepted as if Bearer",
     ),
+    Fault(
+        "rate_limit_meters_gets_only",
+        ("HDR-007",),
+        "only GETs draw on a token's allowance: a POST or update is answered with the "
+        "Remaining of a count of its own, as if no GET had been made",
+    ),
 )

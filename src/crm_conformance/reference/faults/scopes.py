@@ -173,4 +173,16 @@ FAULTS = (
         ("SCOPE-003",),
         "a tag's update is guarded by tags:read instead of tags:write",
     ),
+    Fault(
+        "mirrored_entity_refuses_reads",
+        ("SCOPE-004", "SCOPE-006"),
+        "a mirrored entity refuses reads too (403 local_write_denied): the policy check "
+        "is keyed on the entity, not on the method",
+    ),
+    Fault(
+        "contacts_feed_lists_every_resource",
+        ("SCOPE-020",),
+        "the contacts deletion feed lists every resource's deletions (organizations, "
+        "deals, activities too)",
+    ),
 )

@@ -85,4 +85,10 @@ FAULTS = (
         "a deleted contact is only noted in the deletion feed: its row stays, and the "
         "retrieve, the list and search still serve it",
     ),
+    Fault(
+        "unfiltered_contact_page_cached",
+        ("SYNC-006",),
+        "an unfiltered page of the contact list is served from a 30-second cache no write "
+        "evicts: a contact deleted just after it was read stays listed",
+    ),
 )
