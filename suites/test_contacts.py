@@ -44,6 +44,7 @@ from crm_conformance.steps import (
     expect_type_or_null,
     expect_unset_custom_fields,
     expect_value,
+    ids_of,
     matches,
     phone_number,
     spaced,
@@ -700,23 +701,29 @@ def upsert(
     return response
 
 
+WRITTEN = {"as read": str, "with spaces": spaced}
+"""How an upsert writes a contact's phone: as the contact reads it, or spaced ("E.164,
+normalized on write" makes both the one number, so both match the contact)."""
+
+
 @pytest.mark.req("CON-043")
+@pytest.mark.parametrize("written", WRITTEN)
 def test_an_upsert_whose_phone_matches_a_contact_with_another_external_id_conflicts(
-    api: ApiClient, factory: RecordFactory, convention: conventions.Lookup
+    api: ApiClient, factory: RecordFactory, convention: conventions.Lookup, written: str
 ) -> None:
     """The phone names a contact that has another external id: `external_id_conflict`
     ("the matched contact has another external id"); the external id sent names no one,
     so no other rule applies."""
     matched = factory.contact(phone=phone_number(), external_id=factory.unique("ext"))
-    response = upsert(
-        api, convention, factory, external_id=factory.unique("ext"), phone=matched["phone"]
-    )
+    phone = WRITTEN[written](str(matched["phone"]))
+    response = upsert(api, convention, factory, external_id=factory.unique("ext"), phone=phone)
     expect_error(response, "CON-043", status=409, code="external_id_conflict")
 
 
 @pytest.mark.req("CON-043")
+@pytest.mark.parametrize("written", WRITTEN)
 def test_an_upsert_whose_external_id_and_phone_name_two_contacts_conflicts(
-    api: ApiClient, factory: RecordFactory, convention: conventions.Lookup
+    api: ApiClient, factory: RecordFactory, convention: conventions.Lookup, written: str
 ) -> None:
     """ "upsert `external_id` and phone name different contacts": `external_id_conflict`,
     and neither contact is changed into the other."""
@@ -727,9 +734,37 @@ def test_an_upsert_whose_external_id_and_phone_name_two_contacts_conflicts(
         convention,
         factory,
         external_id=by_external_id["external_id"],
-        phone=by_phone["phone"],
+        phone=WRITTEN[written](str(by_phone["phone"])),
     )
     expect_error(response, "CON-043", status=409, code="external_id_conflict")
+
+
+@pytest.mark.req("CON-044", "CON-045")
+def test_an_upsert_naming_a_contacts_external_id_and_its_phone_spaced_updates_it(
+    api: ApiClient, factory: RecordFactory, convention: conventions.Lookup
+) -> None:
+    """The external id and the phone, written with spaces, name one contact: no conflict
+    ("E.164, normalized on write"; never `phone_mismatch`, the phone is the contact's),
+    and the upsert "updates" that contact: the external id still names it alone."""
+    matched = factory.contact(phone=phone_number(), external_id=factory.unique("ext"))
+    response = upsert(
+        api,
+        convention,
+        factory,
+        external_id=str(matched["external_id"]),
+        phone=spaced(str(matched["phone"])),
+    )
+    expect_success(response, "CON-044")
+    name = convention("contact_filters.external_id")
+    listed = api.get(CONTACTS, params={name: str(matched["external_id"])})
+    rows = expect_status(listed, "CON-045", 200).get("data") or []
+    expect_value(
+        listed,
+        "CON-045",
+        "contacts with the external id",
+        got=ids_of(rows),
+        expected=[matched["id"]],
+    )
 
 
 @pytest.mark.req("CON-044")

@@ -570,6 +570,45 @@ def test_a_name_written_by_any_write_is_derived_into_name(
     expect_text(response, "CON-007", contact, "name", containing=part, why=why)
 
 
+ONE_PART = ("first_name", "last_name")
+
+
+@pytest.mark.req("CON-007")
+@pytest.mark.parametrize("write", ["create", "update"])
+@pytest.mark.parametrize("left_out", ONE_PART)
+def test_a_name_of_one_part_is_derived_from_that_part(
+    updates: Updates,
+    maker: operations.Maker,
+    observe: Callable[[str, Any], None],
+    write: str,
+    left_out: str,
+) -> None:
+    """ "display name derived from first and last name", when a contact has only one of
+    them: created without `left_out`, or updated to a null `left_out`, its `name` holds
+    the part it has. Whether a create needs both
+    parts, or an update may null one, is not shown: a refusal is recorded, not judged."""
+    kept = "last_name" if left_out == "first_name" else "first_name"
+    if write == "create":
+        fields = {k: v for k, v in maker.create_fields("contact").items() if k != left_out}
+        response = updates.create("contact", fields)
+        record_id = _id(response)
+    else:
+        parts = {"first_name": maker.unique("first"), "last_name": maker.unique("last")}
+        record_id = str(updates.made("contact", **parts)["id"])
+        response = updates.send("contact", record_id, {left_out: None})
+    if not response.is_success:
+        observe(f"contact {write} without {left_out}", f"refused: {response.status_code}")
+        pytest.skip(f"not applicable: the target refused a contact {write} without {left_out}")
+    if record_id is None:
+        pytest.skip(f"the contact {write} answered no record id to read back")
+    contact = updates.read("contact", record_id, "CON-007")
+    part = contact.get(kept)
+    if not isinstance(part, str) or not part:
+        pytest.skip(f"the contact reads no {kept} to derive a name from: {part!r}")
+    why = f"derived from {kept} = {part!r} alone ({left_out} null)"
+    expect_text(response, "CON-007", contact, "name", containing=part, why=why)
+
+
 # --- updated_at moves on every change ----------------------------------------------------
 
 

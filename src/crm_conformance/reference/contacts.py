@@ -103,6 +103,8 @@ def render(
         "last_name": None if fault("contact_last_name_dropped") else record.get("last_name"),
         "name": record.get("first_name") or None
         if fault("contact_name_first_name_only")
+        else None
+        if fault("contact_name_needs_first_name") and not record.get("first_name")
         else record.get("stored_name") or display_name(record),
         "email": record.get("email"),
         "phone": record.get("phone"),

@@ -447,4 +447,16 @@ FAULTS = (
         "search's free-text index is written on create only: a contact changed since is not "
         "found by its new e-mail or name",
     ),
+    Fault(
+        "contact_name_needs_first_name",
+        ("CON-007",),
+        "`name` is derived only when a first name is set: a contact with a last name "
+        "alone reads name null",
+    ),
+    Fault(
+        "upsert_matches_raw_phone",
+        ("CON-043", "CON-044"),
+        "the upsert matches and compares the phone as sent, not normalized: a number "
+        "written with spaces finds no contact and reads as another phone",
+    ),
 )
