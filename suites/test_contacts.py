@@ -701,7 +701,7 @@ def upsert(
     return response
 
 
-WRITTEN = {"as read": str, "with spaces": spaced}
+WRITTEN: dict[str, Callable[[str], str]] = {"as read": str, "with spaces": spaced}
 """How an upsert writes a contact's phone: as the contact reads it, or spaced ("E.164,
 normalized on write" makes both the one number, so both match the contact)."""
 
