@@ -273,6 +273,13 @@ def test_a_deal_created_lost_with_a_reason_names_the_reason(
     expect_field(response, "DEAL-019", deal, "lost_reason_id", expected=reason)
     expect_identifier(response, "IDN-013", deal, "lost_reason_id", "lrsn_")
     expect_text(response, "DEAL-020", deal, "lost_reason", why="the name of the reason")
+    expect_true(
+        response,
+        "DEAL-020",
+        not str(deal.get("lost_reason")).startswith("lrsn_"),
+        expected=f"lost_reason the name of {reason}, not an id",
+        got=f"lost_reason = {deal.get('lost_reason')!r}",
+    )
 
 
 @pytest.mark.req("DEAL-011", "DEAL-033", "DEAL-032")

@@ -45,6 +45,7 @@ from crm_conformance.steps import (
     expect_error,
     expect_error_among,
     expect_field,
+    expect_refused_body,
     expect_success,
     expect_text,
     expect_true,
@@ -785,6 +786,35 @@ def test_a_deal_value_reads_back_exactly(
         expected=f"value the string of {amount}",
         got=f"value = {value!r}",
     )
+
+
+MISTYPED = {
+    "value as a string": ("value", "100", "DEAL-014"),
+    "probability as a string": ("probability", "50", "DEAL-035"),
+    "probability as a fraction": ("probability", 50.5, "DEAL-035"),
+}
+"""A body value of another JSON type than the table's: "number in the body" for
+`value`, "integer" for `probability`."""
+
+
+@pytest.mark.parametrize(
+    ("write", "label"),
+    [
+        pytest.param(w, label, id=f"{w.name} {label}", marks=pytest.mark.req(req))
+        for w in PROBABILITY_WRITES
+        for label, (_, _, req) in MISTYPED.items()
+    ],
+)
+def test_a_deal_number_of_another_type_is_refused(
+    writer: Writer, write: Write, observe: Callable[[str, Any], None], label: str
+) -> None:
+    """A number sent as a JSON string ("100"), or a fraction where an integer belongs, is
+    not the body's type: the write is refused (422 `validation_failed`, or 400 read as
+    "request not understood"), never read as the number it spells."""
+    field, value, req_id = MISTYPED[label]
+    response, _ = write.send(writer, field, value)
+    error = expect_refused_body(response, req_id)
+    observe(f"{write.name} with {label}", error.get("code"))
 
 
 def _amount(text: str) -> Decimal | None:

@@ -161,20 +161,31 @@ def test_moving_a_deal_to_another_stage_updates_stage_changed_at(
 
 
 @pytest.mark.req("DEAL-036")
+@pytest.mark.parametrize("change", ["title", "the stage it is in"])
 def test_a_change_that_moves_no_stage_keeps_stage_changed_at(
     factory: RecordFactory,
     updates: Updates,
     staged_deal: tuple[dict[str, Any], str],
+    change: str,
 ) -> None:
+    """ "when the deal last moved between stages": a new title, or an update naming the
+    pipeline and stage the deal is already in, moves it between no stages."""
     deal, _ = staged_deal
-    changes = {"title": factory.unique("renamed")}
-    updates.applied(updates.send("deal", deal["id"], changes), "DEAL-036")
+    changes = (
+        {"title": factory.unique("renamed")}
+        if change == "title"
+        else {"pipeline_id": deal["pipeline_id"], "stage_id": deal["stage_id"]}
+    )
+    updates.applied(
+        updates.send("deal", deal["id"], changes), "DEAL-036", updates.control("deal", deal["id"])
+    )
     now = updates.read("deal", deal["id"], "DEAL-036")
     expect_true(
         None,
         "DEAL-036",
         stage_stamp(now) == stage_stamp(deal),
-        expected=f"stage_changed_at still {deal.get('stage_changed_at')!r} after a title change",
+        expected=f"stage_changed_at still {deal.get('stage_changed_at')!r} after an update "
+        f"of {change}",
         got=f"stage_changed_at = {now.get('stage_changed_at')!r}",
     )
 

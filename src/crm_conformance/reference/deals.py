@@ -154,6 +154,9 @@ def read_changes(call: Call, tx: Transaction, body: Any, current: Record | None)
         if creating and call.settings.has_fault("deal_owner_id_ignored"):
             del changes["owner_id"]
     if fields.has("value"):
+        raw = fields.body.get("value")
+        if isinstance(raw, str) and call.settings.has_fault("deal_value_string_parsed"):
+            fields.body["value"] = float(raw)  # a lenient parse: "100" read as 100
         value = fields.number("value", minimum=0)
         floor = call.settings.has_fault("money_cents_by_floor")
         changes["value"] = _money(value, floor) if value is not None else None
@@ -197,6 +200,8 @@ def read_changes(call: Call, tx: Transaction, body: Any, current: Record | None)
         fields.problem("lost_reason_id", "is not a lost reason of this workspace", "not_found")
     if not creating and call.settings.has_fault("lost_reason_named_on_create_only"):
         changes["named_reason"] = None  # the name was copied onto the deal when created
+    if lost_reason_id and call.settings.has_fault("lost_reason_shows_its_id"):
+        changes["named_reason"] = lost_reason_id  # the join's column, not the name's
     if fields.has("lost_justification"):
         justification = fields.string("lost_justification", max_length=5000)
         if not call.settings.has_fault("lost_justification_dropped"):
@@ -383,6 +388,7 @@ def _place(
         stage = pipelines.stage_of(tx, call.workspace, stage_id)
         changes["probability"] = stage[1].get("default_probability") if stage else None
     moved = current is None or current["stage_id"] != stage_id
+    moved = moved or call.settings.has_fault("stage_named_again_stamps_a_move")
     if moved and (
         current is None or not call.settings.has_fault("stage_change_keeps_stage_changed_at")
     ):

@@ -296,4 +296,21 @@ FAULTS = (
         "a deal embeds its organization as {id, object, name} only (the deal serializer's "
         "own short form), where a contact embeds every listed field",
     ),
+    Fault(
+        "deal_value_string_parsed",
+        ("DEAL-014",),
+        'a deal `value` sent as a JSON string ("100") is parsed as the number it spells, '
+        "where the body takes a number",
+    ),
+    Fault(
+        "lost_reason_shows_its_id",
+        ("DEAL-020",),
+        "a lost deal's `lost_reason` reads the `lrsn_` id where the reason's name belongs",
+    ),
+    Fault(
+        "stage_named_again_stamps_a_move",
+        ("DEAL-036",),
+        "an update naming the stage the deal is already in stamps `stage_changed_at` as "
+        "a move between stages",
+    ),
 )
