@@ -466,6 +466,30 @@ def test_company_name_matching_no_organization_links_a_new_one(
     )
 
 
+@pytest.mark.req("CON-013", "TEN-001")
+@pytest.mark.parametrize("how", WRITES_OF_COMPANY_NAME)
+def test_company_name_never_links_another_workspaces_organization(
+    company_names: CompanyNames, how: str
+) -> None:
+    """The organization "of that name" is one of the token's workspace ("The workspace is
+    implied by the bearer token"): a name only the second workspace's organization has
+    matches none here, so a new one is linked, never theirs."""
+    company = company_names.factory.unique("Company")
+    theirs = company_names.factory.adapter.create_record(
+        kind="organization", fields={"name": company}, workspace="secondary"
+    )
+    response, contact = company_names.given(how, company)
+    linked = contact.get("organization_id")
+    expect_true(
+        response,
+        "TEN-001",
+        linked != theirs["id"],
+        expected=f"a contact of this workspace not linked to {theirs['id']} of the other",
+        got=f"organization_id = {linked!r}",
+    )
+    linked_by(how, response, isinstance(linked, str), organization_id=linked)
+
+
 # --- the list ------------------------------------------------------------------------
 
 

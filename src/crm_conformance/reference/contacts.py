@@ -370,7 +370,11 @@ def _existing_organization(
 
 def _organization_named(call: Call, tx: Transaction, name: str) -> tuple[str, str]:
     """The id of the organization called `name` (created when none is), and the outcome."""
-    found = organizations.find_by_name(tx, call.workspace, name)
+    places = tx.workspaces() if call.settings.has_fault("company_name_any_workspace") else ()
+    found = next(
+        (o for ws in (call.workspace, *places) if (o := organizations.find_by_name(tx, ws, name))),
+        None,
+    )
     if found is not None and not call.settings.has_fault("organization_name_never_matched"):
         return found["id"], "matched_name"
     created = tx.insert(

@@ -100,4 +100,10 @@ FAULTS = (
         "an organization's external_id is unique across workspaces (one index on the value "
         "alone): another workspace's value answers 409 external_id_taken",
     ),
+    Fault(
+        "company_name_any_workspace",
+        ("TEN-001",),
+        "`company_name` matching no organization of the workspace links one of that name "
+        "in another workspace (the name lookup has no workspace condition)",
+    ),
 )
