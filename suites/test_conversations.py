@@ -27,6 +27,7 @@ from crm_conformance.steps import (
     RecordFactory,
     Updates,
     absent_id,
+    error_of,
     expect_enum,
     expect_error,
     expect_field,
@@ -661,6 +662,43 @@ def test_a_move_changes_the_conversation_as_the_document_ties_it(
     )
     if asks_for_a_person:
         expect_field(response, "CONV-010", row, "needs_human", expected=True)
+
+
+@pytest.mark.req("CONV-007", "CONV-035", "CONV-036")
+@pytest.mark.parametrize("then", ["handoff", "assign"])
+def test_a_handoff_takes_the_conversation_from_the_ai_agent(
+    api: ApiClient, conversations: RecordFactory, convention: conventions.Lookup, then: str
+) -> None:
+    """ "`conversation_with_ai` | AI agent has it; hand off first": once handed off, the
+    AI agent no longer has the conversation. Its handler is not the AI agent (null while
+    queued, a teammate once one has it); handed off again, it is
+    `conversation_not_with_ai` ("a teammate or queue already has it"); assigned, it is
+    never refused as `conversation_with_ai`."""
+    conversation = conversations.conversation(**HOLDERS["the AI agent"])
+    response = move(api, conversations, convention, conversation["id"], "handoff")
+    if not response.is_success:  # the moves are not shown: only the listed refusals bind
+        pytest.skip(f"the target refused the handoff from the AI agent: {response.status_code}")
+    row = read_in_list(api, convention, conversation["id"]) or {}
+    handler = row.get("handler")
+    expect_true(
+        response,
+        "CONV-007",
+        not (isinstance(handler, dict) and handler.get("kind") == "agent"),
+        expected="after the handoff, a handler other than the AI agent (or null, queued)",
+        got=f"handler = {handler!r}",
+    )
+    second = move(api, conversations, convention, conversation["id"], then)
+    if then == "handoff":
+        expect_error(second, "CONV-035", status=409, code="conversation_not_with_ai")
+        return
+    code = error_of(second).get("code") if second.status_code == 409 else None
+    expect_true(
+        second,
+        "CONV-036",
+        code != "conversation_with_ai",
+        expected="an assignment after the handoff not refused as the AI agent's",
+        got=f"{second.status_code} {code}",
+    )
 
 
 @pytest.mark.req("CONV-038")

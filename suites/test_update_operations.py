@@ -365,3 +365,31 @@ def test_an_edit_at_a_success_events_own_path_changes_nothing(
         expected=f"the event unchanged after {method} {path}: {event!r}",
         got=f"{now!r}",
     )
+
+
+RECORDED = ("code", "value")
+"""What an event records, where its answer shows it (its fields are not shown): a
+reversal may mark the event reversed, but never edit what it recorded."""
+
+
+@pytest.mark.req("SEV-002")
+def test_a_reversal_leaves_the_original_event_as_recorded(
+    api: ApiClient, convention: conventions.Lookup, updates: Updates, event_code: str
+) -> None:
+    """ "a refund is recorded as a reversal, never an edit": once reversed, the original
+    event read at its own path still shows the code and value it was recorded with."""
+    path = event_path(api, convention, updates, event_code)
+    event = expect_status(api.get(path), "SEV-002", 200)
+    event_id = str(event.get("id") or path.rstrip("/").rsplit("/", 1)[-1])
+    reverse = conventions.path(convention, "success_events.reverse_path", event_id=event_id)
+    reversal = api.post(reverse, json={})
+    updates.applied(reversal, "SEV-002")
+    now = expect_status(api.get(path), "SEV-002", 200)
+    edited = {key: now.get(key) for key in RECORDED if key in event and now.get(key) != event[key]}
+    expect_true(
+        reversal,
+        "SEV-002",
+        not edited,
+        expected=f"the reversed event still as recorded: { ({k: event.get(k) for k in RECORDED}) }",
+        got=f"{edited}",
+    )

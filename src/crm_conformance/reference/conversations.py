@@ -329,6 +329,8 @@ def handoff_conversation(call: Call) -> Reply:
             moved = conversation_moves.handoff(current)
         except MoveRefused as refused:
             raise _refusal(refused) from None
+        if call.settings.has_fault("handoff_keeps_the_agent"):
+            moved = replace(moved, status=current.status, handler=current.handler)  # flag only
         touch = not call.settings.has_fault("handoff_keeps_updated_at")  # a raw queue write
         return _store(call, tx, held(record, moved), touch=touch)
 

@@ -229,12 +229,15 @@ def reverse_event(call: Call) -> Reply:
                 "already_reversed",
                 f"The event is already reversed by {reversed_already[0]['id']}.",
             )
+        value = original.get("value")
+        if value is not None and call.settings.has_fault("reversal_zeroes_the_original"):
+            tx.update(call.workspace, "success_event", {**original, "value": 0})  # a refund
         record = tx.insert(
             call.workspace,
             "success_event",
             {
                 "code": original["code"],
-                "value": original.get("value"),
+                "value": value,
                 "contact_id": original.get("contact_id"),
                 "occurred_at": call.now(),
                 "reverses": original["id"],

@@ -201,4 +201,10 @@ FAULTS = (
         "an active conversation a teammate holds reads handler null on its retrieve (only the "
         "AI agent is rendered as a handler)",
     ),
+    Fault(
+        "handoff_keeps_the_agent",
+        ("CONV-007", "CONV-035"),
+        "a handoff sets needs_human but leaves the AI agent holding the conversation "
+        "(handler kind agent, still active)",
+    ),
 )

@@ -45,4 +45,9 @@ FAULTS = (
         "DELETE at an event's own path removes it (a generic router's delete), though "
         "events are append-only",
     ),
+    Fault(
+        "reversal_zeroes_the_original",
+        ("SEV-002",),
+        "reversing an event also sets the original's value to 0: an edit, not append-only",
+    ),
 )
