@@ -21,12 +21,14 @@ from crm_conformance.core.model import conventions, document
 from crm_conformance.steps import (
     RecordFactory,
     absent_id,
+    detail_fields,
     error_of,
     expect_error,
     expect_status,
     expect_true,
     expect_value,
     listings,
+    names_path,
     operations,
     refill_window,
     universal,
@@ -239,12 +241,6 @@ TWO_INVALID_FIELDS = {
 `filter.join`, which is `and` or `or`."""
 
 
-def _names(field: object, path: str) -> bool:
-    """Whether a detail item's `field` names `path` as a dotted path (a prefix such as
-    `body.` before it is read as naming it too, as for `param`)."""
-    return field == path or (isinstance(field, str) and field.endswith(f".{path}"))
-
-
 @pytest.mark.req("ERR-010", "ERR-007", "SRCH-008")
 def test_invalid_body_fields_answer_422_with_a_detail_item_each(api: ApiClient) -> None:
     """Body fields out of range are field problems (422), not query problems (400);
@@ -252,12 +248,11 @@ def test_invalid_body_fields_answer_422_with_a_detail_item_each(api: ApiClient) 
     `filter.join`. Other items (an empty group refused too, say) may be listed besides."""
     response = api.post("/v1/contacts/search", json=TWO_INVALID_FIELDS)
     error = expect_error(response, "ERR-010", status=422, code="validation_failed")
-    detail = error.get("detail") or []
-    fields = [item.get("field") for item in detail if isinstance(item, dict)]
+    fields = detail_fields(error)
     expect_true(
         response,
         "ERR-010",
-        any(_names(field, "limit") for field in fields)
+        any(names_path(field, "limit") for field in fields)
         and any("join" in str(field) for field in fields),
         expected="error.detail with an item for each invalid field, limit and filter.join",
         got=f"detail fields {fields}",
@@ -265,7 +260,7 @@ def test_invalid_body_fields_answer_422_with_a_detail_item_each(api: ApiClient) 
     expect_true(
         response,
         "ERR-007",
-        any(_names(field, "filter.join") for field in fields),
+        any(names_path(field, "filter.join") for field in fields),
         expected="the nested field named by its dotted path 'filter.join'",
         got=f"detail fields {fields}",
     )
@@ -296,11 +291,11 @@ def test_every_create_lists_each_invalid_field_in_detail(
     path, body_of, invalid = INVALID_PAIRS[write]
     response = api.post(path, json={**body_of(maker), **invalid})
     error = expect_error(response, "ERR-010", status=422, code="validation_failed")
-    fields = [item.get("field") for item in error.get("detail") or [] if isinstance(item, dict)]
+    fields = detail_fields(error)
     expect_true(
         response,
         "ERR-010",
-        all(any(_names(field, name) for field in fields) for name in invalid),
+        all(any(names_path(field, name) for field in fields) for name in invalid),
         expected=f"error.detail with an item for each of {', '.join(invalid)}",
         got=f"detail fields {fields}",
     )

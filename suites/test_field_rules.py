@@ -41,6 +41,7 @@ from crm_conformance.steps import (
     RecordFactory,
     Updates,
     absent_id,
+    detail_fields,
     error_of,
     expect_error,
     expect_error_among,
@@ -49,7 +50,9 @@ from crm_conformance.steps import (
     expect_success,
     expect_text,
     expect_true,
+    expect_value,
     later,
+    names_path,
     operations,
     phone_number,
     settle,
@@ -822,6 +825,96 @@ def _amount(text: str) -> Decimal | None:
         return Decimal(text)
     except InvalidOperation:
         return None
+
+
+# --- custom fields: written, read back, unset, refused ---------------------------------
+
+CUSTOM_WRITES = (
+    _named_create("contact"),
+    _update("contact"),
+    _named_create("organization"),
+    _update("organization"),
+    _create("deal"),
+    _update("deal"),
+)
+CUSTOM_REQ = {"contact": "CON-025", "organization": "CON-025", "deal": "DEAL-028"}
+"""The sentence a record's custom fields are held to ("Every custom field defined for
+that resource in the workspace appears; an unset one is null"; a deal's row)."""
+
+
+def _samples(factory: RecordFactory, kind: str) -> dict[str, Any]:
+    """The adapter's custom field samples of `kind` (a skip without them: the document
+    gives no custom field types, so no value is known to fit)."""
+    samples = dict(factory.adapter.fixtures().custom_field_samples.get(kind) or {})
+    if not samples:
+        pytest.skip(f"the adapter's fixtures give no custom_field_samples for {kind} fields")
+    return samples
+
+
+@pytest.mark.parametrize(
+    "write",
+    [pytest.param(w, id=w.name, marks=pytest.mark.req(CUSTOM_REQ[w.kind])) for w in CUSTOM_WRITES],
+)
+def test_custom_fields_written_read_back_and_a_null_unsets_one(
+    writer: Writer, updates: Updates, factory: RecordFactory, write: Write
+) -> None:
+    """Every custom field given a value it takes (the adapter's sample) reads it back;
+    then an update setting the first to null unsets it ("an unset one is null") and
+    leaves the others as they were (a write changes only what it names)."""
+    req_id = CUSTOM_REQ[write.kind]
+    values = {key: sample.accepted for key, sample in _samples(factory, write.kind).items()}
+    response, record_id = write.send(writer, "custom_fields", values)
+    updates.applied(response, req_id, writer.control)
+    record = read_back(updates, write, response, record_id, req_id)
+    expect_value(
+        response,
+        req_id,
+        f"custom_fields after {write.name}",
+        got=_shown(record, values),
+        expected=values,
+    )
+    assert record_id is not None
+    unset, *kept = values
+    changes = {"custom_fields": {unset: None}}
+    response = updates.send(write.kind, record_id, changes)
+    updates.applied(response, req_id, updates.control(write.kind, record_id))
+    now = updates.read(write.kind, record_id, req_id)
+    expected = {**values, unset: None}
+    why = f"{unset} set to null by an update, {', '.join(kept) or 'no other'} kept"
+    expect_value(
+        response, req_id, f"custom_fields ({why})", got=_shown(now, values), expected=expected
+    )
+
+
+def _shown(record: dict[str, Any], values: dict[str, Any]) -> Any:
+    """The record's custom fields of the keys in `values` (others the adapter gave no
+    sample of may be defined too), or what it shows instead of an object."""
+    shown = record.get("custom_fields")
+    return {key: shown.get(key) for key in values} if isinstance(shown, dict) else shown
+
+
+@pytest.mark.req("ERR-007", "ERR-010")
+@pytest.mark.parametrize("write", CUSTOM_WRITES, ids=lambda w: w.name)
+def test_a_refused_custom_field_is_named_by_its_dotted_path(
+    writer: Writer, factory: RecordFactory, write: Write
+) -> None:
+    """A value a custom field refuses (the adapter's sample) is `validation_failed`, and
+    `detail` names the field by its dotted path, `custom_fields.<key>` ("validation items
+    `{field: dotted path, ...}`"), not the object holding it nor another notation."""
+    refused = {k: s.refused[0] for k, s in _samples(factory, write.kind).items() if s.refused}
+    if not refused:
+        pytest.skip(f"the adapter's samples give no refused value of a {write.kind} field")
+    response, _ = write.send(writer, "custom_fields", refused)
+    error = expect_error(response, "ERR-010", status=422, code="validation_failed")
+    fields = detail_fields(error)
+    for key in refused:
+        expect_true(
+            response,
+            "ERR-007",
+            any(names_path(field, f"custom_fields.{key}") for field in fields),
+            expected=f"error.detail naming custom_fields.{key}",
+            got=f"detail fields {fields}",
+        )
 
 
 # --- company_name on a contact that has an organization -----------------------------------

@@ -24,7 +24,14 @@ import httpx
 
 from crm_conformance import adapter_kit as kit
 from crm_conformance._errors import AdapterError, ExchangeBoundExceeded, FeatureMissing
-from crm_conformance.adapter_kit import Fixtures, IssuedToken, Pipeline, Stage, Workspace
+from crm_conformance.adapter_kit import (
+    CustomFieldSample,
+    Fixtures,
+    IssuedToken,
+    Pipeline,
+    Stage,
+    Workspace,
+)
 from crm_conformance.adapter_kit._types import TokenKind, TokenState
 from crm_conformance.core.transport import retries
 from crm_conformance.core.transport.bounds import (
@@ -194,6 +201,16 @@ class AdapterClient:
                     contact_custom_fields=tuple(body["contact_custom_fields"]),
                     deal_custom_fields=tuple(body.get("deal_custom_fields") or ()),
                     organization_custom_fields=tuple(body.get("organization_custom_fields") or ()),
+                    custom_field_samples={
+                        resource: {
+                            key: CustomFieldSample(
+                                accepted=sample["accepted"],
+                                refused=tuple(sample.get("refused") or ()),
+                            )
+                            for key, sample in samples.items()
+                        }
+                        for resource, samples in (body.get("custom_field_samples") or {}).items()
+                    },
                 )
             except (KeyError, TypeError) as exc:
                 raise AdapterError(

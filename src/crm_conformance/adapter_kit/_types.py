@@ -43,6 +43,16 @@ class Pipeline:
 
 
 @dataclass(frozen=True)
+class CustomFieldSample:
+    """Values of one custom field for the tests that write it (the document gives no
+    custom field types): one it takes and reads back as sent, and any it refuses as
+    invalid (`validation_failed`)."""
+
+    accepted: Any
+    refused: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True)
 class Fixtures:
     """Ids of a workspace's fixed set-up that the public API cannot list portably."""
 
@@ -54,6 +64,11 @@ class Fixtures:
     """Keys of the deals' custom fields (optional in the answer: empty when left out)."""
     organization_custom_fields: tuple[str, ...] = ()
     """Keys of the organizations' custom fields (optional likewise)."""
+    custom_field_samples: Mapping[str, Mapping[str, CustomFieldSample]] = field(
+        default_factory=dict
+    )
+    """By resource (`contact`, `organization`, `deal`), then field key: values to write
+    (optional: without them, the tests writing custom fields are not applicable)."""
 
 
 # --- tokens and people -----------------------------------------------------------------

@@ -21,6 +21,7 @@ from typing import Any
 from starlette.datastructures import Headers, QueryParams
 
 from crm_conformance.adapter_kit import (
+    CustomFieldSample,
     Fixtures,
     IssuedToken,
     PermissionsRequest,
@@ -102,6 +103,13 @@ def checked(values: dict[str, Any], allowed: tuple[str, ...], path: str = "") ->
     return BodyFields(values, allowed=allowed, path=path)
 
 
+SAMPLES = {
+    "text": CustomFieldSample(accepted="Sample text", refused=(12345, ["a list"])),
+    "number": CustomFieldSample(accepted=42, refused=("forty-two",)),
+}
+"""What a custom field of each type of the reference's takes and refuses."""
+
+
 class ReferenceAdapter:
     """Fixtures, tokens, users and their permissions, records and policy of the
     reference server."""
@@ -135,6 +143,13 @@ class ReferenceAdapter:
                 organization_custom_fields=tuple(
                     f["key"] for f in tx.find(chosen, "field", resource="organization")
                 ),
+                custom_field_samples={
+                    resource: {
+                        f["key"]: SAMPLES[f["type"]]
+                        for f in tx.find(chosen, "field", resource=resource)
+                    }
+                    for resource in ("contact", "organization", "deal")
+                },
             )
 
     # --- tokens and people -------------------------------------------------------------

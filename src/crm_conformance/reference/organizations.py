@@ -4,6 +4,8 @@ The document shows only the embedded form; the same fields are served by the
 organization endpoints here (create, list, retrieve, update, delete).
 """
 
+import re
+from dataclasses import replace
 from typing import Any
 
 from crm_conformance.reference import external_ids, field_definitions, owners, tags, visibility
@@ -126,9 +128,19 @@ def read_changes(call: Call, tx: Transaction, body: Any, current: Record | None)
             tags.read_ids(tx, call.workspace, "organization", fields, checked=checked) or []
         )
     if fields.has("custom_fields"):
+        stored = (current or {}).get("custom_fields")
+        given = fields.body.get("custom_fields")
+        if stored and isinstance(given, dict) and call.settings.has_fault("custom_field_null_kept"):
+            # a merge that skips nulls: "no value sent" read for "unset it"
+            fields.body["custom_fields"] = {k: v for k, v in given.items() if v is not None}
         changes["custom_fields"] = field_definitions.read_values(
-            tx, call.workspace, "organization", fields, (current or {}).get("custom_fields")
+            tx, call.workspace, "organization", fields, stored
         )
+        if call.settings.has_fault("custom_field_detail_bracketed"):
+            fields.problems = [
+                replace(p, field=re.sub(r"custom_fields\.(\w+)$", r"custom_fields[\1]", p.field))
+                for p in fields.problems
+            ]
     fields.check()
     if creating and call.user_id is not None and "owner_id" not in changes:
         changes["owner_id"] = call.user_id

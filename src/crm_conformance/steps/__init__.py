@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from crm_conformance.steps.clock import instant as instant
     from crm_conformance.steps.clock import later as later
     from crm_conformance.steps.clock import settle as settle
+    from crm_conformance.steps.details import detail_fields as detail_fields
+    from crm_conformance.steps.details import names_path as names_path
     from crm_conformance.steps.expect import PAST_EVERY_INTEGER as PAST_EVERY_INTEGER
     from crm_conformance.steps.expect import error_of as error_of
     from crm_conformance.steps.expect import expect_embedded_as_made as expect_embedded_as_made

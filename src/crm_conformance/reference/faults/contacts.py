@@ -459,4 +459,10 @@ FAULTS = (
         "the upsert matches and compares the phone as sent, not normalized: a number "
         "written with spaces finds no contact and reads as another phone",
     ),
+    Fault(
+        "custom_field_null_kept",
+        ("CON-025",),
+        "an organization update setting a custom field to null keeps its old value (the "
+        "merge skips nulls)",
+    ),
 )

@@ -316,4 +316,10 @@ FAULTS = (
         "only GETs draw on a token's allowance: a POST or update is answered with the "
         "Remaining of a count of its own, as if no GET had been made",
     ),
+    Fault(
+        "custom_field_detail_bracketed",
+        ("ERR-007",),
+        "an organization write's refused custom field is named `custom_fields[key]` in "
+        "detail, not by its dotted path",
+    ),
 )
