@@ -63,15 +63,18 @@ class Searched:
         self.made.append(contact)
         return contact
 
-    def ids(self, req_id: str, body: dict[str, Any], *, limit: int = LIMIT) -> list[str]:
-        """Ids of every match of `body`, over all pages (cursor sent in the body)."""
+    def ids(
+        self, req_id: str, body: dict[str, Any], *, limit: int = LIMIT, max_pages: int = MAX_PAGES
+    ) -> list[str]:
+        """Ids of every match of `body`, over all pages (cursor sent in the body), at most
+        `max_pages` of them (`expect_walk`'s bound)."""
 
         def fetch(cursor: str | None) -> httpx.Response:
             return self.api.post(
                 SEARCH, json={**body, "limit": limit, **({"cursor": cursor} if cursor else {})}
             )
 
-        pages = expect_walk(fetch, req_id, max_pages=MAX_PAGES)
+        pages = expect_walk(fetch, req_id, max_pages=max_pages)
         return [str(row.get("id")) for page in pages for row in page]
 
 
@@ -258,6 +261,19 @@ def test_search_pages_through_every_match_in_the_sort_order(searched: Searched) 
     )
     descending = searched.ids("SRCH-007", {"q": searched.token, "sort": "-updated_at"})
     expect_value(None, "SRCH-007", "ids, sort=-updated_at", got=descending, expected=expected[::-1])
+
+
+@pytest.mark.req("PAG-004", "SRCH-009")
+def test_a_search_page_ending_at_the_last_match_has_no_next(searched: Searched) -> None:
+    """Four matches in pages of two: the second page is full and the last, so its
+    `links.next` is null (a walk asked to read a third page fails PAG-004)."""
+    for _ in range(4):
+        searched.make()
+    got = searched.ids("PAG-004", {"q": searched.token}, limit=2, max_pages=2)
+    expected = sorted(ids_of(searched.made))
+    expect_value(
+        None, "SRCH-009", "matches over two full pages", got=sorted(got), expected=expected
+    )
 
 
 @pytest.mark.req("SRCH-002", "QRY-010", "QRY-011", "QRY-005")

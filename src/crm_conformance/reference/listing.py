@@ -351,7 +351,9 @@ def paginate(
                 start += 1  # the organization query's `OFFSET 1` after its `>` cursor
     window = keyed[start : start + params.limit + 1]
     page = window[: params.limit]
-    full_means_more = spec.name == "tags" and settings.has_fault("tag_pages_claim_more_when_full")
+    full_means_more = (
+        spec.name == "tags" and settings.has_fault("tag_pages_claim_more_when_full")
+    ) or ("search" in identity and settings.has_fault("search_pages_claim_more_when_full"))
     if settings.has_fault("has_more_wrong_on_last_page") or full_means_more:
         has_more = len(page) == params.limit
     else:

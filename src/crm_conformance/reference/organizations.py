@@ -200,18 +200,19 @@ def list_organizations(call: Call) -> Reply:
             and (since is None or row["updated_at"] >= since)
         ]
         identity = {"external_id": external, "updated_since": since}
-        sparse = call.settings.has_fault("organization_list_omits_unset_custom_fields")
         return call.list_reply(
-            SPEC, rows, params, identity, lambda r: _listed(render(tx, call.workspace, r), sparse)
+            SPEC, rows, params, identity, lambda r: _listed(call, render(tx, call.workspace, r))
         )
 
 
-def _listed(rendered: dict[str, Any], sparse: bool) -> dict[str, Any]:
-    """A row of the list; `sparse` (a fault): its custom fields without the unset ones,
-    as a list serializer built for speed writes them."""
-    if sparse:
+def _listed(call: Call, rendered: dict[str, Any]) -> dict[str, Any]:
+    """A row of the list, with the faults of its own serializer: custom fields without
+    the unset ones (as one built for speed writes them), the legacy object name."""
+    if call.settings.has_fault("organization_list_omits_unset_custom_fields"):
         values = rendered["custom_fields"] or {}
         rendered["custom_fields"] = {k: v for k, v in values.items() if v is not None}
+    if call.settings.has_fault("organization_list_object_company"):
+        rendered["object"] = "company"  # "company accounts", the older surface's name
     return rendered
 
 

@@ -322,4 +322,10 @@ FAULTS = (
         "an organization write's refused custom field is named `custom_fields[key]` in "
         "detail, not by its dotted path",
     ),
+    Fault(
+        "organization_list_object_company",
+        ("IDN-002",),
+        "the organization list's rows carry object `company` (the older surface's name); "
+        "the retrieve says `organization`",
+    ),
 )

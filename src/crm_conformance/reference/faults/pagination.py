@@ -221,4 +221,10 @@ FAULTS = (
         "the deal list sorts `probability` by the stored value: a deal inheriting its "
         "stage's default sorts as null (last ascending) though it reads the default",
     ),
+    Fault(
+        "search_pages_claim_more_when_full",
+        ("PAG-004",),
+        "a search page as long as its limit says has_more with a next cursor, though the "
+        "matches end there (the next page is empty)",
+    ),
 )
