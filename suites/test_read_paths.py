@@ -43,6 +43,7 @@ from crm_conformance.steps import (
     expect_true,
     expect_unset_custom_fields,
     instant,
+    json_equal,
     operations,
     phone_number,
 )
@@ -94,7 +95,7 @@ def same(left: Any, right: Any) -> bool:
         return len(left) == len(right) and all(map(same, left, right))
     if isinstance(left, str) and isinstance(right, str) and left != right:
         return _same_instant(left, right) or _same_amount(left, right)
-    return bool(left == right)
+    return json_equal(right, left) and json_equal(left, right)  # 1 is not true, nor 1.0
 
 
 def _same_instant(left: str, right: str) -> bool:

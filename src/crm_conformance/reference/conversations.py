@@ -152,9 +152,17 @@ def list_conversations(call: Call) -> Reply:
             "contact_id": sorted(contact_ids),
             "updated_since": since,
         }
-        return call.list_reply(
-            SPEC, rows, params, identity, lambda r: render(tx, call.workspace, r)
-        )
+        return call.list_reply(SPEC, rows, params, identity, lambda r: _listed(call, tx, r))
+
+
+def _listed(call: Call, tx: Transaction, record: Record) -> dict[str, Any]:
+    """A row of the list; under its fault, `needs_human` as the integer column it is
+    stored in (1 or 0)."""
+    rendered = render(tx, call.workspace, record)
+    flag = rendered.get("needs_human")
+    if isinstance(flag, bool) and call.settings.has_fault("conversation_list_flag_as_integer"):
+        rendered["needs_human"] = int(flag)
+    return rendered
 
 
 @routes.get("/v1/conversations/{conversation_id}", scopes=("conversations:read",))

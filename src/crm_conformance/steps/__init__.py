@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     from crm_conformance.steps.factories import phone_number as phone_number
     from crm_conformance.steps.factories import spaced as spaced
     from crm_conformance.steps.factories import stamp as stamp
+    from crm_conformance.steps.json_values import json_equal as json_equal
     from crm_conformance.steps.pages import expect_found as expect_found
     from crm_conformance.steps.pages import expect_pages as expect_pages
     from crm_conformance.steps.pages import expect_walk as expect_walk

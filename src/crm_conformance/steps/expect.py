@@ -21,6 +21,7 @@ from crm_conformance.core.verdicts import evidence
 from crm_conformance.core.verdicts.checks import ALWAYS_PRESENT, failures, is_timestamp
 from crm_conformance.core.verdicts.evidence import checks_predicate, checks_requirement
 from crm_conformance.core.verdicts.failure import ConformanceFailure
+from crm_conformance.steps.json_values import json_equal
 
 _SHORT = 200
 
@@ -200,7 +201,7 @@ def expect_value(
 
     Both are keyword-only: they are values of one type, so swapped positions would go
     unnoticed and turn the failure message around."""
-    if got != expected:
+    if not json_equal(got, expected):
         shown = _because(f"{what} = {expected!r}", why)
         raise ConformanceFailure(req_id, expected=shown, got=f"{what} = {got!r}", response=response)
 

@@ -207,4 +207,10 @@ FAULTS = (
         "a handoff sets needs_human but leaves the AI agent holding the conversation "
         "(handler kind agent, still active)",
     ),
+    Fault(
+        "conversation_list_flag_as_integer",
+        ("CONV-010",),
+        "the conversation list renders `needs_human` as 1 or 0, the integer column it is "
+        "stored in, where the retrieve says true or false",
+    ),
 )
