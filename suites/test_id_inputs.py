@@ -78,12 +78,12 @@ def test_a_body_record_id_naming_nothing_answers_record_not_found(
     """The write takes the field (a real id of the kind is accepted: the control); an id
     no record has is then `record_not_found`. A write that refuses a real id too does not
     take the field (an update's body is not shown): not applicable."""
-    send = id_inputs.sender(point, here, convention)
-    control = send(api, here.id_of(point.prefix))
-    if not control.is_success:
-        pytest.skip(
-            f"{point} refused a real {point.prefix}_ id too ({control.status_code}): "
-            "this write does not take the field"
-        )
-    response = send(api, absent_id(point.prefix))
-    expect_error(response, "ERR-022", status=404, code="record_not_found", param=point.input.name)
+    id_inputs.expect_body_id_not_found(
+        id_inputs.sender(point, here, convention),
+        api,
+        point,
+        control_id=here.id_of(point.prefix),
+        refused_id=absent_id(point.prefix),
+        req_id="ERR-022",
+        skip_why=f"a real {point.prefix}_ id refused too: this write does not take the field",
+    )

@@ -26,7 +26,6 @@ from crm_conformance.steps import (
     Updates,
     WorkspaceRecords,
     error_of,
-    expect_error,
     expect_found,
     expect_pages,
     expect_status,
@@ -340,15 +339,16 @@ def test_a_body_record_id_invisible_to_the_token_answers_record_not_found(
     another person's, which it cannot see."""
     me, other = factory.user(), factory.user()
     oauth = api.with_token(factory.token(kind="oauth", user_id=me["id"]).token)
-    send = id_inputs.sender(point, here, convention)
-    control = send(oauth, str(PRIVATE_OF[point.prefix](factory, me["id"])["id"]))
-    if not control.is_success:
-        pytest.skip(
-            f"the person may not make this write with their own {point.prefix}_ record "
-            f"({control.status_code}): which writes a person may make is not shown"
-        )
-    response = send(oauth, str(PRIVATE_OF[point.prefix](factory, other["id"])["id"]))
-    expect_error(response, "OAUTH-007", status=404, code="record_not_found", param=point.input.name)
+    id_inputs.expect_body_id_not_found(
+        id_inputs.sender(point, here, convention),
+        oauth,
+        point,
+        control_id=str(PRIVATE_OF[point.prefix](factory, me["id"])["id"]),
+        refused_id=str(PRIVATE_OF[point.prefix](factory, other["id"])["id"]),
+        req_id="OAUTH-007",
+        skip_why=f"the person may not make it with their own {point.prefix}_ record "
+        "(which writes a person may make is not shown)",
+    )
 
 
 def _answer(response: httpx.Response) -> dict[str, Any]:

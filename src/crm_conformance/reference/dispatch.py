@@ -146,8 +146,15 @@ def _run(spec: RouteSpec, call: Call) -> Reply:
             policy.require_local_write(tx, call.workspace, read_of)  # keyed on entity alone
     if spec.method in WRITE_METHODS and spec.entity is not None and call.user_id is not None:
         with call.transaction() as tx:
-            write = (spec.entity, spec.method, call.path)
-            grants.require_grant(tx, call.workspace, call.user_id, write, call.settings)
+            grants.require_grant(
+                tx,
+                call.workspace,
+                call.user_id,
+                entity=spec.entity,
+                method=spec.method,
+                path=call.path,
+                settings=call.settings,
+            )
     if spec.method not in WRITE_METHODS or idempotency.ignores_key(
         spec.method, spec.path, call.settings
     ):

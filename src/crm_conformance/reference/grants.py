@@ -27,12 +27,14 @@ def require_grant(
     tx: Transaction,
     workspace: str,
     user_id: str,
-    write: tuple[str, str, str],
+    *,
+    entity: str,
+    method: str,
+    path: str,
     settings: ServerSettings,
 ) -> None:
-    """Refuse a `write` (entity, method, path) by a person whose permission for it is
-    withheld."""
-    entity, method, path = write
+    """Refuse a write (`method` at `path`, to `entity`) by a person whose permission for
+    it is withheld."""
     missing = withheld(tx, workspace, user_id)
     checked = method == "POST" or not settings.has_fault("user_grant_checked_on_posts_only")
     if entity in RECORD_ENTITIES and "changes" in missing and checked:

@@ -14,10 +14,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
+import pytest
 
 from crm_conformance.core.model import conventions, document
 from crm_conformance.core.transport.client import ApiClient
 from crm_conformance.steps import operations
+from crm_conformance.steps.expect import expect_error
 from crm_conformance.steps.factories import absent_id, create_fields, stamp
 from crm_conformance.steps.workspace_records import EVENT, WorkspaceRecords
 
@@ -300,3 +302,24 @@ to the token" (their prefixes, from the identifier table)."""
 def body_record_points() -> list[Point]:
     """The body inputs of every write that name a contact, organization or deal."""
     return [p for p in points() if p.input.where == "body" and p.prefix in RECORD_KINDS]
+
+
+def expect_body_id_not_found(
+    send: Callable[[ApiClient, str], httpx.Response],
+    client: ApiClient,
+    point: Point,
+    *,
+    control_id: str,
+    refused_id: str,
+    req_id: str,
+    skip_why: str,
+) -> None:
+    """The write of `point`, sent by `client` with `control_id` (an id it may name), is
+    taken; with `refused_id` (naming nothing it may see) it is then `record_not_found`
+    naming the field (`param`). A refused control says the write does not take the
+    field as sent (its body is not shown) and skips the point, with `skip_why`."""
+    control = send(client, control_id)
+    if not control.is_success:
+        pytest.skip(f"{point}: the control was refused ({control.status_code}): {skip_why}")
+    response = send(client, refused_id)
+    expect_error(response, req_id, status=404, code="record_not_found", param=point.input.name)
