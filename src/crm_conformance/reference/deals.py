@@ -226,6 +226,8 @@ def read_changes(call: Call, tx: Transaction, body: Any, current: Record | None)
             or ("everyone" if call.settings.has_fault("deal_visibility_default_everyone") else None)
             or visibility.DEFAULT
         )
+        if call.settings.has_fault("deal_visibility_subteams_as_team"):  # a 3-value column
+            changes["visibility"] = changes["visibility"].replace("team_and_subteams", "team")
     if fields.has("tags"):
         changes["tags"] = tags.read_ids(tx, call.workspace, "deal", fields) or []
     if fields.has("custom_fields"):

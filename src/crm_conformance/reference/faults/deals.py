@@ -313,4 +313,9 @@ FAULTS = (
         "an update naming the stage the deal is already in stamps `stage_changed_at` as "
         "a move between stages",
     ),
+    Fault(
+        "deal_visibility_subteams_as_team",
+        ("DEAL-030",),
+        "a deal written with visibility `team_and_subteams` is stored as `team`",
+    ),
 )
