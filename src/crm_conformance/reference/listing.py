@@ -352,8 +352,10 @@ def paginate(
     window = keyed[start : start + params.limit + 1]
     page = window[: params.limit]
     full_means_more = (
-        spec.name == "tags" and settings.has_fault("tag_pages_claim_more_when_full")
-    ) or ("search" in identity and settings.has_fault("search_pages_claim_more_when_full"))
+        (spec.name == "tags" and settings.has_fault("tag_pages_claim_more_when_full"))
+        or (spec.name == "users" and settings.has_fault("user_pages_claim_more_when_full"))
+        or ("search" in identity and settings.has_fault("search_pages_claim_more_when_full"))
+    )
     if settings.has_fault("has_more_wrong_on_last_page") or full_means_more:
         has_more = len(page) == params.limit
     else:

@@ -227,4 +227,10 @@ FAULTS = (
         "a search page as long as its limit says has_more with a next cursor, though the "
         "matches end there (the next page is empty)",
     ),
+    Fault(
+        "user_pages_claim_more_when_full",
+        ("PAG-004",),
+        "a user list page as long as its limit says has_more with a next cursor, though the "
+        "members end there",
+    ),
 )
