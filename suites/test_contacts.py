@@ -17,6 +17,7 @@ file's `[conventions.contact_filters]`. The list's order, created-since and the
 import secrets
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
@@ -649,6 +650,52 @@ def test_every_two_different_filters_are_anded(
         "CON-035",
         found == {made[2]["id"]},
         expected=f"{first}={one[0]} and {second}={two[0]} find only {made[2]['id']}",
+        got=f"found {sorted(map(str, found))} of {[m['id'] for m in made]}",
+    )
+
+
+SINCE = {"updated_since": "updated_since", "created since": "created_since_param"}
+"""The two time filters, and where the query name of each is (`updated_since` is shown;
+the created-since name is the target's)."""
+
+
+@pytest.mark.req("CON-035")
+@pytest.mark.parametrize("other", PAIRED)
+@pytest.mark.parametrize("since", SINCE)
+def test_a_time_filter_is_anded_with_every_other_filter(
+    api: ApiClient,
+    adapter: AdapterClient,
+    factory: RecordFactory,
+    convention: Callable[[str], str],
+    since: str,
+    other: str,
+) -> None:
+    """ "different parameters are ANDed", a time filter with each value filter: of three
+    contacts, one matching the value but stamped before the instant, one stamped after
+    it with another value, and one matching both, the query of both finds the last."""
+    instant = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=30)
+    before, after = instant - timedelta(minutes=1), instant + timedelta(minutes=1)
+    values = _two_values(other, factory, adapter)
+    made = []
+    for value, at in ((values[0], before), (values[1], after), (values[0], after)):
+        fields = {"external_id": factory.unique("ext"), other: value}
+        record = adapter.create_record(
+            kind="contact", fields=fields, created_at=at.isoformat(), updated_at=at.isoformat()
+        )
+        factory.created.append(("contact", str(record["id"])))
+        made.append(record)
+    name = SINCE[since] if since == "updated_since" else convention(SINCE[since])
+    query = {
+        convention("contact_filters.external_id"): [m["external_id"] for m in made],
+        convention(f"contact_filters.{other}"): values[0],
+        name: instant.isoformat(),
+    }
+    found = {row.get("id") for row in expect_pages(api, CONTACTS, "CON-035", query)}
+    expect_true(
+        None,
+        "CON-035",
+        found == {made[2]["id"]},
+        expected=f"{other}={values[0]} and {since} {instant.isoformat()} find only {made[2]['id']}",
         got=f"found {sorted(map(str, found))} of {[m['id'] for m in made]}",
     )
 

@@ -41,6 +41,7 @@ BUDGET = 60
 LONGEST_WAIT = 30
 """Most seconds a test waits for a window to reset; a longer Reset is recorded, not waited."""
 READ = "/v1/users"
+SEARCH = "/v1/contacts/search"
 """A cheap read every full-scope token may make."""
 LIMIT, REMAINING, RESET = "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"
 COUNTDOWN = {"limit": 5, "window_seconds": 20}
@@ -143,6 +144,16 @@ def test_a_token_over_its_allowance_gets_429_with_retry_after(
         expected="a Retry-After header on the 429",
         got=f"headers {sorted(refusal.headers)}",
     )
+    # "only on 429": every 429, whatever the method: a POST refused in the same window
+    posted = throttled.client.post(SEARCH, json={"limit": 1}, retry_429=False)
+    if posted.status_code == 429:
+        expect_true(
+            posted,
+            "HDR-002",
+            "Retry-After" in posted.headers,
+            expected="a Retry-After header on the 429 to a POST",
+            got=f"headers {sorted(posted.headers)}",
+        )
     again = _read(throttled.client, throttled.allowance)
     if again.status_code == 429:  # a second refusal: a "unique request id" of its own
         ids = [answer.headers.get("X-Request-ID") for answer in (refusal, again)]

@@ -209,7 +209,10 @@ class ApiMiddleware:
                 ):
                     for name, value in allowance.headers().items():
                         outgoing[name] = value
-                    if self.settings.has_fault("retry_after_missing_on_429"):
+                    posted = scope["method"] == "POST"
+                    if self.settings.has_fault("retry_after_missing_on_429") or (
+                        posted and self.settings.has_fault("retry_after_missing_on_posts")
+                    ):
                         del outgoing["Retry-After"]
                     if self.settings.has_fault("retry_after_on_every_response"):
                         outgoing["Retry-After"] = str(max(1, allowance.reset))

@@ -465,4 +465,9 @@ FAULTS = (
         "an organization update setting a custom field to null keeps its old value (the "
         "merge skips nulls)",
     ),
+    Fault(
+        "created_since_dropped_with_status",
+        ("CON-035",),
+        "the created-since filter is ignored when the status filter is given too",
+    ),
 )

@@ -25,4 +25,9 @@ FAULTS = (
         "a request over the allowance answers 429 with code too_many_requests instead of "
         "rate_limit_exceeded",
     ),
+    Fault(
+        "retry_after_missing_on_posts",
+        ("HDR-002",),
+        "a 429 to a POST has no Retry-After (the GET path's limiter middleware sets it)",
+    ),
 )
