@@ -32,6 +32,7 @@ from crm_conformance.steps import (
     expect_walk,
     ids_of,
     instant,
+    listings,
     operations,
     with_cursor,
 )
@@ -299,41 +300,29 @@ NARROWED_TO = {
 """A field of each kind's table in the document, which `fields` names alone."""
 
 
-def _named_reads() -> list[Any]:
-    """Each list the target file may name, and each retrieve."""
-    points = [pytest.param(kind, "list", id=f"list-{kind}") for kind in conventions.LISTED]
-    points += [pytest.param(kind, "retrieve", id=f"get-{kind}") for kind in conventions.RETRIEVED]
-    return points
-
-
 @pytest.mark.req("QRY-010", "QRY-011")
-@pytest.mark.parametrize(("kind", "read"), _named_reads())
+@pytest.mark.parametrize("point", listings.NAMED_READS, ids="-".join)
 def test_fields_narrows_every_read_the_target_names(
     api: ApiClient,
     maker: operations.Maker,
     convention: Callable[[str], str],
-    kind: str,
-    read: str,
+    point: tuple[str, str],
 ) -> None:
     """ "`fields` | comma-separated field names to return; `object` and `id` always
     included" is a rule "of reads": on each list and retrieve the target names, a row
     narrowed to one field of its table carries that field, `id` and `object`, and
     nothing else (a deal's Always present fields may stay)."""
+    kind = point[0]
     name = NARROWED_TO[kind]
+    params: dict[str, Any] = {"fields": name, **({"limit": 5} if point[1] == "list" else {})}
     made = maker.listed_id(kind, api)
-    if read == "list":
-        path = conventions.path(convention, f"lists.{kind}_path")
-        response = api.get(path, params={"fields": name, "limit": 5})
-        rows = expect_status(response, "QRY-010", 200).get("data") or []
-    else:
-        path = conventions.path(convention, f"retrieve.{kind}_path", **{f"{kind}_id": made})
-        response = api.get(path, params={"fields": name})
-        rows = [expect_status(response, "QRY-010", 200)]
+    response, reads = listings.read_named(api, convention, point, made, "QRY-010", params)
+    rows = [row for _, row in reads]
     expect_true(
         response,
         "QRY-010",
         bool(rows),
-        expected=f"a row of GET {path} (a {kind} was just made)",
+        expected=f"a row of {point[1]} {kind} (a {kind} was just made)",
         got=response.text[:200],
     )
     for row in rows:

@@ -44,6 +44,7 @@ from crm_conformance.steps import (
     expect_unset_custom_fields,
     instant,
     json_equal,
+    listings,
     operations,
     phone_number,
 )
@@ -584,31 +585,22 @@ def test_a_deleted_record_of_a_named_kind_is_read_by_no_path(
 
 
 @pytest.mark.req("IDN-002")
-@pytest.mark.parametrize("read", ["list", "retrieve"])
-@pytest.mark.parametrize("kind", conventions.LISTED)
+@pytest.mark.parametrize("point", listings.NAMED_READS, ids="-".join)
 def test_a_named_kind_carries_its_object_on_every_read(
     api: ApiClient,
     maker: operations.Maker,
     convention: Callable[[str], str],
-    kind: str,
-    read: str,
+    point: tuple[str, str],
 ) -> None:
     """ "Every resource carries a constant `object` discriminator (`conversation`,
-    `contact`, `organization`, `deal`, `activity`, `tag`, ...)": a new row of `kind`
-    reads `object: kind` at the retrieve the target names, and every row of the first
+    `contact`, `organization`, `deal`, `activity`, `tag`, ...)": a new row of its kind
+    reads `object: <kind>` at the retrieve the target names, and every row of the first
     page of the list it names does too (the checks of every answer know the shown
     lists only)."""
+    kind = point[0]
     record_id = maker.listed_id(kind, api)
-    if read == "list":
-        path = conventions.path(convention, f"lists.{kind}_path")
-        response = api.get(path, params={"limit": 200})
-        rows = expect_status(response, "IDN-002", 200).get("data") or []
-        reads = [(f"GET {path} data[{i}]", row) for i, row in enumerate(rows)]
-    else:
-        ids = {f"{kind}_id": record_id}
-        path = conventions.path(convention, f"retrieve.{kind}_path", **ids)
-        response = api.get(path)
-        reads = [(f"GET {path}", expect_success(response, "IDN-002"))]
+    params = {"limit": 200} if point[1] == "list" else {}
+    response, reads = listings.read_named(api, convention, point, record_id, "IDN-002", params)
     for where, record in reads:
         got = record.get("object") if isinstance(record, dict) else record
         expect_true(

@@ -2,7 +2,9 @@
 the deal's links and `updated_since`, sorts by the values deals read, with its own
 serializer's faults."""
 
+from collections.abc import Callable
 from dataclasses import replace
+from functools import cache
 from typing import Any
 
 from crm_conformance.reference.deals import SPEC, shown
@@ -39,7 +41,7 @@ def list_deals(call: Call) -> Reply:
             and (since_stamp is None or row[stamp_of] >= since_stamp)
         ]
         return call.list_reply(
-            _ordered_as_read(call, tx.all(call.workspace, "pipeline")),
+            _ordered_as_read(call, lambda: tx.all(call.workspace, "pipeline")),
             rows,
             params,
             {"filters": chosen, "updated_since": since_stamp},
@@ -47,19 +49,24 @@ def list_deals(call: Call) -> Reply:
         )
 
 
-def _ordered_as_read(call: Call, pipeline_rows: list[Any]) -> ListSpec:
+def _ordered_as_read(call: Call, pipelines: Callable[[], list[Any]]) -> ListSpec:
     """The deal list's keys ordering by the values a deal reads: `probability` a null
     stored value resolved to its stage's default ("null means the deal inherits its
-    stage default"), which a row stores nowhere else."""
-    defaults = {
-        stage["id"]: stage["default_probability"]
-        for pipeline in pipeline_rows
-        for stage in pipeline["stages"]
-    }
+    stage default"), which a row stores nowhere else. The stages are read only when a
+    sort names `probability`."""
+
+    @cache
+    def defaults() -> dict[str, Any]:
+        return {
+            stage["id"]: stage["default_probability"]
+            for pipeline in pipelines()
+            for stage in pipeline["stages"]
+        }
+
     keys = dict(SPEC.sort_keys)
     if not call.settings.has_fault("deal_sort_probability_stored_only"):
         keys["probability"] = lambda r: (
-            r["probability"] if r.get("probability") is not None else defaults.get(r["stage_id"])
+            r["probability"] if r.get("probability") is not None else defaults().get(r["stage_id"])
         )
     if call.settings.has_fault("deal_sort_value_as_text"):  # ORDER BY the rendered column
         keys["value"] = lambda r: r.get("value")  # the stored "100.00" before "9.00"

@@ -12,8 +12,13 @@ query values, the walk, `updated_since` on records) takes its points from `ALL` 
 """
 
 from dataclasses import dataclass
+from typing import Any
+
+import httpx
 
 from crm_conformance.core.model import conventions
+from crm_conformance.core.transport.client import ApiClient
+from crm_conformance.steps.expect import expect_status
 
 
 @dataclass(frozen=True)
@@ -45,3 +50,32 @@ SHOWN = (CONTACTS, Listing("/v1/users", "USR-002"), Listing("/v1/audiences", "AU
 NAMED = tuple(Listing(f"lists.{kind}", "PAG-001", kind) for kind in conventions.LISTED)
 ALL = (*SHOWN, *NAMED)
 SYNCED = tuple(listing for listing in ALL if listing.synced)
+
+
+NAMED_READS = (
+    *((kind, "list") for kind in conventions.LISTED),
+    *((kind, "retrieve") for kind in conventions.RETRIEVED),
+)
+"""Each read the target file may name: its list of a kind, and its retrieve of one."""
+
+
+def read_named(
+    api: ApiClient,
+    convention: conventions.Lookup,
+    point: tuple[str, str],
+    record_id: str,
+    req: str,
+    params: dict[str, Any],
+) -> tuple[httpx.Response, list[tuple[str, Any]]]:
+    """The rows one named read renders, each with where it was read: the first page of the
+    list (`params` added), or the retrieve of `record_id`. A read the target leaves out is
+    a skip naming its key; an answer other than 200 is a failure of `req`."""
+    kind, read = point
+    if read == "list":
+        path = conventions.path(convention, f"lists.{kind}_path")
+        response = api.get(path, params=params)
+        rows = expect_status(response, req, 200).get("data") or []
+        return response, [(f"GET {path} data[{i}]", row) for i, row in enumerate(rows)]
+    path = conventions.path(convention, f"retrieve.{kind}_path", **{f"{kind}_id": record_id})
+    response = api.get(path, params=params)
+    return response, [(f"GET {path}", expect_status(response, req, 200))]
