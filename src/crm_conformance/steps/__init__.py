@@ -24,15 +24,12 @@ if TYPE_CHECKING:
     from crm_conformance.steps.details import names_path as names_path
     from crm_conformance.steps.expect import PAST_EVERY_INTEGER as PAST_EVERY_INTEGER
     from crm_conformance.steps.expect import error_of as error_of
-    from crm_conformance.steps.expect import expect_embedded_as_made as expect_embedded_as_made
     from crm_conformance.steps.expect import expect_enum as expect_enum
     from crm_conformance.steps.expect import expect_error as expect_error
     from crm_conformance.steps.expect import expect_error_among as expect_error_among
     from crm_conformance.steps.expect import expect_field as expect_field
     from crm_conformance.steps.expect import expect_identifier as expect_identifier
     from crm_conformance.steps.expect import expect_narrowed as expect_narrowed
-    from crm_conformance.steps.expect import expect_organization as expect_organization
-    from crm_conformance.steps.expect import expect_owner as expect_owner
     from crm_conformance.steps.expect import expect_present as expect_present
     from crm_conformance.steps.expect import expect_refusal as expect_refusal
     from crm_conformance.steps.expect import expect_refused_body as expect_refused_body
@@ -42,9 +39,6 @@ if TYPE_CHECKING:
     from crm_conformance.steps.expect import expect_timestamp as expect_timestamp
     from crm_conformance.steps.expect import expect_true as expect_true
     from crm_conformance.steps.expect import expect_type_or_null as expect_type_or_null
-    from crm_conformance.steps.expect import (
-        expect_unset_custom_fields as expect_unset_custom_fields,
-    )
     from crm_conformance.steps.expect import expect_value as expect_value
     from crm_conformance.steps.expect import ids_of as ids_of
     from crm_conformance.steps.expect import matches as matches
@@ -63,6 +57,14 @@ if TYPE_CHECKING:
     from crm_conformance.steps.pages import expect_walk as expect_walk
     from crm_conformance.steps.pages import first_page as first_page
     from crm_conformance.steps.pages import with_cursor as with_cursor
+    from crm_conformance.steps.record_parts import (
+        expect_embedded_as_made as expect_embedded_as_made,
+    )
+    from crm_conformance.steps.record_parts import expect_organization as expect_organization
+    from crm_conformance.steps.record_parts import expect_owner as expect_owner
+    from crm_conformance.steps.record_parts import (
+        expect_unset_custom_fields as expect_unset_custom_fields,
+    )
     from crm_conformance.steps.sorting import expect_sorted_both_ways as expect_sorted_both_ways
     from crm_conformance.steps.updates import Updates as Updates
     from crm_conformance.steps.workspace_records import WorkspaceRecords as WorkspaceRecords
