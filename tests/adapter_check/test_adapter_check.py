@@ -86,6 +86,22 @@ def test_an_adapter_that_withholds_no_permission_is_broken(tmp_path: Path) -> No
     assert "1 of 10 listed features broken" in result.output
 
 
+def test_custom_field_samples_the_api_does_not_honour_are_broken(tmp_path: Path) -> None:
+    """The adapter fault `adapter_samples_untrue`: a number field's sample says it takes
+    text. The suites would fail the target's custom field tests for the fixture's
+    mistake, so adapter-check names the sample and the write that disproves it."""
+    settings = ServerSettings(adapter_faults=frozenset({"adapter_samples_untrue"}))
+    with running_server(settings) as served:
+        result = invoke("adapter-check", "--target", str(target_file(served, tmp_path)))
+    assert result.exit_code == 1, result.output
+    assert "broken  fixtures: the fixtures' sample says the contact custom field " in result.output
+    assert "takes 'forty-two' and reads it back, but POST /v1/contacts answered 422" in (
+        result.output
+    )
+    assert "1 of 10 listed features broken" in result.output
+    assert not leaks(result.output, served)
+
+
 def test_a_deletion_feed_the_target_file_cannot_query_is_a_note_not_a_broken_adapter(
     tmp_path: Path,
 ) -> None:
@@ -180,7 +196,10 @@ def test_the_example_adapter_is_ready_for_what_it_offers(
     result = invoke("adapter-check", "--target", str(sidecar_target(served, tmp_path, url)))
     assert result.exit_code == 0, result.output
     assert SIDECAR_SECRET not in result.output
-    for feature in ("fixtures", "tokens", "users", "records", "conversations"):
+    assert "ready   fixtures (no custom_field_samples: the tests that write custom " in (
+        result.output
+    )
+    for feature in ("tokens", "users", "records", "conversations"):
         assert f"ready   {feature}\n" in result.output
     for feature in ("inbound", "campaigns", "policy", "success_event_types"):
         assert f"--      {feature}: not offered" in result.output

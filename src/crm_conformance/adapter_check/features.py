@@ -25,6 +25,7 @@ from crm_conformance.adapter_check.probe import (
     new_tag,
     workspaces,
 )
+from crm_conformance.adapter_check.samples import check_samples
 from crm_conformance.core.model.capabilities import discover
 from crm_conformance.core.transport.client import ApiClient
 from crm_conformance.steps.expect import strings_in
@@ -66,6 +67,9 @@ def _fixtures(probe: Probe) -> list[str]:
             )
         if workspace == "primary" and not any(len(p["stages"]) > 1 for p in fixtures["pipelines"]):
             notes.append("no pipeline with two stages: deal tests that move a stage cannot run")
+        if workspace == "primary":
+            with probe.cleanup() as undo:
+                notes += check_samples(probe, fixtures, undo)
     return notes
 
 

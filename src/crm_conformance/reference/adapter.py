@@ -145,12 +145,22 @@ class ReferenceAdapter:
                 ),
                 custom_field_samples={
                     resource: {
-                        f["key"]: SAMPLES[f["type"]]
+                        f["key"]: self._sample(f["type"])
                         for f in tx.find(chosen, "field", resource=resource)
                     }
                     for resource in ("contact", "organization", "deal")
                 },
             )
+
+    def _sample(self, field_type: str) -> CustomFieldSample:
+        """What a field of `field_type` takes and refuses (swapped for a number under the
+        `adapter_samples_untrue` fault)."""
+        sample = SAMPLES[field_type]
+        if field_type == "number" and self.backend.settings.has_adapter_fault(
+            "adapter_samples_untrue"
+        ):
+            return CustomFieldSample(accepted=sample.refused[0], refused=(sample.accepted,))
+        return sample
 
     # --- tokens and people -------------------------------------------------------------
 

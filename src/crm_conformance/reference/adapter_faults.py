@@ -16,5 +16,9 @@ ADAPTER_FAULTS: dict[str, str] = {
         "the adapter answers a person's permissions as set but withholds nothing: their "
         "OAuth tokens still change records and act on conversations"
     ),
+    "adapter_samples_untrue": (
+        "the fixtures' custom field samples swap a number field's values: the accepted "
+        "one is text the API refuses"
+    ),
 }
 """Adapter fault name -> what it breaks."""
