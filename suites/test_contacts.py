@@ -6,10 +6,8 @@ made by the provisioning adapter (`factory.contact(...)`), which renders them as
 API does; the rules checked on them are the Contact table's: `name` derived from
 first and last name, `phone` E.164 "normalized on write", `owner` present whenever
 there is an owner, `organization` present only when expanded, `company_name` kept
-and linked to an organization, every custom field present (null when unset). Each
-row of the list's filter table is checked to OR its repeated values and AND with
-another filter; the filters' query names are "not shown" and come from the target
-file's `[conventions.contact_filters]`. The list's order, created-since and the
+and linked to an organization, every custom field present (null when unset). The
+list's filters are `test_contact_filters.py`'s; its order, created-since and the
 100-value cap are the query-parameter and pagination suites' (`test_pagination.py`,
 `test_query_parameters.py`).
 """
@@ -17,7 +15,6 @@ file's `[conventions.contact_filters]`. The list's order, created-since and the
 import secrets
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
@@ -37,7 +34,6 @@ from crm_conformance.steps import (
     expect_narrowed,
     expect_organization,
     expect_owner,
-    expect_pages,
     expect_status,
     expect_success,
     expect_text,
@@ -509,197 +505,6 @@ def test_contacts_are_listed_as_a_collection_of_contact(
         bool(kinds) and kinds <= {"contact"},
         expected="at least one item, every item an object 'contact'",
         got=f"objects {sorted(map(str, kinds))}",
-    )
-
-
-def _two_values(name: str, factory: RecordFactory, adapter: AdapterClient) -> tuple[Any, Any]:
-    """Two distinct values of the contact field `name`, each naming no other record."""
-    if name == "status":
-        return "open", "on_hold"
-    if name == "score":
-        return "cold", "hot"
-    if name == "email":
-        return (f"{secrets.token_hex(6)}@example.com", f"{secrets.token_hex(6)}@example.com")
-    if name == "external_id":
-        return factory.unique("ext"), factory.unique("ext")
-    if name == "organization_id":
-        return factory.organization()["id"], factory.organization()["id"]
-    users = adapter.fixtures().users
-    if len(users) < 2:
-        pytest.skip("the adapter's fixtures list fewer than two users")
-    return users[0], users[1]
-
-
-FILTERS = {
-    "status": "CON-027",
-    "score": "CON-028",
-    "email": "CON-029",
-    "owner_id": "CON-030",
-    "organization_id": "CON-031",
-    "external_id": "CON-032",
-}
-"""The repeatable filters of the contact list (the table's rows) and their ids."""
-
-
-@pytest.mark.req("CON-034", "CON-035")
-@pytest.mark.parametrize(
-    "field", [pytest.param(f, marks=pytest.mark.req(FILTERS[f])) for f in sorted(FILTERS)]
-)  # each point names its own filter's row
-def test_a_filter_ors_repeated_values_and_ands_with_other_filters(
-    api: ApiClient,
-    adapter: AdapterClient,
-    factory: RecordFactory,
-    convention: Callable[[str], str],
-    field: str,
-) -> None:
-    """Two contacts, one per value, narrowed to the pair by `external_id` (unless that is
-    the filter under test). One value finds its one contact: a miss, or the pair, is the
-    filter's own failure; a contact outside the narrowing means the two parameters were
-    not ANDed. Both values find both (OR)."""
-    param = convention(f"contact_filters.{field}")
-    by_external_id = convention("contact_filters.external_id")
-    values = _two_values(field, factory, adapter)
-    made = [factory.contact(**{"external_id": factory.unique("ext"), field: v}) for v in values]
-    narrow = {} if field == "external_id" else {by_external_id: [m["external_id"] for m in made]}
-    req_id = FILTERS[field]
-    pair = {made[0]["id"], made[1]["id"]}
-    for values_sent, wanted in (([values[0]], {made[0]["id"]}), (list(values), pair)):
-        query = {**narrow, param: values_sent}
-        found = {row.get("id") for row in expect_pages(api, CONTACTS, req_id, query)}
-        if len(values_sent) > 1:
-            rule = "CON-034"
-        elif narrow and not found <= pair:
-            rule = "CON-035"
-        else:
-            rule = req_id
-        expect_true(
-            None,
-            rule,
-            found == wanted,
-            expected=f"{query} finds exactly {sorted(wanted)}",
-            got=f"found {sorted(map(str, found))}",
-        )
-
-
-@pytest.mark.req("CON-029")
-def test_the_email_filter_matches_the_whole_address(
-    api: ApiClient,
-    factory: RecordFactory,
-    convention: Callable[[str], str],
-    observe: Callable[[str, Any], None],
-) -> None:
-    """ "exact match": the stored address finds the contact; a part of it (the address
-    without its first character, or without its last) does not. Whether the match
-    minds letter case is recorded, not judged: addresses are matched without regard to
-    case in practice, and "exact" reads as well as "the whole value"."""
-    contact = factory.contact(email=f"Ada.{secrets.token_hex(6)}@Example.com")
-    stored = expect_success(api.get(f"{CONTACTS}/{contact['id']}"), "CON-029").get("email")
-    if not isinstance(stored, str) or len(stored) < 3:
-        pytest.skip(f"the stored email {stored!r} is not one to take parts of")
-    name = convention("contact_filters.email")
-    for value, wanted in ((stored, [contact["id"]]), (stored[1:], []), (stored[:-1], [])):
-        found = [row.get("id") for row in expect_pages(api, CONTACTS, "CON-029", {name: value})]
-        expect_true(
-            None,
-            "CON-029",
-            found == wanted,
-            expected=f"email={value} finds {wanted or 'nothing'} (exact match)",
-            got=f"found {found}",
-        )
-    other_case = [
-        r.get("id") for r in expect_pages(api, CONTACTS, "CON-029", {name: stored.swapcase()})
-    ]
-    observe("email filter matches another letter case", other_case == [contact["id"]])
-
-
-PAIRED = ("status", "score", "owner_id", "organization_id")
-"""The filters tried two by two. `email` is left out: three contacts would share one
-address, which a server may refuse (uniqueness of email is not shown); `external_id`
-narrows every query to the test's contacts, so it is ANDed in each."""
-
-
-@pytest.mark.req("CON-035")
-@pytest.mark.parametrize(
-    ("first", "second"),
-    [(a, b) for i, a in enumerate(PAIRED) for b in PAIRED[i + 1 :]],
-    ids=lambda name: str(name),
-)
-def test_every_two_different_filters_are_anded(
-    api: ApiClient,
-    adapter: AdapterClient,
-    factory: RecordFactory,
-    convention: Callable[[str], str],
-    first: str,
-    second: str,
-) -> None:
-    """ "different parameters are ANDed", for every pair: of three contacts matching
-    the first filter only, the second only, and both, the query of both finds the last."""
-    one, two = _two_values(first, factory, adapter), _two_values(second, factory, adapter)
-    made = [
-        factory.contact(external_id=factory.unique("ext"), **{first: a, second: b})
-        for a, b in ((one[0], two[1]), (one[1], two[0]), (one[0], two[0]))
-    ]
-    query = {
-        convention(f"contact_filters.{first}"): one[0],
-        convention(f"contact_filters.{second}"): two[0],
-    }
-    _expect_only_the_last(api, convention, made, query, f"{first}={one[0]} and {second}={two[0]}")
-
-
-def _expect_only_the_last(
-    api: ApiClient,
-    convention: Callable[[str], str],
-    made: list[dict[str, Any]],
-    query: dict[str, Any],
-    what: str,
-) -> None:
-    """The query, narrowed to the `made` contacts by their `external_id`, finds only the
-    last of them: the one that matches every filter of `query` (CON-035)."""
-    narrowed = {convention("contact_filters.external_id"): [m["external_id"] for m in made]}
-    found = {row.get("id") for row in expect_pages(api, CONTACTS, "CON-035", {**narrowed, **query})}
-    expect_true(
-        None,
-        "CON-035",
-        found == {made[-1]["id"]},
-        expected=f"{what} find only {made[-1]['id']}",
-        got=f"found {sorted(map(str, found))} of {[m['id'] for m in made]}",
-    )
-
-
-SINCE = {"updated_since": "updated_since", "created since": "created_since_param"}
-"""The two time filters, and where the query name of each is (`updated_since` is shown;
-the created-since name is the target's)."""
-
-
-@pytest.mark.req("CON-035")
-@pytest.mark.parametrize("other", PAIRED)
-@pytest.mark.parametrize("since", SINCE)
-def test_a_time_filter_is_anded_with_every_other_filter(
-    api: ApiClient,
-    adapter: AdapterClient,
-    factory: RecordFactory,
-    convention: Callable[[str], str],
-    since: str,
-    other: str,
-) -> None:
-    """ "different parameters are ANDed", a time filter with each value filter: of three
-    contacts, one matching the value but stamped before the instant, one stamped after
-    it with another value, and one matching both, the query of both finds the last."""
-    instant = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=30)
-    before, after = instant - timedelta(minutes=1), instant + timedelta(minutes=1)
-    values = _two_values(other, factory, adapter)
-    made = []
-    for value, at in ((values[0], before), (values[1], after), (values[0], after)):
-        fields = {"external_id": factory.unique("ext"), other: value}
-        record = adapter.create_record(
-            kind="contact", fields=fields, created_at=at.isoformat(), updated_at=at.isoformat()
-        )
-        factory.created.append(("contact", str(record["id"])))
-        made.append(record)
-    name = SINCE[since] if since == "updated_since" else convention(SINCE[since])
-    query = {convention(f"contact_filters.{other}"): values[0], name: instant.isoformat()}
-    _expect_only_the_last(
-        api, convention, made, query, f"{other}={values[0]} and {since} {instant.isoformat()}"
     )
 
 

@@ -319,29 +319,45 @@ def _reads() -> dict[str, ReadOf]:
 READS = _reads()
 
 
-@pytest.mark.req("TEN-001")
+@pytest.mark.parametrize(
+    "header",
+    [
+        pytest.param(False, id="token", marks=pytest.mark.req("TEN-001")),
+        pytest.param(True, id="tenant header", marks=pytest.mark.req("TEN-002")),
+    ],
+)
 @pytest.mark.parametrize("name", list(READS))
 def test_a_read_shows_nothing_of_another_workspace(
     name: str,
+    header: bool,
     api: ApiClient,
     other_api: ApiClient,
     elsewhere: WorkspaceRecords,
     convention: conventions.Lookup,
 ) -> None:
+    """ "The workspace is implied by the bearer token": no read of the first workspace's
+    token shows the second workspace's record. "No tenant or workspace header exists":
+    nor when the read carries a tenant header naming the second workspace (each value a
+    server could take for it)."""
     read = READS[name](elsewhere, convention)
     if not read.marker:
         theirs = ids_of(expect_pages(other_api, read.path, "TEN-001", read.query, max_pages=1))
         if not theirs:
             pytest.skip(f"the second workspace's {read.path} lists nothing to look for")
         read = replace(read, marker=theirs[0])
-    ours, answer = reads.seen(api, read, "TEN-001")
-    expect_true(
-        answer,
-        "TEN-001",
-        read.marker not in ours,
-        expected=f"nothing of the second workspace's {read.marker} in {read.method} {read.path}",
-        got="it is in the answer to the first workspace's token",
-    )
+    req_id = "TEN-002" if header else "TEN-001"
+    values = tenant_values(other_api) if header else [None]
+    for value in values:
+        sent = dict.fromkeys(TENANT_HEADERS, value) if value is not None else {}
+        ours, answer = reads.seen(api, read, req_id, sent)
+        expect_true(
+            answer,
+            req_id,
+            read.marker not in ours,
+            expected=f"nothing of the second workspace's {read.marker} in {read.method} "
+            f"{read.path}" + (f" with {TENANT_HEADERS[0]}: {value}" if value else ""),
+            got="it is in the answer to the first workspace's token",
+        )
     if read.marker not in reads.seen(other_api, read, "TEN-001")[0]:
         pytest.skip(
             f"the second workspace's own token does not find {read.marker} with this read, "

@@ -134,7 +134,13 @@ class ApiMiddleware:
                     bucket = "credential:" + hashlib.sha256(authorization.encode()).hexdigest()
             else:
                 chosen = headers.get("x-workspace-id") or headers.get("x-tenant-id")
-                if chosen and self.settings.has_fault("workspace_header_honoured"):
+                if chosen and (
+                    self.settings.has_fault("workspace_header_honoured")
+                    or (
+                        path == "/v1/contacts"
+                        and self.settings.has_fault("contact_list_workspace_header")
+                    )
+                ):
                     # a support override left in: any value switches to the other workspace
                     other = "secondary" if principal.workspace != "secondary" else "primary"
                     principal = replace(principal, workspace=other)

@@ -124,17 +124,22 @@ def contact_reads(*, id_filters: bool) -> dict[str, ContactRead]:
     return reads
 
 
-def seen(client: ApiClient, read: Read, req_id: str) -> tuple[set[str], httpx.Response]:
+def seen(
+    client: ApiClient, read: Read, req_id: str, headers: Mapping[str, str] | None = None
+) -> tuple[set[str], httpx.Response]:
     """Every string of the read's answers to `client`, page after page (bounded, at the
     largest `limit`; the cursor in the query, or in the body of a search), and the
-    first answer. A read the target may refuse (`refusable`) and does is skipped."""
+    first answer; each request carries `headers` too. A read the target may refuse
+    (`refusable`) and does is skipped."""
     limit = {"limit": str(document.page_limit())} if read.pages else {}
+    sent = dict(headers or {})
 
     def fetch(cursor: str | None) -> httpx.Response:
         if read.body is None:
-            return client.get(read.path, params=dict(with_cursor({**read.query, **limit}, cursor)))
+            query = dict(with_cursor({**read.query, **limit}, cursor))
+            return client.get(read.path, params=query, headers=sent)
         body = with_cursor({**read.body, "limit": document.page_limit()}, cursor)
-        return client.request(read.method, read.path, json=dict(body))
+        return client.request(read.method, read.path, json=dict(body), headers=sent)
 
     found: set[str] = set()
     first = response = fetch(None)

@@ -470,4 +470,16 @@ FAULTS = (
         ("CON-035",),
         "the created-since filter is ignored when the status filter is given too",
     ),
+    Fault(
+        "created_since_dropped_with_sort",
+        ("CON-033",),
+        "the created-since filter is ignored when the list is also given a sort (the sorted "
+        "query path builds its own WHERE clause)",
+    ),
+    Fault(
+        "repeated_filter_first_value_beside_another",
+        ("CON-034",),
+        "with two different filters given, a repeated one keeps only its first value (the "
+        "IN list is built for a query of one filter only)",
+    ),
 )

@@ -49,6 +49,12 @@ FAULTS = (
         "to the other workspace (a support override left in)",
     ),
     Fault(
+        "contact_list_workspace_header",
+        ("TEN-002",),
+        "the contact list alone honours an X-Workspace-Id header (its query builder reads "
+        "the workspace from the request), so it lists the other workspace's contacts",
+    ),
+    Fault(
         "deal_external_id_unique_across_workspaces",
         ("TEN-005",),
         "a deal's external_id is kept unique across every workspace, so a second workspace "
