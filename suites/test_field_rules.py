@@ -861,6 +861,30 @@ def test_a_deal_value_reads_back_exactly(
     )
 
 
+PAST_EVERY_AMOUNT = {"1e300": 1e300, "-1e300": -1e300, "1e-300": 1e-300}
+"""Amounts past what any money column holds, or below any minor unit."""
+
+
+@pytest.mark.req("DEAL-014")
+@pytest.mark.parametrize("amount", PAST_EVERY_AMOUNT)
+@pytest.mark.parametrize("write", PROBABILITY_WRITES, ids=lambda w: w.name)
+def test_a_deal_value_past_every_amount_is_taken_or_refused(
+    writer: Writer, write: Write, amount: str, observe: Callable[[str, Any], None]
+) -> None:
+    """ "number in the body", and no bound is shown: an amount past what a store holds is
+    taken, or refused as invalid (400 or 422), never a server fault. What a taken one
+    reads back as is not judged (it may be past exact decimal rendering)."""
+    response, _ = write.send(writer, "value", PAST_EVERY_AMOUNT[amount])
+    expect_true(
+        response,
+        "DEAL-014",
+        response.is_success or response.status_code in (400, 422),
+        expected=f"value {amount} taken (2xx) or refused (400, 422)",
+        got=f"{response.status_code} {response.text[:200]}",
+    )
+    observe(f"{write.name} value {amount}", response.status_code)
+
+
 MISTYPED = {
     "value as a string": ("value", "100", "DEAL-014"),
     "probability as a string": ("probability", "50", "DEAL-035"),

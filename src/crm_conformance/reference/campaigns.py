@@ -72,7 +72,18 @@ def list_campaigns(call: Call) -> Reply:
             for row in tx.all(call.workspace, "campaign")
             if not statuses or row["status"] in statuses
         ]
-    return call.list_reply(SPEC, rows, params, {"status": sorted(statuses)}, render)
+    return call.list_reply(
+        SPEC, rows, params, {"status": sorted(statuses)}, lambda r: _listed(call, r)
+    )
+
+
+def _listed(call: Call, record: Record) -> dict[str, Any]:
+    """A campaign as its list renders it; under its fault, the list selects fewer
+    columns and leaves out `instructions`."""
+    rendered = render(record)
+    if call.settings.has_fault("campaign_list_drops_instructions"):
+        rendered.pop("instructions", None)
+    return rendered
 
 
 @routes.get(

@@ -157,7 +157,8 @@ def read_changes(call: Call, tx: Transaction, body: Any, current: Record | None)
         raw = fields.body.get("value")
         if isinstance(raw, str) and call.settings.has_fault("deal_value_string_parsed"):
             fields.body["value"] = float(raw)  # a lenient parse: "100" read as 100
-        value = fields.number("value", minimum=0)
+        unbounded = call.settings.has_fault("deal_value_unbounded")  # an overflow: 500
+        value = fields.number("value", minimum=0, bounded=not unbounded)
         floor = call.settings.has_fault("money_cents_by_floor")
         changes["value"] = _money(value, floor) if value is not None else None
         if value is not None and call.settings.has_fault("deal_value_in_int32_cents"):

@@ -153,7 +153,11 @@ class BodyFields:
             return None
         return value
 
-    def number(self, name: str, *, minimum: float | None = None) -> float | int | None:
+    def number(
+        self, name: str, *, minimum: float | None = None, bounded: bool = True
+    ) -> float | int | None:
+        """A finite number below 10^15 (the store's bound; `bounded=False` for a fault
+        that lets any number through to a store that cannot hold it)."""
         value = self._value(name, False, True)
         if value is None:
             return None
@@ -161,7 +165,7 @@ class BodyFields:
             not isinstance(value, int | float)
             or isinstance(value, bool)
             or not math.isfinite(value)
-            or abs(value) >= 1e15
+            or (bounded and abs(value) >= 1e15)
         ):
             self.problem(name, "must be a finite number below 10^15", "type")
             return None

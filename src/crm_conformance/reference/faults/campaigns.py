@@ -157,4 +157,10 @@ FAULTS = (
         "a paused campaign reads running at its retrieve (the scheduler's view), though the "
         "pause answered paused",
     ),
+    Fault(
+        "campaign_list_drops_instructions",
+        ("CAMP-001",),
+        "the campaign list's rows leave out `instructions`, which the retrieve shows (the "
+        "list selects fewer columns)",
+    ),
 )

@@ -318,4 +318,10 @@ FAULTS = (
         ("DEAL-030",),
         "a deal written with visibility `team_and_subteams` is stored as `team`",
     ),
+    Fault(
+        "deal_value_unbounded",
+        ("DEAL-014",),
+        "a deal value is not bounded before it is stored: an amount past what the money "
+        "column holds (1e300) makes the write a 500 instead of a refusal",
+    ),
 )
