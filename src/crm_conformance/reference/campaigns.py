@@ -11,6 +11,7 @@ admin to resume a campaign, since resuming sends messages (403
 `window_end` needs a timezone offset too (see `stats.parse_window`).
 """
 
+import re
 from collections import Counter
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -182,6 +183,8 @@ def campaign_stats(call: Call) -> Reply:
     if start and call.settings.has_fault("naive_window_start_as_utc"):
         naive = parse_instant(start) is None and parse_instant(start, require_offset=False)
         start = start + "+00:00" if naive else start
+    if start and call.settings.has_fault("window_start_offset_dropped"):
+        start = re.sub(r"(Z|[+-]\d\d:?\d\d)$", "+00:00", start)  # local time read as UTC
     end = call.single("window_end")
     if end and parse_instant(end) is None and call.settings.has_fault("window_end_unvalidated"):
         end = None  # an unreadable end falls back to the default, now

@@ -316,15 +316,22 @@ def search_contacts(call: Call) -> Reply:
             rows,
             params,
             {"search": {"filter": fields.body.get("filter"), "q": q}},
-            lambda r: _rendered(tx, call, r, params.expand),
+            lambda r: _rendered(tx, call, r, params.expand, params.fields),
         )
 
 
 def _rendered(
-    tx: Transaction, call: Call, record: Record, expand: tuple[str, ...]
+    tx: Transaction,
+    call: Call,
+    record: Record,
+    expand: tuple[str, ...],
+    fields: tuple[str, ...] | None,
 ) -> dict[str, Any]:
-    """A contact found, rendered as the list renders it."""
+    """A contact found, rendered as the list renders it (under its fault, search's own
+    projection keeps only the `fields` named, `id` too unless named)."""
     rendered = contacts.render(tx, call.workspace, record, expand, call.settings)
+    if fields and "id" not in fields and call.settings.has_fault("search_fields_drop_id"):
+        del rendered["id"]
     if call.settings.has_fault("search_renders_without_custom_fields"):
         del rendered["custom_fields"]
     if call.settings.has_fault("lost_reason_missing_on_search"):

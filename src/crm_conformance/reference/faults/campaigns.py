@@ -163,4 +163,10 @@ FAULTS = (
         "the campaign list's rows leave out `instructions`, which the retrieve shows (the "
         "list selects fewer columns)",
     ),
+    Fault(
+        "window_start_offset_dropped",
+        ("STAT-005",),
+        "the stats window_start's offset is dropped: its local time is read as UTC, so a "
+        "start written +05:30 begins five and a half hours late",
+    ),
 )

@@ -233,4 +233,10 @@ FAULTS = (
         "a user list page as long as its limit says has_more with a next cursor, though the "
         "members end there",
     ),
+    Fault(
+        "search_fields_drop_id",
+        ("QRY-011",),
+        "search narrowed by `fields` leaves `id` out unless it is named (its projection "
+        "is its own, not the list's)",
+    ),
 )
