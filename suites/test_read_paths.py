@@ -47,6 +47,7 @@ from crm_conformance.steps import (
     listings,
     operations,
     phone_number,
+    reads,
     with_cursor,
 )
 
@@ -650,3 +651,58 @@ def test_a_named_kind_carries_its_object_on_every_read(
         expect_true(
             response, "IDN-002", got == kind, expected=f"object {kind!r} at {where}", got=f"{got!r}"
         )
+
+
+# --- a contact is one row, however many tags and channels it has --------------------------
+
+CONTACT_READS = reads.contact_reads(id_filters=True)
+"""Every read that can find a contact (`steps.reads`)."""
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(n, marks=pytest.mark.req("SRCH-001" if n.startswith("search") else "PAG-009"))
+        for n in CONTACT_READS
+    ],
+)
+def test_a_contact_is_one_row_of_every_read_that_finds_it(
+    name: str,
+    api: ApiClient,
+    adapter: AdapterClient,
+    factory: RecordFactory,
+    convention: conventions.Lookup,
+) -> None:
+    """A contact with two tags and two channels (a read joining either would serve it once
+    per tag or channel) is one row of each read that finds it: the list under each filter
+    and each date-time query, search by `q` on each field and by a condition. Search
+    "returns the same objects ... as the list"; a list row served twice is a repeated row.
+    A read that does not find it judges nothing here (its own rule's test does)."""
+    fixtures = adapter.fixtures()
+    if not fixtures.users:
+        pytest.skip("the adapter's fixtures list no user to own the contact")
+    fields = reads.findable(
+        factory.unique("rows"),
+        owner_id=fixtures.users[0],
+        organization_id=factory.organization()["id"],
+    )
+    channels = [
+        {"identifier": f"{n}.{fields['last_name']}", "platform": platform, "status": "active"}
+        | {"username": f"{n}{fields['last_name']}"}
+        for n, platform in (("a", "instagram"), ("b", "slack"))
+    ]
+    if factory.target.conventions.get("tag_catalogue_field") is not None:
+        fields["tags"] = [factory.tag(kind="contact")["id"], factory.tag(kind="contact")["id"]]
+    contact = factory.contact(**fields, channels=channels)
+    read = CONTACT_READS[name](convention, contact)
+    rows, answer = reads.read_rows(api, read, "SRCH-001")
+    count = sum(1 for row in rows if isinstance(row, dict) and row.get("id") == contact["id"])
+    if count == 0:
+        pytest.skip(f"{read.method} {read.path} does not find {contact['id']}: judged elsewhere")
+    expect_true(
+        answer,
+        "SRCH-001" if name.startswith("search") else "PAG-009",
+        count == 1,
+        expected=f"{contact['id']} once in {read.method} {read.path}",
+        got=f"{count} rows of it",
+    )

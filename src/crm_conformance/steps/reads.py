@@ -124,12 +124,12 @@ def contact_reads(*, id_filters: bool) -> dict[str, ContactRead]:
     return reads
 
 
-def seen(
-    client: ApiClient, read: Read, req_id: str, headers: Mapping[str, str] | None = None
-) -> tuple[set[str], httpx.Response]:
-    """Every string of the read's answers to `client`, page after page (bounded, at the
-    largest `limit`; the cursor in the query, or in the body of a search), and the
-    first answer; each request carries `headers` too. A read the target may refuse
+def _answers(
+    client: ApiClient, read: Read, req_id: str, headers: Mapping[str, str] | None
+) -> tuple[list[Any], httpx.Response]:
+    """The read's pages to `client` (bounded, at the largest `limit`; the cursor in the
+    query, or in the body of a search; one answer for a read that does not page), each
+    request carrying `headers` too, and the first answer. A read the target may refuse
     (`refusable`) and does is skipped."""
     limit = {"limit": str(document.page_limit())} if read.pages else {}
     sent = dict(headers or {})
@@ -141,17 +141,33 @@ def seen(
         body = with_cursor({**read.body, "limit": document.page_limit()}, cursor)
         return client.request(read.method, read.path, json=dict(body), headers=sent)
 
-    found: set[str] = set()
+    pages: list[Any] = []
     first = response = fetch(None)
     if read.refusable and first.status_code in (400, 422):
         pytest.skip(read.refusable)
     for _ in range(MAX_PAGES):
         page = expect_status(response, req_id, 200)
-        if not read.pages:
-            return strings_in(page), first
-        found |= strings_in(page.get("data"))
-        cursor = (page.get("links") or {}).get("next")
+        pages.append(page)
+        cursor = (page.get("links") or {}).get("next") if read.pages else None
         if not isinstance(cursor, str) or not page.get("meta", {}).get("has_more", True):
             break
         response = fetch(cursor)
-    return found, first
+    return pages, first
+
+
+def seen(
+    client: ApiClient, read: Read, req_id: str, headers: Mapping[str, str] | None = None
+) -> tuple[set[str], httpx.Response]:
+    """Every string of the read's answers to `client`, page after page (`_answers`), and
+    the first answer."""
+    pages, first = _answers(client, read, req_id, headers)
+    if not read.pages:
+        return strings_in(pages[0]), first
+    return set().union(*(strings_in(page.get("data")) for page in pages)), first
+
+
+def read_rows(client: ApiClient, read: Read, req_id: str) -> tuple[list[Any], httpx.Response]:
+    """Every row of a paged read's answers to `client` (`_answers`), and the first answer:
+    the rows themselves, so a row served twice counts twice."""
+    pages, first = _answers(client, read, req_id, None)
+    return [row for page in pages for row in page.get("data") or []], first

@@ -482,4 +482,9 @@ FAULTS = (
         "with two different filters given, a repeated one keeps only its first value (the "
         "IN list is built for a query of one filter only)",
     ),
+    Fault(
+        "search_q_joins_tags",
+        ("SRCH-001",),
+        "search by `q` joins the tag table: a contact with two tags is two rows",
+    ),
 )
