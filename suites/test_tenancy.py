@@ -59,18 +59,27 @@ from crm_conformance.steps import (
 
 TENANT_HEADERS = ("X-Workspace-Id", "X-Tenant-Id", "Workspace", "X-Organization-Id")
 """Headers a client might try; the document says none exists, so they change nothing."""
-TENANT_VALUES = 4
+TENANT_VALUES = 6
 """How many values naming the second workspace each header is tried with."""
+TENANT_KEYS = ("workspace", "tenant", "account", "organization", "org")
+"""Words of a `GET /v1/me` member that may hold the workspace's own id."""
 
 
 def tenant_values(other_api: ApiClient) -> list[str]:
     """Values a server could take as the second workspace's name: what its own token's
-    `GET /v1/me` says (its shape is not shown: every short string but the scopes), then
-    the adapter's name for it."""
+    `GET /v1/me` says (its shape is not shown: every short string but the scopes, those
+    of a member named like a workspace first), then the adapter's name for it."""
     response = other_api.get("/v1/me")
-    said = strings_in(response.json()) if response.is_success and response.content else set()
-    candidates = sorted(v for v in said if 0 < len(v) <= 64 and ":" not in v and " " not in v)
-    return [*candidates[: TENANT_VALUES - 1], "secondary"]
+    said = response.json() if response.is_success and response.content else {}
+    members = said.items() if isinstance(said, dict) else ()
+    named = sorted(
+        str(value)
+        for key, value in members
+        if isinstance(value, str) and any(word in key.lower() for word in TENANT_KEYS)
+    )
+    rest = sorted(strings_in(said) - set(named))
+    candidates = [v for v in (*named, *rest) if 0 < len(v) <= 64 and ":" not in v and " " not in v]
+    return [*dict.fromkeys(candidates[: TENANT_VALUES - 1]), "secondary"]
 
 
 FEED_KINDS = {
