@@ -116,6 +116,8 @@ def _typed_points(parameter: document.QueryParameter) -> Iterator[Point]:
     elif parameter.name in NAMED_REFUSALS:
         kind, value, req, code = NAMED_REFUSALS[parameter.name]
         yield Point(*where, kind, value, req, (req,), (code,))
+        if parameter.name == "cursor":
+            yield Point(*where, "non-ascii", NON_ASCII_CURSOR, req, (req,), (code,))
 
 
 NAMED_REFUSALS = {
@@ -125,6 +127,10 @@ NAMED_REFUSALS = {
     "sort": ("unknown-key", "no_such_field_for_sorting", "QRY-003", "unknown_sort_field"),
 }
 """String parameters whose invalid value has a row of its own in the 400 table."""
+NON_ASCII_CURSOR = "\u00e9t\u00e9.\U0001d11e#\u00f3"
+"""A cursor no server issued whose characters are past ASCII (one astral): a decoder
+that expects its own base64 meets bytes it cannot read, and must still answer
+`invalid_cursor`."""
 
 
 def _filter_points() -> Iterator[Point]:

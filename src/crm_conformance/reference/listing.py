@@ -335,7 +335,10 @@ def paginate(
     hex_form = settings.has_variant("hex_cursors")
     start = 0
     if params.cursor is not None:
-        position = cursors.decode(settings.secret, params.cursor, digest, hex_form=hex_form)
+        as_text = settings.has_fault("cursor_signature_compared_as_text")
+        position = cursors.decode(
+            settings.secret, params.cursor, digest, hex_form=hex_form, as_text=as_text
+        )
         if offset_cursors:
             start = _offset(position)
         else:

@@ -239,4 +239,10 @@ FAULTS = (
         "search narrowed by `fields` leaves `id` out unless it is named (its projection "
         "is its own, not the list's)",
     ),
+    Fault(
+        "cursor_signature_compared_as_text",
+        ("PAG-007",),
+        "a cursor's signature is compared as text, which the comparison refuses past "
+        "ASCII: a cursor of other characters answers 500, not invalid_cursor",
+    ),
 )
