@@ -182,7 +182,7 @@ def test_a_target_without_the_score_filter_leaves_con_028_not_verified(tmp_path:
     """The filter matrix's score point cannot run without its query name; its sibling
     points passing gives CON-028 nothing."""
     result, report = served_run(
-        tmp_path, "-k", "test_contacts.py and filter", dropping='score = "score"\n'
+        tmp_path, "-k", "test_contact_filters.py", dropping='score = "score"\n'
     )
     assert result.exit_code == 0, result.output
     requirements = summary_of(report)["requirements"]
