@@ -178,6 +178,22 @@ def _expect_found(
     )
 
 
+def _stamped(
+    adapter: AdapterClient, factory: RecordFactory, at: datetime, fields: dict[str, Any]
+) -> dict[str, Any]:
+    """A contact with `fields` and an `external_id` of its own, created and changed at
+    `at` (the adapter's stamps), left for the factory to delete."""
+    stamp = at.isoformat()
+    record = adapter.create_record(
+        kind="contact",
+        fields={"external_id": factory.unique("ext"), **fields},
+        created_at=stamp,
+        updated_at=stamp,
+    )
+    factory.created.append(("contact", str(record["id"])))
+    return record
+
+
 SINCE = {"updated_since": "updated_since", "created since": "created_since_param"}
 """The two time filters, and where the query name of each is (`updated_since` is shown;
 the created-since name is the target's)."""
@@ -200,14 +216,10 @@ def test_a_time_filter_is_anded_with_every_other_filter(
     instant = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=30)
     before, after = instant - timedelta(minutes=1), instant + timedelta(minutes=1)
     values = _two_values(other, factory, adapter)
-    made = []
-    for value, at in ((values[0], before), (values[1], after), (values[0], after)):
-        fields = {"external_id": factory.unique("ext"), other: value}
-        record = adapter.create_record(
-            kind="contact", fields=fields, created_at=at.isoformat(), updated_at=at.isoformat()
-        )
-        factory.created.append(("contact", str(record["id"])))
-        made.append(record)
+    made = [
+        _stamped(adapter, factory, at, {other: value})
+        for value, at in ((values[0], before), (values[1], after), (values[0], after))
+    ]
     name = SINCE[since] if since == "updated_since" else convention(SINCE[since])
     query = {convention(f"contact_filters.{other}"): values[0], name: instant.isoformat()}
     what = f"{other}={values[0]} and {since} {instant.isoformat()}"
@@ -280,15 +292,10 @@ def test_a_filter_applies_whatever_else_the_read_asks(
     `fields`, or with `expand` finds the first alone."""
     if field in SINCE:
         instant = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=30)
-        made = []
-        for at in (instant - timedelta(minutes=1), instant + timedelta(minutes=1)):
-            stamped = at.isoformat()
-            fields = {"external_id": factory.unique("ext")}
-            record = adapter.create_record(
-                kind="contact", fields=fields, created_at=stamped, updated_at=stamped
-            )
-            factory.created.append(("contact", str(record["id"])))
-            made.append(record)
+        made = [
+            _stamped(adapter, factory, at, {})
+            for at in (instant - timedelta(minutes=1), instant + timedelta(minutes=1))
+        ]
         name = SINCE[field] if field == "updated_since" else convention(SINCE[field])
         query: dict[str, Any] = {name: instant.isoformat()}
         wanted = made[1:]
