@@ -12,19 +12,24 @@ there, and its point is not applicable, the refusal recorded.
 The module makes its contacts once: `TIED` of them sharing every value a test can set
 (status, score, names, place, organization, owner, both stamps) and leaving the others
 null alike, so they tie on any key but the ids and the `external_id` that narrows the
-list to them. Each point walks them two per page.
+list to them; and `VALUED` more, alike in all that but with an email and a phone where
+the tied ones have none. Each point walks them two per page: on the keys the tied ones
+leave null, a page ends where the set values give way to the nulls (a keyset cursor's
+`key > ?` is never true of a NULL, so a server paging that way drops the null rows).
 
 Then the order itself: every key of the Contact table, and of each list of records the
 target names (organizations, deals, activities), lists three rows made with distinct
 values of it by those values, both ways (`steps.expect_sorted_both_ways`).
 """
 
+import hashlib
 import itertools
 import secrets
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import httpx
 import pytest
 
 from crm_conformance import ApiClient
@@ -33,16 +38,20 @@ from crm_conformance.steps import (
     RecordFactory,
     expect_error,
     expect_sorted_both_ways,
+    expect_status,
     expect_true,
     expect_walk,
     ids_of,
     listings,
     operations,
+    phone_number,
     with_cursor,
 )
 
 CONTACTS = "/v1/contacts"
+SEARCH = "/v1/contacts/search"
 TIED = 4
+VALUED = 2
 PAGE = 2
 NOT_SORTABLE = ("unknown_sort_field", "unsupported_sort", "validation_failed")
 SORT_KEYS = tuple(document.schema("Contact")["properties"])
@@ -76,12 +85,14 @@ def tied(module_factory: RecordFactory, module_tied: list[dict[str, Any]]) -> li
 
 @pytest.fixture(scope="module")
 def module_tied(module_factory: RecordFactory) -> list[dict[str, Any]]:
-    """`TIED` contacts equal in everything but their ids and external ids."""
+    """`TIED` contacts equal in everything but their ids and external ids, then `VALUED`
+    alike but for an email and a phone of their own."""
     factory = module_factory
     stamp = (datetime.now(UTC).replace(microsecond=0) - timedelta(hours=1)).isoformat()
     shared = {
         "first_name": factory.unique("tie"),
-        "last_name": "Conformance",
+        # letters and digits only, so any free-text tokenizer keeps it whole (for search)
+        "last_name": "cc" + hashlib.sha256(factory.unique("tie").encode()).hexdigest()[:16],
         "status": "on_hold",
         "score": "warm",
         "address": "1 Tie Street",
@@ -91,17 +102,49 @@ def module_tied(module_factory: RecordFactory) -> list[dict[str, Any]]:
         "organization_id": factory.organization()["id"],
         "owner_id": factory.listed_user_id(),
     }
+    own: list[dict[str, Any]] = [{} for _ in range(TIED)]
+    own += [
+        {"email": f"{factory.unique('v')}@example.com", "phone": phone_number()}
+        for _ in range(VALUED)
+    ]
     return [
         factory.adapter.create_record(
             kind="contact",
-            fields={**shared, "external_id": factory.unique("ext")},
+            fields={**shared, **fields, "external_id": factory.unique("ext")},
             created_at=stamp,
             updated_at=stamp,
         )
-        for _ in range(TIED)
+        for fields in own
     ]
 
 
+def _tied_reads(
+    api: ApiClient, tied: list[dict[str, Any]], convention: Callable[[str], str], read: str
+) -> tuple[Callable[[list[tuple[str, str]], str | None], httpx.Response], list[tuple[str, str]]]:
+    """How `read` asks for the module's contacts and nothing else: the list narrowed by
+    their external ids, or search by the token in their last name. Returns the sender
+    (the query's pairs, a cursor) and the pairs."""
+    if read == "list":
+        name = convention("contact_filters.external_id")
+        pairs = [(name, str(c["external_id"])) for c in tied]
+
+        def listed(query: list[tuple[str, str]], cursor: str | None) -> httpx.Response:
+            return api.get(CONTACTS, params=with_cursor(query, cursor))
+
+        return listed, pairs
+
+    def searched(query: list[tuple[str, str]], cursor: str | None) -> httpx.Response:
+        body: dict[str, Any] = {
+            key: int(value) if key == "limit" else value for key, value in query
+        }
+        return api.post(SEARCH, json={**body, **({"cursor": cursor} if cursor else {})})
+
+    return searched, [("q", str(tied[0]["last_name"]))]
+
+
+@pytest.mark.parametrize(
+    "read", [pytest.param("list"), pytest.param("search", marks=pytest.mark.req("SRCH-009"))]
+)
 @pytest.mark.parametrize("sort", _orders())
 def test_a_walk_serves_tied_rows_once_in_every_order(
     api: ApiClient,
@@ -109,26 +152,34 @@ def test_a_walk_serves_tied_rows_once_in_every_order(
     convention: Callable[[str], str],
     observe: Callable[[str, Any], None],
     sort: str | None,
+    read: str,
 ) -> None:
     """The first page is read once: it both tells whether the key sorts and starts the
     walk, so a refused key costs one request. A key the target cannot sort by must be
-    refused as the 400 table says (QRY-003), not answered otherwise."""
-    name = convention("contact_filters.external_id")
-    query = [(name, str(c["external_id"])) for c in tied] + [("limit", str(PAGE))]
-    if sort is not None:
-        query.append(("sort", sort))
-    first = api.get(CONTACTS, params=query)
+    refused as the 400 table says (QRY-003), not answered otherwise. Search "returns the
+    same objects ... as the list" and takes `sort` in "same syntax", so it is walked in
+    every order too, found by the token in the contacts' last name; a target whose free
+    text does not find all of them (SRCH-006 judges that) leaves the point not
+    applicable."""
+    send, pairs = _tied_reads(api, tied, convention, read)
+    walk_req = "PAG-005" if read == "list" else "SRCH-009"
+    if read == "search":
+        found = ids_of(
+            expect_status(send([*pairs, ("limit", "200")], None), "SRCH-009", 200)["data"]
+        )
+        if set(ids_of(tied)) - set(found):
+            pytest.skip(f"search by q finds {len(found)} of the {len(tied)} contacts (SRCH-006's)")
+    query = [*pairs, ("limit", str(PAGE)), *((("sort", sort),) if sort is not None else ())]
+    first = send(query, None)
     if sort is not None and first.status_code != 200:
         code = expect_error(first, "QRY-003", status=400, code=NOT_SORTABLE).get("code")
-        observe(f"sort={sort}", f"refused: 400 {code}")
+        observe(f"{read} sort={sort}", f"refused: 400 {code}")
         key = sort.lstrip("-")
-        pytest.skip(f"not applicable: the target does not sort contacts by {key} (400 {code})")
+        pytest.skip(f"not applicable: the target's {read} does not sort by {key} (400 {code})")
     pages = expect_walk(
-        lambda cursor: (
-            first if cursor is None else api.get(CONTACTS, params=with_cursor(query, cursor))
-        ),
-        "PAG-005",
-        max_pages=TIED,
+        lambda cursor: first if cursor is None else send(query, cursor),
+        walk_req,
+        max_pages=len(tied),
     )
     served = [str(row.get("id")) for page in pages for row in page]
     repeated = sorted({i for i in served if served.count(i) > 1})
@@ -137,7 +188,7 @@ def test_a_walk_serves_tied_rows_once_in_every_order(
         None,
         "QRY-002",
         not repeated and not skipped,
-        expected=f"each of the {TIED} tied contacts once, walked {PAGE} per page "
+        expected=f"each of the {len(tied)} contacts once, walked {PAGE} per page "
         f"with sort={sort or '(default)'}",
         got=f"repeated {repeated}, skipped {skipped}, pages {[ids_of(p) for p in pages]}",
     )

@@ -323,7 +323,13 @@ def paginate(
         return [getters[key](row) for key, _ in params.sort] + [row["id"]]
 
     named_sort = params.sort != _default_order(spec)
-    untied = spec.name == "activities" and settings.has_fault("activity_cursor_on_sort_key_alone")
+    untied = (
+        spec.name == "activities" and settings.has_fault("activity_cursor_on_sort_key_alone")
+    ) or (
+        named_sort
+        and "search" in identity
+        and settings.has_fault("search_cursor_on_sort_key_alone")
+    )
     compare = _order(
         params.sort,
         tie_break=not ((named_sort and settings.has_fault("sort_without_tie_breaker")) or untied),
@@ -348,6 +354,8 @@ def paginate(
             start = next(
                 (i for i, (key, _) in enumerate(keyed) if compare(key, after) > 0), len(keyed)
             )
+            if settings.has_fault("keyset_drops_null_keys") and named_sort and after[0] is not None:
+                keyed = keyed[:start] + [pair for pair in keyed[start:] if pair[0][0] is not None]
             if spec.name == "campaigns" and settings.has_fault("campaign_pages_overlap"):
                 start = max(0, start - 1)  # the campaign query's `>=` where `>` belongs
             if spec.name == "organizations" and settings.has_fault("organization_pages_skip"):

@@ -58,6 +58,18 @@ FAULTS = (
         "so rows tying with a page's last row are skipped",
     ),
     Fault(
+        "keyset_drops_null_keys",
+        ("QRY-002",),
+        "past a cursor whose sort value is set, rows whose value of that key is null are "
+        "left out (SQL's `key > ?` is never true of a NULL)",
+    ),
+    Fault(
+        "search_cursor_on_sort_key_alone",
+        ("QRY-002",),
+        "a search sorted by a key the body names pages by that key alone (no id tie-break in "
+        "its keyset), so contacts tying with a page's last row are skipped; the list is right",
+    ),
+    Fault(
         "sort_second_key_ignored",
         ("QRY-001",),
         "only the first key of a comma-separated sort is applied",
