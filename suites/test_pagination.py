@@ -26,6 +26,7 @@ from crm_conformance.steps import (
     expect_error,
     expect_error_among,
     expect_identifier,
+    expect_pages_until,
     expect_present,
     expect_status,
     expect_true,
@@ -226,41 +227,6 @@ def test_walking_a_named_list_serves_each_row_once_while_rows_change(
     )
 
 
-@dataclass(frozen=True)
-class Page:
-    """One page of a walk: its row ids, `meta.has_more` and `links.next`."""
-
-    ids: list[str]
-    has_more: Any
-    next: Any
-
-
-def _walk_pages(
-    api: ApiClient,
-    path: str,
-    query: dict[str, Any],
-    *,
-    max_pages: int = MAX_PAGES,
-    done: Callable[[list[str]], bool] = lambda walked: False,
-) -> list[Page]:
-    """The pages of `path` under `query`, with what each says of the next: up to the
-    last, `max_pages`, or the first page after which `done(ids walked so far)` holds."""
-    pages: list[Page] = []
-    walked: list[str] = []
-    cursor: str | None = None
-    while len(pages) < max_pages:
-        response = api.get(path, params=with_cursor(query, cursor))
-        body = expect_status(response, "PAG-005", 200)
-        rows = [row for row in body.get("data") or () if isinstance(row, dict)]
-        page = Page(ids_of(rows), body["meta"].get("has_more"), body["links"].get("next"))
-        pages.append(page)
-        walked += page.ids
-        if not isinstance(page.next, str) or done(walked):
-            break
-        cursor = page.next
-    return pages
-
-
 def _divisor(count: int) -> int | None:
     """A page size from 2 to 200 that `count` rows fill exactly, the largest."""
     return next((size for size in range(min(count, LIMIT), 1, -1) if count % size == 0), None)
@@ -269,7 +235,7 @@ def _divisor(count: int) -> int | None:
 USERS = next(listing for listing in listings.SHOWN if listing.name == "/v1/users")
 
 
-@pytest.mark.req("PAG-004", "PAG-002")
+@pytest.mark.req("PAG-004", "PAG-002", "PAG-005")
 @pytest.mark.parametrize("listing", _points((*listings.NAMED, USERS)))
 def test_a_full_last_page_of_a_named_list_has_no_next(
     api: ApiClient,
@@ -303,7 +269,7 @@ def test_a_full_last_page_of_a_named_list_has_no_next(
         pytest.skip(f"GET {path} kept a count no page size from 2 to 200 fills exactly")
     seen = []
     for _ in range(2):
-        pages = _walk_pages(api, path, {"limit": size})
+        pages = expect_pages_until(api, path, "PAG-005", {"limit": size}, max_pages=MAX_PAGES)
         emptied = len(pages) > 1 and not pages[-1].ids and pages[-2].has_more is True
         seen.append(emptied)
         if not emptied:
@@ -690,12 +656,13 @@ def test_a_walk_of_one_row_a_page_serves_each_row_once(
         (origin + timedelta(seconds=0 if tied else n)).isoformat() for n in range(STEADY_ROWS)
     ]
     made = [str(maker.record(kind, created_at=at, updated_at=at)["id"]) for at in stamps]
-    pages = _walk_pages(
+    pages = expect_pages_until(
         api,
         listing.path(convention),
+        "PAG-005",
         {"limit": 1, "updated_since": stamps[0], "sort": "updated_at"},
         max_pages=STEADY_ROWS * 2,
-        done=lambda walked: not set(made) - set(walked),
+        done=lambda rows: not set(made) - set(ids_of(rows)),
     )
     walked = [row for page in pages for row in page.ids]
     ours = [row for row in walked if row in made]

@@ -38,6 +38,7 @@ from crm_conformance.steps import (
     expect_found,
     expect_owner,
     expect_pages,
+    expect_pages_until,
     expect_status,
     expect_success,
     expect_true,
@@ -48,7 +49,6 @@ from crm_conformance.steps import (
     operations,
     phone_number,
     reads,
-    with_cursor,
 )
 
 VOLATILE = frozenset({"avatar_url"})
@@ -402,24 +402,6 @@ CUSTOM_FIELDS = {"organization": "organization_custom_fields", "deal": "deal_cus
 """The kinds whose custom fields the adapter's fixtures name (`Fixtures`)."""
 
 
-def _row_on_first_pages(
-    api: ApiClient, path: str, req_id: str, record_id: str
-) -> tuple[dict[str, Any] | None, bool]:
-    """The row of `record_id` on the list's first pages, and whether the list ended there
-    (so a row not found is missing, not merely further on)."""
-    cursor: str | None = None
-    for _ in range(UNSYNCED_PAGES):
-        query = with_cursor({"limit": str(document.page_limit())}, cursor)
-        page = expect_status(api.get(path, params=query), req_id, 200)
-        row = row_of(page.get("data") or [], record_id)
-        cursor = (page.get("links") or {}).get("next")
-        if row is not None:
-            return row, True
-        if not isinstance(cursor, str) or not page.get("meta", {}).get("has_more", True):
-            return None, True
-    return None, False
-
-
 @pytest.mark.parametrize(
     "kind",
     [
@@ -456,13 +438,21 @@ def test_a_record_reads_the_same_in_the_list_the_target_names(
             pytest.skip(f"the {kind} retrieve shows no updated_at to list from")
         rows = expect_pages(api, path, req_id, {"updated_since": since, "sort": "updated_at"})
     else:
-        found, read_whole = _row_on_first_pages(api, path, req_id, record_id)
-        if found is None and not read_whole:
+        pages = expect_pages_until(
+            api,
+            path,
+            req_id,
+            {"limit": str(document.page_limit())},
+            max_pages=UNSYNCED_PAGES,
+            done=lambda read: row_of(read, record_id) is not None,
+        )
+        rows = [row for page in pages for row in page.rows]
+        ended = not isinstance(pages[-1].next, str) or pages[-1].has_more is False
+        if row_of(rows, record_id) is None and not ended:
             pytest.skip(
                 f"the new {kind} {record_id} is not on the first {UNSYNCED_PAGES} pages of "
                 f"GET {path}: its place in the list's order is not shown, so not compared"
             )
-        rows = [found] if found is not None else []
     row = row_of(rows, record_id)
     expect_same_record(
         None,

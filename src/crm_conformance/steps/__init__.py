@@ -52,8 +52,10 @@ if TYPE_CHECKING:
     from crm_conformance.steps.factories import spaced as spaced
     from crm_conformance.steps.factories import stamp as stamp
     from crm_conformance.steps.json_values import json_equal as json_equal
+    from crm_conformance.steps.pages import PageRead as PageRead
     from crm_conformance.steps.pages import expect_found as expect_found
     from crm_conformance.steps.pages import expect_pages as expect_pages
+    from crm_conformance.steps.pages import expect_pages_until as expect_pages_until
     from crm_conformance.steps.pages import expect_walk as expect_walk
     from crm_conformance.steps.pages import first_page as first_page
     from crm_conformance.steps.pages import with_cursor as with_cursor

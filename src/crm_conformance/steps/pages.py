@@ -91,6 +91,51 @@ def expect_pages(
     return records
 
 
+@dataclass(frozen=True)
+class PageRead:
+    """One page of a walk: its rows, `meta.has_more` and `links.next`."""
+
+    rows: list[dict[str, Any]]
+    has_more: Any
+    next: Any
+
+    @property
+    def ids(self) -> list[str]:
+        return [str(row.get("id")) for row in self.rows]
+
+
+def expect_pages_until(
+    client: ApiClient,
+    path: str,
+    req_id: str,
+    query: Query,
+    *,
+    max_pages: int,
+    done: Callable[[list[dict[str, Any]]], bool] = lambda rows: False,
+) -> list[PageRead]:
+    """The pages of `GET path` under `query` (its `limit` included), each a 200: up to
+    the last, `max_pages`, or the first page after which `done(rows read so far)` holds.
+    A test looking for its own rows near the head of a long list stops there; whether
+    the list ended is the last page's `next` (not a string)."""
+    pages: list[PageRead] = []
+    rows: list[dict[str, Any]] = []
+    cursor: str | None = None
+    while len(pages) < max_pages:
+        body = expect_status(client.get(path, params=with_cursor(query, cursor)), req_id, 200)
+        meta, links = body.get("meta") or {}, body.get("links") or {}
+        page = PageRead(
+            [row for row in body.get("data") or () if isinstance(row, dict)],
+            meta.get("has_more"),
+            links.get("next"),
+        )
+        pages.append(page)
+        rows += page.rows
+        if not isinstance(page.next, str) or done(rows):
+            break
+        cursor = page.next
+    return pages
+
+
 def expect_found(
     client: ApiClient, req_id: str, body: Mapping[str, Any], *, max_pages: int = 20
 ) -> tuple[list[dict[str, Any]], httpx.Response]:
