@@ -23,6 +23,7 @@ from crm_conformance import ApiClient
 from crm_conformance.core.model import conventions, document
 from crm_conformance.steps import (
     RecordFactory,
+    expect_each_once,
     expect_error,
     expect_error_among,
     expect_identifier,
@@ -216,14 +217,12 @@ def test_walking_a_named_list_serves_each_row_once_while_rows_change(
                 between=change,
             )
         )
-    repeated = sorted({i for i in walked if walked.count(i) > 1})
-    skipped = [i for i in made if i not in walked]
-    expect_true(
+    expect_each_once(
         None,
         "PAG-009",
-        not repeated and not skipped,
+        walked,
+        made,
         expected=f"each row once in pages of {limit}, this test's {len(made)} among them",
-        got=f"repeated {repeated}, skipped {skipped}",
     )
 
 
@@ -531,15 +530,12 @@ def test_paging_neither_repeats_nor_skips_while_records_change(
             max_pages=MAX_PAGES,
             between=change,
         )
-    ids = _pages_ids(pages)
-    repeated = sorted({i for i in ids if ids.count(i) > 1})
-    skipped = [c["id"] for c in stable if c["id"] not in ids]
-    expect_true(
+    expect_each_once(
         None,
         "PAG-009",
-        not repeated and not skipped,
+        _pages_ids(pages),
+        ids_of(stable),
         expected="every contact that existed throughout served once, none twice",
-        got=f"repeated {repeated}, skipped {skipped}",
     )
 
 

@@ -354,8 +354,11 @@ def paginate(
             start = next(
                 (i for i, (key, _) in enumerate(keyed) if compare(key, after) > 0), len(keyed)
             )
-            if settings.has_fault("keyset_drops_null_keys") and named_sort and after[0] is not None:
-                keyed = keyed[:start] + [pair for pair in keyed[start:] if pair[0][0] is not None]
+            if named_sort and (
+                settings.has_fault("keyset_drops_null_keys")
+                or (spec.name == "deals" and settings.has_fault("deal_keyset_drops_null_keys"))
+            ):
+                keyed = keyed[:start] + _without_nulls(keyed[start:], after)
             if spec.name == "campaigns" and settings.has_fault("campaign_pages_overlap"):
                 start = max(0, start - 1)  # the campaign query's `>=` where `>` belongs
             if spec.name == "organizations" and settings.has_fault("organization_pages_skip"):
@@ -383,6 +386,20 @@ def paginate(
     if settings.has_fault("has_more_as_integer"):
         has_more = int(has_more)  # type: ignore[assignment]  # SQLite's boolean, unconverted
     return Page([row for _, row in page], has_more, next_cursor, shown_limit)
+
+
+def _without_nulls(
+    keyed: list[tuple[list[Any], Record]], after: list[Any]
+) -> list[tuple[list[Any], Record]]:
+    """The rows a keyset `(k1, k2, ...) > (?, ?, ...)` in SQL keeps: none whose value of a
+    key is NULL where the cursor's is set (the faults of that name)."""
+    return [
+        (key, row)
+        for key, row in keyed
+        if not any(
+            value is None and bound is not None for value, bound in zip(key, after, strict=True)
+        )
+    ]
 
 
 def _offset(position: Mapping[str, Any]) -> int:

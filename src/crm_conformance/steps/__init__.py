@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from crm_conformance.steps.factories import stamp as stamp
     from crm_conformance.steps.json_values import json_equal as json_equal
     from crm_conformance.steps.pages import PageRead as PageRead
+    from crm_conformance.steps.pages import expect_each_once as expect_each_once
     from crm_conformance.steps.pages import expect_found as expect_found
     from crm_conformance.steps.pages import expect_pages as expect_pages
     from crm_conformance.steps.pages import expect_pages_until as expect_pages_until

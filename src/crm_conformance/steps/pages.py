@@ -136,6 +136,30 @@ def expect_pages_until(
     return pages
 
 
+def expect_each_once(
+    response: httpx.Response | None,
+    req_id: str,
+    served: Sequence[str],
+    wanted: Sequence[str],
+    *,
+    expected: str,
+    shown: str = "",
+) -> None:
+    """Each id of `wanted` among the ids a walk `served`, once: "paging never repeats or
+    skips rows". Ids of other rows may come too (other tests' records), and only a
+    repeat of any row or a miss of a wanted one fails `req_id`; `shown` adds to the
+    failure what the pages were."""
+    repeated = sorted({i for i in served if served.count(i) > 1})
+    skipped = [i for i in wanted if i not in served]
+    expect_true(
+        response,
+        req_id,
+        not repeated and not skipped,
+        expected=expected,
+        got=f"repeated {repeated}, skipped {skipped}" + (f", {shown}" if shown else ""),
+    )
+
+
 def expect_found(
     client: ApiClient, req_id: str, body: Mapping[str, Any], *, max_pages: int = 20
 ) -> tuple[list[dict[str, Any]], httpx.Response]:

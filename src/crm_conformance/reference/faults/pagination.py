@@ -64,6 +64,12 @@ FAULTS = (
         "left out (SQL's `key > ?` is never true of a NULL)",
     ),
     Fault(
+        "deal_keyset_drops_null_keys",
+        ("QRY-002",),
+        "past a cursor of the deal list, deals whose value of a sort key is null where the "
+        "cursor's is set are left out (the deal query's keyset in SQL); the contact list is right",
+    ),
+    Fault(
         "search_cursor_on_sort_key_alone",
         ("QRY-002",),
         "a search sorted by a key the body names pages by that key alone (no id tie-break in "
