@@ -886,12 +886,12 @@ def test_a_deal_value_past_every_amount_is_taken_or_refused(
 
 
 MISTYPED = {
-    "value as a string": ("value", "100", "DEAL-014"),
-    "probability as a string": ("probability", "50", "DEAL-035"),
+    "value as a word": ("value", "one hundred", "DEAL-014"),
+    "probability as a word": ("probability", "half", "DEAL-035"),
     "probability as a fraction": ("probability", 50.5, "DEAL-035"),
 }
-"""A body value of another JSON type than the table's: "number in the body" for
-`value`, "integer" for `probability`."""
+"""A body value of another JSON type than the table's ("number in the body" for
+`value`, "integer" for `probability`) that no reading turns into one."""
 
 
 @pytest.mark.parametrize(
@@ -905,13 +905,61 @@ MISTYPED = {
 def test_a_deal_number_of_another_type_is_refused(
     writer: Writer, write: Write, observe: Callable[[str, Any], None], label: str
 ) -> None:
-    """A number sent as a JSON string ("100"), or a fraction where an integer belongs, is
-    not the body's type: the write is refused (422 `validation_failed`, or 400 read as
-    "request not understood"), never read as the number it spells."""
+    """A word where a number belongs, or a fraction where an integer belongs, is not the
+    body's type and spells no value of the field: the write is refused (422
+    `validation_failed`, or 400 read as "request not understood"), never stored."""
     field, value, req_id = MISTYPED[label]
     response, _ = write.send(writer, field, value)
     error = expect_refused_body(response, req_id)
     observe(f"{write.name} with {label}", error.get("code"))
+
+
+SPELLED = {
+    "value as a numeric string": ("value", "100", "DEAL-014"),
+    "probability as a numeric string": ("probability", "50", "DEAL-035"),
+}
+"""A number sent as the JSON string that spells it. Independent readings differ: one
+refuses it as not "number in the body", another takes it leniently (a deal's `value` is
+read as a string, and a client may send back what it read). Either is accepted; taken,
+it must be the number it spells."""
+
+
+@pytest.mark.parametrize(
+    ("write", "label"),
+    [
+        pytest.param(w, label, id=f"{w.name} {label}", marks=pytest.mark.req(req))
+        for w in PROBABILITY_WRITES
+        for label, (_, _, req) in SPELLED.items()
+    ],
+)
+def test_a_deal_number_spelled_as_a_string_is_refused_or_read_as_that_number(
+    writer: Writer,
+    updates: Updates,
+    write: Write,
+    observe: Callable[[str, Any], None],
+    label: str,
+) -> None:
+    """Refused (422 `validation_failed`, or 400), or taken and read back as the very
+    number: `value` "100" as the amount 100, `probability` "50" as the integer 50."""
+    field, value, req_id = SPELLED[label]
+    response, record_id = write.send(writer, field, value)
+    if not response.is_success:
+        error = expect_refused_body(response, req_id)
+        observe(f"{write.name} with {label}", f"refused: {error.get('code')}")
+        return
+    observe(f"{write.name} with {label}", f"taken: {response.status_code}")
+    got = read_back(updates, write, response, record_id, req_id).get(field)
+    if field == "value":
+        right = isinstance(got, str) and _amount(got) == Decimal(value)
+    else:
+        right = isinstance(got, int) and not isinstance(got, bool) and got == int(value)
+    expect_true(
+        response,
+        req_id,
+        right,
+        expected=f"{field} {value!r} refused, or read back as the number {value}",
+        got=f"taken; {field} reads {got!r}",
+    )
 
 
 def _amount(text: str) -> Decimal | None:

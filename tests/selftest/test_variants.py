@@ -183,6 +183,10 @@ OBSERVATIONS: dict[str, Callable[[TestClient], Any]] = {
     "default_page_size_100": lambda c: c.get("/v1/contacts").json()["meta"]["limit"],
     "extra_response_fields": lambda c: "livemode" in c.get("/v1/users").json()["data"][0],
     "uuid_request_ids": lambda c: c.get("/v1/users").headers["X-Request-ID"][:4],
+    "numeric_strings_taken": lambda c: (
+        _deal_in(c, value="100", probability="50").json().get("value"),
+        _deal_in(c, value="one hundred").status_code,
+    ),
     "hex_cursors": _next_cursor_shape,
     "reworded_messages": lambda c: (
         c.get(MISSING_CONTACT).json()["error"]["message"],

@@ -8,16 +8,15 @@ deal needs `lost_reason_id` (`lost_justification` stays optional free text), and
 the body name the field in `param`.
 """
 
-import math
 from dataclasses import replace
 from datetime import datetime
-from decimal import Decimal
 from typing import Any
 
 from starlette.datastructures import QueryParams
 
 from crm_conformance.reference import (
     contacts,
+    deal_value,
     external_ids,
     field_definitions,
     organizations,
@@ -65,15 +64,6 @@ SPEC = ListSpec(
     },
     expands=frozenset({"organization", "contact"}),
 )
-
-
-def _money(value: float | int, cents_by_floor: bool = False) -> str:
-    """A monetary amount as a string with two decimals (the workspace sets the currency);
-    under the `money_cents_by_floor` fault, cents are `floor(value * 100)` of the binary
-    float, so 19.99 reads 19.98."""
-    if cents_by_floor:
-        return str(Decimal(math.floor(float(value) * 100)) / 100)
-    return str(Decimal(str(value)).quantize(Decimal("0.01")))
 
 
 def render(
@@ -153,19 +143,9 @@ def read_changes(call: Call, tx: Transaction, body: Any, current: Record | None)
         changes["owner_id"] = owners.user_field(tx, call.workspace, fields, "owner_id")
         if creating and call.settings.has_fault("deal_owner_id_ignored"):
             del changes["owner_id"]
+    deal_value.take_spelled_numbers(call.settings, fields)
     if fields.has("value"):
-        raw = fields.body.get("value")
-        if isinstance(raw, str) and call.settings.has_fault("deal_value_string_parsed"):
-            fields.body["value"] = float(raw)  # a lenient parse: "100" read as 100
-        unbounded = call.settings.has_fault("deal_value_unbounded")  # an overflow: 500
-        value = fields.number("value", minimum=0, bounded=not unbounded)
-        floor = call.settings.has_fault("money_cents_by_floor")
-        changes["value"] = _money(value, floor) if value is not None else None
-        if value is not None and call.settings.has_fault("deal_value_in_int32_cents"):
-            cents = (round(float(value) * 100) + 2**31) % 2**32 - 2**31  # a 32-bit column
-            changes["value"] = str(Decimal(cents) / 100)
-        if value is not None and call.settings.has_fault("value_as_number"):
-            changes["value"] = float(value)
+        changes["value"] = deal_value.read(call.settings, fields)
     if fields.has("probability"):
         lowest = None if call.settings.has_fault("deal_probability_unbounded_below") else 0
         highest: int | None = 100
@@ -176,6 +156,12 @@ def read_changes(call: Call, tx: Transaction, body: Any, current: Record | None)
         raw = fields.body.get("probability")
         if isinstance(raw, int) and call.settings.has_fault("probability_read_as_int32"):
             fields.body["probability"] = (raw + 2**31) % 2**32 - 2**31
+        if (
+            isinstance(raw, str)
+            and raw.isdigit()
+            and call.settings.has_fault("probability_string_cast_to_null")
+        ):
+            fields.body["probability"] = None  # a failed cast, silently NULL
         changes["probability"] = fields.integer("probability", minimum=lowest, maximum=highest)
         if changes["probability"] is not None and call.settings.has_fault(
             "deal_probability_as_float"

@@ -56,6 +56,11 @@ _VARIANTS = (
     ),
     Variant("uuid_request_ids", "X-Request-ID values are UUIDs instead of req_ + hex"),
     Variant(
+        "numeric_strings_taken",
+        'a deal\'s `value` or `probability` sent as the JSON string of a number ("100", '
+        '"50") is read as that number ("number in the body" does not say a string is refused)',
+    ),
+    Variant(
         "default_page_size_100",
         "lists default to 100 rows per page instead of 50",
         group="default_page_size",

@@ -297,10 +297,16 @@ FAULTS = (
         "own short form), where a contact embeds every listed field",
     ),
     Fault(
-        "deal_value_string_parsed",
+        "probability_string_cast_to_null",
+        ("DEAL-035",),
+        'a deal `probability` sent as a JSON string ("50") is taken, and its failed cast '
+        "stores null, so the deal reads its stage's default instead",
+    ),
+    Fault(
+        "deal_value_string_stored_as_sent",
         ("DEAL-014",),
-        'a deal `value` sent as a JSON string ("100") is parsed as the number it spells, '
-        "where the body takes a number",
+        "a deal `value` sent as a JSON string is stored as sent (a text column), so a word "
+        '("one hundred") is taken where the body takes a number',
     ),
     Fault(
         "lost_reason_shows_its_id",
