@@ -75,14 +75,16 @@ def test_a_real_path_id_in_capitals_is_refused(
 def test_a_body_record_id_naming_nothing_answers_record_not_found(
     point: id_inputs.Point, api: ApiClient, here: WorkspaceRecords, convention: conventions.Lookup
 ) -> None:
-    """The write takes the field (a real id of the kind is accepted: the control); an id
-    no record has is then `record_not_found`. A write that refuses a real id too does not
-    take the field (an update's body is not shown): not applicable."""
+    """The write takes the field (a real id of the kind is accepted: the control, a new
+    record, so an update changes the field); an id no record has is then
+    `record_not_found`. A write that refuses a real id too does not take the field (an
+    update's body is not shown; a server may keep an activity on its record): not
+    applicable."""
     id_inputs.expect_body_id_not_found(
         id_inputs.sender(point, here, convention),
         api,
         point,
-        control_id=here.id_of(point.prefix),
+        control_id=here.another(point.prefix),
         refused_id=absent_id(point.prefix),
         req_id="ERR-022",
         skip_why=f"a real {point.prefix}_ id refused too: this write does not take the field",

@@ -62,6 +62,17 @@ class WorkspaceRecords:
         self.id_of("con")
         return self.contact
 
+    def another(self, prefix: str) -> str:
+        """A new contact, organization or deal besides the kept one: a write changing a
+        record's field to a real id names one the field does not hold already (a server
+        may refuse to move an activity to another record and take the unchanged id)."""
+        if prefix == "con":
+            return str(self.record("contact", first_name=self.unique("another"))["id"])
+        if prefix == "org":
+            return str(self.record("organization", name=self.unique("another"))["id"])
+        made = self.record("deal", title=self.unique("another"), contact_id=self.id_of("con"))
+        return str(made["id"])
+
     def record(self, kind: str, **fields: Any) -> dict[str, Any]:
         """A new record of `kind` (contact, organization, deal, activity)."""
         return self.adapter.create_record(kind=kind, fields=fields, workspace=self.workspace)
