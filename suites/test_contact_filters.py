@@ -155,6 +155,34 @@ def test_every_two_different_filters_are_anded(
     _expect_found(api, convention, made, query, made[2:], f"{first}={one[0]} and {second}={two[0]}")
 
 
+@pytest.mark.req("CON-035")
+@pytest.mark.parametrize("other", PAIRED)
+def test_the_email_filter_is_anded_with_every_other_filter(
+    api: ApiClient,
+    adapter: AdapterClient,
+    factory: RecordFactory,
+    convention: Callable[[str], str],
+    other: str,
+) -> None:
+    """ "different parameters are ANDed", the email filter beside each other one, with
+    an address of each contact's own (a shared one is left out of the pairs above):
+    `email=a` with the other filter's value of a's contact finds it alone, and with the
+    value no contact of `a` has finds nothing, so neither filter is dropped."""
+    values = _two_values(other, factory, adapter)
+    emails = [f"{secrets.token_hex(6)}@example.com" for _ in range(3)]
+    made = [
+        factory.contact(external_id=factory.unique("ext"), email=address, **{other: value})
+        for address, value in zip(emails, (values[0], values[0], values[1]), strict=True)
+    ]
+    email = convention("contact_filters.email")
+    name = convention(f"contact_filters.{other}")
+    for value, wanted in ((values[0], made[:1]), (values[1], [])):
+        query = {email: emails[0], name: value}
+        _expect_found(
+            api, convention, made, query, wanted, f"email={emails[0]} and {other}={value}"
+        )
+
+
 def _expect_found(
     api: ApiClient,
     convention: Callable[[str], str],

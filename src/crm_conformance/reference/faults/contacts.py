@@ -483,6 +483,11 @@ FAULTS = (
         "IN list is built for a query of one filter only)",
     ),
     Fault(
+        "email_filter_dropped_with_status",
+        ("CON-035",),
+        "the email filter is ignored when the status filter is given too",
+    ),
+    Fault(
         "search_q_joins_tags",
         ("SRCH-001",),
         "search by `q` joins the tag table: a contact with two tags is two rows",
