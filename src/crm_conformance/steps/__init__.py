@@ -69,6 +69,7 @@ if TYPE_CHECKING:
         expect_unset_custom_fields as expect_unset_custom_fields,
     )
     from crm_conformance.steps.sorting import expect_sorted_both_ways as expect_sorted_both_ways
+    from crm_conformance.steps.sorting import skip_refused_sort as skip_refused_sort
     from crm_conformance.steps.updates import Updates as Updates
     from crm_conformance.steps.workspace_records import WorkspaceRecords as WorkspaceRecords
 

@@ -9,17 +9,27 @@ held to the 400 table ("Query ... problems answer 400", QRY-003).
 """
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 import httpx
 import pytest
 
 from crm_conformance.core.transport.client import ApiClient
-from crm_conformance.steps.expect import error_of, expect_error, expect_true, ids_of
+from crm_conformance.steps.expect import expect_error, expect_true, ids_of
 from crm_conformance.steps.pages import expect_walk, with_cursor
 
 NOT_SORTABLE = ("unknown_sort_field", "unsupported_sort", "validation_failed")
 """The codes a refused sort key may carry."""
+
+
+def skip_refused_sort(
+    response: httpx.Response, what: str, sort: str, observe: Callable[[str, Any], None]
+) -> NoReturn:
+    """A sort the target refuses: its answer is held to the 400 table ("Query ...
+    problems answer 400", QRY-003) and recorded, and the point is not applicable."""
+    code = expect_error(response, "QRY-003", status=400, code=NOT_SORTABLE).get("code")
+    observe(f"{what} sort={sort}", f"refused: 400 {code}")
+    pytest.skip(f"not applicable: {what} does not sort by {sort} (400 {code})")
 
 
 def expect_sorted_both_ways(
@@ -40,9 +50,7 @@ def expect_sorted_both_ways(
         sorted_query = [*query, ("sort", f"{sign}{key}")]
         first = api.get(path, params=sorted_query)
         if first.status_code == 400:
-            expect_error(first, "QRY-003", status=400, code=NOT_SORTABLE)
-            observe(f"{path} sort={sign}{key}", f"refused: 400 {error_of(first)}")
-            pytest.skip(f"not applicable: the target does not sort {path} by {key} (400)")
+            skip_refused_sort(first, path, f"{sign}{key}", observe)
         served = _walked(api, path, sorted_query, first, max_pages)
         got = [row for row in served if row in order]
         expect_true(
