@@ -4,11 +4,12 @@
 every write: the creates of tags (public API only), activities and deals (their
 contact, pipeline and stage come from the adapter), closing a conversation and pausing a
 campaign (made by the adapter), and the writes whose shape is the target's: the upsert,
-the update of each record kind, the conversation moves and resuming a campaign
-(`steps.operations`). Each is a write where acting twice is visible: a second record, a
-`tag_already_exists` conflict with the first one, a 409 for a conversation already closed
-or a campaign not running, an update stamped twice. A write whose body is fixed (a move's
-convention, a pause or resume with none) has no other body to reuse its key with.
+the update and the delete of each record kind, the conversation moves and resuming a
+campaign (`steps.operations`). Each is a write where acting twice is visible: a second
+record, a `tag_already_exists` conflict with the first one, a 409 for a conversation
+already closed or a campaign not running, an update stamped twice, a 404 for a record
+already deleted. A write whose body is fixed (a move's
+convention, a pause, resume or delete with none) has no other body to reuse its key with.
 """
 
 import itertools
@@ -29,6 +30,7 @@ from crm_conformance.steps import (
     expect_success,
     expect_true,
     expect_value,
+    expect_written,
     operations,
     stamp,
 )
@@ -66,11 +68,15 @@ class Write:
             return client.request(self.method, self.path, headers=headers)
         return client.request(self.method, self.path, json=body, headers=headers)
 
+    def succeeded(self, response: httpx.Response, req_id: str) -> Any:
+        """The answer's JSON object, its success required (a delete's may be None)."""
+        return expect_written(response, req_id, self.method)
+
     def keyed(self, client: ApiClient, key: str, req_id: str) -> "Keyed":
         """This write sent once with a new body under `key`, its success required."""
         headers, body = {KEY_HEADER: key}, self.body()
         first = self.send(client, body, headers)
-        return Keyed(self, headers, body, first, expect_success(first, req_id))
+        return Keyed(self, headers, body, first, self.succeeded(first, req_id))
 
 
 @dataclass(frozen=True)
@@ -191,6 +197,7 @@ WRITES: dict[str, Callable[[RecordFactory, operations.Maker], Write]] = {
     "upsert": _upsert_write,
     **{f"create {kind}": _create_write(kind) for kind in conventions.CREATED},
     **{f"update {kind}": _update_write(kind) for kind in conventions.UPDATED},
+    **{f"delete {kind}": _fixed_write(f"delete{kind.title()}") for kind in conventions.DELETED},
     "handoff": _fixed_write("handoffConversation"),
     "assign": _fixed_write("assignConversation"),
     "resume conversation": _fixed_write("resumeConversation"),
@@ -200,6 +207,7 @@ WRITES: dict[str, Callable[[RecordFactory, operations.Maker], Write]] = {
     "reverse success event": _fixed_write("reverseSuccessEvent"),
 }
 FIXED_BODY = (
+    *(f"delete {kind}" for kind in conventions.DELETED),
     "pause",
     "cancel activity",
     "handoff",
@@ -272,7 +280,7 @@ def test_a_repeat_replays_the_original_response(
         got=repeat.status_code,
         expected=first.status_code,
     )
-    replayed = expect_success(repeat, "IDEM-003")
+    replayed = write.succeeded(repeat, "IDEM-003")
     expect_value(repeat, "IDEM-003", "body of the repeat", got=replayed, expected=original)
     expect_true(
         repeat,
@@ -363,7 +371,7 @@ def test_concurrent_duplicates_never_make_two_records(
     observe("concurrent duplicates: statuses", sorted(r.status_code for r in answers))
     for response in refused:
         expect_error(response, "IDEM-006", status=409, code="idempotency_key_in_flight")
-    ids = {expect_success(r, "IDEM-003").get("id") for r in created}
+    ids = {(write.succeeded(r, "IDEM-003") or {}).get("id") for r in created}
     expect_true(
         created[0] if created else answers[0],
         "IDEM-003",
@@ -378,7 +386,7 @@ def test_a_key_of_255_characters_is_accepted(
     api: ApiClient, write: Write, unique: Callable[[str], str]
 ) -> None:
     headers = {KEY_HEADER: unique("key").ljust(MAX_KEY, "k")}
-    expect_success(write.send(api, write.body(), headers), "IDEM-002")
+    write.succeeded(write.send(api, write.body(), headers), "IDEM-002")
 
 
 @pytest.mark.req("IDEM-002", "ERR-011")

@@ -41,6 +41,7 @@ from crm_conformance.steps import (
     expect_text,
     expect_true,
     expect_value,
+    expect_written,
     matches,
     operations,
     tokens,
@@ -212,7 +213,7 @@ def _expect_written(
             f"the body is not shown, and the target refused {call.body!r} to the full-scope "
             "token too"
         )
-    expect_success(response, req_id)
+    expect_written(response, req_id, call.method)
 
 
 @pytest.mark.req("SCOPE-003")

@@ -11,7 +11,8 @@ an input added to the description is a new point of each:
 - **Every identifier input** (`document.id_inputs()`: path, query and JSON body; the
   contact list's id filters, named by the target's `contact_filters.*`; the ids a
   convention body holds; the path id and each id field of the update and retrieve of
-  every resource the target's `updates.*` and `retrieve.*` name; the success event
+  every resource the target's `updates.*` and `retrieve.*` name, and the path id of
+  each delete `deletes.*` names; the success event
   paths with `{event_id}`) sent naming a record of the second workspace answers
   exactly as a well-formed id that names nothing: same status, type, code, param,
   detail and body keys, and no wording about another workspace. Comparing with a
@@ -28,8 +29,8 @@ an input added to the description is a new point of each:
 The second workspace's records, and this one's that make the rest of a request valid,
 are made once per module through the adapter (`tokens.other_workspace` is held while
 they are made and read: `other_api`); a conforming target refuses every write that
-names another workspace's record, so none of them changes (the deletion-feed tests make
-and delete their own).
+names another workspace's record, so none of them changes or goes (the deletion-feed
+tests make and delete their own).
 """
 
 from collections.abc import Callable

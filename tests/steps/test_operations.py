@@ -12,10 +12,10 @@ def test_every_described_operation_has_a_call() -> None:
     assert not described & named
 
 
-def test_the_named_operations_are_each_kinds_create_update_retrieve_and_list() -> None:
-    """A create and an update per kind the target file can name, guarded by its row's
-    write scope, a retrieve per kind it reads back and a list per kind it lists, by the
-    read scope."""
+def test_the_named_operations_are_each_kinds_create_update_delete_retrieve_and_list() -> None:
+    """A create, an update and a delete per kind the target file can name, guarded by its
+    row's write scope, a retrieve per kind it reads back and a list per kind it lists, by
+    the read scope."""
     by_id = {operation.operation_id: operation for operation in operations.NAMED}
     assert by_id["createOrganization"].scopes == ("organizations:write",)
     assert not by_id["createContact"].reads
@@ -30,7 +30,9 @@ def test_the_named_operations_are_each_kinds_create_update_retrieve_and_list() -
     assert by_id["updateTag"].scopes == ("tags:write",)
     assert by_id["cancelActivity"].scopes == ("activities:write",)
     assert not by_id["cancelActivity"].reads
-    assert len(by_id) == 23
+    assert by_id["deleteTag"].scopes == ("tags:write",)
+    assert not by_id["deleteContact"].reads
+    assert len(by_id) == 28
 
 
 def test_reads_are_read_scopes_or_gets() -> None:

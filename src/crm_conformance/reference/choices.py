@@ -21,7 +21,8 @@ _UPDATED = {
     "activity": "activities",
     "tag": "tags",
 }
-"""Each resource this server updates (PATCH at its own path, the fields as the body)."""
+"""Each resource this server updates (PATCH at its own path, the fields as the body) and
+deletes (DELETE at the same path)."""
 _PLURALS = {
     **{kind: _UPDATED[kind] for kind in ("organization", "deal", "activity", "tag")},
     "conversation": "conversations",
@@ -79,6 +80,10 @@ CONVENTIONS: dict[str, Any] = {
         f"{resource}_{part}": value
         for resource in ("contact", "organization")
         for part, value in (("path", f"/v1/{_UPDATED[resource]}"), ("body", json.dumps("{fields}")))
+    },
+    "deletes": {
+        f"{resource}_path": f"/v1/{plural}/{{{resource}_id}}"
+        for resource, plural in _UPDATED.items()
     },
     "retrieve": {
         f"{resource}_path": f"/v1/{plural}/{{{resource}_id}}"

@@ -477,6 +477,10 @@ def update_deal(call: Call) -> Reply:
 def delete_deal(call: Call) -> Reply:
     deal_id = call.path_id("deal_id", "deal")
     with call.transaction() as tx:
+        if call.settings.has_fault("deal_delete_any_workspace"):  # looked up by id alone
+            owner = next((ws for ws in tx.workspaces() if tx.get(ws, "deal", deal_id)), None)
+            if owner is not None and tx.delete(owner, "deal", deal_id):
+                return Reply(204)
         _visible(call, tx, deal_id)
         tx.delete(call.workspace, "deal", deal_id)
     return Reply(204)

@@ -72,8 +72,10 @@ def ignores_key(method: str, path: str, settings: ServerSettings) -> bool:
 
     Under their faults, the close, the pause or a reversal is left out of the idempotency
     layer (only creates were wired to it), so a repeat acts again and meets the new state;
-    so are the updates (only POST was wired) and the upsert."""
+    so are the updates (only POST was wired), the deletes and the upsert."""
     if method in ("PATCH", "PUT") and settings.has_fault("update_ignores_idempotency_key"):
+        return True
+    if method == "DELETE" and settings.has_fault("delete_ignores_idempotency_key"):
         return True
     if path == "/v1/contacts/upsert" and settings.has_fault("upsert_ignores_idempotency_key"):
         return True

@@ -268,7 +268,12 @@ def update_tag(call: Call) -> Reply:
     return Reply(200, render(tag))
 
 
-@routes.delete("/v1/tags/{tag_id}", scopes=("tags:write",), entity="tags")
+@routes.delete(
+    "/v1/tags/{tag_id}",
+    scopes=("tags:write",),
+    entity="tags",
+    variant_scopes=(("tag_delete_unguarded", ()),),
+)
 def delete_tag(call: Call) -> Reply:
     tag_id = call.path_id("tag_id", "tag")
     with call.transaction() as tx:

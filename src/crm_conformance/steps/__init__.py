@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from crm_conformance.steps.expect import expect_true as expect_true
     from crm_conformance.steps.expect import expect_type_or_null as expect_type_or_null
     from crm_conformance.steps.expect import expect_value as expect_value
+    from crm_conformance.steps.expect import expect_written as expect_written
     from crm_conformance.steps.expect import ids_of as ids_of
     from crm_conformance.steps.expect import matches as matches
     from crm_conformance.steps.expect import strings_in as strings_in

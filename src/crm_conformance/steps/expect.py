@@ -84,6 +84,16 @@ def expect_success(response: httpx.Response, req_id: str) -> dict[str, Any]:
     return body
 
 
+def expect_written(response: httpx.Response, req_id: str, method: str) -> dict[str, Any] | None:
+    """A write's success: a 2xx with a JSON object body, as `expect_success`; a `DELETE`
+    may answer any 2xx with or without one (what a delete answers is not shown): its
+    JSON body, or None."""
+    if method.upper() != "DELETE":
+        return expect_success(response, req_id)
+    body = expect_status(response, req_id, *range(200, 300))
+    return body if isinstance(body, dict) else None
+
+
 def error_of(response: httpx.Response) -> dict[str, Any]:
     """The `error` object of an answer, or `{}` when it has none (no JSON, no envelope)."""
     try:

@@ -3,7 +3,8 @@
 The inputs come from `spec/openapi.yaml` (`document.id_inputs()`: path, query and JSON
 body), the contact list's id filters the target names (`contact_filters.*`), the ids a
 convention body holds, the path id and each id field of the update and retrieve of every
-resource the target's `updates.*` and `retrieve.*` name, each id field of the creates
+resource the target's `updates.*` and `retrieve.*` name, the path id of each delete
+`deletes.*` names, each id field of the creates
 `creates.*` names, the success event paths with `{event_id}`, and the activity cancel
 `activities.*` names. `sender` builds the rest of the request valid for one workspace
 (`WorkspaceRecords`), so a matrix suite sends only the id it is about.
@@ -55,6 +56,11 @@ class Point:
     convention: str | None = None
     """The target's convention naming the input, where the document does not."""
 
+    @property
+    def removes(self) -> bool:
+        """The point's operation deletes the record its path names."""
+        return bool(self.convention and self.convention.startswith("deletes."))
+
     def __str__(self) -> str:
         kind = f"-{self.prefix}" if len(self.input.prefixes) > 1 else ""
         return f"{self.input.operation_id}-{self.input.where}-{self.input.name}{kind}"
@@ -80,7 +86,7 @@ def inputs() -> list[tuple[document.IdInput, str | None]]:
                     key.key,
                 )
             )
-        if table in ("creates", "updates", "retrieve") and name.endswith("_path"):
+        if table in RECORD_ACTIONS and name.endswith("_path"):
             found += _record_inputs(table, name.removesuffix("_path"))
         if key.key == CANCEL_PATH:
             activity = document.schema("Activity")["properties"]["id"]
@@ -116,15 +122,20 @@ def inputs() -> list[tuple[document.IdInput, str | None]]:
     return found
 
 
-RECORD_ACTIONS = {"creates": "create", "updates": "update", "retrieve": "retrieve"}
+RECORD_ACTIONS = {
+    "creates": "create",
+    "updates": "update",
+    "deletes": "delete",
+    "retrieve": "retrieve",
+}
 """The operation of each table of record conventions."""
 
 
 def _record_inputs(table: str, resource: str) -> list[tuple[document.IdInput, str | None]]:
     """The ids of a resource's create (`creates.<resource>_*`: each id field of the
-    record), update (`updates.<resource>_*`: its path id and each id field) or retrieve
-    (`retrieve.<resource>_path`: its path id), whose paths and bodies the target's
-    conventions give ("not shown")."""
+    record), update (`updates.<resource>_*`: its path id and each id field), delete
+    (`deletes.<resource>_path`) or retrieve (`retrieve.<resource>_path`: its path id),
+    whose paths and bodies the target's conventions give ("not shown")."""
     fields = document.schema(resource.capitalize())["properties"]
     action = RECORD_ACTIONS[table]
     operation_id = f"{action}{resource.capitalize()}"
@@ -141,7 +152,7 @@ def _record_inputs(table: str, resource: str) -> list[tuple[document.IdInput, st
             False,
         )
         found.append((path_id, key))
-    for name, node in fields.items() if action != "retrieve" else ():
+    for name, node in fields.items() if action in ("create", "update") else ():
         prefixes = TAG_PREFIXES if name == TAGS else document.identifier_prefixes(node)
         if prefixes and name != "id":
             found.append(
@@ -199,7 +210,7 @@ def sender(
 ) -> Callable[[ApiClient, str], httpx.Response]:
     """How to send the point's operation with a given id at its input, the rest of the
     request valid for this workspace."""
-    if point.convention and point.convention.startswith(("creates.", "updates.", "retrieve.")):
+    if point.convention and point.convention.partition(".")[0] in RECORD_ACTIONS:
         return _record_sender(point, here, convention)
     if point.convention == CANCEL_PATH:
 
@@ -249,9 +260,9 @@ def sender(
 def _record_sender(
     point: Point, here: WorkspaceRecords, convention: conventions.Lookup
 ) -> Callable[[ApiClient, str], httpx.Response]:
-    """The update or retrieve of this workspace's record (the one at `value` for a path
-    point), an update changing the point's field to `value` (or, for a path point, a
-    field every record of the resource has), a create of a new record with the point's
+    """The update, delete or retrieve of this workspace's record (the one at `value` for a
+    path point), an update changing the point's field to `value` (or, for a path point,
+    a field every record of the resource has), a create of a new record with the point's
     field `value`."""
     assert point.convention is not None
     table, _, resource = point.convention.partition(".")
@@ -265,11 +276,11 @@ def _record_sender(
             fields = {**create_fields(resource, here.unique), point.input.name: sent}
             call = conventions.create(convention, resource, fields)
             return client.request(call.method, call.path, json=call.body)
-        if table == "retrieve":
+        if table in ("retrieve", "deletes"):
             path = conventions.path(
                 convention, f"{point.convention}_path", **{point.input.name: record_id}
             )
-            return client.get(path)
+            return client.request("GET" if table == "retrieve" else "DELETE", path)
         changes = operations.PLAIN_CHANGE.get(resource, {}) if on_path else {point.input.name: sent}
         call = conventions.update(convention, resource, record_id, changes)
         return client.request(call.method, call.path, json=call.body)

@@ -311,8 +311,8 @@ BUILDERS: dict[str, Callable[[Maker], Call]] = {
 class NamedOperation:
     """An operation the document names but does not show ("Update, delete and retrieve
     operations of other resources: not shown"; the lists "changes to records are read
-    by"), reached where the target file says (`[conventions.creates]`, `.updates`, `.retrieve`,
-    `.lists`). It is held to the rules of every operation: the scope of its resource's
+    by"), reached where the target file says (`[conventions.creates]`, `.updates`, `.deletes`,
+    `.retrieve`, `.lists`). It is held to the rules of every operation: the scope of its resource's
     row ("`read` covers list and retrieve; `write` covers create, update and delete"),
     the key of every write."""
 
@@ -377,6 +377,15 @@ PREFIXES = {
 """The id prefix of each kind a named operation reads or writes (the identifier table)."""
 
 
+def _delete(resource: str) -> Callable[[Maker], Call]:
+    def build(maker: Maker) -> Call:
+        ids = {f"{resource}_id": maker.record_id(resource)}
+        path = conventions.path(maker.convention, f"deletes.{resource}_path", **ids)
+        return Call("DELETE", path, conventional=True)
+
+    return build
+
+
 def _list(kind: str) -> Callable[[Maker], Call]:
     return lambda maker: Call(
         "GET", conventions.path(maker.convention, f"lists.{kind}_path"), (("limit", "1"),)
@@ -409,6 +418,10 @@ NAMED: tuple[NamedOperation, ...] = (
         for kind in conventions.UPDATED
     ),
     *(
+        NamedOperation(f"delete{kind.title()}", ROWS[kind], (f"{ROWS[kind]}:write",))
+        for kind in conventions.DELETED
+    ),
+    *(
         NamedOperation(f"get{kind.title()}", ROWS[kind], (f"{ROWS[kind]}:read",))
         for kind in conventions.RETRIEVED
     ),
@@ -419,11 +432,12 @@ NAMED: tuple[NamedOperation, ...] = (
     *EVENTS,
     CANCEL,
 )
-"""The creates, updates, retrieves and lists the target file names, one per kind, the
-success events' operations and the activity cancel."""
+"""The creates, updates, deletes, retrieves and lists the target file names, one per
+kind, the success events' operations and the activity cancel."""
 
 BUILDERS.update({f"create{kind.title()}": _create(kind) for kind in conventions.CREATED})
 BUILDERS.update({f"update{kind.title()}": _update(kind) for kind in conventions.UPDATED})
+BUILDERS.update({f"delete{kind.title()}": _delete(kind) for kind in conventions.DELETED})
 BUILDERS.update({f"get{kind.title()}": _retrieve(kind) for kind in conventions.RETRIEVED})
 BUILDERS.update({list_id(kind): _list(kind) for kind in conventions.LISTED})
 

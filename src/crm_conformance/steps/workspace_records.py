@@ -63,15 +63,24 @@ class WorkspaceRecords:
         return self.contact
 
     def another(self, prefix: str) -> str:
-        """A new contact, organization or deal besides the kept one: a write changing a
-        record's field to a real id names one the field does not hold already (a server
-        may refuse to move an activity to another record and take the unchanged id)."""
-        if prefix == "con":
-            return str(self.record("contact", first_name=self.unique("another"))["id"])
-        if prefix == "org":
-            return str(self.record("organization", name=self.unique("another"))["id"])
-        made = self.record("deal", title=self.unique("another"), contact_id=self.id_of("con"))
-        return str(made["id"])
+        """A new contact, organization, deal, activity or tag besides the kept one: a write
+        changing a record's field to a real id names one the field does not hold already
+        (a server may refuse to move an activity to another record and take the unchanged
+        id), and a delete removes a record no other point names."""
+        name = self.unique("another")
+        made: dict[str, Callable[[], Any]] = {
+            "con": lambda: self.record("contact", first_name=name)["id"],
+            "org": lambda: self.record("organization", name=name)["id"],
+            "deal": lambda: self.record("deal", title=name, contact_id=self.id_of("con"))["id"],
+            "act": lambda: self.record(
+                "activity", title=name, due_at=stamp(), record_id=self.id_of("con")
+            )["id"],
+            "tag": self._make_tag,
+        }
+        found = made[prefix]()
+        if not isinstance(found, str):
+            self.skip(f"no other {prefix}_ record of the {self.workspace} workspace could be made")
+        return found
 
     def record(self, kind: str, **fields: Any) -> dict[str, Any]:
         """A new record of `kind` (contact, organization, deal, activity)."""

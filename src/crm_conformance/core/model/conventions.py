@@ -48,6 +48,12 @@ CREATED = ("contact", "organization")
 bodies: not shown", and an organization's fields "outside its embedded form: not shown"
 (the creates of deals, activities and tags are shown)."""
 
+DELETED = UPDATED
+"""The resources whose delete the target file may name ("Update, delete and retrieve
+operations of other resources: not shown"; "`write` covers create, update and delete"):
+the records and a tag. A delete is a `DELETE` at the record's own path, as the document's
+other operations name their method and path."""
+
 RETRIEVED = ("organization", "deal", "activity", "tag", "conversation", "campaign")
 """The resources whose retrieve the target file may name (the contact's is shown):
 "Update, delete and retrieve operations of other resources: not shown"."""
@@ -114,6 +120,13 @@ KEYS: tuple[Key, ...] = (
             f"retrieve.{resource}_path", f"the path retrieving a {resource}, with {{{resource}_id}}"
         )
         for resource in RETRIEVED
+    ),
+    *(
+        Key(
+            f"deletes.{resource}_path",
+            f"the path deleting a {resource} (DELETE), with {{{resource}_id}}",
+        )
+        for resource in DELETED
     ),
     *(Key(f"lists.{resource}_path", f"the path listing {resource} rows") for resource in LISTED),
 )

@@ -57,6 +57,12 @@ FAULTS = (
         "idempotency layer",
     ),
     Fault(
+        "delete_ignores_idempotency_key",
+        ("IDEM-003", "IDEM-004"),
+        "the deletes ignore Idempotency-Key (only writes with a body were wired to the "
+        "idempotency layer), so a repeat answers 404 for the record already deleted",
+    ),
+    Fault(
         "upsert_ignores_idempotency_key",
         ("IDEM-003", "IDEM-004", "IDEM-005"),
         "the upsert ignores Idempotency-Key: a repeat upserts again, a reused key with "

@@ -152,6 +152,18 @@ FAULTS = (
         "first), not success_events:write",
     ),
     Fault(
+        "tag_delete_unguarded",
+        ("SCOPE-011", "SCOPE-003"),
+        "deleting a tag checks no scope (the route was declared without one), so a token "
+        "without tags:write deletes tags",
+    ),
+    Fault(
+        "policy_ignored_on_deletes",
+        ("SCOPE-025",),
+        "a mirrored entity refuses creates and updates but takes deletes: the policy gate "
+        "skips DELETE",
+    ),
+    Fault(
         "policy_checked_on_posts_only",
         ("SCOPE-025", "SCOPE-029"),
         "a mirrored entity refuses creates and moves (POST) but takes updates: the policy "

@@ -61,6 +61,12 @@ FAULTS = (
         "cannot use one the first has",
     ),
     Fault(
+        "deal_delete_any_workspace",
+        ("TEN-003",),
+        "a deal delete looks the deal up by its id alone, so another workspace's deal is "
+        "deleted (204) where a missing one answers 404",
+    ),
+    Fault(
         "campaign_stats_any_workspace",
         ("TEN-003",),
         "campaign stats are read from an analytics store keyed by the campaign id alone, so "
