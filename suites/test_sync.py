@@ -6,7 +6,8 @@ that instant", so a change stamped exactly at a run's start is found by the next
 and a run started "from the previous run's start time minus a few minutes" finds a
 change stamped before the previous run began but written after it. The adapter
 stamps records with chosen `updated_at` values in the past (whole seconds, so any
-storage precision keeps them exact), and deletes records.
+storage precision keeps them exact), and deletes records; the target's own deletes
+(`[conventions.deletes]`) delete others, which the feed must list as well.
 
 The deletion feed's shape is not shown. The document says only that it lists one
 resource and needs that resource's read scope; the query parameter naming the resource
@@ -20,6 +21,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import httpx
 import pytest
 
 from crm_conformance import AdapterClient, ApiClient
@@ -181,6 +183,13 @@ DELETABLE: dict[str, Callable[[RecordFactory], dict[str, Any]]] = {
     "activities": RecordFactory.activity,
 }
 """Resources the adapter deletes, by the scope table's name, and how to make one."""
+FEED_KINDS = {
+    "contacts": "contact",
+    "organizations": "organization",
+    "deals": "deal",
+    "activities": "activity",
+}
+"""The record kind of each resource of the feed (the kind a delete convention names)."""
 
 
 @pytest.fixture(scope="module")
@@ -191,6 +200,28 @@ def deleted(module_factory: RecordFactory) -> dict[str, str]:
     for record_id in made.values():
         module_factory.adapter.delete_record(record_id)
     return made
+
+
+def _expect_in_feed(
+    api: ApiClient, convention: Callable[[str], str], entity: str, record_id: str
+) -> tuple[httpx.Response, list[Any], set[str]]:
+    """The deletion feed of `entity`, walked whole (bounded), names `record_id`: its
+    first page, its items and every string in them."""
+    query = conventions.deletion_feed(convention, entity)
+    items = expect_pages(api, FEED, "SYNC-004", query, max_pages=50)
+    response = first_page(api, FEED, query)
+    named = strings_in(items)
+    # where the procedure reads deletions, then the feed as the separate place, then
+    # as the way to detect a change
+    for req_id in ("SYNC-004", "SYNC-006", "SYNC-007"):
+        expect_true(
+            response,
+            req_id,
+            record_id in named,
+            expected=f"the deleted record {record_id} in the {entity} deletion feed",
+            got=f"not among {len(items)} items",
+        )
+    return response, items, named
 
 
 @pytest.mark.req("SYNC-004", "SYNC-006", "SYNC-007", "SCOPE-020")
@@ -205,21 +236,8 @@ def test_a_deletion_appears_in_its_resources_deletion_feed_only(
     """The feed of `entity` names its deleted record, and no record another resource
     deleted: the feed lists "the resource listed", whose read scope it needs, so a
     contacts feed naming a deleted deal shows deals to a token that may not read them."""
-    query = conventions.deletion_feed(convention, entity)
-    items = expect_pages(api, FEED, "SYNC-004", query, max_pages=50)
-    response = first_page(api, FEED, query)
+    response, items, named = _expect_in_feed(api, convention, entity, deleted[entity])
     observe(f"GET /v1/deleted-records item ({entity})", next(iter(items[-1:]), None))
-    named = strings_in(items)
-    # where the procedure reads deletions, then the feed as the separate place, then
-    # as the way to detect a change
-    for req_id in ("SYNC-004", "SYNC-006", "SYNC-007"):
-        expect_true(
-            response,
-            req_id,
-            deleted[entity] in named,
-            expected=f"the deleted record {deleted[entity]} in the {entity} deletion feed",
-            got=f"not among {len(items)} items",
-        )
     others = {other: i for other, i in deleted.items() if other != entity and i in named}
     expect_true(
         response,
@@ -228,6 +246,24 @@ def test_a_deletion_appears_in_its_resources_deletion_feed_only(
         expected=f"the {entity} deletion feed naming no other resource's deleted record",
         got=f"it names {others}",
     )
+
+
+@pytest.mark.req("SYNC-004", "SYNC-006", "SYNC-007")
+@pytest.mark.parametrize("entity", sorted(DELETABLE))
+def test_a_deletion_through_the_api_appears_in_the_deletion_feed(
+    api: ApiClient, factory: RecordFactory, convention: Callable[[str], str], entity: str
+) -> None:
+    """A record removed by the target's own delete (`[conventions.deletes]`) is in its
+    feed too: "Deletions are read from a separate deletion feed", whatever deleted it.
+    A delete the target refuses for a new record deleted nothing: not applicable (that
+    the write scope deletes is held elsewhere, SCOPE-003)."""
+    record_id = str(DELETABLE[entity](factory)["id"])
+    kind = FEED_KINDS[entity]
+    path = conventions.path(convention, f"deletes.{kind}_path", **{f"{kind}_id": record_id})
+    done = api.delete(path)
+    if not done.is_success:
+        pytest.skip(f"DELETE {path} of a new {kind} answered {done.status_code}")
+    _expect_in_feed(api, convention, entity, record_id)
 
 
 @pytest.mark.req("SCOPE-020", "SCOPE-021")

@@ -252,5 +252,6 @@ def delete_organization(call: Call) -> Reply:
     organization_id = call.path_id("organization_id", "organization")
     with call.transaction() as tx:
         _visible(call, tx, organization_id)
-        tx.delete(call.workspace, "organization", organization_id)
+        noted = not call.settings.has_fault("organization_delete_unnoted")
+        tx.delete(call.workspace, "organization", organization_id, noted=noted)
     return Reply(204)

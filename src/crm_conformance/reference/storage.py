@@ -315,15 +315,16 @@ class Transaction:
         )
         return record
 
-    def delete(self, workspace: str, kind: str, id: str) -> bool:
-        """Delete a record and note it in the deletion feed; False when there was none."""
+    def delete(self, workspace: str, kind: str, id: str, *, noted: bool = True) -> bool:
+        """Delete a record and note it in the deletion feed (unless not `noted`: the
+        `organization_delete_unnoted` fault); False when there was none."""
         cursor = self._write(
             kind,
             "DELETE FROM records WHERE id = ? AND workspace = ? AND kind = ?",
             (id, workspace, kind),
         )
-        if cursor.rowcount == 0:
-            return False
+        if cursor.rowcount == 0 or not noted:
+            return cursor.rowcount > 0
         self._connection.execute(
             "INSERT INTO deletions (id, workspace, kind, deleted_at, seq) VALUES (?, ?, ?, ?, ?)",
             (id, workspace, kind, now_stamp(), self.next_seq()),

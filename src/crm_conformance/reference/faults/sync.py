@@ -5,6 +5,12 @@ from crm_conformance.reference.faults.fault import Fault
 
 FAULTS = (
     Fault(
+        "organization_delete_unnoted",
+        ("SYNC-004", "SYNC-006"),
+        "the API's organization delete removes the row without noting it in the deletion "
+        "feed (only the bulk cleanup path writes the feed)",
+    ),
+    Fault(
         "unknown_entity_lists_nothing",
         ("SYNC-010",),
         "the deletion feed answers an empty page to a resource name it does not have",
