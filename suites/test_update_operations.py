@@ -5,9 +5,8 @@ shown"; "Contact create and update bodies: not shown").
 The target file names each update (`[conventions.updates]`: `<resource>_method`,
 `_path` with the record's id, `_body` with `{changes}` standing for the changed
 fields) and the creates of contacts and organizations (`[conventions.creates]`, with
-`{fields}`), the delete of an activity (`[conventions.deletes]`: the AI agent's resume
-plan is only completed or canceled), where a deal, an organization and an activity are
-read back (`[conventions.retrieve]`), and a success event's own path
+`{fields}`), where a deal, an organization and an activity are read back
+(`[conventions.retrieve]`), and a success event's own path
 (`success_events.retrieve_path`); a test without its keys skips, naming them. The changes
 sent are documented fields with documented values; an update the document allows that
 the target refuses as invalid skips (its body is not shown), never passes. Records are
@@ -287,31 +286,6 @@ def test_the_resume_plan_can_be_completed_or_canceled(
     expect_field(
         response, "ACT-022", now, "status", expected=status, why=f"after the plan was {status}"
     )
-
-
-@pytest.mark.req("ACT-023", "ACT-022")
-def test_deleting_the_resume_plan_is_refused_unless_it_cancels_it(
-    factory: RecordFactory, updates: Updates, resume_plan: dict[str, Any]
-) -> None:
-    """Deleting is neither completing nor canceling: the target's delete
-    (`[conventions.deletes]`) of the plan answers 422 `agent_activity_read_only` and
-    leaves it, unless the delete is how the target cancels (a cancel may be a DELETE):
-    the plan then reads `canceled`. Gone, it was neither. The control: the delete takes
-    an activity of a type the caller creates (else not applicable)."""
-    control = updates.delete("activity", str(factory.activity()["id"]))
-    if not control.is_success:
-        pytest.skip(f"the target's delete of a new task answered {control.status_code}")
-    plan_id = str(resume_plan["id"])
-    response = updates.delete("activity", plan_id)
-    now = updates.read("activity", plan_id, "ACT-022") if response.is_success else None
-    if now is not None:
-        why = "after a delete the target took: the plan is canceled, never removed"
-        expect_field(response, "ACT-022", now, "status", expected="canceled", why=why)
-        return
-    expect_error(response, "ACT-023", status=422, code="agent_activity_read_only")
-    now = updates.read("activity", plan_id, "ACT-022")
-    why = "after a refused delete"
-    expect_field(response, "ACT-022", now, "status", expected=resume_plan["status"], why=why)
 
 
 @pytest.mark.req("ACT-023", "ACT-022")

@@ -369,7 +369,7 @@ def delete_activity(call: Call) -> Reply:
     activity_id = call.path_id("activity_id", "activity")
     with call.transaction() as tx:
         current = _visible(call, tx, activity_id)
-        if current["type"] == AGENT_TYPE and not call.settings.has_fault("resume_plan_deletable"):
+        if current["type"] == AGENT_TYPE:
             raise ApiError(
                 422,
                 "agent_activity_read_only",

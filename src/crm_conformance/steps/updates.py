@@ -1,5 +1,5 @@
-"""Writing records through the creates, updates and deletes the target file names, and
-reading them back.
+"""Writing records through the creates and updates the target file names, and reading
+them back.
 
 "Update, delete and retrieve operations of other resources: not shown": the target file
 names each update (`[conventions.updates]`: method, path with the record's id, body with
@@ -67,11 +67,6 @@ class Updates:
         """The target's cancel of activity `activity_id` (`[conventions.activities]`)."""
         operation = conventions.cancel(self.convention, activity_id)
         return self.api.request(operation.method, operation.path, json=operation.body)
-
-    def delete(self, kind: str, record_id: str) -> httpx.Response:
-        """The target's delete of `kind` `record_id` (`[conventions.deletes]`)."""
-        ids = {f"{kind}_id": record_id}
-        return self.api.delete(conventions.path(self.convention, f"deletes.{kind}_path", **ids))
 
     def create(self, kind: str, fields: Mapping[str, Any], **options: Any) -> httpx.Response:
         """The target's create of a `kind` (one of `conventions.CREATED`) with `fields`."""

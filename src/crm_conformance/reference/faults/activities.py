@@ -143,12 +143,6 @@ FAULTS = (
         "is taken (ids are lowercase hex)",
     ),
     Fault(
-        "resume_plan_deletable",
-        ("ACT-022", "ACT-023"),
-        "the activity delete removes the AI agent's resume plan, which can only be "
-        "completed or canceled (the read-only check was written for updates only)",
-    ),
-    Fault(
         "resume_plan_cancel_refused",
         ("ACT-022",),
         "the cancel operation refuses the AI agent's resume plan as read-only, though the "
