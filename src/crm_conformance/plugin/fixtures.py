@@ -22,8 +22,8 @@ if TYPE_CHECKING:
     from crm_conformance.core.model.capabilities import Capabilities
     from crm_conformance.core.model.target import Target
     from crm_conformance.core.transport.client import ApiClient
+    from crm_conformance.steps.calls import Maker
     from crm_conformance.steps.factories import RecordFactory
-    from crm_conformance.steps.operations import Maker
     from crm_conformance.steps.updates import Updates
     from crm_conformance.steps.workspace_records import WorkspaceRecords
 
@@ -260,7 +260,7 @@ def maker(
     api: "ApiClient",
 ) -> "Maker":
     """Maker: one acceptable call of each operation, on fresh data (`steps.operations`)."""
-    from crm_conformance.steps.operations import Maker
+    from crm_conformance.steps.calls import Maker
 
     return Maker(adapter, unique, convention, pytest.skip, client=api)
 

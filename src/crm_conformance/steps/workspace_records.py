@@ -14,8 +14,8 @@ from crm_conformance.adapter.provisioning import AdapterClient
 from crm_conformance.adapter_kit import Workspace
 from crm_conformance.core.model import conventions
 from crm_conformance.core.transport.client import ApiClient
+from crm_conformance.steps.calls import Maker
 from crm_conformance.steps.factories import stamp
-from crm_conformance.steps.operations import Maker
 from crm_conformance.steps.reads import findable
 
 EVENT = "event"
