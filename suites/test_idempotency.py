@@ -176,6 +176,30 @@ def _create_write(kind: str) -> Callable[[RecordFactory, operations.Maker], Writ
     return make
 
 
+def _note_write(action: str) -> Callable[[RecordFactory, operations.Maker], Write]:
+    """The target's note create (`[conventions.notes]`; each body a new note's text on one
+    contact) or change of a new note (each body a new text)."""
+
+    def make(factory: RecordFactory, maker: operations.Maker) -> Write:
+        if action == "create":
+            record_id = maker.contact_id()
+
+            def body() -> Any:
+                text = factory.unique("idem")
+                return conventions.note_create(maker.convention, record_id, text).body
+
+            return Write(conventions.path(maker.convention, "notes.create_path"), body)
+        note_id = maker.note_id()
+
+        def changed() -> Any:
+            return conventions.note_update(maker.convention, note_id, factory.unique("idem")).body
+
+        made = conventions.note_update(maker.convention, note_id, "")
+        return Write(made.path, changed, method=made.method)
+
+    return make
+
+
 def _fixed_write(operation_id: str) -> Callable[[RecordFactory, operations.Maker], Write]:
     """A write with one body, the call `steps.operations` builds (a move at the target's
     path and body, resuming a paused campaign)."""
@@ -204,9 +228,13 @@ WRITES: dict[str, Callable[[RecordFactory, operations.Maker], Write]] = {
     "resume campaign": _fixed_write("resumeCampaign"),
     "cancel activity": _fixed_write("cancelActivity"),
     "success event": _event_write,
+    "create note": _note_write("create"),
+    "update note": _note_write("update"),
+    "delete note": _fixed_write("deleteNote"),
     "reverse success event": _fixed_write("reverseSuccessEvent"),
 }
 FIXED_BODY = (
+    "delete note",
     *(f"delete {kind}" for kind in conventions.DELETED),
     "pause",
     "cancel activity",

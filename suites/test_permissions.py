@@ -12,6 +12,10 @@ conversation move. The person first makes the write with every permission (which
 changes a person may make is not shown: one they may not make even then is not
 applicable), then the permission is withheld and the same write, on fresh data, must be
 refused with the code.
+
+A note is its author's: "only the note's author may change or delete it" (403
+`note_author_only`), through the note operations the target file names
+(`[conventions.notes]`).
 """
 
 from collections.abc import Callable
@@ -93,3 +97,25 @@ def test_a_person_without_the_permission_is_refused_the_write(
 ) -> None:
     build = operations.BUILDERS[operation_id]
     _refused_once_withheld(api, adapter, factory, lambda: build(maker), req_id)
+
+
+@pytest.mark.req("OAUTH-014")
+@pytest.mark.parametrize("action", ["update", "delete"])
+def test_only_a_notes_author_changes_or_deletes_it(
+    api: ApiClient, factory: RecordFactory, maker: operations.Maker, action: str
+) -> None:
+    """ "only the note's author may change or delete it": a note one person wrote (their
+    OAuth token, through the target's note create) is refused to another person's
+    change or delete with 403 `note_author_only`. The control: the author may make it,
+    on a second note of theirs (else not applicable: what an author may do is not
+    shown, and the refusal would be the write's, not the author's)."""
+    author, other = (
+        api.with_token(factory.token(kind="oauth", user_id=factory.user()["id"]).token)
+        for _ in range(2)
+    )
+    note_id, control_id = maker.note_id(author), maker.note_id(author)
+    control = operations.note_call(maker, action, control_id).send(author)
+    if not control.is_success:
+        pytest.skip(f"the author's own {action} of their note answered {control.status_code}")
+    refused = operations.note_call(maker, action, note_id).send(other)
+    expect_error(refused, "OAUTH-014", status=403, code="note_author_only")

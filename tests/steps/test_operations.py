@@ -32,7 +32,9 @@ def test_the_named_operations_are_each_kinds_create_update_delete_retrieve_and_l
     assert not by_id["cancelActivity"].reads
     assert by_id["deleteTag"].scopes == ("tags:write",)
     assert not by_id["deleteContact"].reads
-    assert len(by_id) == 28
+    assert by_id["updateNote"].scopes == ("notes:write",)
+    assert by_id["listNotes"].reads
+    assert len(by_id) == 33
 
 
 def test_reads_are_read_scopes_or_gets() -> None:

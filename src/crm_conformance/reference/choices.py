@@ -90,6 +90,16 @@ CONVENTIONS: dict[str, Any] = {
         for resource, plural in _PLURALS.items()
     },
     "lists": {f"{resource}_path": f"/v1/{plural}" for resource, plural in _PLURALS.items()},
+    "notes": {
+        "create_path": "/v1/notes",
+        "create_body": json.dumps({"record_id": "{record_id}", "content": "{text}"}),
+        "update_method": "PATCH",
+        "update_path": "/v1/notes/{note_id}",
+        "update_body": json.dumps({"content": "{text}"}),
+        "delete_path": "/v1/notes/{note_id}",
+        "retrieve_path": "/v1/notes/{note_id}",
+        "list_path": "/v1/notes",
+    },
 }
 """The reference's choices: the defaults `examples/target.toml` documents."""
 

@@ -227,6 +227,26 @@ class Maker:
             )
         return str(made["id"])
 
+    def note(self) -> Call:
+        """Writing a note on a new contact at the target's path and body (a note's fields
+        are not shown: `[conventions.notes]`)."""
+        made = conventions.note_create(self.convention, self.contact_id(), self.unique("note"))
+        return Call(made.method, made.path, body=made.body, conventional=True)
+
+    def note_id(self, client: ApiClient | None = None) -> str:
+        """A new note's id, written with `client` (the full-scope token's unless given):
+        the adapter makes none."""
+        client = client or self.client
+        if client is None:
+            self.skip("no full-scope client to write a note with")
+        response = self.note().send(client)
+        made = response.json() if response.is_success and response.content else None
+        if not isinstance(made, dict) or not isinstance(made.get("id"), str):
+            self.skip(
+                f"a note could not be written ({response.status_code}): its fields are not shown"
+            )
+        return str(made["id"])
+
     def deletion_feed(self, resource: str) -> Call:
         """The deletion feed listing `resource` (a scope table name), at the target's query."""
         query = conventions.deletion_feed(self.convention, resource)

@@ -180,6 +180,9 @@ def list_id(kind: str) -> str:
     return f"list{ROWS[kind].title()}"
 
 
+NOTE_WRITES = ("create", "update", "delete")
+"""The writes of a note the target file names (`notes.<verb>_path`)."""
+
 EVENTS: tuple[NamedOperation, ...] = (
     NamedOperation("createSuccessEvent", "success_events", ("success_events:write",)),
     NamedOperation("reverseSuccessEvent", "success_events", ("success_events:write",)),
@@ -187,6 +190,14 @@ EVENTS: tuple[NamedOperation, ...] = (
 )
 """Recording, reversing and reading a success event (`[conventions.success_events]`):
 "Success events | `success_events:read`, `success_events:write`"."""
+
+NOTES: tuple[NamedOperation, ...] = (
+    *(NamedOperation(f"{verb}Note", "notes", ("notes:write",)) for verb in NOTE_WRITES),
+    NamedOperation("getNote", "notes", ("notes:read",)),
+    NamedOperation("listNotes", "notes", ("notes:read",)),
+)
+"""Writing, changing, deleting, reading and listing notes (`[conventions.notes]`; note
+operations are not shown): "Notes | `notes:read`, `notes:write`"."""
 
 CANCEL = NamedOperation("cancelActivity", "activities", ("activities:write",))
 """Canceling an activity (`[conventions.activities]`): a write of the Activities row."""
@@ -213,10 +224,11 @@ NAMED: tuple[NamedOperation, ...] = (
         for kind in conventions.LISTED
     ),
     *EVENTS,
+    *NOTES,
     CANCEL,
 )
 """The creates, updates, deletes, retrieves and lists the target file names, one per
-kind, the success events' operations and the activity cancel."""
+kind, the success events' and the notes' operations and the activity cancel."""
 
 BUILDERS.update({f"create{kind.title()}": _create(kind) for kind in conventions.CREATED})
 BUILDERS.update({f"update{kind.title()}": _update(kind) for kind in conventions.UPDATED})
@@ -242,8 +254,35 @@ def _cancel(maker: Maker) -> Call:
     return Call(cancel.method, cancel.path, body=body, conventional=True)
 
 
+def note_call(maker: Maker, action: str, note_id: str) -> Call:
+    """The target's change (`update`: a new text), `delete` or `retrieve` of note
+    `note_id` (`[conventions.notes]`)."""
+    if action == "update":
+        made = conventions.note_update(maker.convention, note_id, maker.unique("note"))
+        return Call(made.method, made.path, body=made.body, conventional=True)
+    path = conventions.path(maker.convention, f"notes.{action}_path", note_id=note_id)
+    if action == "delete":
+        return Call("DELETE", path, conventional=True)
+    return Call("GET", path)
+
+
+def _note(action: str) -> Callable[[Maker], Call]:
+    def build(maker: Maker) -> Call:
+        if action == "list":
+            path = conventions.path(maker.convention, "notes.list_path")
+            return Call("GET", path, (("limit", "1"),))
+        return note_call(maker, action, maker.note_id())
+
+    return build
+
+
 BUILDERS.update(
     {
+        "createNote": lambda maker: maker.note(),
+        "updateNote": _note("update"),
+        "deleteNote": _note("delete"),
+        "getNote": _note("retrieve"),
+        "listNotes": _note("list"),
         "cancelActivity": _cancel,
         "createSuccessEvent": lambda maker: maker.success_event(),
         "reverseSuccessEvent": _event("reverse"),

@@ -129,6 +129,14 @@ KEYS: tuple[Key, ...] = (
         for resource in DELETED
     ),
     *(Key(f"lists.{resource}_path", f"the path listing {resource} rows") for resource in LISTED),
+    Key("notes.create_path", "the path creating a note (a POST)"),
+    Key("notes.create_body", "its JSON body, with {record_id} (a contact's) and {text}"),
+    Key("notes.update_method", "the HTTP method changing a note's text (PATCH, PUT or POST)"),
+    Key("notes.update_path", "the path changing a note, with {note_id}"),
+    Key("notes.update_body", "its JSON body, with {text}"),
+    Key("notes.delete_path", "the path deleting a note (DELETE), with {note_id}"),
+    Key("notes.retrieve_path", "the path retrieving a note, with {note_id}"),
+    Key("notes.list_path", "the path listing notes"),
 )
 """Every convention the suites read. Paths hold `{conversation_id}`, `{campaign_id}`,
 `{event_id}` or a record's id (`{contact_id}`, ...); the assign body holds
@@ -144,12 +152,12 @@ class ConventionError(ValueError):
     """Raised when a convention's value cannot be used as the kind it is read as."""
 
 
-def path(convention: Lookup, key: str, **ids: str) -> str:
+def path(convention: Lookup, key: str, /, **ids: str) -> str:
     """The path convention `key` with its placeholders filled (see `fill_path`)."""
     return fill_path(convention(key), key, **ids)
 
 
-def body(convention: Lookup, key: str, **values: Any) -> Any:
+def body(convention: Lookup, key: str, /, **values: Any) -> Any:
     """The body convention `key` with its placeholders filled (see `fill_body`)."""
     return fill_body(convention(key), key, **values)
 
@@ -216,6 +224,26 @@ def cancel(convention: Lookup, activity_id: str) -> Operation:
     return Operation(method, filled, body(convention, "activities.cancel_body"))
 
 
+def note_create(convention: Lookup, record_id: str, text: str) -> Operation:
+    """The target's create of a note with `text` on the record `record_id` (a contact's):
+    a POST to `notes.create_path`, whose `_body` may hold `"{record_id}"` and
+    `"{text}"` (a note's fields are not shown)."""
+    filled = body(convention, "notes.create_body", record_id=record_id, text=text)
+    return Operation("POST", path(convention, "notes.create_path"), filled)
+
+
+def note_update(convention: Lookup, note_id: str, text: str) -> Operation:
+    """The target's change of note `note_id` to `text`: `notes.update_method`, `_path`
+    with `{note_id}` and `_body` holding `"{text}"`."""
+    method = convention("notes.update_method").upper()
+    if method not in UPDATE_METHODS:
+        raise ConventionError(
+            f"conventions notes.update_method = {method!r}: one of {', '.join(UPDATE_METHODS)}"
+        )
+    filled = path(convention, "notes.update_path", note_id=note_id)
+    return Operation(method, filled, body(convention, "notes.update_body", text=text))
+
+
 def create(convention: Lookup, resource: str, fields: Mapping[str, Any]) -> Operation:
     """The target's create of `resource` (one of `CREATED`) with `fields` (documented
     field names and values): a POST to `creates.<resource>_path`, whose `_body` holds a
@@ -231,7 +259,7 @@ def create(convention: Lookup, resource: str, fields: Mapping[str, Any]) -> Oper
     return Operation("POST", filled, fill_body(text, f"{key}_body", fields=dict(fields)))
 
 
-def fill_path(template: str, key: str, **ids: str) -> str:
+def fill_path(template: str, key: str, /, **ids: str) -> str:
     """`template` with each `{name}` replaced by `ids[name]`; every placeholder given."""
     names = {name for _, name, _, _ in string.Formatter().parse(template) if name}
     missing = sorted(names - ids.keys())
@@ -243,7 +271,7 @@ def fill_path(template: str, key: str, **ids: str) -> str:
     return template.format(**ids)
 
 
-def fill_body(text: str, key: str, **values: Any) -> Any:
+def fill_body(text: str, key: str, /, **values: Any) -> Any:
     """The JSON of `text` with each string member `"{name}"` replaced by `values[name]`
     (any JSON value; a member whose value is `OMIT` is left out)."""
     try:

@@ -5,6 +5,11 @@ from crm_conformance.reference.faults.fault import Fault
 
 FAULTS = (
     Fault(
+        "note_delete_by_anyone",
+        ("OAUTH-014",),
+        "the author check guards a note's change but not its delete, so another person deletes it",
+    ),
+    Fault(
         "expired_oauth_unauthorized",
         ("OAUTH-006",),
         "an expired OAuth token answers unauthorized instead of token_expired",

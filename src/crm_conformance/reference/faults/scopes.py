@@ -158,6 +158,11 @@ FAULTS = (
         "without tags:write deletes tags",
     ),
     Fault(
+        "note_update_unguarded",
+        ("SCOPE-009",),
+        "changing a note checks no scope, so a token without notes:write edits notes",
+    ),
+    Fault(
         "policy_ignored_on_deletes",
         ("SCOPE-025",),
         "a mirrored entity refuses creates and updates but takes deletes: the policy gate "
