@@ -2,12 +2,13 @@
 it (403 `note_author_only`); a note written by an integration (a workspace token, no
 author) may be changed by any token with `notes:write`."""
 
+from dataclasses import replace
 from typing import Any
 
 from crm_conformance.reference import owners
 from crm_conformance.reference.activities import RECORD_KINDS, linked_record
 from crm_conformance.reference.api_errors import ApiError, not_found
-from crm_conformance.reference.listing import ListSpec
+from crm_conformance.reference.listing import DEFAULT_LIMIT, ListSpec
 from crm_conformance.reference.reply import Reply
 from crm_conformance.reference.request_body import BodyFields
 from crm_conformance.reference.routing import Call, RouteTable
@@ -76,6 +77,8 @@ def create_note(call: Call) -> Reply:
 @routes.get("/v1/notes", scopes=("notes:read",))
 def list_notes(call: Call) -> Reply:
     params = call.list_params(SPEC, filters=("record_id",))
+    if call.settings.has_fault("notes_list_ignores_limit"):
+        params = replace(params, limit=DEFAULT_LIMIT)
     record_ids = call.query.getlist("record_id")
     with call.transaction() as tx:
         rows = []

@@ -118,9 +118,11 @@ class Maker:
         )
 
     def listed_id(self, kind: str, client: ApiClient | None = None) -> str:
-        """A new row of the list of `kind` (one of `conventions.LISTED`): a record or a
-        conversation or campaign through the adapter, a tag through `client` (the
-        adapter makes none; the full-scope client unless given)."""
+        """A new row of the list of `kind` (one of `conventions.LISTED`, or `note`): a
+        record or a conversation or campaign through the adapter, a tag or a note through
+        `client` (the adapter makes none; the full-scope client unless given)."""
+        if kind == "note":
+            return self.note_id(client)
         if kind in conventions.SYNCED:
             return self.record_id(kind)
         if kind == "conversation":

@@ -4,11 +4,12 @@ file names.
 The document shows the lists of contacts, users and audiences. It also says "Changes to
 records are read by listing each resource with the `updated_since` filter" and gives the
 common query parameters "of reads", so a list of deals, organizations, activities, tags,
-conversations or campaigns that a server offers is held to the same rules; its path is
-the target's (`[conventions.lists]`), and a list it leaves out is not applicable, never
-guessed. Each rule of lists (the envelope, both ends of `limit`, the refusals of invalid
-query values, the walk, `updated_since` on records) takes its points from `ALL` (or
-`SYNCED`), so a list the target names is a point of every one.
+conversations, campaigns or notes that a server offers is held to the same rules; its
+path is the target's (`[conventions.lists]`, `notes.list_path`), and a list it leaves out
+is not applicable, never guessed. Each rule of lists (the envelope, both ends of
+`limit`, the refusals of invalid query values, the walk, `updated_since` on records)
+takes its points from `ALL` (or `SYNCED`), so a list the target names is a point of
+every one.
 """
 
 from dataclasses import dataclass
@@ -26,7 +27,8 @@ class Listing:
     """One list: a shown path, or the kind whose list the target file names."""
 
     name: str
-    """The shown path (`/v1/contacts`), or `lists.<kind>` for a named list."""
+    """The shown path (`/v1/contacts`), or the key of a named list's path
+    (`lists.<kind>`, `notes.list`)."""
     req: str
     """The sentence of the list's own section (a named list: the collection convention)."""
     kind: str | None = None
@@ -36,7 +38,7 @@ class Listing:
         key (the `convention` lookup's)."""
         if self.kind is None:
             return self.name
-        return conventions.path(convention, f"lists.{self.kind}_path")
+        return conventions.path(convention, f"{self.name}_path")
 
     @property
     def synced(self) -> bool:
@@ -47,7 +49,12 @@ class Listing:
 
 CONTACTS = Listing("/v1/contacts", "CON-001")
 SHOWN = (CONTACTS, Listing("/v1/users", "USR-002"), Listing("/v1/audiences", "AUD-002"))
-NAMED = tuple(Listing(f"lists.{kind}", "PAG-001", kind) for kind in conventions.LISTED)
+NAMED = (
+    *(Listing(f"lists.{kind}", "PAG-001", kind) for kind in conventions.LISTED),
+    Listing("notes.list", "PAG-001", "note"),
+)
+"""The lists the target file names: of each kind `[conventions.lists]` names, and of
+notes (`notes.list_path`)."""
 ALL = (*SHOWN, *NAMED)
 SYNCED = tuple(listing for listing in ALL if listing.synced)
 

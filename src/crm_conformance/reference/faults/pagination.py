@@ -6,6 +6,12 @@ from crm_conformance.reference.faults.fault import Fault
 
 FAULTS = (
     Fault(
+        "notes_list_ignores_limit",
+        ("PAG-003",),
+        "the note list answers pages of the default size whatever limit asks (its handler "
+        "was written before paging took a limit)",
+    ),
+    Fault(
         "unknown_sort_key_ignored",
         ("QRY-003",),
         "a sort key the list cannot sort by is skipped instead of refused",
