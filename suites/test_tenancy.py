@@ -43,6 +43,7 @@ import pytest
 from crm_conformance import AdapterClient, AdapterError, ApiClient, Workspace
 from crm_conformance.core.model import conventions
 from crm_conformance.steps import (
+    NOTE,
     WorkspaceRecords,
     absent_id,
     error_of,
@@ -307,9 +308,16 @@ def _named_list(kind: str) -> ReadOf:
     return read
 
 
+def _note_list(elsewhere: WorkspaceRecords, convention: conventions.Lookup) -> reads.Read:
+    """The note list the target file names, for a note the second workspace wrote."""
+    path = conventions.path(convention, "notes.list_path")
+    return reads.Read("GET", path, {}, None, elsewhere.id_of(NOTE))
+
+
 def _reads() -> dict[str, ReadOf]:
     """Every read point: every read that can find a contact (`steps.reads`), every other
-    list (the target's named lists too), and the deletion feed of each resource."""
+    list (the target's named lists and note list too), and the deletion feed of each
+    resource."""
     found: dict[str, ReadOf] = {
         name: _of_contact(read) for name, read in reads.contact_reads(id_filters=False).items()
     }
@@ -323,6 +331,7 @@ def _reads() -> dict[str, ReadOf]:
     found["listSuccessEventTypes"] = _event_type
     for kind in conventions.LISTED:
         found[operations.list_id(kind)] = _named_list(kind)
+    found["listNotes"] = _note_list
     return found
 
 

@@ -72,6 +72,7 @@ if TYPE_CHECKING:
     from crm_conformance.steps.sorting import expect_sorted_both_ways as expect_sorted_both_ways
     from crm_conformance.steps.sorting import skip_refused_sort as skip_refused_sort
     from crm_conformance.steps.updates import Updates as Updates
+    from crm_conformance.steps.workspace_records import NOTE as NOTE
     from crm_conformance.steps.workspace_records import WorkspaceRecords as WorkspaceRecords
 
 __all__, __getattr__ = lazy_exports(__name__, __file__)

@@ -20,6 +20,8 @@ from crm_conformance.steps.reads import findable
 
 EVENT = "event"
 """The kind of a success event's id, whose format is not shown (no identifier prefix)."""
+NOTE = "note"
+"""The kind of a note's id, whose format is not shown either."""
 
 
 class WorkspaceRecords:
@@ -112,6 +114,7 @@ class WorkspaceRecords:
                 workspace=self.workspace,
             )["id"],
             EVENT: self._record_event,
+            NOTE: self._write_note,
             "tag": self._make_tag,
             "camp": lambda: self.adapter.create_campaign(
                 status="running", name=self.unique("tenancy"), workspace=self.workspace
@@ -134,6 +137,14 @@ class WorkspaceRecords:
         answer = self.client.post(conventions.path(self.convention, f"{key}_path"), json=body)
         made = answer.json() if answer.is_success else None
         return made.get("id") if isinstance(made, dict) else None
+
+    def _write_note(self) -> str | None:
+        """A note on the contact, written through the target's note create (the adapter
+        makes none; None when the answer carries no string id)."""
+        made = conventions.note_create(self.convention, self.id_of("con"), self.unique("note"))
+        answer = self.client.request(made.method, made.path, json=made.body)
+        note = answer.json() if answer.is_success and answer.content else None
+        return note.get("id") if isinstance(note, dict) else None
 
     def _make_tag(self) -> str | None:
         """A tag (the adapter makes none: made through the API)."""

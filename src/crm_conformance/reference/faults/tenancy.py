@@ -61,6 +61,11 @@ FAULTS = (
         "cannot use one the first has",
     ),
     Fault(
+        "notes_list_all_workspaces",
+        ("TEN-001",),
+        "the note list serves every workspace's notes (its query has no workspace condition)",
+    ),
+    Fault(
         "deal_delete_any_workspace",
         ("TEN-003",),
         "a deal delete looks the deal up by its id alone, so another workspace's deal is "
