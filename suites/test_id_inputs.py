@@ -48,14 +48,16 @@ def test_a_path_id_naming_nothing_answers_404(
     missing = id_inputs.missing_like(real, point.prefix)
     if missing is None:
         pytest.skip(
-            f"a success event's id format is not shown, and {real!r} is not prefix_<32 hex>"
+            f"a {point.prefix}'s id format is not shown, and {real!r} is not prefix_<32 hex>"
         )
     response = id_inputs.sender(point, here, convention)(api, missing)
     expect_error(response, "ERR-012", status=404, code=CODES.get(point.prefix, ("not_found",)))
 
 
 @pytest.mark.req("ERR-011")
-@pytest.mark.parametrize("point", [p for p in PATH_POINTS if p.prefix != "event"], ids=str)
+@pytest.mark.parametrize(
+    "point", [p for p in PATH_POINTS if p.prefix not in id_inputs.UNSHOWN_FORMATS], ids=str
+)
 def test_a_real_path_id_in_capitals_is_refused(
     point: id_inputs.Point, api: ApiClient, here: WorkspaceRecords, convention: conventions.Lookup
 ) -> None:

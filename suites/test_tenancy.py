@@ -184,7 +184,7 @@ def test_an_id_of_another_workspace_answers_as_a_missing_one(
     missing_id = id_inputs.missing_like(foreign_id, point.prefix)
     if missing_id is None:
         pytest.skip(
-            f"a success event's id format is not shown, and {foreign_id!r} is not prefix_<32 hex>"
+            f"a {point.prefix}'s id format is not shown, and {foreign_id!r} is not prefix_<32 hex>"
         )
     foreign = send(api, foreign_id)
     if (

@@ -4,8 +4,8 @@ The inputs come from `spec/openapi.yaml` (`document.id_inputs()`: path, query an
 body), the contact list's id filters the target names (`contact_filters.*`), the ids a
 convention body holds, the path id and each id field of the update and retrieve of every
 resource the target's `updates.*` and `retrieve.*` name, the path id of each delete
-`deletes.*` names, each id field of the creates
-`creates.*` names, the success event paths with `{event_id}`, and the activity cancel
+`deletes.*` names, each id field of the creates `creates.*` names, the success event
+paths with `{event_id}`, the note paths with `{note_id}`, and the activity cancel
 `activities.*` names. `sender` builds the rest of the request valid for one workspace
 (`WorkspaceRecords`), so a matrix suite sends only the id it is about.
 """
@@ -22,7 +22,7 @@ from crm_conformance.core.transport.client import ApiClient
 from crm_conformance.steps import operations
 from crm_conformance.steps.expect import expect_error
 from crm_conformance.steps.factories import absent_id, create_fields, stamp
-from crm_conformance.steps.workspace_records import EVENT, WorkspaceRecords
+from crm_conformance.steps.workspace_records import EVENT, NOTE, WorkspaceRecords
 
 CONVENTION_CALLS: dict[str, tuple[str, str | None]] = {
     "handoffConversation": ("conversation_moves.handoff_path", "conversation_moves.handoff_body"),
@@ -45,6 +45,13 @@ EVENT_PATHS = {"reverse_path": "POST", "retrieve_path": "GET"}
 """The success event paths with `{event_id}` the target's conventions name, and the
 method each is sent with (a reversal with an empty body, as the success-event tests
 send it)."""
+
+NOTE_PATHS = {"update_path": "", "delete_path": "DELETE", "retrieve_path": "GET"}
+"""The note paths with `{note_id}` the target's conventions name (`[conventions.notes]`),
+and the method each is sent with (an update's is the target's `notes.update_method`)."""
+
+UNSHOWN_FORMATS = (EVENT, NOTE)
+"""The kinds whose id format is not shown (no row of the identifier table)."""
 
 
 @dataclass(frozen=True)
@@ -107,6 +114,12 @@ def inputs() -> list[tuple[document.IdInput, str | None]]:
                 False,
             )
             found.append((event, key.key))
+        if table == "notes" and name in NOTE_PATHS:
+            action = name.removesuffix("_path")
+            note = document.IdInput(
+                f"{action}Note", NOTE_PATHS[name], key.key, "path", "note_id", (NOTE,), False
+            )
+            found.append((note, key.key))
     for operation_id, names in CONVENTION_BODY_IDS.items():
         op = described[operation_id]
         for name in names:
@@ -219,6 +232,17 @@ def sender(
             return client.request(call.method, call.path, json=call.body)
 
         return cancel
+    if point.input.name == "note_id":
+        action = point.input.operation_id.removesuffix("Note")
+
+        def note(client: ApiClient, value: str) -> httpx.Response:
+            if action == "update":
+                call = conventions.note_update(convention, value, here.unique("note"))
+                return client.request(call.method, call.path, json=call.body)
+            path = conventions.path(convention, point.input.path, note_id=value)
+            return client.request(point.input.method, path)
+
+        return note
     if point.input.name == "event_id":
         return lambda client, value: client.request(
             point.input.method,
@@ -289,10 +313,10 @@ def _record_sender(
 
 
 def missing_like(foreign_id: str, prefix: str) -> str | None:
-    """A well-formed id naming nothing, of the kind `prefix`; for a success event, whose
-    id format is not shown, one of the foreign id's prefix when it has the identifier
-    table's form (None otherwise: no id of that form is sure to name nothing)."""
-    if prefix != EVENT:
+    """A well-formed id naming nothing, of the kind `prefix`; for a success event or a
+    note, whose id format is not shown, one of the foreign id's prefix when it has the
+    identifier table's form (None otherwise: no id of that form is sure to name nothing)."""
+    if prefix not in UNSHOWN_FORMATS:
         return absent_id(prefix)
     kind, _, tail = foreign_id.rpartition("_")
     if not kind or len(tail) != 32 or any(c not in "0123456789abcdef" for c in tail):

@@ -61,6 +61,12 @@ FAULTS = (
         "cannot use one the first has",
     ),
     Fault(
+        "note_retrieve_any_workspace",
+        ("TEN-003",),
+        "a note is retrieved by its id alone, so another workspace's note is served where a "
+        "missing one answers 404",
+    ),
+    Fault(
         "notes_list_all_workspaces",
         ("TEN-001",),
         "the note list serves every workspace's notes (its query has no workspace condition)",
