@@ -12,17 +12,18 @@ an input added to the description is a new point of each:
   contact list's id filters, named by the target's `contact_filters.*`; the ids a
   convention body holds; the path id and each id field of the update and retrieve of
   every resource the target's `updates.*` and `retrieve.*` name, and the path id of
-  each delete `deletes.*` names; the success event
-  paths with `{event_id}`) sent naming a record of the second workspace answers
+  each delete `deletes.*` names; the success event paths with `{event_id}` and the
+  note paths with `{note_id}`) sent naming a record of the second workspace answers
   exactly as a well-formed id that names nothing: same status, type, code, param,
   detail and body keys, and no wording about another workspace. Comparing with a
   missing id, not with a fixed expectation, accepts whatever the target answers for a
   missing record; only a contact, organization or deal id in a body the document
   shows is pinned (404 `record_not_found` naming the field), as the error table states.
-- **Every read** (each list, the contact list's filters, search by free text and by a
-  condition, the deletion feed of each resource the target names) shows nothing of a
-  record the second workspace made to match it. The second workspace's own token must
-  see that record with the same read, or the read proves nothing and is skipped.
+- **Every read** (each list, the note list too, the contact list's filters, search by
+  free text and by a condition, the deletion feed of each resource the target names)
+  shows nothing of a record the second workspace made to match it. The second
+  workspace's own token must see that record with the same read, or the read proves
+  nothing and is skipped.
   `GET /v1/me`, `/v1/capabilities` and `/v1/fields` list no record a workspace makes
   (scopes, policy, field definitions of the same seeded names), so they are left out.
 
