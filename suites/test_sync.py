@@ -183,13 +183,6 @@ DELETABLE: dict[str, Callable[[RecordFactory], dict[str, Any]]] = {
     "activities": RecordFactory.activity,
 }
 """Resources the adapter deletes, by the scope table's name, and how to make one."""
-FEED_KINDS = {
-    "contacts": "contact",
-    "organizations": "organization",
-    "deals": "deal",
-    "activities": "activity",
-}
-"""The record kind of each resource of the feed (the kind a delete convention names)."""
 
 
 @pytest.fixture(scope="module")
@@ -258,11 +251,10 @@ def test_a_deletion_through_the_api_appears_in_the_deletion_feed(
     A delete the target refuses for a new record deleted nothing: not applicable (that
     the write scope deletes is held elsewhere, SCOPE-003)."""
     record_id = str(DELETABLE[entity](factory)["id"])
-    kind = FEED_KINDS[entity]
-    path = conventions.path(convention, f"deletes.{kind}_path", **{f"{kind}_id": record_id})
-    done = api.delete(path)
+    call = operations.delete_call(convention, operations.FEED_KINDS[entity], record_id)
+    done = call.send(api)
     if not done.is_success:
-        pytest.skip(f"DELETE {path} of a new {kind} answered {done.status_code}")
+        pytest.skip(f"DELETE {call.path} of a new {entity[:-1]} answered {done.status_code}")
     _expect_in_feed(api, convention, entity, record_id)
 
 

@@ -85,14 +85,6 @@ def tenant_values(other_api: ApiClient) -> list[str]:
     return [*dict.fromkeys(candidates[: TENANT_VALUES - 1]), "secondary"]
 
 
-FEED_KINDS = {
-    "contacts": "contact",
-    "organizations": "organization",
-    "deals": "deal",
-    "activities": "activity",
-}
-"""The adapter's record kind of each resource the deletion feed names."""
-
 CONTACTS = "/v1/contacts"
 
 
@@ -287,7 +279,7 @@ def _deleted(resource: str) -> ReadOf:
                 "record_id": elsewhere.id_of("con"),
             },
         }
-        kind = FEED_KINDS.get(resource)
+        kind = operations.FEED_KINDS.get(resource)
         if kind is None:
             pytest.skip(f"the adapter makes no record of {resource} to delete")
         made = elsewhere.record(kind, **fields[kind])

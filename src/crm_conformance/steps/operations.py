@@ -160,13 +160,20 @@ PREFIXES = {
 """The id prefix of each kind a named operation reads or writes (the identifier table)."""
 
 
-def _delete(resource: str) -> Callable[[Maker], Call]:
-    def build(maker: Maker) -> Call:
-        ids = {f"{resource}_id": maker.record_id(resource)}
-        path = conventions.path(maker.convention, f"deletes.{resource}_path", **ids)
-        return Call("DELETE", path, conventional=True)
+FEED_KINDS = {ROWS[kind]: kind for kind in ("contact", "organization", "deal", "activity")}
+"""The record kind of each resource whose deletion the adapter makes, by the deletion
+feed's (and the scope table's) name: the kind its delete convention names."""
 
-    return build
+
+def delete_call(convention: conventions.Lookup, kind: str, record_id: str) -> Call:
+    """The target's delete of `record_id`, a record of `kind` (`[conventions.deletes]`)."""
+    ids = {f"{kind}_id": record_id}
+    path = conventions.path(convention, f"deletes.{kind}_path", **ids)
+    return Call("DELETE", path, conventional=True)
+
+
+def _delete(resource: str) -> Callable[[Maker], Call]:
+    return lambda maker: delete_call(maker.convention, resource, maker.record_id(resource))
 
 
 def _list(kind: str) -> Callable[[Maker], Call]:
