@@ -376,7 +376,7 @@ SECOND_REQUESTS: dict[str, Callable[[operations.Maker], operations.Call]] = {
 whatever its method (a read, a POST, the target's update method)."""
 
 
-@pytest.mark.req("HDR-006", "HDR-007", "HDR-008")
+@pytest.mark.req("HDR-007")
 @pytest.mark.parametrize("method", SECOND_REQUESTS)
 def test_remaining_counts_down_within_the_limit(
     api: ApiClient,
