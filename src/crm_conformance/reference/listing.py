@@ -166,6 +166,8 @@ def parse_expand(
         and settings is not None
         and settings.has_fault("expand_cap_reached_at_four")
     )
+    if spec.name == "deals" and settings and settings.has_fault("deal_expand_counts_names_sent"):
+        too_many = len(sent) >= MAX_EXPAND
     if too_many and settings is not None and settings.has_fault("expand_limit_answers_422"):
         problem = Problem("expand", f"at most {MAX_EXPAND} relationships", "max_items")
         raise validation_failed([problem])

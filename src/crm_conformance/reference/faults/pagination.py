@@ -128,6 +128,12 @@ FAULTS = (
         "expand_limit_exceeded",
     ),
     Fault(
+        "deal_expand_counts_names_sent",
+        ("QRY-009",),
+        "a deal read counts the expand names as sent (repeats too) and compares with >=, "
+        "so four names are refused as expand_limit_exceeded on deals only",
+    ),
+    Fault(
         "list_organization_id_needs_expand",
         ("QRY-006", "CON-015"),
         "the contact list reads organization_id from the organization it joins only for an "
