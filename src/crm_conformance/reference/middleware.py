@@ -87,6 +87,7 @@ class ApiMiddleware:
                     check_verifier=verifier,
                     honour_workspace_expiry=expiry,
                     revoked_forbidden=self.settings.has_fault("revoked_token_forbidden"),
+                    selector_case_folded=self.settings.has_fault("token_selector_case_folded"),
                 )
         except ApiError as error:
             on_writes = self.settings.has_fault("expired_oauth_unauthorized_on_writes")

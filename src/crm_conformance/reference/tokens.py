@@ -158,6 +158,7 @@ def authenticate(
     check_verifier: bool = True,
     honour_workspace_expiry: bool = True,
     revoked_forbidden: bool = False,
+    selector_case_folded: bool = False,
 ) -> Principal:
     """The principal of an `Authorization: Bearer ...` header, or 401.
 
@@ -172,7 +173,8 @@ def authenticate(
         raise unauthorized("The bearer token is malformed.")
     row = tx.execute(
         "SELECT id, workspace, verifier_hash, kind, user_id, scopes, state, expires_at, live,"
-        " rate_limit FROM tokens WHERE selector = ?",
+        " rate_limit FROM tokens WHERE selector = ?"
+        + (" COLLATE NOCASE" if selector_case_folded else ""),
         (match["selector"],),
     ).fetchone()
     verified = row is not None and (

@@ -47,6 +47,12 @@ FAULTS = (
         "appended is accepted",
     ),
     Fault(
+        "token_selector_case_folded",
+        ("AUTH-008",),
+        "the token's selector is looked up without regard to letter case (a NOCASE "
+        "collation), so the token with its selector's case changed is accepted",
+    ),
+    Fault(
         "verifier_not_checked",
         ("AUTH-004", "AUTH-008"),
         "only the selector is looked up; any verifier is accepted",
