@@ -307,6 +307,40 @@ def test_a_body_that_is_not_json_answers_400_bad_request(api: ApiClient) -> None
     expect_error(response, "ERR-009", status=400, code="bad_request")
 
 
+CHARSET_JSON = "application/json; charset=utf-8"
+"""JSON labelled with its charset: a parameter of the media type many HTTP clients send."""
+
+WRITES = [op for op in operations.every() if not op.reads]
+"""Every write the description shows or the target file may name."""
+
+
+@pytest.mark.req("HDR-004")
+@pytest.mark.parametrize("operation", [pytest.param(op, id=op.operation_id) for op in WRITES])
+def test_a_json_body_labelled_with_its_charset_is_read_as_json(
+    api: ApiClient, maker: operations.Maker, operation: operations.NamedOperation
+) -> None:
+    """ "Request and response bodies are JSON": `application/json; charset=utf-8` labels
+    a JSON body as `application/json` does, so a write the target accepts is accepted
+    under it too. A write it refuses is sent again as `application/json`: refused again,
+    the refusal is for something else and the point is not applicable."""
+    call = operations.call_of(operation, maker)
+    if call.body is operations.NO_BODY:
+        pytest.skip(f"{operation.operation_id} sends no body")
+    response = call.send_labelled(api, CHARSET_JSON)
+    if not response.is_success:
+        control = operations.call_of(operation, maker).send(api)
+        if not control.is_success:
+            pytest.skip(f"the same write as application/json answered {control.status_code}")
+    expect_true(
+        response,
+        "HDR-004",
+        response.is_success,
+        expected=f"the write accepted under Content-Type: {CHARSET_JSON}, as under "
+        "application/json",
+        got=f"{response.status_code} {response.text[:200]}",
+    )
+
+
 @pytest.mark.req("VER-001", "IDN-001", "IDN-002")
 @pytest.mark.parametrize(
     "listing",

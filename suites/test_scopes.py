@@ -121,10 +121,7 @@ def _feed_point(resource: str) -> Point:
     )
 
 
-SCOPED: tuple[document.DescribedOperation | operations.NamedOperation, ...] = (
-    *(op for op in document.operations() if op.scopes),
-    *operations.NAMED,
-)
+SCOPED = operations.every()
 MIRRORED = {
     op.operation_id: op.scopes[0].split(":")[0]
     for op in SCOPED

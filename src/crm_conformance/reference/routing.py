@@ -108,6 +108,13 @@ class Call:
                 parse_json(self.raw_body)
             except ApiError as error:  # every body problem is a field problem
                 raise validation_failed([Problem("body", error.message, "json")]) from None
+        labelled = self.headers.get("content-type", "")
+        if (
+            ";" in labelled
+            and self.method == "PATCH"
+            and self.settings.has_fault("json_charset_refused_on_updates")
+        ):
+            raise ApiError(400, "bad_request", "Content-Type must be application/json.")
         if not self._parsed:
             self._json = parse_json(self.raw_body)
             self._parsed = True

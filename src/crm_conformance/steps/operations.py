@@ -14,7 +14,7 @@ changes is the token.
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from crm_conformance.core.model import conventions
+from crm_conformance.core.model import conventions, document
 from crm_conformance.core.model.document import DescribedOperation
 from crm_conformance.steps.calls import EVENT_VALUE as EVENT_VALUE
 from crm_conformance.steps.calls import NO_BODY as NO_BODY
@@ -296,6 +296,12 @@ BUILDERS.update(
         "getSuccessEvent": _event("retrieve"),
     }
 )
+
+
+def every() -> tuple[DescribedOperation | NamedOperation, ...]:
+    """Every operation a matrix sends: each the description gives a scope, then each the
+    target file may name (`NAMED`)."""
+    return (*(op for op in document.operations() if op.scopes), *NAMED)
 
 
 def call_of(operation: DescribedOperation | NamedOperation, maker: Maker) -> Call:

@@ -47,6 +47,12 @@ FAULTS = (
         "appended is accepted",
     ),
     Fault(
+        "json_charset_refused_on_updates",
+        ("HDR-004",),
+        "an update (PATCH) compares Content-Type with application/json exactly, so a JSON "
+        "body labelled application/json; charset=utf-8 answers 400 bad_request",
+    ),
+    Fault(
         "token_selector_case_folded",
         ("AUTH-008",),
         "the token's selector is looked up without regard to letter case (a NOCASE "
