@@ -23,7 +23,7 @@ every test that uses the second workspace holds it alone while it runs (the
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import httpx
@@ -185,6 +185,27 @@ def test_the_scope_alone_is_enough(
 ) -> None:
     call = point.build(maker)
     expect_not_refused_for_scope(call.send(api.with_token(minted.holding([point.scope]))), point)
+
+
+@pytest.mark.parametrize(
+    "point", [pytest.param(p, id=p.name, marks=pytest.mark.req(p.guard)) for p in POINTS]
+)
+def test_a_trailing_slash_does_not_route_around_the_scope(
+    api: ApiClient, minted: tokens.Minted, maker: operations.Maker, point: Point
+) -> None:
+    """The call's path with a slash appended is no route of the document: a target may
+    refuse it or serve it as the same operation, which its scope guards either way, so a
+    token with every scope but that one never gets a success there."""
+    call = point.build(maker)
+    slashed = replace(call, path=f"{call.path}/")
+    response = slashed.send(api.with_token(minted.all_but(point.scope)))
+    expect_true(
+        response,
+        point.guard,
+        not response.is_success,
+        expected=f"{slashed.method} {slashed.path} not served to a token without {point.scope}",
+        got=f"{response.status_code} {response.text[:200]}",
+    )
 
 
 @pytest.mark.req("SCOPE-021", "SCOPE-022", "SCOPE-023", "SCOPE-028")

@@ -61,6 +61,11 @@ def starlette_routes(
         if literals:
             route = Route(path, _endpoint(specs, settings, store, literals), methods=list(specs))
         routes.append(route)
+        if settings.has_fault("trailing_slash_unscoped") and "POST" in specs and "{" not in path:
+            alias = {"POST": specs["POST"]}  # a second router mounted without the guard
+            routes.append(
+                Route(f"{path}/", _endpoint(alias, settings, store, {}), methods=["POST"])
+            )
     return routes
 
 
@@ -118,6 +123,8 @@ def _run(spec: RouteSpec, call: Call) -> Reply:
         spec.precheck(call)
     if call.settings.has_fault("handoff_needs_read_only") and call.path.endswith("/handoff"):
         require_scopes(call, ("conversations:read",))
+    elif call.settings.has_fault("trailing_slash_unscoped") and call.path.endswith("/"):
+        pass
     else:
         require_scopes(call, spec.needed_scopes(call.settings))
     exempt = (

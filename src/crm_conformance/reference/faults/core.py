@@ -53,6 +53,12 @@ FAULTS = (
         "body labelled application/json; charset=utf-8 answers 400 bad_request",
     ),
     Fault(
+        "trailing_slash_unscoped",
+        ("SCOPE-006",),
+        "a collection's create is also routed at its path with a trailing slash (POST "
+        "/v1/deals/), where no scope is checked",
+    ),
+    Fault(
         "token_selector_case_folded",
         ("AUTH-008",),
         "the token's selector is looked up without regard to letter case (a NOCASE "
