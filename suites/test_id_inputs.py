@@ -73,6 +73,20 @@ def test_a_real_path_id_in_capitals_is_refused(
     )
 
 
+@pytest.mark.req("ERR-011")
+@pytest.mark.parametrize(
+    "point", [p for p in PATH_POINTS if p.prefix not in id_inputs.UNSHOWN_FORMATS], ids=str
+)
+def test_a_malformed_path_id_answers_400_validation_failed(
+    point: id_inputs.Point, api: ApiClient, here: WorkspaceRecords, convention: conventions.Lookup
+) -> None:
+    """A path segment that is no identifier at all (no prefix, underscore and 32
+    lowercase hex) is a path problem on every path id, as on the contact retrieve:
+    "Query, path and header problems answer 400 with the same code"."""
+    response = id_inputs.sender(point, here, convention)(api, f"not_a_{point.prefix}_id")
+    expect_error(response, "ERR-011", status=400, code="validation_failed")
+
+
 @pytest.mark.req("ERR-022")
 @pytest.mark.parametrize("point", id_inputs.body_record_points(), ids=str)
 def test_a_body_record_id_naming_nothing_answers_record_not_found(

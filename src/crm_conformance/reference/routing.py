@@ -129,6 +129,12 @@ class Call:
     def path_id(self, name: str, kind: str) -> str:
         """A path id of `kind`; a malformed one answers 400 validation_failed."""
         value = self.path_params[name]
+        if (
+            not is_id(value, kind)
+            and kind == "deal"
+            and self.settings.has_fault("deal_path_id_read_as_missing")
+        ):
+            raise ApiError(404, "not_found", "No such deal.")
         if not is_id(value, kind):
             raise bad_query(name, f"must be a {kind} id", "pattern")
         return value

@@ -59,6 +59,12 @@ FAULTS = (
         "/v1/deals/), where no scope is checked",
     ),
     Fault(
+        "deal_path_id_read_as_missing",
+        ("ERR-011",),
+        "a deal path's id is looked up without its pattern checked, so a malformed one "
+        "answers 404 not_found instead of 400 validation_failed",
+    ),
+    Fault(
         "token_selector_case_folded",
         ("AUTH-008",),
         "the token's selector is looked up without regard to letter case (a NOCASE "
