@@ -133,7 +133,10 @@ def read_changes(call: Call, tx: Transaction, body: Any, current: Record | None)
     if creating and (inferred or first_stage):
         pipeline_id, stage_id = _fill_placement(tx, call.workspace, pipeline_id, stage_id)
     if creating or fields.has("title"):
-        shortest = 0 if call.settings.has_fault("deal_empty_title_accepted") else 1
+        empty = call.settings.has_fault("deal_empty_title_accepted") or (
+            not creating and call.settings.has_fault("deal_empty_title_on_update")
+        )
+        shortest = 0 if empty else 1
         changes["title"] = fields.string(
             "title", required=True, min_length=shortest, max_length=MAX_TITLE
         )

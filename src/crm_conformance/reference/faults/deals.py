@@ -57,6 +57,12 @@ FAULTS = (
         "refused",
     ),
     Fault(
+        "deal_empty_title_on_update",
+        ("DEAL-005",),
+        "a deal update takes an empty title (the create checks its length, the update "
+        "only its type)",
+    ),
+    Fault(
         "deal_empty_title_accepted",
         ("DEAL-005",),
         "a deal title of 0 characters is accepted (only its presence is checked)",
