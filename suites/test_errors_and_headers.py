@@ -9,6 +9,7 @@ is not JSON (400 `bad_request`). Every answer also goes through the universal ch
 `request_id` against `X-Request-ID`, the rate-limit headers and the JSON content type.
 """
 
+import re
 import time
 from collections.abc import Callable
 from typing import Any
@@ -177,6 +178,31 @@ def test_an_unsupported_method_answers_405_apierror_of(api: ApiClient) -> None:
         expected="api_error",
         why="on a 405",
     )
+
+
+def _unshadowed_paths() -> list[str]:
+    """The paths the description shows without an id that no path with an id also
+    matches (`/v1/contacts/search` is `/v1/contacts/{contact_id}` to a router, where a
+    target's update may take any method)."""
+    paths = {op.path for op in document.operations()}
+    templates = [re.compile(re.sub(r"\{[^}]+\}", "[^/]+", p) + "$") for p in paths if "{" in p]
+    plain = (p for p in paths if "{" not in p)
+    return sorted(p for p in plain if not any(t.match(p) for t in templates))
+
+
+@pytest.mark.req("ERR-013")
+@pytest.mark.parametrize("path", _unshadowed_paths())
+def test_put_on_a_path_without_it_answers_405_api_error(api: ApiClient, path: str) -> None:
+    """No path without an id takes PUT (none is shown, and no convention names one
+    there): "method not supported on the path" answers 405 `api_error` on each, never a
+    404, as the path exists. A target that serves a PUT there has an operation of its
+    own, and the point is not applicable."""
+    response = api.put(path, json={})
+    if response.is_success:
+        pytest.skip(f"the target serves PUT {path} ({response.status_code})")
+    expect_status(response, "ERR-013", 405)
+    got = error_of(response).get("type")
+    expect_value(response, "ERR-013", "error.type", got=got, expected="api_error", why="on a 405")
 
 
 @pytest.mark.req("ERR-012", "ERR-004")

@@ -114,7 +114,11 @@ def create_app(settings: ServerSettings | None = None) -> ReferenceApp:
 
     async def routing_miss(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
-        if exc.status_code == 405 and not settings.has_fault("method_not_allowed_404"):
+        on_contacts = request.url.path == "/v1/contacts"
+        as_404 = settings.has_fault("method_not_allowed_404") or (
+            on_contacts and settings.has_fault("contact_list_method_not_allowed_404")
+        )
+        if exc.status_code == 405 and not as_404:
             error = ApiError(
                 405,
                 "method_not_allowed",

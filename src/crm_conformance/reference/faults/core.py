@@ -65,6 +65,12 @@ FAULTS = (
         "answers 404 not_found instead of 400 validation_failed",
     ),
     Fault(
+        "contact_list_method_not_allowed_404",
+        ("ERR-013",),
+        "a method /v1/contacts does not take answers 404 not_found (its router is mounted "
+        "with a catch-all), where every other path answers 405",
+    ),
+    Fault(
         "token_selector_case_folded",
         ("AUTH-008",),
         "the token's selector is looked up without regard to letter case (a NOCASE "
