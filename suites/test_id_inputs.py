@@ -16,6 +16,10 @@ the body missing"): the shown creates, and the creates and updates the target na
 The points come from `steps.id_inputs`, so a path or body the target names is reached too.
 """
 
+import json
+import secrets
+
+import httpx
 import pytest
 
 from crm_conformance import ApiClient
@@ -106,3 +110,38 @@ def test_a_body_record_id_naming_nothing_answers_record_not_found(
         req_id="ERR-022",
         skip_why=f"a real {point.prefix}_ id refused too: this write does not take the field",
     )
+
+
+def _note_record_key(convention: conventions.Lookup) -> str | None:
+    """The body key of the target's note create that holds its record (`"{record_id}"`)."""
+    template = json.loads(convention("notes.create_body"))
+    held = (
+        [k for k, v in template.items() if v == "{record_id}"] if isinstance(template, dict) else []
+    )
+    return held[0] if held else None
+
+
+@pytest.mark.req("ERR-022")
+def test_a_note_on_a_record_naming_nothing_answers_record_not_found(
+    api: ApiClient, here: WorkspaceRecords, convention: conventions.Lookup
+) -> None:
+    """The target's note create (`[conventions.notes]`) names its record in the body: a
+    contact id no record has there is "contact, organization or deal id in the body
+    missing", `record_not_found` naming the key that holds it. The control, a note on a
+    real contact, is taken first, else the point is not applicable."""
+    path = conventions.path(convention, "notes.create_path")
+
+    def send(client: ApiClient, record_id: str) -> httpx.Response:
+        text = f"note {secrets.token_hex(4)}"
+        body = conventions.body(convention, "notes.create_body", record_id=record_id, text=text)
+        return client.post(path, json=body)
+
+    control = send(api, here.id_of("con"))
+    if not control.is_success:
+        pytest.skip(f"a note on a real contact was refused ({control.status_code})")
+    response = send(api, absent_id("con"))
+    key = _note_record_key(convention)
+    if key is None:
+        expect_error(response, "ERR-022", status=404, code="record_not_found")
+    else:
+        expect_error(response, "ERR-022", status=404, code="record_not_found", param=key)

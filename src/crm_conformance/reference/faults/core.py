@@ -71,6 +71,12 @@ FAULTS = (
         "with a catch-all), where every other path answers 405",
     ),
     Fault(
+        "note_record_unchecked",
+        ("ERR-022",),
+        "a note create checks its record id's shape only, so a note on a contact id no "
+        "record has is created",
+    ),
+    Fault(
         "token_selector_case_folded",
         ("AUTH-008",),
         "the token's selector is looked up without regard to letter case (a NOCASE "
