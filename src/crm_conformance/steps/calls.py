@@ -6,7 +6,6 @@ the full-scope token where only the API makes them), so each call is one the tar
 accepts. `steps.operations` builds a call of each operation from them.
 """
 
-import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -44,15 +43,6 @@ class Call:
             return client.request(self.method, self.path, params=list(self.query), **options)
         return client.request(
             self.method, self.path, params=list(self.query), json=self.body, **options
-        )
-
-    def send_labelled(self, client: ApiClient, media_type: str) -> httpx.Response:
-        """Send it with its body serialised as `send` does, under `Content-Type: media_type`."""
-        assert self.body is not NO_BODY, "a call without a body has no media type"
-        content = json.dumps(self.body).encode()
-        headers = {"Content-Type": media_type}
-        return client.request(
-            self.method, self.path, params=list(self.query), content=content, headers=headers
         )
 
 
