@@ -1,8 +1,8 @@
 """Contact search: `POST /v1/contacts/search` with condition groups, free text and paging.
 
 Refusals (unknown body keys, `limit` out of range) need nothing but the token. Rules
-about matches use contacts made through the adapter, each carrying a search token of
-letters and digits only (so any free-text tokenizer keeps it whole) in its last name.
+about matches use contacts made through the adapter, each carrying a search word of
+letters only (`search_word`) in its last name and e-mail.
 The document shows the operator `equals` and leaves the field names usable in
 conditions "not shown"; the contact's own field names (`email`, `status`) are tried,
 and a target refusing them skips the condition tests rather than failing them.
@@ -11,6 +11,7 @@ and a target refusing them skips the condition tests rather than failing them.
 import hashlib
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from string import ascii_lowercase
 from typing import Any
 
 import httpx
@@ -32,6 +33,7 @@ from crm_conformance.steps import (
     expect_walk,
     ids_of,
     instant,
+    search_word,
 )
 
 SEARCH = "/v1/contacts/search"
@@ -46,7 +48,8 @@ class Searched:
         self.api = api
         self.factory = factory
         label = factory.unique("search")
-        self.token = "cc" + hashlib.sha256(label.encode()).hexdigest()[:16]
+        self.token = search_word(label)
+        self.number = int(hashlib.sha256(label.encode()).hexdigest()[:10], 16)
         self.made: list[dict[str, Any]] = []
 
     def make(self, *, updated_at: datetime | None = None, **fields: Any) -> dict[str, Any]:
@@ -55,7 +58,7 @@ class Searched:
             fields={
                 "first_name": "Search",
                 "last_name": self.token,
-                "email": f"{self.token}.{len(self.made)}@example.com",
+                "email": f"{self.token}.{ascii_lowercase[len(self.made)]}@example.com",
                 **fields,
             },
             updated_at=updated_at.isoformat() if updated_at else None,
@@ -155,7 +158,7 @@ def test_search_returns_the_same_object_as_the_list(
 @pytest.mark.req("SRCH-006")
 @pytest.mark.parametrize("by", ["name", "email", "phone"])
 def test_q_matches_name_email_and_phone(searched: Searched, by: str) -> None:
-    number = int(searched.token[2:12], 16)
+    number = searched.number
     exchange, line = 200 + number % 800, number // 800 % 10_000  # a valid NANP number
     contact = searched.make(phone=f"+1415{exchange}{line:04d}")
     q = {"name": searched.token, "email": contact["email"], "phone": contact["phone"]}[by]

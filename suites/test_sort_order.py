@@ -22,7 +22,6 @@ target names (organizations, deals, activities), lists three rows made with dist
 values of it by those values, both ways (`steps.expect_sorted_both_ways`).
 """
 
-import hashlib
 import itertools
 import secrets
 from collections.abc import Callable
@@ -45,6 +44,7 @@ from crm_conformance.steps import (
     listings,
     operations,
     phone_number,
+    search_word,
     skip_refused_sort,
     with_cursor,
 )
@@ -91,8 +91,7 @@ def module_tied(module_factory: RecordFactory) -> list[dict[str, Any]]:
     stamp = (datetime.now(UTC).replace(microsecond=0) - timedelta(hours=1)).isoformat()
     shared = {
         "first_name": factory.unique("tie"),
-        # letters and digits only, so any free-text tokenizer keeps it whole (for search)
-        "last_name": "cc" + hashlib.sha256(factory.unique("tie").encode()).hexdigest()[:16],
+        "last_name": search_word(factory.unique("tie")),
         "status": "on_hold",
         "score": "warm",
         "address": "1 Tie Street",

@@ -61,6 +61,7 @@ if TYPE_CHECKING:
     from crm_conformance.steps.pages import expect_walk as expect_walk
     from crm_conformance.steps.pages import first_page as first_page
     from crm_conformance.steps.pages import with_cursor as with_cursor
+    from crm_conformance.steps.reads import search_word as search_word
     from crm_conformance.steps.record_parts import (
         expect_embedded_as_made as expect_embedded_as_made,
     )

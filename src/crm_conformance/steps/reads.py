@@ -29,11 +29,21 @@ MAX_PAGES = 20
 Q_FIELDS = ("name", "email", "phone")
 """Search `q`: "free text across name, email and phone"."""
 
+_LETTERS = str.maketrans("0123456789", "ghijklmnop")
+
+
+def search_word(label: str) -> str:
+    """A word of 18 lowercase letters, unique to `label`, that search's `q` finds only in
+    the records carrying it. Letters only: "free text across ... phone" may match the
+    digits of `q` inside phone numbers, so a digit in the word could find any contact
+    whose phone holds it; and any tokenizer keeps a word of letters whole."""
+    return "cc" + hashlib.sha256(label.encode()).hexdigest()[:16].translate(_LETTERS)
+
 
 def findable(name: str, *, owner_id: str, organization_id: str) -> dict[str, Any]:
     """The fields of a contact every contact read can find it by (`name`, unique to it,
-    gives its last name, a search token of letters and digits, and its e-mail)."""
-    word = "cc" + hashlib.sha256(name.encode()).hexdigest()[:16]
+    gives its last name, a search word, and its e-mail)."""
+    word = search_word(name)
     return {
         "first_name": "Findable",
         "last_name": word,
