@@ -9,7 +9,6 @@ is not JSON (400 `bad_request`). Every answer also goes through the universal ch
 `request_id` against `X-Request-ID`, the rate-limit headers and the JSON content type.
 """
 
-import re
 import time
 from collections.abc import Callable
 from typing import Any
@@ -17,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
-from crm_conformance import ApiClient
+from crm_conformance import ApiClient, Target
 from crm_conformance.core.model import conventions, document
 from crm_conformance.steps import (
     RecordFactory,
@@ -29,6 +28,7 @@ from crm_conformance.steps import (
     expect_true,
     expect_value,
     listings,
+    methods,
     names_path,
     operations,
     refill_window,
@@ -164,10 +164,10 @@ def test_an_error_code_keeps_one_type_on_every_operation(
     )
 
 
-@pytest.mark.req("ERR-013", "ERR-004")
-def test_an_unsupported_method_answers_405_apierror_of(api: ApiClient) -> None:
-    """Closing is a POST; DELETE on it is a method the path does not support."""
-    _expect_405_api_error(api.delete(CLOSE_PATH))
+SERVED_REFUSALS = (400, 403, 409, 422)
+"""Answers of an operation that is there and refuses this call (a `PUT` replacing the
+whole record refuses `{}`; an event's own path refuses an edit): the method is taken
+there, though no convention names it, and the point is not applicable."""
 
 
 def _expect_405_api_error(response: httpx.Response) -> None:
@@ -177,27 +177,37 @@ def _expect_405_api_error(response: httpx.Response) -> None:
     expect_value(response, "ERR-013", "error.type", got=got, expected="api_error", why="on a 405")
 
 
-def _unshadowed_paths() -> list[str]:
-    """The paths the description shows without an id that no path with an id also
-    matches (`/v1/contacts/search` is `/v1/contacts/{contact_id}` to a router, where a
-    target's update may take any method)."""
-    paths = {op.path for op in document.operations()}
-    templates = [re.compile(re.sub(r"\{[^}]+\}", "[^/]+", p) + "$") for p in paths if "{" in p]
-    plain = (p for p in paths if "{" not in p)
-    return sorted(p for p in plain if not any(t.match(p) for t in templates))
-
-
-@pytest.mark.req("ERR-013")
-@pytest.mark.parametrize("path", _unshadowed_paths())
-def test_put_on_a_path_without_it_answers_405_api_error(api: ApiClient, path: str) -> None:
-    """No path without an id takes PUT (none is shown, and no convention names one
-    there): "method not supported on the path" answers 405 `api_error` on each, never a
-    404, as the path exists. A target that serves a PUT there has an operation of its
-    own, and the point is not applicable."""
-    response = api.put(path, json={})
-    if response.is_success:
-        pytest.skip(f"the target serves PUT {path} ({response.status_code})")
-    _expect_405_api_error(response)
+@pytest.mark.req("ERR-013", "ERR-004")
+@pytest.mark.parametrize(
+    "operation",
+    [*document.operations(), *operations.NAMED],
+    ids=lambda operation: operation.operation_id,
+)
+def test_a_method_no_operation_takes_on_a_path_answers_405_api_error(
+    api: ApiClient,
+    maker: operations.Maker,
+    target: Target,
+    operation: document.DescribedOperation | operations.NamedOperation,
+) -> None:
+    """On the path of each operation shown or named, on a record that exists, every
+    method no operation takes there (`steps.methods`: those the description shows and
+    the target file names, on every template that routes the path) is "not supported on
+    the path": 405 `api_error`, never a 404, as the path and its record exist. A method
+    the target serves there anyway (a success, or a refusal of the call's body,
+    `SERVED_REFUSALS`) is its own operation and is not judged."""
+    path = operations.call_of(operation, maker).path
+    served: list[str] = []
+    checked = 0
+    for method in methods.not_taken(path, target.conventions):
+        body: dict[str, Any] = {"json": {}} if method in ("POST", "PUT", "PATCH") else {}
+        response = api.request(method, path, **body)
+        if response.is_success or response.status_code in SERVED_REFUSALS:
+            served.append(f"{method} -> {response.status_code}")
+            continue
+        _expect_405_api_error(response)
+        checked += 1
+    if not checked:
+        pytest.skip(f"the target takes every method on {path}: {', '.join(served) or 'none'}")
 
 
 @pytest.mark.req("ERR-012", "ERR-004")

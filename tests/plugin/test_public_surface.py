@@ -84,12 +84,20 @@ def test_the_package_is_marked_typed() -> None:
 
 SUITE_MODULES = {
     "crm_conformance.core.model": {"conventions", "document"},
-    "crm_conformance.steps": {"id_inputs", "listings", "operations", "reads", "tokens"},
+    "crm_conformance.steps": {
+        "id_inputs",
+        "listings",
+        "methods",
+        "operations",
+        "reads",
+        "tokens",
+    },
     "crm_conformance.fuzz": {"budget", "checking", "exchange", "guard", "loader", "seeding"},
 }
 """Modules a suite reads by name (`document.page_limit()`, `conventions.Lookup`): the
 document's constants, the target's conventions, one call of each operation, every id
-input of every operation, the lists, the reads that can find a record, the fuzz layer."""
+input of every operation, the lists, the methods each path takes, the reads that can find
+a record, the fuzz layer."""
 
 
 def _exported(module: str) -> set[str]:

@@ -7,6 +7,7 @@ routing misses into the error envelope (404 `not_found`, 405 `api_error`).
 
 import importlib
 import importlib.util
+import re
 from typing import Any
 
 from starlette.applications import Starlette
@@ -71,6 +72,9 @@ DOMAIN_MODULES = (
 )
 """Modules of the domain areas, each with a `routes` table, mounted when present."""
 ADAPTER_PATH = "/_adapter"
+
+RECORD_ID = re.compile(r"/[a-z]+_[0-9a-f]{32}(/|$)")
+"""A path segment that is a record id (`record_path_method_not_allowed_404`)."""
 """Where the provisioning adapter is mounted: `adapter_url` is `<origin>/_adapter`."""
 
 
@@ -115,8 +119,11 @@ def create_app(settings: ServerSettings | None = None) -> ReferenceApp:
     async def routing_miss(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
         on_contacts = request.url.path == "/v1/contacts"
-        as_404 = settings.has_fault("method_not_allowed_404") or (
-            on_contacts and settings.has_fault("contact_list_method_not_allowed_404")
+        on_record = RECORD_ID.search(request.url.path) is not None
+        as_404 = (
+            settings.has_fault("method_not_allowed_404")
+            or (on_contacts and settings.has_fault("contact_list_method_not_allowed_404"))
+            or (on_record and settings.has_fault("record_path_method_not_allowed_404"))
         )
         if exc.status_code == 405 and not as_404:
             error = ApiError(

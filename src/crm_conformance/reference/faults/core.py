@@ -71,6 +71,13 @@ FAULTS = (
         "with a catch-all), where every other path answers 405",
     ),
     Fault(
+        "record_path_method_not_allowed_404",
+        ("ERR-013",),
+        "a method a path with a record id does not take answers 404 not_found (its "
+        "routes match method and template together, so a miss there reads as a missing "
+        "record), where paths without an id answer 405",
+    ),
+    Fault(
         "note_record_unchecked",
         ("ERR-022",),
         "a note create checks its record id's shape only, so a note on a contact id no "
