@@ -116,6 +116,8 @@ def _typed_points(parameter: document.QueryParameter) -> Iterator[Point]:
     elif parameter.name in NAMED_REFUSALS:
         kind, value, req, code = NAMED_REFUSALS[parameter.name]
         yield Point(*where, kind, value, req, (req,), (code,))
+        if parameter.name in KNOWN_FIRST:
+            yield Point(*where, "unknown-second", after_known(parameter.name), req, (req,), (code,))
         if parameter.name == "cursor":
             yield Point(*where, "non-ascii", NON_ASCII_CURSOR, req, (req,), (code,))
 
@@ -127,6 +129,17 @@ NAMED_REFUSALS = {
     "sort": ("unknown-key", "no_such_field_for_sorting", "QRY-003", "unknown_sort_field"),
 }
 """String parameters whose invalid value has a row of its own in the 400 table."""
+KNOWN_FIRST = {"expand": "organization", "fields": "id", "sort": "created_at"}
+"""A name each comma-separated list may start with, before the unknown one: a server
+checking the first name only takes the list. (Where the first is not on the resource
+either, the refusal is the same.)"""
+
+
+def after_known(name: str) -> str:
+    """`name`'s unknown value second in its list, after a known name."""
+    return f"{KNOWN_FIRST[name]},{NAMED_REFUSALS[name][1]}"
+
+
 NON_ASCII_CURSOR = "\u00e9t\u00e9.\U0001d11e#\u00f3"
 """A cursor no server issued whose characters are past ASCII (one astral): a decoder
 that expects its own base64 meets bytes it cannot read, and must still answer
@@ -230,16 +243,23 @@ def test_an_invalid_query_value_is_refused(
 
 
 @pytest.mark.parametrize(
-    "name",
-    [pytest.param(n, marks=pytest.mark.req(NAMED_REFUSALS[n][2])) for n in NAMED_REFUSALS],
+    ("name", "second"),
+    [
+        pytest.param(n, second, marks=pytest.mark.req(NAMED_REFUSALS[n][2]))
+        for n in NAMED_REFUSALS
+        for second in ((False, True) if n in KNOWN_FIRST else (False,))
+    ],
 )
-def test_an_unknown_name_in_a_search_body_is_refused(api: ApiClient, name: str) -> None:
+def test_an_unknown_name_in_a_search_body_is_refused(
+    api: ApiClient, name: str, second: bool
+) -> None:
     """Search "accepts the same `expand` and `fields`" and `sort` "same syntax as the
     `sort` query parameter", a `cursor` "as above": a name not on the resource, or a
     corrupt cursor, is refused with the 400 table's own code, in a body as in a query (a
-    body's problem may read as 422: the code is what the table pins)."""
+    body's problem may read as 422: the code is what the table pins); alone, and second
+    after a known name."""
     _, value, req, code = NAMED_REFUSALS[name]
-    response = api.post("/v1/contacts/search", json={name: value})
+    response = api.post("/v1/contacts/search", json={name: after_known(name) if second else value})
     expect_error_among(response, req, {400: (code,), 422: (code,)})
 
 
@@ -256,8 +276,9 @@ def test_an_unknown_name_on_a_named_retrieve_is_refused(
 ) -> None:
     """Each retrieve the target file names is held to the rules of every read: an
     `expand` or `fields` name not on the resource is refused with the 400 table's code,
-    as on the contact retrieve."""
+    as on the contact retrieve; alone, and second after a known name."""
     ids = {f"{kind}_id": maker.listed_id(kind)}
     path = conventions.path(convention, f"retrieve.{kind}_path", **ids)
     _, value, req, code = NAMED_REFUSALS[name]
-    expect_error(api.get(path, params={name: value}), req, status=400, code=code)
+    for sent in (value, after_known(name)):
+        expect_error(api.get(path, params={name: sent}), req, status=400, code=code)

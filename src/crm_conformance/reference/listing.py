@@ -125,7 +125,9 @@ def parse_sort(
         descending = name.startswith("-")
         name = name[1:] if descending else name
         if name not in spec.sort_keys:
-            if settings.has_fault("unknown_sort_key_ignored"):
+            if settings.has_fault("unknown_sort_key_ignored") or (
+                keys and settings.has_fault("later_sort_keys_unchecked")
+            ):
                 continue
             raise ApiError(
                 400,
@@ -201,7 +203,10 @@ def parse_fields(
     names = tuple(dict.fromkeys(name.strip() for name in raw.split(",")))
     if settings is not None and settings.has_fault("unknown_fields_ignored"):
         return tuple(n for n in names if n in spec.fields or n in ("id", "object")) or None
-    for name in names:
+    later = settings is not None and settings.has_fault("later_fields_unchecked")
+    for index, name in enumerate(names):
+        if later and index:
+            return tuple(n for n in names if n in spec.fields or n in ("id", "object"))
         if name not in spec.fields and name not in ("id", "object"):
             raise ApiError(
                 400, "unknown_field", f"{name!r} is not a field of {spec.name}.", param="fields"

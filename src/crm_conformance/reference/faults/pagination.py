@@ -17,6 +17,12 @@ FAULTS = (
         "a sort key the list cannot sort by is skipped instead of refused",
     ),
     Fault(
+        "later_sort_keys_unchecked",
+        ("QRY-003",),
+        "only the first key of a sort is checked against the sortable keys; a later one "
+        "the list cannot sort by is skipped",
+    ),
+    Fault(
         "meta_limit_reports_default",
         ("PAG-003",),
         "meta.limit reports the default page size, not the limit the request asked for",
@@ -115,6 +121,11 @@ FAULTS = (
         "unknown_fields_ignored",
         ("QRY-012",),
         "a list leaves out the fields names it does not know instead of refusing them",
+    ),
+    Fault(
+        "later_fields_unchecked",
+        ("QRY-012",),
+        "fields checks its first name only; a later name not on the resource is left out",
     ),
     Fault(
         "expand_limit_answers_422",
