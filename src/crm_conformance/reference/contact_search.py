@@ -249,6 +249,14 @@ def _known_fields(names: Any) -> Any:
     return ",".join(known) or None
 
 
+def _without_owner(names: Any) -> Any:
+    """The `search_expands_owner` fault: `owner` is taken as an expand name of search
+    (its owner object is always there anyway), and left out."""
+    if not isinstance(names, str):
+        return names
+    return ",".join(name for name in names.split(",") if name.strip() != "owner") or None
+
+
 def _without_null_joins(node: Any) -> Any:
     """A filter with every `join: null` left out (the `search_null_join_absent` variant
     reads a null join as an absent one, so as `and`)."""
@@ -279,6 +287,8 @@ def search_contacts(call: Call) -> Reply:
         read = {key: value for key, value in read.items() if key != "cursor"}
     if call.settings.has_fault("search_unknown_fields_ignored") and isinstance(read, dict):
         read = {**read, "fields": _known_fields(read.get("fields"))}
+    if call.settings.has_fault("search_expands_owner") and isinstance(read, dict):
+        read = {**read, "expand": _without_owner(read.get("expand"))}
     try:
         params = parse_params(contacts.SPEC, read, settings=call.settings, in_body=True)
     except ApiError as error:

@@ -173,6 +173,12 @@ FAULTS = (
         "with unknown_field",
     ),
     Fault(
+        "search_expands_owner",
+        ("CON-019",),
+        "contact search takes owner as an expand name (the owner object is always there) "
+        "instead of refusing it with unknown_expand, as the list and the retrieve do",
+    ),
+    Fault(
         "limit_in_fixed_page_sizes",
         ("PAG-008", "SRCH-008"),
         "limit takes only the UI's page sizes (1, 10, 20, 25, 50, 100, 200): any other "
