@@ -10,7 +10,7 @@ is not JSON (400 `bad_request`). Every answer also goes through the universal ch
 """
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
@@ -24,6 +24,7 @@ from crm_conformance.steps import (
     detail_fields,
     error_of,
     expect_error,
+    expect_error_among,
     expect_status,
     expect_true,
     expect_value,
@@ -375,6 +376,70 @@ def test_a_json_body_labelled_with_its_charset_is_read_as_json(
         "application/json",
         got=f"{response.status_code} {response.text[:200]}",
     )
+
+
+READ_BODIES = [
+    *WRITES,
+    *(op for op in document.operations() if op.operation_id == "closeConversation"),
+]
+"""Every write that may read a body: each of `WRITES`, and the close, whose body is
+optional ("may be absent or null") yet read ("unknown keys rejected")."""
+SHOWN_OBJECTS = {
+    "searchContacts",
+    "createDeal",
+    "createActivity",
+    "createTag",
+    "closeConversation",
+    *(f"update{kind.title()}" for kind in conventions.UPDATED),
+    *(f"create{kind.title()}" for kind in conventions.CREATED),
+}
+"""The writes whose body the document shows as an object of fields: its own, or the
+resource table's for a create or an update. (Upsert, the moves, notes, events and the
+cancel have shapes "not shown".)"""
+UNREADABLE_BODIES: dict[str, tuple[str, dict[int, tuple[str, ...]]]] = {
+    "not JSON": ("{not json", {400: ("bad_request",)}),
+    "an array": ("[]", {400: ("bad_request", "validation_failed"), 422: ("validation_failed",)}),
+    "a number": ("42", {400: ("bad_request", "validation_failed"), 422: ("validation_failed",)}),
+}
+"""Bodies labelled JSON that a write reading fields cannot take, and the refusals each may
+get: a text that is not JSON is "request not understood" (400 `bad_request`); JSON that
+is not an object is that, or fields that are not there (`validation_failed`, 400 or
+422)."""
+
+
+def _unreadable_points() -> Iterator[Any]:
+    for operation in READ_BODIES:
+        for body in sorted(UNREADABLE_BODIES):
+            if body == "not JSON" or operation.operation_id in SHOWN_OBJECTS:
+                yield pytest.param(operation, body, id=f"{operation.operation_id}-{body}")
+
+
+@pytest.mark.req("ERR-009")
+@pytest.mark.parametrize(("operation", "body"), list(_unreadable_points()))
+def test_a_body_no_write_can_read_is_refused(
+    api: ApiClient,
+    maker: operations.Maker,
+    operation: document.DescribedOperation | operations.NamedOperation,
+    body: str,
+) -> None:
+    """On every write that reads fields from its body, not only search: a body that is
+    not JSON is refused, never taken as an empty or absent one (a close that closes, an
+    update that changes nothing and answers 200); where the document shows the body as an
+    object, JSON that is not one is refused too. A write whose call sends no fields (no
+    body, or `{}` the target may never read) is not applicable, the close aside."""
+    call = operations.call_of(operation, maker)
+    reads_fields = isinstance(call.body, dict) and bool(call.body)
+    if not reads_fields and operation.operation_id != "closeConversation":
+        pytest.skip(f"{operation.operation_id} sends no fields to read")
+    text, refusals = UNREADABLE_BODIES[body]
+    response = api.request(
+        call.method,
+        call.path,
+        params=list(call.query),
+        content=text,
+        headers={"Content-Type": "application/json"},
+    )
+    expect_error_among(response, "ERR-009", refusals)
 
 
 @pytest.mark.req("VER-001", "IDN-001", "IDN-002")

@@ -204,7 +204,12 @@ def close_conversation(call: Call) -> Reply:
         conversation_id = call.path_params["conversation_id"]
     else:
         conversation_id = call.path_id("conversation_id", "conversation")
-    body = call.json()
+    try:
+        body = call.json()
+    except ApiError:
+        if not call.settings.has_fault("close_unreadable_body_as_absent"):
+            raise
+        body = None  # the optional body, read leniently: anything unreadable is "none"
     if isinstance(body, dict) and call.settings.has_fault("close_unknown_keys_ignored"):
         body = {key: body[key] for key in ("outcome", "won_reason") if key in body}
     if (

@@ -118,6 +118,12 @@ class Call:
         if not self._parsed:
             self._json = parse_json(self.raw_body)
             self._parsed = True
+            if (
+                isinstance(self._json, list)
+                and self.method == "PATCH"
+                and self.settings.has_fault("update_array_body_as_empty")
+            ):
+                self._json = {}  # merged into the record key by key: nothing changes
         return self._json
 
     @contextmanager

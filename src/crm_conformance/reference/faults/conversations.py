@@ -127,6 +127,12 @@ FAULTS = (
         "a close with a JSON null body is refused (422 validation_failed)",
     ),
     Fault(
+        "close_unreadable_body_as_absent",
+        ("ERR-009",),
+        "the close reads its optional body leniently: a body that is not JSON is taken as "
+        "no body, and the conversation is closed as resolved",
+    ),
+    Fault(
         "spam_outcome_refused",
         ("CONV-020",),
         "the close refuses outcome spam (422 validation_failed): only resolved and won pass",

@@ -78,6 +78,12 @@ FAULTS = (
         "record), where paths without an id answer 405",
     ),
     Fault(
+        "update_array_body_as_empty",
+        ("ERR-009",),
+        "an update (PATCH) merges its body into the record key by key, so a JSON array "
+        "changes nothing and answers 200, where it is refused",
+    ),
+    Fault(
         "note_record_unchecked",
         ("ERR-022",),
         "a note create checks its record id's shape only, so a note on a contact id no "
