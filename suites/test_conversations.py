@@ -198,6 +198,56 @@ def test_close_clears_handler_and_needs_human(
             )
 
 
+@pytest.mark.req("CONV-032", "CONV-008", "CONV-009", "CONV-013")
+@pytest.mark.parametrize("read", ["retrieve", "list"])
+@pytest.mark.parametrize("outcome", OUTCOMES)
+def test_a_closed_conversation_reads_closed_on_every_read(
+    api: ApiClient,
+    conversations: RecordFactory,
+    convention: conventions.Lookup,
+    outcome: str,
+    read: str,
+) -> None:
+    """The close's answer is not the only read of it: the conversation's retrieve and
+    its row in the list the target file names read it closed too, `handler` and
+    `needs_human` null ("null once closed"), with the close's `updated_at` (the close
+    is its last change). Held by a teammate, so both fields had a value to lose."""
+    conversation = conversations.conversation(status="active", handler="user")
+    body = closed(
+        close(api, conversation["id"], {"outcome": outcome}), "CONV-015", conversation["id"]
+    )
+    response: httpx.Response | None = None
+    if read == "retrieve":
+        ids = {"conversation_id": str(conversation["id"])}
+        response = api.get(conventions.path(convention, "retrieve.conversation_path", **ids))
+        row: dict[str, Any] | None = expect_success(response, "CONV-032")
+    else:
+        row = read_in_list(api, convention, str(conversation["id"]))
+    expect_true(
+        response,
+        "CONV-032",
+        row is not None,
+        expected=f"the closed conversation {conversation['id']} read by its {read}",
+        got="not found",
+    )
+    assert row is not None
+    for field, own in (
+        ("status", "CONV-032"),
+        ("handler", "CONV-008"),
+        ("needs_human", "CONV-009"),
+    ):
+        expected = "closed" if field == "status" else None
+        expect_value(response, own, f"{read}: {field}", got=row.get(field), expected=expected)
+    expect_value(
+        response,
+        "CONV-013",
+        f"{read}: updated_at",
+        got=row.get("updated_at"),
+        expected=body.get("updated_at"),
+        why="the close is the conversation's last change",
+    )
+
+
 @pytest.mark.req("CONV-013")
 @pytest.mark.parametrize("outcome", OUTCOMES)
 def test_close_moves_updated_at(api: ApiClient, conversations: RecordFactory, outcome: str) -> None:

@@ -295,6 +295,9 @@ def close_conversation(call: Call) -> Reply:
         else:
             touch = not call.settings.has_fault("close_keeps_updated_at")
             answer = _store(call, tx, closed, touch=touch)
+            if call.settings.has_fault("close_clears_holder_in_answer_only"):
+                kept = {key: record.get(key) for key in ("handler_id", "needs_human")}
+                tx.update(call.workspace, "conversation", {**closed, **kept}, touch=False)
         return _close_answer(call, answer, record, outcome)
 
 

@@ -133,6 +133,12 @@ FAULTS = (
         "no body, and the conversation is closed as resolved",
     ),
     Fault(
+        "close_clears_holder_in_answer_only",
+        ("CONV-008", "CONV-009"),
+        "the close answers the conversation with handler and needs_human null, but stores "
+        "it with the handler and needs_human it had: every later read shows them",
+    ),
+    Fault(
         "spam_outcome_refused",
         ("CONV-020",),
         "the close refuses outcome spam (422 validation_failed): only resolved and won pass",
