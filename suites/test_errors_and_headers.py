@@ -313,15 +313,38 @@ INVALID_PAIRS: dict[
 or name, a bound, a pattern, a date-time)."""
 
 
+INVALID_CHANGES: dict[str, dict[str, Any]] = {
+    "deal": INVALID_PAIRS["deal"][2],
+    "activity": INVALID_PAIRS["activity"][2],
+    "tag": INVALID_PAIRS["tag"][2],
+    "contact": {"status": "archived", "score": "lukewarm"},
+}
+"""Two invalid fields each update may be sent: the creates' pairs, and for a contact two
+values outside their enums."""
+
+
+def _detail_points() -> Iterator[Any]:
+    for write in sorted(INVALID_PAIRS):
+        yield pytest.param("create", write, id=f"create {write}")
+    for kind in sorted(INVALID_CHANGES):
+        yield pytest.param("update", kind, id=f"update {kind}")
+
+
 @pytest.mark.req("ERR-010")
-@pytest.mark.parametrize("write", sorted(INVALID_PAIRS))
-def test_every_create_lists_each_invalid_field_in_detail(
-    api: ApiClient, maker: operations.Maker, write: str
+@pytest.mark.parametrize(("action", "kind"), list(_detail_points()))
+def test_every_write_lists_each_invalid_field_in_detail(
+    api: ApiClient, maker: operations.Maker, action: str, kind: str
 ) -> None:
     """ "`validation_failed` | fields invalid; `detail` lists each", on every create the
-    document shows, not only search: two invalid fields, an item naming each."""
-    path, body_of, invalid = INVALID_PAIRS[write]
-    response = api.post(path, json={**body_of(maker), **invalid})
+    document shows and every update the target file names, not only search: two invalid
+    fields, an item naming each."""
+    if action == "create":
+        path, body_of, invalid = INVALID_PAIRS[kind]
+        response = api.post(path, json={**body_of(maker), **invalid})
+    else:
+        invalid = INVALID_CHANGES[kind]
+        update = conventions.update(maker.convention, kind, maker.record_id(kind), invalid)
+        response = api.request(update.method, update.path, json=update.body)
     error = expect_error(response, "ERR-010", status=422, code="validation_failed")
     fields = detail_fields(error)
     expect_true(

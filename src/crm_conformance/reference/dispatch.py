@@ -109,6 +109,14 @@ def _endpoint(
             else:
                 reply = await run_in_threadpool(_run, spec, call)
         except ApiError as error:
+            if spec.method == "PATCH" and settings.has_fault("update_detail_lists_first_problem"):
+                error = ApiError(  # the update's own validator stops at the first bad field
+                    error.status,
+                    error.code,
+                    error.message,
+                    param=error.param,
+                    detail=(error.detail or [])[:1] or None,
+                )
             return error_response(error, call.request_id, settings)
         return render(reply, call)
 

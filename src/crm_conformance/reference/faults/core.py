@@ -84,6 +84,12 @@ FAULTS = (
         "changes nothing and answers 200, where it is refused",
     ),
     Fault(
+        "update_detail_lists_first_problem",
+        ("ERR-010",),
+        "an update (PATCH) stops validating at its first invalid field, so detail names one "
+        "of two, where creates and search list each",
+    ),
+    Fault(
         "note_record_unchecked",
         ("ERR-022",),
         "a note create checks its record id's shape only, so a note on a contact id no "
