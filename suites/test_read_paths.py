@@ -536,15 +536,35 @@ def test_an_activitys_assignee_reads_the_same_on_every_read(
 # --- a deleted record is read by no path ----------------------------------------------------
 
 
+DELETED_BY = ("adapter", "api")
+"""The ways a record is deleted: the adapter's delete, and the target's own
+(`[conventions.deletes]`): "no such record" whatever deleted it."""
+
+
+def _delete(by: str, api: ApiClient, maker: operations.Maker, kind: str, record_id: str) -> None:
+    """Delete `record_id` the way `by` names; a target refusing its own delete of a new
+    record deleted nothing, and the point is not applicable (the delete's scope is held
+    elsewhere, SCOPE-003)."""
+    if by == "adapter":
+        maker.adapter.delete_record(record_id)
+        return
+    call = operations.delete_call(maker.convention, kind, record_id)
+    done = call.send(api)
+    if not done.is_success:
+        pytest.skip(f"DELETE {call.path} of a new {kind} answered {done.status_code}")
+
+
 @pytest.mark.req("ERR-012", "SYNC-006")
+@pytest.mark.parametrize("by", DELETED_BY)
 def test_a_deleted_contact_is_read_by_no_path(
     api: ApiClient,
-    factory: RecordFactory,
+    maker: operations.Maker,
     rich: Rich,
     convention: Callable[[str], str],
     observe: Callable[[str, Any], None],
+    by: str,
 ) -> None:
-    """Deleted (through the adapter, as the deletion feed's tests delete), the contact is
+    """Deleted (through the adapter, and through the target's own delete), the contact is
     "no such record": its retrieve answers 404, and the list (filtered by its external
     id, and unfiltered) and search no longer hold it ("Deletions are read from a
     separate deletion feed"). The unfiltered list is judged on its first page, newest
@@ -553,7 +573,7 @@ def test_a_deleted_contact_is_read_by_no_path(
     newest = {"limit": 200}
     before = expect_status(api.get("/v1/contacts", params=newest), "SYNC-006", 200)
     unfiltered = contact_id in {row.get("id") for row in before.get("data") or ()}
-    factory.adapter.delete_record(contact_id)
+    _delete(by, api, maker, "contact", contact_id)
     response = api.get(f"/v1/contacts/{contact_id}")
     expect_error_among(response, "ERR-012", {404: ("contact_not_found", "not_found")})
     listed = api.get(
@@ -581,14 +601,20 @@ def test_a_deleted_contact_is_read_by_no_path(
 
 
 @pytest.mark.req("ERR-012", "SYNC-006")
+@pytest.mark.parametrize("by", DELETED_BY)
 @pytest.mark.parametrize("kind", conventions.SYNCED)
 def test_a_deleted_record_of_a_named_kind_is_read_by_no_path(
-    api: ApiClient, maker: operations.Maker, convention: Callable[[str], str], kind: str
+    api: ApiClient,
+    maker: operations.Maker,
+    convention: Callable[[str], str],
+    kind: str,
+    by: str,
 ) -> None:
     """As a deleted contact: an organization, deal or activity deleted (through the
-    adapter) is "no such record" on the retrieve the target names, and its list no
-    longer holds it. The record is stamped at a past instant no other test uses, so an
-    `updated_since` list sorted by `updated_at` serves it first while it exists."""
+    adapter, and through the target's own delete) is "no such record" on the retrieve
+    the target names, and its list no longer holds it. The record is stamped at a past
+    instant no other test uses, so an `updated_since` list sorted by `updated_at` serves
+    it first while it exists."""
     at = (
         datetime.now(UTC).replace(microsecond=0)
         - timedelta(days=500, seconds=secrets.randbelow(86_400))
@@ -603,7 +629,7 @@ def test_a_deleted_record_of_a_named_kind_is_read_by_no_path(
 
     if record_id not in listed():
         pytest.skip(f"GET {path} did not list the record before it was deleted")
-    maker.adapter.delete_record(record_id)
+    _delete(by, api, maker, kind, record_id)
     expect_true(
         None,
         "SYNC-006",

@@ -485,5 +485,8 @@ def delete_deal(call: Call) -> Reply:
             if owner is not None and tx.delete(owner, "deal", deal_id):
                 return Reply(204)
         _visible(call, tx, deal_id)
-        tx.delete(call.workspace, "deal", deal_id)
+        if call.settings.has_fault("api_deleted_deal_still_served"):
+            tx.note_deletion(call.workspace, "deal", deal_id)  # a flag no read honours
+        else:
+            tx.delete(call.workspace, "deal", deal_id)
     return Reply(204)

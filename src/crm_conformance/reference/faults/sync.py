@@ -86,6 +86,12 @@ FAULTS = (
         "(a hand parser counting the fraction's digits as microseconds)",
     ),
     Fault(
+        "api_deleted_deal_still_served",
+        ("SYNC-006", "ERR-012"),
+        "the deal delete of the API only notes the deletion in the feed (the adapter's "
+        "delete removes the row): the retrieve and the list still serve the deal",
+    ),
+    Fault(
         "deleted_records_still_served",
         ("SYNC-006", "ERR-012"),
         "a deleted contact is only noted in the deletion feed: its row stays, and the "
