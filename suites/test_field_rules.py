@@ -720,17 +720,59 @@ def _expect_change_moves_updated_at(
     )
 
 
+ENUM_CHANGES = {
+    "contact": ("score", document.enum("Contact", "score")),
+    "organization": ("visibility", ("team", "company")),
+    "deal": ("probability", (37, 38)),
+    "activity": ("type", ("call", "email")),
+}
+"""A field of each kind that is not plain text, and two values of it (an enum's, or two
+probabilities): the update sends one the record does not hold."""
+CHANGES = ("plain", "other", "custom_fields")
+"""What an update changes: a plain text field, a field of another type (`ENUM_CHANGES`),
+a custom field (the adapter's sample; the kinds whose table has `custom_fields`)."""
+
+
+def _change_of(updates: Updates, kind: str, record_id: str, what: str) -> dict[str, Any]:
+    """The changes of `what` for the record as it reads now: each a value it lacks."""
+    if what == "plain":
+        ((field, value),) = operations.PLAIN_CHANGE[kind].items()
+        return {field: f"{value}-{updates.factory.unique('u')}"}
+    record = updates.read(kind, record_id, "SYNC-005")
+    if what == "other":
+        field, values = ENUM_CHANGES[kind]
+        return {field: next(v for v in values if v != record.get(field))}
+    key, sample = next(iter(_samples(updates.factory, kind).items()))
+    shown = (record.get("custom_fields") or {}).get(key)
+    if shown == sample.accepted:
+        pytest.skip(f"the {kind} already holds the custom field sample {key}")
+    return {"custom_fields": {key: sample.accepted}}
+
+
 @pytest.mark.req("SYNC-005")
-@pytest.mark.parametrize("kind", STAMPED)
-def test_an_update_moves_updated_at(updates: Updates, kind: str) -> None:
-    """A record changed by the target's update reads back with a later `updated_at`."""
-    ((field, value),) = operations.PLAIN_CHANGE[kind].items()
+@pytest.mark.parametrize(
+    ("kind", "what"),
+    [
+        (kind, what)
+        for kind in STAMPED
+        for what in CHANGES
+        if what != "custom_fields" or "custom_fields" in document.schema(kind.title())["properties"]
+    ],
+)
+def test_an_update_moves_updated_at(updates: Updates, kind: str, what: str) -> None:
+    """A record changed by the target's update reads back with a later `updated_at`,
+    whatever field the change is in: plain text, an enum or a number, a custom field
+    (where the adapter gives a sample of the kind's)."""
 
     def change(record_id: str) -> httpx.Response:
-        return updates.send(kind, record_id, {field: f"{value}-{updates.factory.unique('u')}"})
+        return updates.send(kind, record_id, _change_of(updates, kind, record_id, what))
 
     _expect_change_moves_updated_at(
-        updates, kind, change, lambda record_id: updates.control(kind, record_id), "changed"
+        updates,
+        kind,
+        change,
+        lambda record_id: updates.control(kind, record_id),
+        f"changed ({what})",
     )
 
 

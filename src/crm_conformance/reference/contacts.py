@@ -447,7 +447,11 @@ def update_contact(call: Call) -> Reply:
         changes, resolution = read_changes(call, tx, call.json(), current, phone_checked=checked)
         if call.settings.has_fault("contact_name_stale_on_update"):
             changes["stored_name"] = current.get("stored_name") or display_name(current)
-        record = tx.update(call.workspace, "contact", {**current, **changes})
+        dirty = {key for key, value in changes.items() if current.get(key) != value}
+        touch = dirty != {"custom_fields"} or not call.settings.has_fault(
+            "custom_fields_change_keeps_updated_at"
+        )
+        record = tx.update(call.workspace, "contact", {**current, **changes}, touch=touch)
         return Reply(200, answered(tx, call, record, resolution))
 
 

@@ -86,6 +86,12 @@ FAULTS = (
         "(a hand parser counting the fraction's digits as microseconds)",
     ),
     Fault(
+        "custom_fields_change_keeps_updated_at",
+        ("SYNC-005",),
+        "a contact update that changes only custom fields (kept in a table of their own) "
+        "does not move the contact's updated_at",
+    ),
+    Fault(
         "api_deleted_deal_still_served",
         ("SYNC-006", "ERR-012"),
         "the deal delete of the API only notes the deletion in the feed (the adapter's "
