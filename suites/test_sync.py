@@ -272,11 +272,35 @@ def test_the_deletion_feed_needs_the_read_scope_of_the_resource(
     expect_status(api.with_token(only_read).get(FEED, params=query), "SCOPE-020", 200)
 
 
+NO_RESOURCE = "cc_no_such_resource"
+RESOURCE_NAMES = {name for kind in operations.ROWS for name in (kind, operations.ROWS[kind])}
+"""The names a query may give a resource by: each record kind, singular and plural."""
+
+
+def _fields_query_naming_no_resource(convention: Callable[[str], str]) -> list[tuple[str, str]]:
+    """The target's `fields_query` with the resource it names swapped for one no resource
+    has; a skip where it names no resource (its shape is not shown)."""
+    query = conventions.query(convention, "fields_query")
+    named = [i for i, (_, value) in enumerate(query) if value in RESOURCE_NAMES]
+    if not named:
+        pytest.skip(f"the target's fields_query {query} names no resource")
+    return [(name, NO_RESOURCE if i in named else value) for i, (name, value) in enumerate(query)]
+
+
 @pytest.mark.req("SYNC-010")
+@pytest.mark.parametrize("read", ["deletion feed", "field definitions"])
 def test_a_name_that_is_no_resource_answers_unknown_entity(
-    api: ApiClient, convention: Callable[[str], str]
+    api: ApiClient, convention: Callable[[str], str], read: str
 ) -> None:
-    """The feed lists one resource, named in a query parameter (the target's); a name no
-    resource has is `unknown_entity`, "no resource of that name"."""
-    query = {convention("deleted_records_entity_param"): "cc_no_such_resource"}
-    expect_error(api.get(FEED, params=query), "SYNC-010", status=400, code="unknown_entity")
+    """Each read that names a resource in a query parameter (the target's): the feed,
+    and the field definitions where the target's `fields_query` names one. A name no
+    resource has is `unknown_entity`, "no resource of that name". The field definitions'
+    query is not shown, so its value may also be an invalid query value
+    (`validation_failed`, "query ... problems answer 400 with the same code"); either
+    way it is refused, never answered with no fields."""
+    if read == "deletion feed":
+        response = api.get(FEED, params={convention("deleted_records_entity_param"): NO_RESOURCE})
+        expect_error(response, "SYNC-010", status=400, code="unknown_entity")
+        return
+    response = api.get("/v1/fields", params=_fields_query_naming_no_resource(convention))
+    expect_error(response, "SYNC-010", status=400, code=("unknown_entity", "validation_failed"))

@@ -92,6 +92,12 @@ FAULTS = (
         "does not move the contact's updated_at",
     ),
     Fault(
+        "fields_unknown_resource_lists_none",
+        ("SYNC-010",),
+        "GET /v1/fields given a resource name no resource has filters by it: 200 with no "
+        "field, where the name is refused",
+    ),
+    Fault(
         "api_deleted_deal_still_served",
         ("SYNC-006", "ERR-012"),
         "the deal delete of the API only notes the deletion in the feed (the adapter's "
