@@ -232,6 +232,7 @@ BAD = {
     "retry_after_on_429": response(
         429, error_body("rate_limit_error", "rate_limit_exceeded", request_id=REQUEST_ID)
     ),
+    "no_retry_after_off_429": response(200, collection(), headers={"Retry-After": "3"}),
     "request_id_header": drop_header("X-Request-ID", NOT_FOUND),
     "json_content_type": response(200, raw=b"{}", headers={"Content-Type": "text/plain"}),
     "identifier_formats": mutate(

@@ -221,7 +221,10 @@ class ApiMiddleware:
                         posted and self.settings.has_fault("retry_after_missing_on_posts")
                     ):
                         del outgoing["Retry-After"]
-                    if self.settings.has_fault("retry_after_on_every_response"):
+                    if self.settings.has_fault("retry_after_on_every_response") or (
+                        message["status"] >= 400
+                        and self.settings.has_fault("retry_after_on_every_error")
+                    ):
                         outgoing["Retry-After"] = str(max(1, allowance.reset))
             await send(message)
 

@@ -312,6 +312,12 @@ FAULTS = (
         "X-Request-ID is made once when the server starts, so every response has the same",
     ),
     Fault(
+        "retry_after_on_every_error",
+        ("HDR-010",),
+        "every error answer carries Retry-After (the seconds until the window resets), a "
+        "404 or a 422 as well as a 429",
+    ),
+    Fault(
         "retry_after_on_every_response",
         ("HDR-010",),
         "Retry-After (the seconds until the window resets) is sent on every response, not "

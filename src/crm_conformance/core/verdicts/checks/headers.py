@@ -61,6 +61,27 @@ def retry_after_on_429(response: httpx.Response) -> Evaluated:
     return True
 
 
+@check("HDR-010")
+def no_retry_after_off_429(response: httpx.Response) -> Evaluated:
+    """Limits: `Retry-After` "only on 429": no other answer of the API carries it, errors
+    included (a 409 "retry shortly" as well).
+
+    A 5xx is not judged: a gateway in front of the target may add it to a 503, as HTTP
+    lets it, and a 5xx is the transport's to retry, not a verdict.
+    """
+    if response.status_code == 429 or response.status_code >= 500:
+        return False
+    value = response.headers.get("Retry-After")
+    if value is not None:
+        raise failed(
+            "HDR-010",
+            response,
+            expected="no Retry-After header on an answer other than a 429",
+            got=f"{response.status_code} with Retry-After: {value!r}",
+        )
+    return True
+
+
 @check("HDR-003")
 def request_id_header(response: httpx.Response) -> Evaluated:
     """Limits: every response carries `X-Request-ID`, a string (so, not empty)."""
