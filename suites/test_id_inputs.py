@@ -111,6 +111,31 @@ def test_a_body_record_id_naming_nothing_answers_record_not_found(
     )
 
 
+@pytest.mark.req("ERR-011")
+@pytest.mark.parametrize("point", id_inputs.body_record_points(), ids=str)
+def test_a_real_body_id_in_capitals_is_refused(
+    point: id_inputs.Point, api: ApiClient, here: WorkspaceRecords, convention: conventions.Lookup
+) -> None:
+    """As a path id: a real record's id with its hex in capitals is no identifier
+    ("32 lowercase hex characters"), in the body of every write that names a record.
+    The write takes the field (the control, a real id, is accepted; else not
+    applicable); the id in capitals is then refused (400, 404 or 422), never taken as
+    the record it spells."""
+    send = id_inputs.sender(point, here, convention)
+    control = send(api, here.another(point.prefix))
+    if not control.is_success:
+        pytest.skip(f"{point}: a real {point.prefix}_ id refused too ({control.status_code})")
+    prefix, _, digits = here.another(point.prefix).partition("_")
+    response = send(api, f"{prefix}_{digits.upper()}")
+    expect_true(
+        response,
+        "ERR-011",
+        response.status_code in (400, 404, 422),
+        expected=f"{prefix}_{digits} with its hex in capitals refused (400, 404 or 422)",
+        got=f"{response.status_code} {response.text[:200]}",
+    )
+
+
 def _note_record_key(convention: conventions.Lookup) -> str | None:
     """The body key of the target's note create that holds its record (`"{record_id}"`)."""
     template = json.loads(convention("notes.create_body"))

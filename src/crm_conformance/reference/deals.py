@@ -140,6 +140,11 @@ def read_changes(call: Call, tx: Transaction, body: Any, current: Record | None)
         changes["title"] = fields.string(
             "title", required=True, min_length=shortest, max_length=MAX_TITLE
         )
+    if call.settings.has_fault("deal_ids_case_folded"):  # a case-insensitive collation
+        fields.body = {
+            k: v.lower() if k.endswith("_id") and isinstance(v, str) else v
+            for k, v in fields.body.items()
+        }
     contact_id = fields.identifier("contact_id", "contact")
     organization_id = fields.identifier("organization_id", "organization")
     if fields.has("owner_id"):

@@ -90,6 +90,12 @@ FAULTS = (
         "of two, where creates and search list each",
     ),
     Fault(
+        "deal_ids_case_folded",
+        ("ERR-011",),
+        "a deal write matches the ids in its body without letter case (the store's "
+        "collation), so a real contact id with its hex in capitals is taken",
+    ),
+    Fault(
         "note_record_unchecked",
         ("ERR-022",),
         "a note create checks its record id's shape only, so a note on a contact id no "
