@@ -23,7 +23,7 @@ def test_passes_against_the_reference_server() -> None:
         (ERRORS, "rate_limit_headers_missing_on_errors", "envelope_and_headers"),
         (ERRORS, "missing_request_id_on_errors", "request_id_equals"),
         (ERRORS, "error_type_wrong", "missing_record"),
-        (ERRORS, "method_not_allowed_404", "unsupported_method"),
+        (ERRORS, "method_not_allowed_404", "no_operation_takes"),
         (ERRORS, "rate_remaining_counts_used", "remaining_counts_down"),
         (ERRORS, "rate_remaining_frozen", "remaining_counts_down"),
         (ERRORS, "param_names_the_location", "param_names"),
