@@ -38,6 +38,7 @@ from crm_conformance.steps import (
     instant,
     listings,
     operations,
+    search_word,
     with_cursor,
 )
 
@@ -493,6 +494,35 @@ def test_a_search_cursor_is_refused_for_another_search(
         pytest.skip(f"a search by q finding three contacts gave no cursor: {first.get('meta')}")
     response = api.post(SEARCH, json={"q": f"{word}x", "limit": 1, "cursor": cursor})
     expect_error_among(response, "PAG-006", {400: ("invalid_cursor",), 422: ("invalid_cursor",)})
+
+
+@pytest.mark.req("PAG-006", "SRCH-001")
+@pytest.mark.parametrize("issued", ["list", "search"])
+def test_a_cursor_is_refused_between_the_list_and_search(
+    api: ApiClient, factory: RecordFactory, issued: str
+) -> None:
+    """The contact list and a search by `q` are two queries: a cursor "valid only for the
+    query that produced it" is `invalid_cursor` in the other (in a search body, a 400 or
+    a 422 with that code), both ways."""
+    word = search_word(factory.unique("cursor"))
+    for _ in range(3):
+        factory.contact(last_name=word)
+    searched = {"q": word, "limit": 1}
+    if issued == "list":
+        first = expect_status(api.get("/v1/contacts", params={"limit": 1}), "PAG-006", 200)
+    else:
+        first = expect_status(api.post(SEARCH, json=searched), "PAG-006", 200)
+    cursor = (first.get("links") or {}).get("next")
+    if not isinstance(cursor, str):
+        pytest.skip(f"the contact {issued} gave no cursor for a second page")
+    if issued == "list":
+        response = api.post(SEARCH, json={**searched, "cursor": cursor})
+        expect_error_among(
+            response, "PAG-006", {400: ("invalid_cursor",), 422: ("invalid_cursor",)}
+        )
+    else:
+        response = api.get("/v1/contacts", params={"limit": 1, "cursor": cursor})
+        expect_error(response, "PAG-006", status=400, code="invalid_cursor")
 
 
 @pytest.mark.req("PAG-009", "PAG-005")

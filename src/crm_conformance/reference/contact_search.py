@@ -16,6 +16,7 @@ from crm_conformance.adapter_kit import Problem
 from crm_conformance.reference import contacts, field_definitions
 from crm_conformance.reference.api_errors import ApiError, validation_failed
 from crm_conformance.reference.clock import parse_instant, stamp
+from crm_conformance.reference.contact_list import SINCE_FILTERS
 from crm_conformance.reference.listing import parse_params
 from crm_conformance.reference.reply import Reply
 from crm_conformance.reference.request_body import BodyFields
@@ -323,11 +324,14 @@ def search_contacts(call: Call) -> Reply:
         ]
         if text is not None and call.settings.has_fault("search_q_joins_tags"):
             rows = [row for row in rows for _ in row.get("tags") or (None,)]  # one per tag
+        identity: dict[str, Any] = {"search": {"filter": fields.body.get("filter"), "q": q}}
+        if call.settings.has_fault("search_cursor_keyed_as_the_list"):
+            identity = {"filters": {}, "since": dict.fromkeys(SINCE_FILTERS)}  # the list's
         return call.list_reply(
             contacts.SPEC,
             rows,
             params,
-            {"search": {"filter": fields.body.get("filter"), "q": q}},
+            identity,
             lambda r: _rendered(tx, call, r, params.expand, params.fields),
         )
 

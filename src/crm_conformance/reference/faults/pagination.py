@@ -173,6 +173,12 @@ FAULTS = (
         "with unknown_field",
     ),
     Fault(
+        "search_cursor_keyed_as_the_list",
+        ("PAG-006",),
+        "a search's cursor is bound to the query of the unfiltered contact list, not to the "
+        "search's own filter and q: a list cursor reads on in a search, and back",
+    ),
+    Fault(
         "search_expands_owner",
         ("CON-019",),
         "contact search takes owner as an expand name (the owner object is always there) "
