@@ -698,17 +698,19 @@ object)."""
 def _expect_change_moves_updated_at(
     updates: Updates,
     kind: str,
-    change: Callable[[str], httpx.Response],
+    change: Callable[[dict[str, Any]], httpx.Response],
     control: Callable[[str], Callable[[], httpx.Response] | None],
     what: str,
 ) -> None:
     """A record of `kind` (stamped an hour ago where the adapter honours `created_at`),
-    changed by `change(record_id)`, reads back with a later `updated_at` (SYNC-005)."""
+    changed by `change(record)` (the record as read before), reads back with a later
+    `updated_at` (SYNC-005)."""
     made = updates.made(kind, created_at=stamp(datetime.now(UTC) - timedelta(hours=1)))
     record_id = str(made["id"])
-    before = updates.read(kind, record_id, "SYNC-005").get("updated_at")
+    record = updates.read(kind, record_id, "SYNC-005")
+    before = record.get("updated_at")
     settle(before, clock=updates.api.get("/v1/me"))  # an answer carries the target's clock
-    response = change(record_id)
+    response = change(record)
     updates.applied(response, "SYNC-005", control(record_id))
     after = updates.read(kind, record_id, "SYNC-005").get("updated_at")
     expect_true(
@@ -733,12 +735,11 @@ CHANGES = ("plain", "other", "custom_fields")
 a custom field (the adapter's sample; the kinds whose table has `custom_fields`)."""
 
 
-def _change_of(updates: Updates, kind: str, record_id: str, what: str) -> dict[str, Any]:
-    """The changes of `what` for the record as it reads now: each a value it lacks."""
+def _change_of(updates: Updates, kind: str, record: dict[str, Any], what: str) -> dict[str, Any]:
+    """The changes of `what` for `record` as read: each a value it lacks."""
     if what == "plain":
         ((field, value),) = operations.PLAIN_CHANGE[kind].items()
         return {field: f"{value}-{updates.factory.unique('u')}"}
-    record = updates.read(kind, record_id, "SYNC-005")
     if what == "other":
         field, values = ENUM_CHANGES[kind]
         return {field: next(v for v in values if v != record.get(field))}
@@ -764,8 +765,8 @@ def test_an_update_moves_updated_at(updates: Updates, kind: str, what: str) -> N
     whatever field the change is in: plain text, an enum or a number, a custom field
     (where the adapter gives a sample of the kind's)."""
 
-    def change(record_id: str) -> httpx.Response:
-        return updates.send(kind, record_id, _change_of(updates, kind, record_id, what))
+    def change(record: dict[str, Any]) -> httpx.Response:
+        return updates.send(kind, str(record["id"]), _change_of(updates, kind, record, what))
 
     _expect_change_moves_updated_at(
         updates,
@@ -781,7 +782,11 @@ def test_a_cancel_moves_updated_at(updates: Updates) -> None:
     """The activity cancel the target names changes the activity: its `updated_at` moves
     as an update's does, or a sync never sees the cancel."""
     _expect_change_moves_updated_at(
-        updates, "activity", updates.cancel, lambda record_id: None, "was canceled"
+        updates,
+        "activity",
+        lambda record: updates.cancel(str(record["id"])),
+        lambda record_id: None,
+        "was canceled",
     )
 
 

@@ -542,16 +542,11 @@ DELETED_BY = ("adapter", "api")
 
 
 def _delete(by: str, api: ApiClient, maker: operations.Maker, kind: str, record_id: str) -> None:
-    """Delete `record_id` the way `by` names; a target refusing its own delete of a new
-    record deleted nothing, and the point is not applicable (the delete's scope is held
-    elsewhere, SCOPE-003)."""
+    """Delete `record_id` the way `by` names."""
     if by == "adapter":
         maker.adapter.delete_record(record_id)
-        return
-    call = operations.delete_call(maker.convention, kind, record_id)
-    done = call.send(api)
-    if not done.is_success:
-        pytest.skip(f"DELETE {call.path} of a new {kind} answered {done.status_code}")
+    else:
+        operations.delete_through_api(api, maker.convention, kind, record_id)
 
 
 @pytest.mark.req("ERR-012", "SYNC-006")
