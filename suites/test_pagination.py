@@ -39,6 +39,7 @@ from crm_conformance.steps import (
     listings,
     operations,
     search_word,
+    skip_refused_sort,
     with_cursor,
 )
 
@@ -51,6 +52,7 @@ LIST_REQ = {listing.name: listing.req for listing in listings.SHOWN}
 """Each documented list and the sentence of its own section ("Response: collection of
 ...", paged by `limit` and `cursor`): checked before the general paging rules."""
 DIRECTORY_LISTS = ("/v1/users", "/v1/audiences")
+NAMED_RECORD_LISTS = tuple(listing for listing in listings.NAMED if listing.synced)
 
 
 def _own(listed: tuple[listings.Listing, ...]) -> list[Any]:
@@ -480,20 +482,57 @@ def test_a_cursor_of_one_named_list_is_refused_by_another(
 
 
 @pytest.mark.req("PAG-006", "PAG-007", "SRCH-001")
+@pytest.mark.parametrize("change", ["another q", "another sort"])
 def test_a_search_cursor_is_refused_for_another_search(
-    api: ApiClient, factory: RecordFactory
+    api: ApiClient, factory: RecordFactory, change: str
 ) -> None:
     """A search's cursor "as above": valid only for the search that produced it; sent
-    with another `q`, it is `invalid_cursor` (in a body, a 400 or a 422 with that code)."""
-    word = factory.unique("cursor").replace("-", "")
+    with another `q`, or the same `q` in the reverse order (`updated_at`, the key the
+    search tests sort by, then `-updated_at`), it is `invalid_cursor` (in a body, a 400
+    or a 422 with that code). A keyset cursor that forgets its sort reads on backwards."""
+    word = search_word(factory.unique("cursor"))
     for _ in range(3):
         factory.contact(last_name=word)
-    first = expect_status(api.post(SEARCH, json={"q": word, "limit": 1}), "PAG-006", 200)
+    issued: dict[str, Any] = {"q": word, "limit": 1}
+    if change == "another sort":
+        issued["sort"] = "updated_at"
+    first = expect_status(api.post(SEARCH, json=issued), "PAG-006", 200)
     cursor = (first.get("links") or {}).get("next")
     if not isinstance(cursor, str):
         pytest.skip(f"a search by q finding three contacts gave no cursor: {first.get('meta')}")
-    response = api.post(SEARCH, json={"q": f"{word}x", "limit": 1, "cursor": cursor})
+    other = {"q": f"{word}x"} if change == "another q" else {"sort": "-updated_at"}
+    response = api.post(SEARCH, json={**issued, **other, "cursor": cursor})
     expect_error_among(response, "PAG-006", {400: ("invalid_cursor",), 422: ("invalid_cursor",)})
+
+
+@pytest.mark.req("PAG-006", "PAG-007")
+@pytest.mark.parametrize("listing", _points(NAMED_RECORD_LISTS))
+def test_a_named_list_cursor_is_refused_under_another_sort(
+    api: ApiClient,
+    maker: operations.Maker,
+    convention: Callable[[str], str],
+    observe: Callable[[str, Any], None],
+    listing: listings.Listing,
+) -> None:
+    """A `sort` is part of "the query that produced it": a cursor a list of records the
+    target names issued under `sort=created_at` is `invalid_cursor` under
+    `sort=-created_at` (a keyset cursor that forgets its sort reads on backwards). Both
+    orders are explicit, since the list's default order is not shown; a target that
+    does not sort the list by `created_at` makes the point not applicable."""
+    path = listing.path(convention)
+    for _ in range(2):
+        maker.listed_id(str(listing.kind))
+    first = api.get(path, params={"limit": 1, "sort": "created_at"})
+    if first.status_code == 400:
+        skip_refused_sort(first, path, "created_at", observe)
+    cursor = (expect_status(first, "PAG-006", 200).get("links") or {}).get("next")
+    if not isinstance(cursor, str):
+        pytest.skip(f"{path} gave no cursor for a second page")
+    reverse = api.get(path, params={"limit": 1, "sort": "-created_at"})
+    if reverse.status_code == 400:
+        skip_refused_sort(reverse, path, "-created_at", observe)
+    response = api.get(path, params={"limit": 1, "sort": "-created_at", "cursor": cursor})
+    expect_error(response, "PAG-006", status=400, code="invalid_cursor")
 
 
 @pytest.mark.req("PAG-006", "SRCH-001")
@@ -652,12 +691,11 @@ def test_a_new_member_is_listed_with_its_name(api: ApiClient, factory: RecordFac
     )
 
 
-NAMED_RECORD_LISTS = [listing for listing in listings.NAMED if listing.synced]
 STEADY_ROWS = 4
 
 
 @pytest.mark.req("PAG-009", "PAG-005")
-@pytest.mark.parametrize("listing", _points(tuple(NAMED_RECORD_LISTS)))
+@pytest.mark.parametrize("listing", _points(NAMED_RECORD_LISTS))
 @pytest.mark.parametrize("tied", [False, True], ids=["a second apart", "tied"])
 def test_a_walk_of_one_row_a_page_serves_each_row_once(
     api: ApiClient,

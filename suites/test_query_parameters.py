@@ -19,6 +19,7 @@ import pytest
 from crm_conformance import ApiClient
 from crm_conformance.core.model import conventions, document
 from crm_conformance.steps import (
+    TWO_KEYS,
     RecordFactory,
     absent_id,
     error_of,
@@ -34,6 +35,8 @@ from crm_conformance.steps import (
     listings,
     operations,
     search_word,
+    two_key_order,
+    two_key_stamps,
     with_cursor,
 )
 
@@ -117,28 +120,22 @@ def test_sort_orders_ascending_and_descending(contacts: Contacts, sort: str) -> 
 @pytest.mark.req("QRY-001", "QRY-002")
 def test_sort_by_two_keys_breaks_ties_with_the_second(contacts: Contacts) -> None:
     """Three groups of three share an `updated_at`; `-created_at` orders each group newest
-    first. Three of three: a server that ignores the second key orders each group by its
-    own tie-breaker, which matches by chance once in 216 runs (twice in four with two
-    pairs, as this test had)."""
+    first (`steps.TWO_KEY_GROUPS`)."""
     base = datetime.now(UTC).replace(microsecond=0) - timedelta(hours=1)
-    for index, minutes in enumerate((3, 1, 2, 1, 3, 2, 2, 3, 1)):
-        contacts.make(
-            created_at=base + timedelta(minutes=index),
-            updated_at=base + timedelta(minutes=10 + minutes),
-        )
-    sort = "updated_at,-created_at"
-    query = [*contacts.narrowed(), ("sort", sort)]
+    for created, updated in two_key_stamps(
+        base, base + timedelta(minutes=10), timedelta(minutes=1)
+    ):
+        contacts.make(created_at=created, updated_at=updated)
+    query = [*contacts.narrowed(), ("sort", TWO_KEYS)]
     response = contacts.api.get(CONTACTS, params=query)
     if response.status_code == 400 and error_of(response).get("code") == "unknown_sort_field":
         pytest.skip("the target does not sort contacts by created_at (no such key is shown)")
-    newest_first = sorted(contacts.made, key=lambda c: instant(c["created_at"]), reverse=True)
-    expected = sorted(newest_first, key=_updated)
     expect_value(
         None,
         "QRY-001",
-        f"ids with sort={sort}",
+        f"ids with sort={TWO_KEYS}",
         got=contacts.ids("QRY-001", query),
-        expected=ids_of(expected),
+        expected=two_key_order(contacts.made),
     )
 
 

@@ -34,9 +34,11 @@ import pytest
 from crm_conformance import ApiClient
 from crm_conformance.core.model import document
 from crm_conformance.steps import (
+    TWO_KEYS,
     RecordFactory,
     expect_each_once,
     expect_pages_until,
+    expect_sorted,
     expect_sorted_both_ways,
     expect_status,
     expect_walk,
@@ -46,6 +48,8 @@ from crm_conformance.steps import (
     phone_number,
     search_word,
     skip_refused_sort,
+    two_key_order,
+    two_key_stamps,
     with_cursor,
 )
 
@@ -359,6 +363,33 @@ def test_every_sort_key_of_a_named_list_orders_rows_by_its_values_both_ways(
     ascending = [rows[rank] for rank in sorted(rows)]
     query = [("updated_since", since), ("limit", "200")]
     expect_sorted_both_ways(api, path, query, key, ascending, observe)
+
+
+@pytest.mark.req("QRY-001")
+@pytest.mark.parametrize("listing", NAMED_RECORD_LISTS, ids=lambda listing: listing.name)
+def test_a_named_list_sorts_by_two_keys(
+    api: ApiClient,
+    maker: operations.Maker,
+    convention: Callable[[str], str],
+    observe: Callable[[str, Any], None],
+    listing: listings.Listing,
+) -> None:
+    """ "comma-separated keys", on a list the target names as on the contact list: three
+    groups of three records share an `updated_at`, and `updated_at,-created_at` orders
+    each group newest first (`steps.TWO_KEY_GROUPS`). `updated_since` at the first
+    group's instant narrows the list to them and whatever else changed since."""
+    base = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=1)
+    made = [
+        maker.record(
+            str(listing.kind), created_at=created.isoformat(), updated_at=updated.isoformat()
+        )
+        for created, updated in two_key_stamps(
+            base - timedelta(hours=1), base, timedelta(seconds=1)
+        )
+    ]
+    query = [("updated_since", base.isoformat()), ("limit", "200")]
+    path = listing.path(convention)
+    expect_sorted(api, path, query, TWO_KEYS, two_key_order(made), observe)
 
 
 # --- the named lists of records: walks across tied and null values, in every order -----

@@ -109,7 +109,7 @@ def _int32(value: int) -> int:
 
 
 def parse_sort(
-    spec: ListSpec, raw: str | None, settings: ServerSettings
+    spec: ListSpec, raw: str | None, settings: ServerSettings, *, in_body: bool = False
 ) -> tuple[tuple[str, bool], ...]:
     """`sort`: comma-separated keys, `-` for descending."""
     default = _default_order(spec)
@@ -143,7 +143,11 @@ def parse_sort(
         if not name.endswith("_at") and settings.has_fault("sort_direction_ignored_on_text_keys"):
             descending = False  # the `-` was wired for the stamps only
         keys.append((name, descending))
-    if settings.has_fault("sort_second_key_ignored"):
+    if (
+        settings.has_fault("sort_second_key_ignored")
+        or (in_body and settings.has_fault("search_sort_second_key_ignored"))
+        or (spec.name == "deals" and settings.has_fault("deal_sort_second_key_ignored"))
+    ):
         keys = keys[:1]
     return tuple(keys) or default
 
@@ -235,7 +239,7 @@ def parse_params(
     return ListParams(
         limit=parse_limit(limit, settings=settings, in_body=in_body),
         cursor=texts["cursor"],
-        sort=parse_sort(spec, texts["sort"], settings),
+        sort=parse_sort(spec, texts["sort"], settings, in_body=in_body),
         expand=parse_expand(spec, texts["expand"], settings),
         fields=None if settings.has_fault("fields_ignored") else fields,
     )
@@ -324,7 +328,10 @@ def paginate(
     getters = {**spec.sort_keys, **spec.order_keys}
     bound = {} if settings.has_fault("cursor_not_bound_to_query") else identity
     named = "" if settings.has_fault("cursor_omits_its_list") else spec.name
-    digest = cursors.query_digest({"list": named, "sort": params.sort, **bound})
+    unsorted = ("search" in identity and settings.has_fault("search_cursor_not_bound_to_sort")) or (
+        spec.name == "deals" and settings.has_fault("deal_cursor_not_bound_to_sort")
+    )
+    digest = cursors.query_digest({"list": named, "sort": () if unsorted else params.sort, **bound})
 
     def vector(row: Record) -> list[Any]:
         return [getters[key](row) for key, _ in params.sort] + [row["id"]]

@@ -70,8 +70,12 @@ if TYPE_CHECKING:
     from crm_conformance.steps.record_parts import (
         expect_unset_custom_fields as expect_unset_custom_fields,
     )
+    from crm_conformance.steps.sorting import TWO_KEYS as TWO_KEYS
+    from crm_conformance.steps.sorting import expect_sorted as expect_sorted
     from crm_conformance.steps.sorting import expect_sorted_both_ways as expect_sorted_both_ways
     from crm_conformance.steps.sorting import skip_refused_sort as skip_refused_sort
+    from crm_conformance.steps.sorting import two_key_order as two_key_order
+    from crm_conformance.steps.sorting import two_key_stamps as two_key_stamps
     from crm_conformance.steps.updates import Updates as Updates
     from crm_conformance.steps.workspace_records import NOTE as NOTE
     from crm_conformance.steps.workspace_records import WorkspaceRecords as WorkspaceRecords

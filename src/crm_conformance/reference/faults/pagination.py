@@ -179,6 +179,30 @@ FAULTS = (
         "search's own filter and q: a list cursor reads on in a search, and back",
     ),
     Fault(
+        "search_cursor_not_bound_to_sort",
+        ("PAG-006",),
+        "a search's cursor is bound to its filter and q but not its sort: a cursor issued "
+        "under sort=updated_at reads on under -updated_at",
+    ),
+    Fault(
+        "deal_cursor_not_bound_to_sort",
+        ("PAG-006",),
+        "the deal list's cursor is bound to its filters but not its sort: a cursor issued "
+        "under sort=created_at reads on under -created_at",
+    ),
+    Fault(
+        "search_sort_second_key_ignored",
+        ("SRCH-007",),
+        "contact search applies only the first key of a comma-separated sort (the list "
+        "applies every key)",
+    ),
+    Fault(
+        "deal_sort_second_key_ignored",
+        ("QRY-001",),
+        "the deal list applies only the first key of a comma-separated sort (the contact "
+        "list applies every key)",
+    ),
+    Fault(
         "search_expands_owner",
         ("CON-019",),
         "contact search takes owner as an expand name (the owner object is always there) "
