@@ -212,6 +212,15 @@ def _fixed_write(operation_id: str) -> Callable[[RecordFactory, operations.Maker
     return make
 
 
+def _assign_write(factory: RecordFactory, maker: operations.Maker) -> Write:
+    """Assignment at the target's path and body, each body another teammate of the
+    adapter's fixtures in turn: a key reused to assign someone else is a key reused with
+    another body (with one teammate, or a body that names none, every body is one)."""
+    calls = maker.moves("assign", "waiting", None)
+    bodies = itertools.cycle([None if c.body is operations.NO_BODY else c.body for c in calls])
+    return Write(calls[0].path, lambda: next(bodies), method=calls[0].method)
+
+
 WRITES: dict[str, Callable[[RecordFactory, operations.Maker], Write]] = {
     "tag": _tag_write,
     "activity": _activity_write,
@@ -223,7 +232,7 @@ WRITES: dict[str, Callable[[RecordFactory, operations.Maker], Write]] = {
     **{f"update {kind}": _update_write(kind) for kind in conventions.UPDATED},
     **{f"delete {kind}": _fixed_write(f"delete{kind.title()}") for kind in conventions.DELETED},
     "handoff": _fixed_write("handoffConversation"),
-    "assign": _fixed_write("assignConversation"),
+    "assign": _assign_write,
     "resume conversation": _fixed_write("resumeConversation"),
     "resume campaign": _fixed_write("resumeCampaign"),
     "cancel activity": _fixed_write("cancelActivity"),
@@ -239,7 +248,6 @@ FIXED_BODY = (
     "pause",
     "cancel activity",
     "handoff",
-    "assign",
     "resume conversation",
     "resume campaign",
     "reverse success event",
@@ -359,7 +367,10 @@ def test_the_same_key_with_another_body_is_refused(
     api: ApiClient, write: Write, unique: Callable[[str], str]
 ) -> None:
     sent = write.keyed(api, unique("key"), "IDEM-005")
-    reused = write.send(api, write.body(), sent.headers)
+    other = write.body()
+    if other == sent.body:
+        pytest.skip(f"not applicable: every body of {write.path} is one (one teammate to assign)")
+    reused = write.send(api, other, sent.headers)
     expect_error(reused, "IDEM-005", status=409, code="idempotency_key_reused")
 
 

@@ -184,19 +184,34 @@ class Maker:
     def move(self, name: str, status: str, handler: str | None) -> Call:
         """A conversation move at the target's path and body (neither is shown), on a
         conversation held so that the move is allowed."""
+        return self.moves(name, status, handler)[0]
+
+    def moves(self, name: str, status: str, handler: str | None) -> list[Call]:
+        """The move on one conversation held so that it is allowed: an assignment once per
+        teammate of the adapter's fixtures (each call assigns another), another move once."""
         self.adapter.require("conversations")
         key = f"conversation_moves.{name}"
         conversation_id = self.conversation_id(status, handler)
         path = conventions.path(self.convention, f"{key}_path", conversation_id=conversation_id)
-        assignee: Any = conventions.OMIT
+        assignees: list[Any] = [conventions.OMIT]
         if name == "assign":
-            users = self.adapter.fixtures(workspace=self.workspace).users
-            if not users:
+            assignees = list(self.adapter.fixtures(workspace=self.workspace).users)
+            if not assignees:
                 self.skip("the adapter's GET /v1/fixtures lists no user to assign to")
-            assignee = users[0]
-        values = {"conversation_id": conversation_id, "assignee_id": assignee}
-        body = conventions.body(self.convention, f"{key}_body", **values)
-        return Call("POST", path, body=body, conventional=True)
+        return [
+            Call(
+                "POST",
+                path,
+                body=conventions.body(
+                    self.convention,
+                    f"{key}_body",
+                    conversation_id=conversation_id,
+                    assignee_id=assignee,
+                ),
+                conventional=True,
+            )
+            for assignee in assignees
+        ]
 
     def event_code(self) -> str:
         """A new success event type, whose `value` is required, through the adapter."""

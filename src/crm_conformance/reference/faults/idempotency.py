@@ -20,6 +20,12 @@ FAULTS = (
         "a repeated Idempotency-Key with a different body replays the first answer",
     ),
     Fault(
+        "assign_key_ignores_body",
+        ("IDEM-005",),
+        "an assignment's Idempotency-Key is matched on its path alone: the key reused to "
+        "assign another teammate replays the first assignment",
+    ),
+    Fault(
         "replay_missing_header",
         ("IDEM-004",),
         "an idempotent replay is sent without the Idempotent-Replay: true header",
