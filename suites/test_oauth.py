@@ -35,6 +35,7 @@ from crm_conformance.steps import (
     instant,
     matches,
     reads,
+    search_word,
 )
 
 
@@ -281,6 +282,88 @@ def test_no_read_shows_a_person_another_persons_private_contact(
         )
     if read.marker not in reads.seen(api, read, "OAUTH-004")[0]:
         pytest.skip(f"the workspace token's same read does not find {read.marker} either")
+
+
+def _expanded_reads(
+    convention: conventions.Lookup, contact: dict[str, Any], deal: dict[str, Any], word: str
+) -> dict[str, Callable[[ApiClient], list[httpx.Response]]]:
+    """Each read that can embed an organization (`expand=organization`), shown or named
+    by the target, of a record the person sees: each its answers, every page of a list."""
+    expand = {"expand": "organization"}
+    external = {convention("contact_filters.external_id"): str(contact["external_id"])}
+    since = {"updated_since": str(deal["updated_at"]), "limit": "200"}
+
+    def pages(path: str, query: dict[str, str]) -> Callable[[ApiClient], list[httpx.Response]]:
+        def read(client: ApiClient) -> list[httpx.Response]:
+            answers = [client.get(path, params={**query, **expand})]
+            while len(answers) < 20 and answers[-1].status_code == 200:
+                cursor = (answers[-1].json().get("links") or {}).get("next")
+                if not isinstance(cursor, str):
+                    break
+                answers.append(client.get(path, params={**query, **expand, "cursor": cursor}))
+            return answers
+
+        return read
+
+    def deal_path(key: str) -> str:
+        return conventions.path(convention, key, deal_id=str(deal["id"]))
+
+    return {
+        "list contacts": pages("/v1/contacts", external),
+        "retrieve contact": lambda c: [c.get(f"/v1/contacts/{contact['id']}", params=expand)],
+        "search contacts": lambda c: [c.post("/v1/contacts/search", json={"q": word, **expand})],
+        "list deals": lambda c: pages(deal_path("lists.deal_path"), since)(c),
+        "retrieve deal": lambda c: [c.get(deal_path("retrieve.deal_path"), params=expand)],
+    }
+
+
+@pytest.mark.req("OAUTH-004", "OAUTH-002")
+@pytest.mark.parametrize(
+    "read", ["list contacts", "retrieve contact", "search contacts", "list deals", "retrieve deal"]
+)
+def test_no_expand_shows_a_person_another_persons_private_organization(
+    read: str, api: ApiClient, factory: RecordFactory, updates: Updates
+) -> None:
+    """ "sees only what that person can see", inside a record they see: the person's own
+    private contact and deal name another person's private organization, and no read
+    with `expand=organization` shows that organization to the person's OAuth token (its
+    name, unique, appears nowhere in the answers; what stands in its place, null or the
+    id alone or a refusal, is not shown). The workspace token's same read shows it, else
+    the read embeds nothing here and the point is not applicable."""
+    me, other = factory.user(), factory.user()
+    oauth = api.with_token(factory.token(kind="oauth", user_id=me["id"]).token)
+    marker = search_word(factory.unique("hidden"))
+    hidden = updates.made("organization", owner_id=other["id"], visibility="private", name=marker)
+    word = search_word(factory.unique("seen"))
+    contact = updates.made(
+        "contact",
+        owner_id=me["id"],
+        visibility="private",
+        organization_id=hidden["id"],
+        last_name=word,
+        external_id=factory.unique("ext"),
+    )
+    deal = updates.made(
+        "deal",
+        owner_id=me["id"],
+        visibility="private",
+        contact_id=contact["id"],
+        organization_id=hidden["id"],
+    )
+    reads_of = _expanded_reads(updates.convention, contact, deal, word)[read]
+    answers = reads_of(oauth)
+    leaked = next((a for a in answers if marker in a.text), None)
+    for req_id in ("OAUTH-004", "OAUTH-002"):
+        expect_true(
+            leaked,
+            req_id,
+            leaked is None,
+            expected=f"another person's private organization {hidden['id']} ({marker}) not "
+            f"shown by {read} with expand=organization to the person's OAuth token",
+            got="embedded in the answer",
+        )
+    if not any(marker in a.text for a in reads_of(api)):
+        pytest.skip(f"the workspace token's {read} with expand=organization does not embed it")
 
 
 @pytest.mark.req("AUTH-015", "AUTH-016")

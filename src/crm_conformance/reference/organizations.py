@@ -65,9 +65,10 @@ def put_embedded(
     *,
     any_workspace: bool = False,
 ) -> None:
-    """Add the expanded `organization` of a contact or deal; absent when it has none."""
+    """Add the expanded `organization` of a contact or deal; absent when it has none or
+    the caller does not see it (an OAuth token's person: the id alone stays)."""
     record = by_id(tx, workspace, organization_id, any_workspace=any_workspace)
-    if record is not None:
+    if record is not None and tx.embeds(record):
         rendered["organization"] = render(tx, workspace, record)
 
 

@@ -128,9 +128,18 @@ class Call:
 
     @contextmanager
     def transaction(self) -> Iterator[Transaction]:
-        """One serialized storage transaction (see `storage.Store`)."""
+        """One serialized storage transaction (see `storage.Store`), embedding only what
+        the caller sees."""
         with self.store.transaction() as tx:
+            if self.personal and not self.settings.has_fault("expand_ignores_visibility"):
+                tx.embeds = self.sees
             yield tx
+
+    @property
+    def personal(self) -> bool:
+        """An OAuth token's call: what it sees is its person's view, so its renderings
+        are not shared with other callers' (`list_reply`'s memo)."""
+        return self.principal is not None and self.principal.user_id is not None
 
     def path_id(self, name: str, kind: str) -> str:
         """A path id of `kind`; a malformed one answers 400 validation_failed."""
@@ -194,7 +203,7 @@ class Call:
         self.narrowed = params.fields is not None
         fields_drops_id = params.fields is not None and self.settings.has_fault("fields_drops_id")
         omits_visibility = self.settings.has_fault("lists_omit_default_visibility")
-        if kept_in is not None and not fields_drops_id and not omits_visibility:
+        if kept_in is not None and not (fields_drops_id or omits_visibility or self.personal):
             tx, kind = kept_in
             ids = tuple(row["id"] for row in page.rows)
             key = ("list rows", spec.name, self.workspace, ids, params.expand, params.fields)

@@ -222,6 +222,9 @@ class Transaction:
     def __init__(self, connection: sqlite3.Connection, store: Store) -> None:
         self._connection = connection
         self._store = store
+        self.embeds: Callable[[Record], bool] = lambda _: True
+        """Whether a record embedded in another (an expanded organization) may be shown
+        to the caller: what an OAuth token's person sees (`routing.Call.transaction`)."""
 
     def execute(self, sql: str, parameters: tuple[Any, ...] = ()) -> sqlite3.Cursor:
         """Raw SQL, for modules that own a table of their own (tokens, idempotency).

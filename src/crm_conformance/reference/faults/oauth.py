@@ -95,4 +95,11 @@ FAULTS = (
         "the contact list filtered by external_id reads an index that skips visibility: an "
         "OAuth token is shown another person's private contact",
     ),
+    Fault(
+        "expand_ignores_visibility",
+        ("OAUTH-004", "OAUTH-002"),
+        "expand=organization embeds the organization whatever its visibility: an OAuth "
+        "token's person is shown another person's private organization inside their own "
+        "contact or deal",
+    ),
 )
