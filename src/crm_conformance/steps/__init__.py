@@ -70,6 +70,7 @@ if TYPE_CHECKING:
     from crm_conformance.steps.record_parts import (
         expect_unset_custom_fields as expect_unset_custom_fields,
     )
+    from crm_conformance.steps.sorting import NOT_SORTABLE as NOT_SORTABLE
     from crm_conformance.steps.sorting import TWO_KEYS as TWO_KEYS
     from crm_conformance.steps.sorting import expect_sorted as expect_sorted
     from crm_conformance.steps.sorting import expect_sorted_both_ways as expect_sorted_both_ways
