@@ -5,9 +5,9 @@ only. The forms of a token are tried on one read every full-scope token may make
 (`GET /v1/contacts`). The refusals of Authentication 9 ("Missing, unknown, revoked or
 expired token answers 401 `unauthorized`; an expired OAuth token answers 401
 `token_expired`") hold on every endpoint ("All need `Authorization: Bearer
-<ACCESS_TOKEN>`"), so they are a matrix: each kind of bad token on a read and a write
-of each resource group `spec/openapi.yaml` has operations for
-(`crm_conformance.steps.operations`: one acceptable call per group and side, made once per
+<ACCESS_TOKEN>`"), so they are a matrix: each kind of bad token on every operation, each
+`spec/openapi.yaml` describes and each the target file names
+(`crm_conformance.steps.operations`: one acceptable call per operation, made once per
 module and sent with each token, since every answer is a refusal that changes nothing).
 """
 
@@ -84,13 +84,13 @@ BAD_TOKENS = (
     BadToken("expired workspace", "workspace", "expired", "AUTH-006", "unauthorized"),
     BadToken("expired oauth", "oauth", "expired", "OAUTH-006", "token_expired"),
 )
-SIDES = (("read", True), ("write", False))
-GUARDED = tuple(
-    (side, operation)
-    for side, reads in SIDES
-    for operation in operations.pick(document.operations(), reads=reads)
+GUARDED: tuple[document.DescribedOperation | operations.NamedOperation, ...] = (
+    *document.operations(),
+    *operations.NAMED,
 )
-"""Per resource group of the description, its read and its write (where it has one)."""
+"""Every operation: each the description shows, then each the target file may name (a
+revoked or expired token let through by one router's own guard shows on that router
+alone)."""
 
 
 def _unknown_token() -> str:
@@ -116,7 +116,9 @@ class Refusals:
         return self.minted.token(kind=bad.kind, state=bad.state)
 
     def call(
-        self, operation: document.DescribedOperation, maker: operations.Maker
+        self,
+        operation: document.DescribedOperation | operations.NamedOperation,
+        maker: operations.Maker,
     ) -> operations.Call:
         if operation.operation_id not in self._calls:
             self._calls[operation.operation_id] = operations.call_of(operation, maker)
@@ -133,21 +135,21 @@ def _matrix() -> list[object]:
         pytest.param(
             operation,
             bad,
-            id=f"{operation.group} {side} ({operation.operation_id}) {bad.name}",
+            id=f"{operation.operation_id} {bad.name}",
             marks=pytest.mark.req(bad.req, "AUTH-002"),
         )
-        for side, operation in GUARDED
+        for operation in GUARDED
         for bad in BAD_TOKENS
     ]
 
 
 @pytest.mark.req("AUTH-017")
 @pytest.mark.parametrize(("operation", "bad"), _matrix())
-def test_a_bad_token_is_refused_on_every_group(
+def test_a_bad_token_is_refused_on_every_operation(
     api: ApiClient,
     refusals: Refusals,
     maker: operations.Maker,
-    operation: document.DescribedOperation,
+    operation: document.DescribedOperation | operations.NamedOperation,
     bad: BadToken,
 ) -> None:
     """401 with the code Authentication 9 gives the token's kind, on a call that is

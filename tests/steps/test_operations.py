@@ -43,11 +43,3 @@ def test_reads_are_read_scopes_or_gets() -> None:
     assert by_id["listUsers"].reads  # scope not shown: a GET
     assert not by_id["closeConversation"].reads  # scope not shown: a POST
     assert not by_id["upsertContact"].reads
-
-
-def test_each_group_is_picked_once_preferring_a_path_without_an_id() -> None:
-    reads = operations.pick(document.operations(), reads=True)
-    writes = operations.pick(document.operations(), reads=False)
-    assert len({op.group for op in reads}) == len(reads)
-    assert {op.operation_id for op in reads} >= {"listContacts", "getCampaignStats", "getMe"}
-    assert {op.operation_id for op in writes} >= {"upsertContact", "closeConversation"}

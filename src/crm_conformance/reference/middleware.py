@@ -71,7 +71,10 @@ class ApiMiddleware:
     def _authenticate(self, authorization: str | None, method: str) -> Principal:
         if not authorization and self.settings.has_fault("missing_token_bad_request"):
             raise ApiError(400, "bad_request", "The Authorization header is required.")
-        revocation = not self.settings.has_fault("revoked_token_accepted")
+        revocation = not (
+            self.settings.has_fault("revoked_token_accepted")
+            or (method == "DELETE" and self.settings.has_fault("revocation_unchecked_on_deletes"))
+        )
         verifier = not self.settings.has_fault("verifier_not_checked")
         expiry = not self.settings.has_fault("expired_workspace_token_accepted")
         bare = bool(authorization) and " " not in (authorization or "").strip()

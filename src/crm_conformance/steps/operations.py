@@ -11,7 +11,7 @@ pause, a conversation the AI agent holds to hand off, ...). The only thing a mat
 changes is the token.
 """
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
@@ -322,16 +322,3 @@ def every() -> tuple[DescribedOperation | NamedOperation, ...]:
 def call_of(operation: DescribedOperation | NamedOperation, maker: Maker) -> Call:
     """An acceptable call of `operation` on fresh data of `maker`'s workspace."""
     return BUILDERS[operation.operation_id](maker)
-
-
-def pick(operations: Sequence[DescribedOperation], *, reads: bool) -> list[DescribedOperation]:
-    """Per group, its first read (or write) without a path id if it has one, else its
-    first: one call that stands for the group (the authentication matrix)."""
-    chosen: dict[str, DescribedOperation] = {}
-    for operation in operations:
-        if operation.reads != reads:
-            continue
-        held = chosen.get(operation.group)
-        if held is None or ("{" in held.path and "{" not in operation.path):
-            chosen[operation.group] = operation
-    return list(chosen.values())

@@ -41,6 +41,11 @@ FAULTS = (
         "revocation is ignored: a revoked token keeps working",
     ),
     Fault(
+        "revocation_unchecked_on_deletes",
+        ("AUTH-005",),
+        "the delete routes' own guard skips the revocation check: a revoked token deletes",
+    ),
+    Fault(
         "token_trailing_characters_ignored",
         ("AUTH-008",),
         "the verifier is read to its issued length, so a workspace token with characters "
