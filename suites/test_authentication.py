@@ -190,8 +190,16 @@ def _swapcase_part(token: str, part: int) -> str:
     return f"{first}_{second}_{'.'.join(parts)}"
 
 
+def _changed_inside(token: str) -> str:
+    """`token` with one character of its verifier changed, five from the end: a whole
+    base64url digit, where the last one of a 32-byte verifier carries two bits no
+    decoder reads (`...A` and `...B` decode alike)."""
+    at = len(token) - 5
+    return token[:at] + ("A" if token[at] != "A" else "B") + token[at + 1 :]
+
+
 ALTERED: dict[str, tuple[Callable[[str], str], str]] = {
-    "verifier changed": (lambda token: token[:-1] + ("A" if token[-1] != "A" else "B"), "AUTH-008"),
+    "verifier changed": (_changed_inside, "AUTH-008"),
     "trailing character": (lambda token: token + "x", "AUTH-008"),
     "case changed": (lambda token: token.swapcase(), "AUTH-008"),
     "selector case changed": (lambda token: _swapcase_part(token, 0), "AUTH-008"),

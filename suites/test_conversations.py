@@ -30,6 +30,7 @@ from crm_conformance.steps import (
     error_of,
     expect_enum,
     expect_error,
+    expect_error_among,
     expect_field,
     expect_identifier,
     expect_pages,
@@ -43,6 +44,7 @@ from crm_conformance.steps import (
     expect_value,
     instant,
     later,
+    same_instant,
     settle,
     stamp,
     universal,
@@ -223,13 +225,8 @@ def test_a_closed_conversation_reads_closed_on_every_read(
         row: dict[str, Any] | None = expect_success(response, "CONV-032")
     else:
         row = read_in_list(api, convention, str(conversation["id"]))
-    expect_true(
-        response,
-        "CONV-032",
-        row is not None,
-        expected=f"the closed conversation {conversation['id']} read by its {read}",
-        got="not found",
-    )
+        if row is None:  # the list's default filter and order are not shown
+            pytest.skip(f"the conversation list does not show {conversation['id']} once closed")
     assert row is not None
     for field, own in (
         ("status", "CONV-032"),
@@ -238,13 +235,13 @@ def test_a_closed_conversation_reads_closed_on_every_read(
     ):
         expected = "closed" if field == "status" else None
         expect_value(response, own, f"{read}: {field}", got=row.get(field), expected=expected)
-    expect_value(
+    expect_true(
         response,
         "CONV-013",
-        f"{read}: updated_at",
-        got=row.get("updated_at"),
-        expected=body.get("updated_at"),
-        why="the close is the conversation's last change",
+        same_instant(row.get("updated_at"), body.get("updated_at")),
+        expected=f"{read}: updated_at the close's {body.get('updated_at')!r} (to the "
+        "second): the close is the conversation's last change",
+        got=f"updated_at = {row.get('updated_at')!r}",
     )
 
 
@@ -439,9 +436,15 @@ def test_close_rejects_unknown_keys(
 def test_close_refuses_values_outside_the_enums(
     api: ApiClient, conversations: RecordFactory, body: dict[str, Any]
 ) -> None:
+    """A value outside the enum is 422 `validation_failed` ("fields invalid"); a value of
+    another type may also read as a body not understood, 400 (a typed parser's), as on
+    every write (`expect_refused_body`'s reading)."""
     conversation = conversations.conversation(status="active")
     req_id = "CONV-021" if "won_reason" in body else "CONV-020"
-    expect_error(close(api, conversation["id"], body), req_id, status=422, code="validation_failed")
+    allowed: dict[int, tuple[str, ...]] = {422: ("validation_failed",)}
+    if not all(isinstance(value, str) for value in body.values()):
+        allowed[400] = ("bad_request", "validation_failed")
+    expect_error_among(close(api, conversation["id"], body), req_id, allowed)
 
 
 @pytest.mark.req("CONV-023")

@@ -19,6 +19,7 @@ import pytest
 from crm_conformance import ApiClient
 from crm_conformance.core.model import conventions, document
 from crm_conformance.steps import (
+    NOT_SORTABLE,
     TWO_KEYS,
     RecordFactory,
     absent_id,
@@ -128,7 +129,7 @@ def test_sort_by_two_keys_breaks_ties_with_the_second(contacts: Contacts) -> Non
         contacts.make(created_at=created, updated_at=updated)
     query = [*contacts.narrowed(), ("sort", TWO_KEYS)]
     response = contacts.api.get(CONTACTS, params=query)
-    if response.status_code == 400 and error_of(response).get("code") == "unknown_sort_field":
+    if response.status_code == 400 and error_of(response).get("code") in NOT_SORTABLE:
         pytest.skip("the target does not sort contacts by created_at (no such key is shown)")
     expect_value(
         None,
@@ -432,14 +433,23 @@ def test_a_filter_repeated_100_times_is_accepted(
 @pytest.mark.req("CON-037")
 @pytest.mark.parametrize("name", REPEATABLE)
 def test_a_filter_repeated_more_than_100_times_is_refused(
-    api: ApiClient, convention: Callable[[str], str], unique: Callable[[str], str], name: str
+    api: ApiClient,
+    convention: Callable[[str], str],
+    unique: Callable[[str], str],
+    observe: Callable[[str, Any], None],
+    name: str,
 ) -> None:
     """`too_many_filter_values` is "a filter repeated more than allowed": the parameter
-    sent 101 times, with distinct values where the filter has that many (an enum filter's
-    four or three values repeat)."""
+    sent 101 times, with distinct values where the filter has that many. An enum filter's
+    four or three values repeat, and "repeated filter parameter values | capped" may
+    count distinct values (OR-ing a value twice changes nothing): there a 200 is
+    recorded, not judged."""
     count = MAX_FILTER_VALUES + 1
     query = [(convention(f"contact_filters.{name}"), v) for v in _values(name, unique, count)]
     response = api.get(CONTACTS, params=query)
+    if name in ENUM_FILTERS and response.status_code == 200:
+        observe(f"{name} sent {count} times with {len(ENUM_FILTERS[name])} values", 200)
+        pytest.skip(f"not applicable: {name} has fewer than {count} distinct values")
     expect_error(response, "CON-037", status=400, code="too_many_filter_values")
 
 

@@ -115,9 +115,10 @@ def _typed_points(parameter: document.QueryParameter) -> Iterator[Point]:
             yield Point(*where, "no-offset", NO_OFFSET, offset[0], offset, codes)
     elif parameter.name in NAMED_REFUSALS:
         kind, value, req, code = NAMED_REFUSALS[parameter.name]
-        yield Point(*where, kind, value, req, (req,), (code,))
+        codes = (code, *ALSO_SAID.get(parameter.name, ()))
+        yield Point(*where, kind, value, req, (req,), codes)
         if parameter.name in KNOWN_FIRST:
-            yield Point(*where, "unknown-second", after_known(parameter.name), req, (req,), (code,))
+            yield Point(*where, "unknown-second", after_known(parameter.name), req, (req,), codes)
         if parameter.name == "cursor":
             yield Point(*where, "non-ascii", NON_ASCII_CURSOR, req, (req,), (code,))
 
@@ -129,6 +130,9 @@ NAMED_REFUSALS = {
     "sort": ("unknown-key", "no_such_field_for_sorting", "QRY-003", "unknown_sort_field"),
 }
 """String parameters whose invalid value has a row of its own in the 400 table."""
+ALSO_SAID = {"sort": ("unsupported_sort",)}
+"""A second row that may say it: a list with one order may refuse any `sort` as
+"collection cannot be sorted that way" before reading the key."""
 KNOWN_FIRST = {"expand": "organization", "fields": "id", "sort": "created_at"}
 """A name each comma-separated list may start with, before the unknown one: a server
 checking the first name only takes the list. (Where the first is not on the resource

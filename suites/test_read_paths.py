@@ -43,12 +43,12 @@ from crm_conformance.steps import (
     expect_success,
     expect_true,
     expect_unset_custom_fields,
-    instant,
     json_equal,
     listings,
     operations,
     phone_number,
     reads,
+    same_instant,
 )
 
 VOLATILE = frozenset({"avatar_url"})
@@ -97,15 +97,8 @@ def same(left: Any, right: Any) -> bool:
     if isinstance(left, list) and isinstance(right, list):
         return len(left) == len(right) and all(map(same, left, right))
     if isinstance(left, str) and isinstance(right, str) and left != right:
-        return _same_instant(left, right) or _same_amount(left, right)
+        return same_instant(left, right) or _same_amount(left, right)
     return json_equal(right, left) and json_equal(left, right)  # 1 is not true, nor 1.0
-
-
-def _same_instant(left: str, right: str) -> bool:
-    try:
-        return abs((instant(left) - instant(right)).total_seconds()) < 1
-    except ValueError:
-        return False
 
 
 def _same_amount(left: str, right: str) -> bool:

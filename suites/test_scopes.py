@@ -68,8 +68,16 @@ ROW_REQ: dict[str, str] = {
 """The requirement of each row of the table, by the resource part of its scopes."""
 
 READ_SCOPES = tuple(scope for scope in DOCUMENT_SCOPES if scope.endswith(":read"))
-PERSON_REFUSALS = ("local_write_denied", "user_grant_denied")
-"""What refuses an OAuth token's write to a mirrored entity: the policy or the person."""
+PERSON_REFUSALS = (
+    "local_write_denied",
+    "user_grant_denied",
+    "conversation_access_denied",
+    "channel_access_denied",
+    "campaign_dispatch_denied",
+)
+"""What refuses an OAuth token's write to a mirrored entity: the policy, or the person
+(Authentication 10's four codes: which check comes first is not shown, and a move or a
+campaign's pause or resume may meet the person's own before the policy)."""
 FEED_RESOURCES = tuple(
     key.key.removeprefix("deleted_records_values.")
     for key in conventions.KEYS

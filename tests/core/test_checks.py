@@ -108,6 +108,12 @@ GOOD = [
         "validation_failed",
         detail=[{"field": "a.b", "message": "m", "code": None}],
     ),
+    response(  # a body with no field to list: an array
+        422,
+        error_body("invalid_request_error", "validation_failed", request_id=REQUEST_ID),
+        method="POST",
+        request_body=[1, 2],
+    ),
     error(418, "conflict_error", "teapot"),
     error(500, "api_error", "internal_error"),
     response(

@@ -33,6 +33,16 @@ def later(after: Any, before: Any) -> bool:
         return False
 
 
+def same_instant(left: Any, right: Any) -> bool:
+    """Whether both are date-times naming one instant to within a second: a store may
+    keep fewer digits than an answer rendered before storing, or write `Z` for
+    `+00:00`."""
+    try:
+        return abs((instant(left) - instant(right)).total_seconds()) < 1
+    except ValueError:
+        return False
+
+
 _FRACTION = re.compile(r"T\d\d:\d\d:\d\d[.,](\d+)")
 
 

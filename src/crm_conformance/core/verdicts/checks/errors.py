@@ -1,5 +1,7 @@
 """The error envelope: its fields, its type, its request id, a 422's detail."""
 
+import json
+
 import httpx
 
 from crm_conformance.core.verdicts.checks.body import (
@@ -151,9 +153,12 @@ def validation_detail(response: httpx.Response) -> Evaluated:
     that none is missing, only a test that knows what it sent can tell (ERR-010's own
     tests); every 422 of the run is held to this much. A 400 `validation_failed` (a
     query, path or header problem: "the same code") is left out: the sentence's `detail`
-    is about fields."""
+    is about fields. So is a 422 to a body that is not a JSON object (an array, a
+    number): it has no field to list."""
     error = error_object(response)
     if response.status_code != 422 or error is None or error.get("code") != "validation_failed":
+        return False
+    if not _fields_sent(response):
         return False
     detail = error.get("detail")
     if not (isinstance(detail, list) and detail):
@@ -164,6 +169,21 @@ def validation_detail(response: httpx.Response) -> Evaluated:
             got=f"error.detail = {shorten(detail)}",
         )
     return True
+
+
+def _fields_sent(response: httpx.Response) -> bool:
+    """Whether the request sent no body or a JSON object: one whose fields `detail` can
+    name (a missing required field included)."""
+    try:
+        content = response.request.content
+    except (RuntimeError, httpx.RequestNotRead):
+        return True
+    if not content.strip():
+        return True
+    try:
+        return isinstance(json.loads(content), dict)
+    except ValueError:
+        return False
 
 
 @check("ERR-005")
