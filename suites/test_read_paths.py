@@ -49,6 +49,7 @@ from crm_conformance.steps import (
     phone_number,
     reads,
     same_instant,
+    search_word,
 )
 
 VOLATILE = frozenset({"avatar_url"})
@@ -524,6 +525,76 @@ def test_an_activitys_assignee_reads_the_same_on_every_read(
             continue
         expect_field(response, "ACT-014", activity, "assignee_id", expected=user, why=where)
         expect_owner(response, "ACT-014", activity, "assignee", user)
+
+
+PEOPLE = {
+    "contact": ("owner_id", "owner", "CON-018"),
+    "organization": ("owner_id", "owner", "USR-004"),
+    "deal": ("owner_id", "owner", "DEAL-025"),
+    "activity": ("assignee_id", "assignee", "ACT-014"),
+}
+"""Each kind a teammate serves on: the id field the update writes, the Owner it renders,
+and the rule of that Owner."""
+
+
+def _contact_reads(
+    api: ApiClient, convention: Callable[[str], str], contact: Mapping[str, Any], word: str
+) -> list[tuple[str, httpx.Response | None, Mapping[str, Any] | None]]:
+    """The contact as its retrieve, its list row (by its `external_id`) and its search
+    row (by `q`, its last name) read it."""
+    contact_id = str(contact["id"])
+    response = api.get(f"/v1/contacts/{contact_id}")
+    listed = api.get(
+        "/v1/contacts", params={convention("contact_filters.external_id"): contact["external_id"]}
+    )
+    rows = expect_status(listed, "SYNC-005", 200).get("data") or []
+    found, first = expect_found(api, "SRCH-001", {"q": word})
+    return [
+        (f"GET /v1/contacts/{contact_id}", response, expect_success(response, "CON-001")),
+        ("GET /v1/contacts", listed, row_of(rows, contact_id)),
+        ("POST /v1/contacts/search", first, row_of(found, contact_id)),
+    ]
+
+
+@pytest.mark.req("USR-004", "SYNC-005")
+@pytest.mark.parametrize(
+    "kind", [pytest.param(kind, marks=pytest.mark.req(PEOPLE[kind][2])) for kind in PEOPLE]
+)
+def test_a_teammate_changed_by_update_reads_anew_on_every_read(
+    api: ApiClient,
+    factory: RecordFactory,
+    updates: Updates,
+    maker: operations.Maker,
+    convention: Any,
+    kind: str,
+) -> None:
+    """ "A user id serves as `owner_id` on contacts, organizations and deals, and as
+    `assignee_id` on activities", through the target's update too: a record moved from
+    one teammate to another reads the new one, id and Owner, on every read (the
+    retrieve, the list; search for a contact), not only at creation (an update leaving
+    the field out of what it writes, or an Owner stored at create, shows the old)."""
+    users = maker.adapter.fixture_ids("users")
+    if len(users) < 2:
+        pytest.skip("the adapter's fixtures list fewer than two teammates to move between")
+    field, shown, req_id = PEOPLE[kind]
+    word = search_word(factory.unique("moved"))
+    extra = {"external_id": factory.unique("ext"), "last_name": word} if kind == "contact" else {}
+    made = updates.made(kind, **{field: users[0]}, **extra)
+    record_id = str(made["id"])
+    response = updates.send(kind, record_id, {field: users[1]})
+    updates.applied(response, "USR-004", updates.control(kind, record_id))
+    if kind == "contact":
+        reads = _contact_reads(api, convention, made, word)
+    else:
+        reads = _reads_of(api, convention, kind, updates.read(kind, record_id, "SYNC-005"))
+    for where, answer, record in reads:
+        expect_true(
+            answer, "SYNC-005", record is not None, expected=f"read by {where}", got="absent"
+        )
+        if record is None:
+            continue
+        expect_field(answer, "USR-004", record, field, expected=users[1], why=where)
+        expect_owner(answer, req_id, record, shown, users[1])
 
 
 # --- a deleted record is read by no path ----------------------------------------------------

@@ -335,6 +335,8 @@ def update_activity(call: Call) -> Reply:
             changes["due_at"] = fields.instant("due_at", required=True, lenient=lenient)
         if fields.has("assignee_id"):
             changes["assignee_id"] = owners.user_field(tx, call.workspace, fields, "assignee_id")
+            if call.settings.has_fault("activity_update_drops_assignee"):
+                del changes["assignee_id"]  # checked, then left out of the update's columns
         if fields.has("status_reason"):
             changes["status_reason"] = fields.string("status_reason", max_length=MAX_DESCRIPTION)
         fields.check()

@@ -166,4 +166,10 @@ FAULTS = (
         "an activity created with a workspace token reads created_by the workspace's first "
         "teammate, not null (an integration created it)",
     ),
+    Fault(
+        "activity_update_drops_assignee",
+        ("ACT-014",),
+        "the activity update checks assignee_id and then leaves it out of the columns it "
+        "writes: the activity keeps its first assignee (the create takes it)",
+    ),
 )
