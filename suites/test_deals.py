@@ -294,17 +294,6 @@ def test_an_external_id_another_deal_has_answers_external_id_taken(
     expect_error(again, "DEAL-011", status=409, code="external_id_taken")
 
 
-@pytest.mark.req("DEAL-033")
-def test_an_external_id_a_contact_has_is_free_for_a_deal(
-    api: ApiClient, body: dict[str, Any], factory: RecordFactory, unique: Callable[[str], str]
-) -> None:
-    """Unique "per workspace and resource": a contact's external_id does not bind deals."""
-    contact = factory.contact(external_id=unique("ext"))
-    response = api.post(DEALS, json={**body, "external_id": contact["external_id"]})
-    kept = expect_success(response, "DEAL-033").get("external_id")
-    expect_value(response, "DEAL-033", "external_id", got=kept, expected=contact["external_id"])
-
-
 @pytest.mark.req("DEAL-032")
 def test_an_external_id_of_255_characters_is_accepted(
     api: ApiClient, body: dict[str, Any], unique: Callable[[str], str]

@@ -34,6 +34,8 @@ from crm_conformance.steps import (
     expect_status,
     expect_true,
     instant,
+    operations,
+    phone_number,
     stamp,
 )
 
@@ -79,6 +81,65 @@ def test_a_create_with_another_records_external_id_answers_external_id_taken(
     )
     again = {**create_fields(resource, factory.unique), "external_id": taken}
     expect_error(updates.create(resource, again), "CON-047", status=409, code="external_id_taken")
+
+
+HOLDERS = ("contact", "organization", "deal")
+"""The kinds with an `external_id`, each "unique per workspace and resource"."""
+WRITERS = {"contact": "CON-047", "organization": "CON-047", "deal": "DEAL-033", "upsert": "CON-047"}
+"""Each write giving a new record an `external_id` (the target's creates, the deal create
+the document shows, the upsert of a contact), and the rule a cross-kind refusal breaks."""
+
+
+def _write_with(
+    writer: str, external_id: str, api: ApiClient, maker: operations.Maker, updates: Updates
+) -> httpx.Response:
+    """A new record of `writer`'s kind given `external_id`."""
+    if writer == "deal":
+        return api.post("/v1/deals", json={**maker.deal_body(), "external_id": external_id})
+    if writer == "upsert":
+        body = conventions.body(
+            maker.convention,
+            "upsert.body",
+            external_id=external_id,
+            phone=phone_number(),
+            first_name=maker.unique("upsert"),
+        )
+        return api.post("/v1/contacts/upsert", json=body)
+    return updates.create(writer, {**maker.create_fields(writer), "external_id": external_id})
+
+
+@pytest.mark.parametrize(
+    ("held", "writer"),
+    [
+        pytest.param(held, writer, marks=pytest.mark.req(req_id), id=f"{held}-{writer}")
+        for held in HOLDERS
+        for writer, req_id in WRITERS.items()
+        if writer != held and not (held == "contact" and writer == "upsert")
+    ],
+)
+def test_an_external_id_another_kind_has_is_free(
+    api: ApiClient,
+    maker: operations.Maker,
+    updates: Updates,
+    factory: RecordFactory,
+    held: str,
+    writer: str,
+) -> None:
+    """Unique "per workspace and resource", and `external_id_taken` is "another record of
+    the resource": a value a record of one kind has is free for a record of another,
+    through each write that gives one (a contact's value for an organization, an
+    organization's for a contact or a deal, ...; a table shared by two kinds refuses).
+    The deal create's answer, a Deal, keeps it."""
+    taken = factory.unique("ext")
+    updates.made(held, external_id=taken)
+    response = _write_with(writer, taken, api, maker, updates)
+    req_id = WRITERS[writer]
+    if writer in conventions.CREATED:
+        fresh = {**maker.create_fields(writer), "external_id": factory.unique("ext")}
+        updates.applied(response, req_id, lambda: updates.create(writer, fresh))
+    written = expect_status(response, req_id, *range(200, 300))
+    if writer == "deal":  # "Response: Deal"; the other answers are not shown
+        expect_field(response, req_id, written, "external_id", expected=taken)
 
 
 @pytest.mark.req("CON-046")

@@ -153,14 +153,13 @@ def read_changes(call: Call, tx: Transaction, body: Any, current: Record | None)
     if not call.settings.has_fault(unchecked):
         # under its fault the unique index is on external_id alone, across workspaces
         everywhere = call.settings.has_fault("organization_external_id_unique_globally")
+        # under its fault, contacts and organizations share one table of parties
+        shared = call.settings.has_fault("external_id_unique_across_parties")
         for place in tx.workspaces() if everywhere else [call.workspace]:
-            external_ids.ensure_unique(
-                tx,
-                place,
-                "organization",
-                changes.get("external_id"),
-                current["id"] if current else None,
-            )
+            for kind in ("organization", "contact") if shared else ("organization",):
+                external_ids.ensure_unique(
+                    tx, place, kind, changes.get("external_id"), current["id"] if current else None
+                )
     return changes
 
 

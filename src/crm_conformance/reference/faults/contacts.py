@@ -278,6 +278,12 @@ FAULTS = (
         "a contact update takes an external_id another contact has (checked on create only)",
     ),
     Fault(
+        "external_id_unique_across_parties",
+        ("CON-047",),
+        "an organization's external_id is checked against contacts' too (one table of "
+        "parties, one unique index): a contact's value answers external_id_taken",
+    ),
+    Fault(
         "organization_update_external_id_unchecked",
         ("CON-047",),
         "an organization update takes an external_id another organization has (checked on "
