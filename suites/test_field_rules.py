@@ -392,6 +392,60 @@ def test_an_enumerated_field_takes_only_its_values_on_every_write(
     expect_error(refused, req_id, status=422, code="validation_failed")
 
 
+NEVER_NULL = {
+    "contact": (("status", "CON-003"), ("visibility", "CON-003")),
+    "deal": (
+        ("pipeline_id", "DEAL-002"),
+        ("stage_id", "DEAL-002"),
+        ("title", "DEAL-002"),
+        ("visibility", "DEAL-002"),
+    ),
+    "activity": (("due_at", "ACT-011"), ("title", "ACT-004")),
+    "tag": (("name", "TAG-002"),),
+}
+"""Fields a record always has, by the rule that says so: "Always present" (a contact, a
+deal), "required" (an activity's `due_at`, a tag's `name`), "1 to 500 characters" (an
+activity's `title`, which null is not)."""
+NULL_WRITES = {
+    "contact": (_named_create("contact"), _update("contact")),
+    "deal": (_create("deal"), _update("deal")),
+    "activity": (_create("activity"), _update("activity")),
+    "tag": (_create("tag"), _update("tag")),
+}
+
+
+@pytest.mark.parametrize(
+    ("write", "field", "req_id"),
+    [
+        pytest.param(
+            write, field, req_id, id=f"{write.name} {field}", marks=pytest.mark.req(req_id)
+        )
+        for kind, fields in NEVER_NULL.items()
+        for field, req_id in fields
+        for write in NULL_WRITES[kind]
+    ],
+)
+def test_null_never_empties_a_field_a_record_always_has(
+    writer: Writer, updates: Updates, write: Write, field: str, req_id: str
+) -> None:
+    """A write sending the field as null is refused (400 or 422: a body problem), or the
+    record it wrote still has the field (a server may read null as "keep" or as the
+    default); it never reads null or absent afterwards (an update writing every field
+    it was sent, null included, empties it)."""
+    response, record_id = write.send(writer, field, None)
+    if not response.is_success:
+        expect_refused_body(response, req_id)
+        return
+    written = read_back(updates, write, response, record_id, req_id)
+    expect_true(
+        response,
+        req_id,
+        written.get(field) is not None,
+        expected=f"{field} present after {write.name} sent it as null (refused, or kept)",
+        got=f"{field} = {written.get(field)!r}",
+    )
+
+
 SHOWN_ENUMS = {"deal": ("score", "status", "visibility"), "activity": ("type", "status")}
 """The enums of the shown creates' bodies (the Deal and Activity tables)."""
 LEFT_OUT = {("deal", "status", "lost"), ("activity", "type", "resume_conversation")}

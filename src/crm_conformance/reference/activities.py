@@ -332,7 +332,8 @@ def update_activity(call: Call) -> Reply:
             changes["type"] = fields.string("type", required=True, choices=types)
         if fields.has("due_at"):
             lenient = call.settings.has_fault("activity_update_due_at_rolls_over")
-            changes["due_at"] = fields.instant("due_at", required=True, lenient=lenient)
+            nullable = call.settings.has_fault("activity_update_takes_null_due_at")
+            changes["due_at"] = fields.instant("due_at", required=not nullable, lenient=lenient)
         if fields.has("assignee_id"):
             changes["assignee_id"] = owners.user_field(tx, call.workspace, fields, "assignee_id")
             if call.settings.has_fault("activity_update_drops_assignee"):

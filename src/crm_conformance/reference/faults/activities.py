@@ -172,4 +172,10 @@ FAULTS = (
         "the activity update checks assignee_id and then leaves it out of the columns it "
         "writes: the activity keeps its first assignee (the create takes it)",
     ),
+    Fault(
+        "activity_update_takes_null_due_at",
+        ("ACT-011",),
+        "the activity update writes due_at as sent, null too (the create requires it): the "
+        "activity then reads due_at null",
+    ),
 )
