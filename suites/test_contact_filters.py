@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from crm_conformance import AdapterClient, ApiClient
+from crm_conformance.core.model import document
 from crm_conformance.steps import RecordFactory, expect_pages, expect_success, expect_true
 
 CONTACTS = "/v1/contacts"
@@ -86,6 +87,45 @@ def test_a_filter_ors_repeated_values_and_ands_with_other_filters(
             rule,
             found == wanted,
             expected=f"{query} finds exactly {sorted(wanted)}",
+            got=f"found {sorted(map(str, found))}",
+        )
+
+
+ENUM_VALUES = {
+    name: tuple(
+        value
+        for value in document.resolved(document.schema("Contact")["properties"][name])["enum"]
+        if value is not None
+    )
+    for name in ("status", "score")
+}
+"""The enum filters and every value of each (the Contact table's rows)."""
+
+
+@pytest.mark.parametrize(
+    "field", [pytest.param(f, marks=pytest.mark.req(FILTERS[f])) for f in ENUM_VALUES]
+)
+def test_every_value_of_an_enum_filter_finds_its_contacts_alone(
+    api: ApiClient, factory: RecordFactory, convention: Callable[[str], str], field: str
+) -> None:
+    """ "enum `open`, `on_hold`, `won`, `lost`" and "`cold`, `warm`, `hot`": one contact
+    per value, narrowed to them by `external_id`; each value finds its contact and no
+    other (a filter mapping two values to one, or missing one, shows on that value)."""
+    param = convention(f"contact_filters.{field}")
+    by_external_id = convention("contact_filters.external_id")
+    made = {
+        v: factory.contact(external_id=factory.unique("ext"), **{field: v})
+        for v in ENUM_VALUES[field]
+    }
+    narrow = {by_external_id: [m["external_id"] for m in made.values()]}
+    for value, contact in made.items():
+        query = {**narrow, param: [value]}
+        found = {row.get("id") for row in expect_pages(api, CONTACTS, FILTERS[field], query)}
+        expect_true(
+            None,
+            FILTERS[field],
+            found == {contact["id"]},
+            expected=f"{field}={value} finds {contact['id']} alone among one contact per value",
             got=f"found {sorted(map(str, found))}",
         )
 

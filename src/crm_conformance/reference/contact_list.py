@@ -230,6 +230,11 @@ def _naive_as_utc(call: Call, name: str) -> str | None:
 def _field_matches(call: Call, row: Record, filters: dict[str, list[str]]) -> list[bool]:
     """Whether the row matches each filter; under the `status_and_score_ored` fault the two
     enum filters are one "standing" condition that either satisfies."""
+    if "status" in filters and call.settings.has_fault("status_filter_won_as_closed"):
+        # the filter reads the pipeline's closed statuses: won and lost are one "closed"
+        closed = {"won", "lost"}
+        if closed & set(filters["status"]):
+            filters = {**filters, "status": [*filters["status"], *closed]}
     matched = {name: _one_of(call, row.get(name), values) for name, values in filters.items()}
     if "email" in matched and call.settings.has_fault("email_filter_prefix_match"):
         email = row.get("email") or ""  # a LIKE 'value%' the index serves

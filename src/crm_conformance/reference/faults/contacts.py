@@ -278,6 +278,12 @@ FAULTS = (
         "a contact update takes an external_id another contact has (checked on create only)",
     ),
     Fault(
+        "status_filter_won_as_closed",
+        ("CON-027",),
+        "the status filter reads won and lost as one closed status: status=won lists the "
+        "lost contacts too, and status=lost the won ones",
+    ),
+    Fault(
         "external_id_unique_across_parties",
         ("CON-047",),
         "an organization's external_id is checked against contacts' too (one table of "
