@@ -193,8 +193,11 @@ def campaign_stats(call: Call) -> Reply:
     except stats.WindowError as refused:
         bound = parse_instant(start) if start and end else None
         empty = bound is not None and end is not None and bound == parse_instant(end)
+        reversed_to_now = end is None and start and parse_instant(start) is not None
         if empty and bound is not None and call.settings.has_fault("empty_window_allowed"):
             window = stats.Window(bound, bound)
+        elif reversed_to_now and call.settings.has_fault("window_order_checked_with_an_end"):
+            window = stats.Window(now(), now())  # the order was checked only when both came
         elif refused.code == "invalid_window":
             raise ApiError(400, refused.code, refused.message, param=refused.param) from None
         else:

@@ -110,6 +110,12 @@ FAULTS = (
         "without window_start the stats window is the 4 weeks (28 days) ending now",
     ),
     Fault(
+        "window_order_checked_with_an_end",
+        ("STAT-008",),
+        "a window_start after now with no window_end (which defaults to now) is served as "
+        "an empty window: the order is checked only when both ends are sent",
+    ),
+    Fault(
         "empty_window_allowed",
         ("STAT-008",),
         "an empty window (window_start equal to window_end) answers 200 with zero counts",
