@@ -593,6 +593,36 @@ HOLDERS: dict[str, dict[str, Any]] = {
 }
 """Who holds an open conversation, as the adapter makes it."""
 
+
+@pytest.mark.req("CONV-027", "CONV-028")
+@pytest.mark.parametrize("contact_status", ["open", "on_hold", "lost"])
+@pytest.mark.parametrize("holder", list(HOLDERS))
+def test_a_won_close_marks_the_contact_won_from_every_state(
+    api: ApiClient,
+    conversations: RecordFactory,
+    updates: Updates,
+    holder: str,
+    contact_status: str,
+) -> None:
+    """ "outcome `won` marks the contact won" whoever holds the conversation (the AI
+    agent, a teammate, the queue) and whatever the contact's status was (open, on hold,
+    lost): the side effect of one branch of the close, or of a move from `open` only,
+    shows on the others."""
+    contact = updates.made("contact", status=contact_status)
+    made = conversations.adapter.create_conversation(contact_id=contact["id"], **HOLDERS[holder])
+    conversations.created.append(("conversation", made["id"]))
+    closed(close(api, made["id"], {"outcome": "won"}), "CONV-021", made["id"])
+    now = contact_of(api, contact["id"], "CONV-028")
+    for req_id in ("CONV-027", "CONV-028"):
+        expect_value(
+            None,
+            req_id,
+            f"the status of a contact {contact_status} before, its conversation held by {holder}",
+            got=now.get("status"),
+            expected="won",
+        )
+
+
 HELD_BY = {
     "the AI agent": ("agent", "agt_", "IDN-009"),
     "a teammate": ("user", "usr_", "IDN-018"),

@@ -264,7 +264,11 @@ def close_conversation(call: Call) -> Reply:
             )
         except MoveRefused as refused:
             raise _refusal(refused) from None
-        marks_won = not call.settings.has_fault("close_won_not_marking_contact")
+        marks_won = not call.settings.has_fault("close_won_not_marking_contact") and not (
+            contact is not None
+            and contact["status"] != "open"
+            and call.settings.has_fault("won_close_marks_open_contacts_only")
+        )
         if contact is None:
             pass  # only under the faults above that close without an existing contact
         elif outcome == "won" and marks_won and contact["status"] != "won":

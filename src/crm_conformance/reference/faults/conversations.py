@@ -225,4 +225,10 @@ FAULTS = (
         "the conversation list renders `needs_human` as 1 or 0, the integer column it is "
         "stored in, where the retrieve says true or false",
     ),
+    Fault(
+        "won_close_marks_open_contacts_only",
+        ("CONV-027",),
+        "closing as won moves the contact to won only from open: a contact on hold or lost "
+        "keeps its status",
+    ),
 )
