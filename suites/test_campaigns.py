@@ -28,6 +28,8 @@ from crm_conformance.steps import (
     expect_status,
     expect_success,
     expect_true,
+    later,
+    settle,
 )
 
 STATUSES = document.enum("Campaign", "status")
@@ -108,6 +110,33 @@ def test_a_campaign_reads_its_status_at_the_targets_retrieve(
     expect_enum(response, "CAMP-002", read, "status", STATUSES)
     why = "after the pause" if paused else "as made"
     expect_field(response, req_id, read, "status", expected=reads, why=why)
+
+
+@pytest.mark.req("CAMP-001", "CAMP-004")
+@pytest.mark.parametrize("move", ["pause", "resume"])
+def test_a_pause_or_a_resume_moves_the_campaigns_updated_at(
+    api: ApiClient, campaigns: RecordFactory, convention: conventions.Lookup, move: str
+) -> None:
+    """A campaign's `updated_at` is when it last changed, and a pause or a resume changes
+    its status: the move's answer, and the campaign's retrieve where the target names
+    one, read a later `updated_at` than the campaign had (a move writing the status
+    alone leaves it)."""
+    made = campaigns.campaign(status="running" if move == "pause" else "paused")
+    settle(made.get("updated_at"))
+    response = pause(api, made["id"]) if move == "pause" else resume(api, convention, made["id"])
+    reads = [("the answer", response, expect_success(response, "CAMP-004"))]
+    if campaigns.target.conventions.get("retrieve.campaign_path") is not None:
+        path = conventions.path(convention, "retrieve.campaign_path", campaign_id=str(made["id"]))
+        read = api.get(path)
+        reads.append((f"GET {path}", read, expect_success(read, "CAMP-001")))
+    for where, answer, campaign in reads:
+        expect_true(
+            answer,
+            "CAMP-001",
+            later(campaign.get("updated_at"), made.get("updated_at")),
+            expected=f"{where}: updated_at later than {made.get('updated_at')!r} after the {move}",
+            got=f"updated_at = {campaign.get('updated_at')!r}",
+        )
 
 
 @pytest.mark.req("CAMP-006")

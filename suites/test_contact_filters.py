@@ -138,7 +138,9 @@ def test_the_email_filter_matches_the_whole_address(
     observe: Callable[[str, Any], None],
 ) -> None:
     """ "exact match": the stored address finds the contact; a part of it (the address
-    without its first character, or without its last) does not. Whether the match
+    without its first character, or without its last) does not, nor does a pattern (its
+    last local character as `_`, or all but two as `%`: SQL LIKE's wildcards, which an
+    exact match takes as themselves). Whether the match
     minds letter case is recorded, not judged: addresses are matched without regard to
     case in practice, and "exact" reads as well as "the whole value"."""
     contact = factory.contact(email=f"Ada.{secrets.token_hex(6)}@Example.com")
@@ -146,7 +148,14 @@ def test_the_email_filter_matches_the_whole_address(
     if not isinstance(stored, str) or len(stored) < 3:
         pytest.skip(f"the stored email {stored!r} is not one to take parts of")
     name = convention("contact_filters.email")
-    for value, wanted in ((stored, [contact["id"]]), (stored[1:], []), (stored[:-1], [])):
+    local, _, domain = stored.rpartition("@")
+    wildcards = (f"{local[:-1]}_@{domain}", f"{local[:2]}%@{domain}")  # SQL LIKE's, unescaped
+    for value, wanted in (
+        (stored, [contact["id"]]),
+        (stored[1:], []),
+        (stored[:-1], []),
+        *((w, []) for w in wildcards),
+    ):
         found = [row.get("id") for row in expect_pages(api, CONTACTS, "CON-029", {name: value})]
         expect_true(
             None,

@@ -128,7 +128,8 @@ def pause_campaign(call: Call) -> Reply:
         if fault("pause_not_stored"):
             record = {**paused, "updated_at": stamp(now())}
         else:
-            record = tx.update(call.workspace, "campaign", paused)
+            touch = not fault("pause_keeps_updated_at")
+            record = tx.update(call.workspace, "campaign", paused, touch=touch)
     body = render(record)
     if fault("pause_answer_without_updated_at"):
         del body["updated_at"]

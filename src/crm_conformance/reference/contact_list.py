@@ -236,6 +236,10 @@ def _field_matches(call: Call, row: Record, filters: dict[str, list[str]]) -> li
         if closed & set(filters["status"]):
             filters = {**filters, "status": [*filters["status"], *closed]}
     matched = {name: _one_of(call, row.get(name), values) for name, values in filters.items()}
+    if "email" in matched and call.settings.has_fault("email_filter_like_wildcards"):
+        email = row.get("email") or ""  # a LIKE ? whose % and _ are not escaped
+        likes = [re.escape(v).replace("%", ".*").replace("_", ".") for v in filters["email"]]
+        matched["email"] = any(re.fullmatch(like, email) for like in likes)
     if "email" in matched and call.settings.has_fault("email_filter_prefix_match"):
         email = row.get("email") or ""  # a LIKE 'value%' the index serves
         matched["email"] = any(email.startswith(value) for value in filters["email"])

@@ -110,6 +110,12 @@ FAULTS = (
         "without window_start the stats window is the 4 weeks (28 days) ending now",
     ),
     Fault(
+        "pause_keeps_updated_at",
+        ("CAMP-001",),
+        "pausing writes the campaign's status alone: its updated_at keeps the last change "
+        "before the pause",
+    ),
+    Fault(
         "window_order_checked_with_an_end",
         ("STAT-008",),
         "a window_start after now with no window_end (which defaults to now) is served as "

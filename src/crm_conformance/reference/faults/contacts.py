@@ -278,6 +278,12 @@ FAULTS = (
         "a contact update takes an external_id another contact has (checked on create only)",
     ),
     Fault(
+        "email_filter_like_wildcards",
+        ("CON-029",),
+        "the email filter is a SQL LIKE whose % and _ are not escaped: a pattern finds the "
+        "contacts it matches",
+    ),
+    Fault(
         "status_filter_won_as_closed",
         ("CON-027",),
         "the status filter reads won and lost as one closed status: status=won lists the "
