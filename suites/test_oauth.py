@@ -163,16 +163,30 @@ def test_a_person_lists_what_they_see_and_not_another_persons_private_record(
         )
 
 
-@pytest.mark.req("OAUTH-003", "OAUTH-004")
+HIDDEN = {"private": ("OAUTH-004", "OAUTH-002"), "team": ("OAUTH-002",)}
+HIDDEN["team_and_subteams"] = HIDDEN["team"]
+"""Each visibility that hides another person's record from a person with no team (the
+adapter's `createUser`: "sees only records they own and records with `company`
+visibility"), and the rules that say so: `private` "owner only"; a team's records are
+their team's, and the person is in none."""
+HIDING = [
+    pytest.param(visibility, marks=pytest.mark.req(*reqs), id=visibility)
+    for visibility, reqs in HIDDEN.items()
+]
+
+
+@pytest.mark.req("OAUTH-003")
+@pytest.mark.parametrize("visibility", HIDING)
 @pytest.mark.parametrize("kind", ["organization", "deal"])
 def test_a_person_retrieves_a_record_of_another_kind_only_when_they_see_it(
-    api: ApiClient, factory: RecordFactory, updates: Updates, kind: str
+    api: ApiClient, factory: RecordFactory, updates: Updates, kind: str, visibility: str
 ) -> None:
     """The person's view holds on every read, the retrieves the target names too: their
-    own private organization or deal is read (200), another person's is not (4xx)."""
+    own private organization or deal is read (200), another person's private or team
+    one is not (4xx)."""
     me, other = factory.user(), factory.user()
     own = updates.made(kind, owner_id=me["id"], visibility="private")
-    hidden = updates.made(kind, owner_id=other["id"], visibility="private")
+    hidden = updates.made(kind, owner_id=other["id"], visibility=visibility)
     oauth = api.with_token(factory.token(kind="oauth", user_id=me["id"]).token)
     key = f"retrieve.{kind}_path"
 
@@ -181,20 +195,22 @@ def test_a_person_retrieves_a_record_of_another_kind_only_when_they_see_it(
         return oauth.get(conventions.path(updates.convention, key, **ids))
 
     expect_status(read(own), "OAUTH-003", 200)
-    expect_status(read(hidden), "OAUTH-004", *range(400, 500))
+    for req_id in HIDDEN[visibility]:
+        expect_status(read(hidden), req_id, *range(400, 500))
 
 
-@pytest.mark.req("OAUTH-003", "OAUTH-004")
+@pytest.mark.req("OAUTH-003")
+@pytest.mark.parametrize("visibility", HIDING)
 @pytest.mark.parametrize("kind", ["organization", "deal"])
 def test_a_person_lists_records_of_another_kind_only_when_they_see_them(
-    api: ApiClient, factory: RecordFactory, updates: Updates, kind: str
+    api: ApiClient, factory: RecordFactory, updates: Updates, kind: str, visibility: str
 ) -> None:
     """The person's view holds on the lists the target names too: the list of the kind
     (from the two records' `updated_at` on) holds their own private record and not
-    another person's."""
+    another person's private or team one."""
     me, other = factory.user(), factory.user()
     own = updates.made(kind, owner_id=me["id"], visibility="private")
-    hidden = updates.made(kind, owner_id=other["id"], visibility="private")
+    hidden = updates.made(kind, owner_id=other["id"], visibility=visibility)
     oauth = api.with_token(factory.token(kind="oauth", user_id=me["id"]).token)
     path = conventions.path(updates.convention, f"lists.{kind}_path")
     stamps = [r.get("updated_at") for r in (own, hidden) if isinstance(r.get("updated_at"), str)]
@@ -210,13 +226,14 @@ def test_a_person_lists_records_of_another_kind_only_when_they_see_them(
         expected=f"the person's own private {kind} {own['id']} in GET {path}",
         got="not listed",
     )
-    expect_true(
-        first,
-        "OAUTH-004",
-        str(hidden["id"]) not in listed,
-        expected=f"another person's private {kind} {hidden['id']} not in GET {path}",
-        got="listed to the OAuth token",
-    )
+    for req_id in HIDDEN[visibility]:
+        expect_true(
+            first,
+            req_id,
+            str(hidden["id"]) not in listed,
+            expected=f"another person's {visibility} {kind} {hidden['id']} not in GET {path}",
+            got="listed to the OAuth token",
+        )
 
 
 @pytest.mark.req("OAUTH-002", "OAUTH-003", "OAUTH-004", "OAUTH-005", "SRCH-001")
@@ -252,10 +269,14 @@ def test_a_person_searches_what_they_see_and_not_another_persons_private_record(
 CONTACT_READS = reads.contact_reads(id_filters=True)
 
 
-@pytest.mark.req("OAUTH-004", "OAUTH-002")
+@pytest.mark.parametrize("hidden", HIDING)
 @pytest.mark.parametrize("name", list(CONTACT_READS))
 def test_no_read_shows_a_person_another_persons_private_contact(
-    name: str, api: ApiClient, factory: RecordFactory, convention: conventions.Lookup
+    name: str,
+    api: ApiClient,
+    factory: RecordFactory,
+    convention: conventions.Lookup,
+    hidden: str,
 ) -> None:
     """ "sees only what that person can see", on every read that can find a contact:
     the list under each filter the target names (owner and organization too) and each
@@ -268,16 +289,16 @@ def test_no_read_shows_a_person_another_persons_private_contact(
     fields = reads.findable(
         factory.unique("oauth"), owner_id=other["id"], organization_id=organization_id
     )
-    contact = factory.contact(**fields, visibility="private")
+    contact = factory.contact(**fields, visibility=hidden)
     read = CONTACT_READS[name](convention, contact)
-    shown, answer = reads.seen(oauth, read, "OAUTH-004")
-    for req_id in ("OAUTH-004", "OAUTH-002"):
+    shown, answer = reads.seen(oauth, read, HIDDEN[hidden][0])
+    for req_id in HIDDEN[hidden]:
         expect_true(
             answer,
             req_id,
             read.marker not in shown,
-            expected=f"another person's private contact {read.marker} not shown by "
-            f"{read.method} {read.path} to the person's OAuth token",
+            expected=f"another person's {hidden} contact {read.marker} not shown by "
+            f"{read.method} {read.path} to the OAuth token of a person in no team",
             got="shown",
         )
     if read.marker not in reads.seen(api, read, "OAUTH-004")[0]:

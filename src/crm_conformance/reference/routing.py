@@ -54,6 +54,12 @@ Precheck = Callable[["Call"], None]
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
+HIDDEN = ("private", "team", "team_and_subteams")
+"""The visibilities that hide a record from a person who does not own it and is in no
+team (spec/adapter.yaml, createUser: "sees only records they own and records with
+`company` visibility")."""
+
+
 @dataclass
 class Call:
     """One request as a handler sees it."""
@@ -261,7 +267,7 @@ class Call:
 
     def sees(self, record: Mapping[str, Any]) -> bool:
         """Whether the token may see `record`: a workspace token sees all; an OAuth token
-        sees what its person sees (everything but other people's private records)."""
+        sees what its person sees (what they own, and `company` records)."""
         if self.principal is None:
             return True
         if self.principal.user_id is None:
@@ -271,8 +277,10 @@ class Call:
             return True
         if self.settings.has_fault("oauth_sees_only_own_records"):
             return record.get("owner_id") == self.principal.user_id
+        # this server's people are in no team: a team's records are its members' only
+        hidden = ("private",) if self.settings.has_fault("team_records_seen_by_all") else HIDDEN
         return (
-            record.get("visibility") != "private"
+            record.get("visibility") not in hidden
             or record.get("owner_id") == self.principal.user_id
         )
 

@@ -102,4 +102,10 @@ FAULTS = (
         "token's person is shown another person's private organization inside their own "
         "contact or deal",
     ),
+    Fault(
+        "team_records_seen_by_all",
+        ("OAUTH-002",),
+        "visibility team and team_and_subteams hide nothing: an OAuth token's person in no "
+        "team is shown another person's team records",
+    ),
 )
