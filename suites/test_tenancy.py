@@ -192,6 +192,50 @@ def test_an_id_of_another_workspace_answers_as_a_missing_one(
     expect_same_as_missing("TEN-003", foreign, missing, (foreign_id, missing_id))
 
 
+def _refusing(elsewhere: WorkspaceRecords, other_api: ApiClient, prefix: str) -> str:
+    """A record of the second workspace in a state every move on it refuses: a
+    conversation closed (through that workspace's own token), a campaign completed."""
+    if prefix == "camp":
+        made = elsewhere.adapter.create_campaign(
+            status="completed", name=elsewhere.unique("tenancy"), workspace=elsewhere.workspace
+        )
+        return str(made["id"])
+    conversation = elsewhere.adapter.create_conversation(
+        status="active", contact_id=elsewhere.id_of("con"), workspace=elsewhere.workspace
+    )
+    closed = other_api.post(f"/v1/conversations/{conversation['id']}/close")
+    if not closed.is_success:
+        pytest.skip(f"the second workspace's conversation did not close: {closed.status_code}")
+    return str(conversation["id"])
+
+
+STATE_POINTS = [p for p in WRITE_POINTS if p.input.where == "path" and p.prefix in ("conv", "camp")]
+
+
+@pytest.mark.req("TEN-003")
+@pytest.mark.parametrize("point", STATE_POINTS, ids=str)
+def test_an_id_of_another_workspace_answers_as_a_missing_one_whatever_its_state(
+    point: id_inputs.Point,
+    api: ApiClient,
+    other_api: ApiClient,
+    elsewhere: WorkspaceRecords,
+    here: WorkspaceRecords,
+    convention: conventions.Lookup,
+) -> None:
+    """ "A 404 does not distinguish a missing record from one in another workspace",
+    whatever state that record is in: another workspace's closed conversation or
+    completed campaign, on every operation naming one in its path (each move would
+    refuse it: a server judging the state before the workspace answers 409 there)."""
+    send = id_inputs.sender(point, here, convention)
+    foreign_id = _refusing(elsewhere, other_api, point.prefix)
+    missing_id = id_inputs.missing_like(foreign_id, point.prefix)
+    if missing_id is None:
+        pytest.skip(f"{foreign_id!r} is not prefix_<32 hex>")
+    expect_same_as_missing(
+        "TEN-003", send(api, foreign_id), send(api, missing_id), (foreign_id, missing_id)
+    )
+
+
 @pytest.mark.req("TEN-001")
 @pytest.mark.parametrize("point", FILTER_POINTS, ids=str)
 def test_a_filter_on_another_workspaces_id_answers_as_one_on_a_missing_id(

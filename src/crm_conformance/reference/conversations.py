@@ -243,6 +243,10 @@ def close_conversation(call: Call) -> Reply:
         unknown = tx.get(call.workspace, "conversation", conversation_id) is None
         if unknown and call.settings.has_fault("unknown_conversation_has_no_contact"):
             raise ApiError(409, "conversation_has_no_contact", "The conversation has no contact.")
+        if unknown and call.settings.has_fault("closed_state_checked_before_workspace"):
+            anywhere = (tx.get(w, "conversation", conversation_id) for w in tx.workspaces())
+            if any(found and found["status"] == "closed" for found in anywhere):
+                raise ApiError(409, "conversation_closed", "The conversation is closed.")
         record = _actionable(call, tx, conversation_id)
         if record["status"] == "closed" and call.settings.has_fault(
             "closed_conversation_closes_again"

@@ -129,4 +129,10 @@ FAULTS = (
         "`company_name` matching no organization of the workspace links one of that name "
         "in another workspace (the name lookup has no workspace condition)",
     ),
+    Fault(
+        "closed_state_checked_before_workspace",
+        ("TEN-003",),
+        "the close looks the conversation up by its id alone to refuse a closed one first: "
+        "another workspace's closed conversation answers 409 conversation_closed, not 404",
+    ),
 )
