@@ -119,6 +119,50 @@ def test_an_unknown_body_key_is_refused(
     observe("unknown search body key: status and code", [response.status_code, error.get("code")])
 
 
+MISSPELT: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    "group key": lambda condition: {"join": "and", "conditons": [condition]},
+    "condition key": lambda condition: {
+        "join": "and",
+        "conditions": [
+            {"feild": condition["field"], **{k: v for k, v in condition.items() if k != "field"}}
+        ],
+    },
+    "nested group key": lambda condition: {
+        "join": "and",
+        "conditions": [{"join": "or", "conditons": [condition]}],
+    },
+}
+"""A filter selecting one contact by its email, with one key misspelt at each depth."""
+
+
+@pytest.mark.req("SRCH-010")
+@pytest.mark.parametrize("where", list(MISSPELT))
+def test_a_misspelt_key_inside_the_filter_never_returns_everything(
+    searched: Searched, where: str
+) -> None:
+    """ "Unknown body keys are rejected, so a misspelt filter fails instead of returning
+    everything", at any depth of the filter: two contacts share the search's `q`, and a
+    filter that would select one of them by e-mail has a key misspelt. The search is
+    refused (400 or 422), or at least does not return the contact the filter excludes
+    (whether a key inside the filter counts as a body key is read either way)."""
+    wanted, excluded = searched.make(), searched.make()
+    _conditions_usable(searched, wanted)
+    body = {"q": searched.token, "filter": MISSPELT[where](_equals("email", wanted["email"]))}
+    response = searched.api.post(SEARCH, json=body)
+    if response.status_code in (400, 422):
+        expect_refused_body(response, "SRCH-010")
+        return
+    rows = expect_status(response, "SRCH-010", 200).get("data") or []
+    expect_true(
+        response,
+        "SRCH-010",
+        excluded["id"] not in ids_of(rows),
+        expected=f"the filter with its {where} misspelt refused, or not returning "
+        f"{excluded['id']}, which it excludes",
+        got=f"returned {ids_of(rows)}",
+    )
+
+
 @pytest.mark.req("SRCH-008")
 @pytest.mark.parametrize("limit", [0, LIMIT + 1, 2**31, 2**32 + 1, 2**63, -(2**32 - 1)])
 def test_a_body_limit_outside_1_to_200_is_refused(api: ApiClient, limit: int) -> None:
@@ -245,12 +289,15 @@ def test_a_nested_or_group_inside_an_and_group_ors(searched: Searched) -> None:
 @pytest.mark.req("SRCH-004", "SRCH-005")
 def test_equals_matches_the_whole_value(searched: Searched) -> None:
     """A flat group of one `equals` condition finds the contact of that email, and an
-    email one character short of it (a prefix, contained in it) finds nothing of ours."""
+    email one character short of it (a prefix, contained in it), or with its last local
+    character as `_` (a LIKE pattern matching it), finds nothing of ours."""
     contact = searched.make()
     _conditions_usable(searched, contact)
+    local, _, domain = str(contact["email"]).rpartition("@")
     for value, wanted, req_id in (
         (contact["email"], [contact["id"]], "SRCH-004"),
         (contact["email"][:-1], [], "SRCH-005"),
+        (f"{local[:-1]}_@{domain}", [], "SRCH-005"),  # SQL LIKE's wildcard, unescaped
     ):
         body = {"filter": {"join": "and", "conditions": [_equals("email", value)]}}
         got = [one for one in searched.ids(req_id, body) if one in ids_of(searched.made)]

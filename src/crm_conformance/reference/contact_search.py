@@ -8,6 +8,7 @@ dotted path of the offending part, so a misspelt filter never returns everything
 """
 
 import operator as operators
+import re
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -101,6 +102,13 @@ def _compile(
         return lambda _: False
     if operator == "equals" and settings.has_fault("search_equals_as_contains"):
         operator = "contains"
+    if (
+        operator == "equals"
+        and isinstance(value, str)
+        and settings.has_fault("search_equals_as_like")
+    ):
+        like = re.escape(value).replace("%", ".*").replace("_", ".")  # % and _ unescaped
+        return lambda row: isinstance(getter(row), str) and bool(re.fullmatch(like, getter(row)))
     return _condition(getter, name in INSTANT_FIELDS, operator, value, f"{path}.value", problems)
 
 
@@ -113,13 +121,14 @@ def _group(
     count: list[int],
     settings: ServerSettings,
 ) -> Matcher:
-    fields = BodyFields(node, allowed=("conditions", "join"), path=path)
+    lenient = settings.has_fault("search_group_keys_unchecked")  # a group's extra keys pass
+    fields = BodyFields(node, allowed=tuple(node) if lenient else ("conditions", "join"), path=path)
     join = fields.string("join", nullable=False, choices=("and", "or")) or "and"
     if settings.has_fault("search_or_join_as_and") and join != "OR":
         join = "and"
     if depth > 1 and settings.has_fault("nested_or_group_as_and"):
         join = "and"  # only the top group's join was read
-    conditions = node.get("conditions")
+    conditions = node.get("conditions", [] if lenient else None)
     problems.extend(fields.problems)
     if depth > MAX_DEPTH:
         problems.append(Problem(path, f"groups nest at most {MAX_DEPTH} deep", "too_deep"))

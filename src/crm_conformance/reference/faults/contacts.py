@@ -278,6 +278,18 @@ FAULTS = (
         "a contact update takes an external_id another contact has (checked on create only)",
     ),
     Fault(
+        "search_group_keys_unchecked",
+        ("SRCH-010",),
+        "a search group's keys are not checked (only the body's top level is): a misspelt "
+        "conditions key reads as no conditions, and the group matches every contact",
+    ),
+    Fault(
+        "search_equals_as_like",
+        ("SRCH-005",),
+        "a search equals condition is a SQL LIKE whose % and _ are not escaped: a pattern "
+        "finds the contacts it matches",
+    ),
+    Fault(
         "email_filter_like_wildcards",
         ("CON-029",),
         "the email filter is a SQL LIKE whose % and _ are not escaped: a pattern finds the "
