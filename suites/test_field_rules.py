@@ -352,11 +352,16 @@ ENUMERATED = (
     Enumerated(
         "type", "meeting", "resume_conversation", (_update("activity"),), {"activity": "ACT-008"}
     ),
-    Enumerated("status", "completed", "done", (_update("activity"),), {"activity": "ACT-009"}),
+    *(
+        Enumerated("status", "completed", invalid, (_update("activity"),), {"activity": "ACT-009"})
+        for invalid in ("done", "conflict", "suggested")
+    ),
 )
 """Each enum of a record's table whose value a caller writes, on each write beyond the
 shown create where the existing tests hold it (a deal's score and status, an activity's
-type and status on create): the named creates and the updates."""
+type and status on create): the named creates and the updates. An activity's status
+"response: ... `conflict`, `suggested`" is read, never written ("body: `open`,
+`completed`")."""
 
 
 @pytest.mark.parametrize(

@@ -325,7 +325,9 @@ def update_activity(call: Call) -> Reply:
                 fields.string("description", nullable=False, max_length=MAX_DESCRIPTION) or ""
             )
         if fields.has("status"):
-            changes["status"] = fields.string("status", required=True, choices=UPDATE_STATUSES)
+            every = call.settings.has_fault("activity_update_takes_response_statuses")
+            statuses = STATUSES if every else UPDATE_STATUSES  # the response's enum, not the body's
+            changes["status"] = fields.string("status", required=True, choices=statuses)
         if fields.has("type"):
             agent = call.settings.has_fault("activity_update_takes_resume_type")
             types = (*BODY_TYPES, AGENT_TYPE) if agent else BODY_TYPES

@@ -178,4 +178,10 @@ FAULTS = (
         "the activity update writes due_at as sent, null too (the create requires it): the "
         "activity then reads due_at null",
     ),
+    Fault(
+        "activity_update_takes_response_statuses",
+        ("ACT-009",),
+        "the activity update checks status against the response's enum: conflict and "
+        "suggested are written",
+    ),
 )
