@@ -134,12 +134,32 @@ def test_a_repeated_name_answers_tag_already_exists_with_the_existing_id(
 
 
 @pytest.mark.req("TAG-006")
+@pytest.mark.parametrize("write", ["create", "rename"])
+@pytest.mark.parametrize(
+    ("held", "other"),
+    [(a, b) for a in CATALOGUES for b in CATALOGUES if a != b],
+    ids=lambda kind: str(kind),
+)
 def test_the_same_name_is_allowed_in_another_catalogue(
-    api: ApiClient, factory: RecordFactory, convention: Callable[[str], str]
+    api: ApiClient,
+    factory: RecordFactory,
+    updates: Updates,
+    convention: Callable[[str], str],
+    held: str,
+    other: str,
+    write: str,
 ) -> None:
-    first = factory.tag(kind="contact")
-    response = api.post("/v1/tags", json=_body(convention, "deal", name=first["name"]))
-    expect_success(response, "TAG-006")
+    """ "unique within its catalogue": a name one catalogue has is free in each other,
+    for a new tag and for a tag renamed to it (an update checking the name across every
+    catalogue refuses)."""
+    first = factory.tag(kind=held)
+    if write == "create":
+        response = api.post("/v1/tags", json=_body(convention, other, name=first["name"]))
+        expect_success(response, "TAG-006")
+        return
+    tag = factory.tag(kind=other)
+    response = updates.send("tag", str(tag["id"]), {"name": first["name"]})
+    updates.applied(response, "TAG-006", updates.control("tag", str(tag["id"])))
 
 
 @pytest.mark.req("TAG-007")

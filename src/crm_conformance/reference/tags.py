@@ -256,7 +256,9 @@ def update_tag(call: Call) -> Reply:
         changes: dict[str, Any] = {}
         if name is not None:
             if not call.settings.has_fault("tag_rename_unchecked"):
-                _refuse_taken(call, tx, tag["catalogue"], name, other_than=tag_id)
+                across = call.settings.has_fault("tag_rename_checked_across_catalogues")
+                scope = None if across else tag["catalogue"]
+                _refuse_taken(call, tx, scope, name, other_than=tag_id)
             changes["name"] = name
             if call.settings.has_fault("tag_rename_stale_on_records"):
                 changes["applied_name"] = tag.get("applied_name", tag["name"])

@@ -116,4 +116,10 @@ FAULTS = (
         "the tag retrieve finds a tag whatever the case of its id's hex (a case-blind "
         "collation): a real id in capitals is served",
     ),
+    Fault(
+        "tag_rename_checked_across_catalogues",
+        ("TAG-006",),
+        "renaming a tag checks the new name against every catalogue (the create checks its "
+        "own): a deal tag cannot take a contact tag's name",
+    ),
 )
