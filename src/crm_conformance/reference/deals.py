@@ -386,8 +386,12 @@ def _place(
         changes["probability"] = stage[1].get("default_probability") if stage else None
     moved = current is None or current["stage_id"] != stage_id
     moved = moved or call.settings.has_fault("stage_named_again_stamps_a_move")
-    if moved and (
-        current is None or not call.settings.has_fault("stage_change_keeps_stage_changed_at")
+    across = current is not None and current["pipeline_id"] != pipeline_id
+    kept = across and call.settings.has_fault("pipeline_move_keeps_stage_changed_at")
+    if (
+        moved
+        and not kept
+        and (current is None or not call.settings.has_fault("stage_change_keeps_stage_changed_at"))
     ):
         changes["stage_changed_at"] = call.now()
         if call.settings.has_fault("stage_changed_at_epoch"):

@@ -336,4 +336,10 @@ FAULTS = (
         "a deal value is not bounded before it is stored: an amount past what the money "
         "column holds (1e300) makes the write a 500 instead of a refusal",
     ),
+    Fault(
+        "pipeline_move_keeps_stage_changed_at",
+        ("DEAL-023",),
+        "a deal moved to another pipeline's stage keeps its stage_changed_at (only a move "
+        "within its pipeline stamps it)",
+    ),
 )
