@@ -41,6 +41,7 @@ from crm_conformance.steps import (
     expect_sorted,
     expect_sorted_both_ways,
     expect_status,
+    expect_true,
     expect_walk,
     ids_of,
     listings,
@@ -248,24 +249,62 @@ def test_every_sort_key_orders_rows_by_its_values_both_ways(
     whose values of `key` are distinct, `sort=key` lists them by those values and
     `sort=-key` in reverse. A key the target refuses to sort by is not applicable here
     (its refusal is the walk's, above)."""
+    made = _ordered(factory, key, "Conformance")
+    name = convention("contact_filters.external_id")
+    narrowed = [(name, str(record["external_id"])) for record in made]
+    query = [*narrowed, ("limit", str(ORDERED))]
+    expect_sorted_both_ways(api, CONTACTS, query, key, ids_of(made), observe)
+
+
+def _ordered(factory: RecordFactory, key: str, word: str) -> list[dict[str, Any]]:
+    """Three contacts whose values of `key` are distinct, made out of order (the second,
+    the third, the first), lowest first; each has `word` as its last name (its first
+    name where `key` is the last name), what search's `q` finds them by."""
     prefix = f"s{secrets.token_hex(5)}"
     seed = secrets.randbelow(10**6)
-    made = []
+    made = {}
     for rank in (1, 2, 0):
-        fields = {"first_name": f"{prefix}x", "last_name": "Conformance"}
+        fields = {"first_name": f"{prefix}x", "last_name": word}
         fields.update(_values(key, prefix, seed, rank))
+        fields["first_name" if key == "last_name" else "last_name"] = word
         created, updated = fields.pop("created_at", None), fields.pop("updated_at", None)
         fields.setdefault("external_id", factory.unique("ext"))
         record = factory.adapter.create_record(
             kind="contact", fields=fields, created_at=created, updated_at=updated
         )
         factory.created.append(("contact", str(record["id"])))
-        made.append((rank, record))
-    ascending = [str(record["id"]) for _, record in sorted(made, key=lambda pair: pair[0])]
-    name = convention("contact_filters.external_id")
-    narrowed = [(name, str(record["external_id"])) for _, record in made]
-    query = [*narrowed, ("limit", str(ORDERED))]
-    expect_sorted_both_ways(api, CONTACTS, query, key, ascending, observe)
+        made[rank] = record
+    return [made[rank] for rank in sorted(made)]
+
+
+@pytest.mark.req("SRCH-007")
+@pytest.mark.parametrize("key", VALUE_KEYS)
+def test_every_sort_key_orders_search_results_by_its_values_both_ways(
+    api: ApiClient,
+    factory: RecordFactory,
+    observe: Callable[[str, Any], None],
+    key: str,
+) -> None:
+    """Search's `sort` has the "same syntax as the `sort` query parameter": the three
+    contacts a search by `q` finds come by their values of `key` under `sort=key`, and
+    in reverse under `sort=-key`. A key the target refuses to sort a search by is not
+    applicable."""
+    word = search_word(factory.unique("order"))
+    ascending = ids_of(_ordered(factory, key, word))
+    for sign, order in (("", ascending), ("-", ascending[::-1])):
+        sort = f"{sign}{key}"
+        response = api.post(SEARCH, json={"q": word, "sort": sort, "limit": ORDERED})
+        if response.status_code != 200:
+            skip_refused_sort(response, "search", sort, observe, in_body=True)
+        rows = expect_status(response, "SRCH-007", 200).get("data") or []
+        got = [row_id for row_id in ids_of(rows) if row_id in order]
+        expect_true(
+            response,
+            "SRCH-007",
+            got == order,
+            expected=f"search sort={sort} lists {order}",
+            got=f"{got}",
+        )
 
 
 # --- the named lists of records: each key's values, both ways ---------------------------

@@ -140,7 +140,11 @@ def parse_sort(
             raise ApiError(
                 400, "unsupported_sort", f"Sort key {name!r} is named twice.", param="sort"
             )
-        if not name.endswith("_at") and settings.has_fault("sort_direction_ignored_on_text_keys"):
+        text_key = not name.endswith("_at")
+        if text_key and (
+            settings.has_fault("sort_direction_ignored_on_text_keys")
+            or (in_body and settings.has_fault("search_sort_direction_ignored_on_text_keys"))
+        ):
             descending = False  # the `-` was wired for the stamps only
         keys.append((name, descending))
     if (

@@ -197,6 +197,12 @@ FAULTS = (
         "applies every key)",
     ),
     Fault(
+        "search_sort_direction_ignored_on_text_keys",
+        ("SRCH-007",),
+        "contact search ignores a minus sign before a text sort key (name, email, ...): "
+        "only the stamps sort a search descending (the list is right)",
+    ),
+    Fault(
         "deal_sort_second_key_ignored",
         ("QRY-001",),
         "the deal list applies only the first key of a comma-separated sort (the contact "
