@@ -40,7 +40,7 @@ KILLS = [
     (
         "test_authentication.py",
         "expired_oauth_unauthorized_on_writes",
-        "write and expired and oauth",
+        "every_operation and expired and oauth and createDeal",
     ),
     ("test_scopes.py", "deleted_deals_need_contacts_read", "alone and deleted and deals"),
 ]

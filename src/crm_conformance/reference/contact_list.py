@@ -275,10 +275,8 @@ def _filters(call: Call) -> dict[str, list[str]]:
         cap = MAX_FILTER_VALUES
         if call.settings.has_fault("filter_cap_off_by_one"):
             cap -= 1
-        uncapped = (
-            call.settings.has_fault("filter_cap_unchecked")
-            or (name in ID_FILTERS and call.settings.has_fault("id_filters_uncapped"))
-            or (isinstance(rule, tuple) and call.settings.has_fault("enum_filters_uncapped"))
+        uncapped = call.settings.has_fault("filter_cap_unchecked") or (
+            name in ID_FILTERS and call.settings.has_fault("id_filters_uncapped")
         )  # where the cap sits in one parser of values, and another parser reads these
         if len(values) > cap and not uncapped:
             raise ApiError(

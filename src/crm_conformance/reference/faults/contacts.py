@@ -409,12 +409,6 @@ FAULTS = (
         "the merged record without touching it, so a sync by updated_since misses the change",
     ),
     Fault(
-        "enum_filters_uncapped",
-        ("CON-037",),
-        "status and score take any number of values: an enum filter is read by its own "
-        "parser, which checks each value and never counts them",
-    ),
-    Fault(
         "contact_create_phone_unchecked",
         ("CON-045",),
         "the contact create takes a phone another contact has: the uniqueness check was "
