@@ -163,6 +163,17 @@ WRITE_POINTS = [p for p in POINTS if p.input.where != "query"]
 FILTER_POINTS = [p for p in POINTS if p.input.where == "query"]
 
 
+def _missing_like(foreign_id: str, prefix: str) -> str:
+    """An id of `foreign_id`'s shape that names nothing; not applicable where the kind's
+    id format is not shown and `foreign_id` is not prefix_<32 hex>."""
+    missing_id = id_inputs.missing_like(foreign_id, prefix)
+    if missing_id is None:
+        pytest.skip(
+            f"a {prefix}'s id format is not shown, and {foreign_id!r} is not prefix_<32 hex>"
+        )
+    return missing_id
+
+
 @pytest.mark.req("TEN-003", "TEN-004")
 @pytest.mark.parametrize("point", WRITE_POINTS, ids=str)
 def test_an_id_of_another_workspace_answers_as_a_missing_one(
@@ -174,11 +185,7 @@ def test_an_id_of_another_workspace_answers_as_a_missing_one(
 ) -> None:
     send = id_inputs.sender(point, here, convention)
     foreign_id = elsewhere.id_of(point.prefix)
-    missing_id = id_inputs.missing_like(foreign_id, point.prefix)
-    if missing_id is None:
-        pytest.skip(
-            f"a {point.prefix}'s id format is not shown, and {foreign_id!r} is not prefix_<32 hex>"
-        )
+    missing_id = _missing_like(foreign_id, point.prefix)
     foreign = send(api, foreign_id)
     if (
         point.input.shape_shown
@@ -228,9 +235,7 @@ def test_an_id_of_another_workspace_answers_as_a_missing_one_whatever_its_state(
     refuse it: a server judging the state before the workspace answers 409 there)."""
     send = id_inputs.sender(point, here, convention)
     foreign_id = _refusing(elsewhere, other_api, point.prefix)
-    missing_id = id_inputs.missing_like(foreign_id, point.prefix)
-    if missing_id is None:
-        pytest.skip(f"{foreign_id!r} is not prefix_<32 hex>")
+    missing_id = _missing_like(foreign_id, point.prefix)
     expect_same_as_missing(
         "TEN-003", send(api, foreign_id), send(api, missing_id), (foreign_id, missing_id)
     )
