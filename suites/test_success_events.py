@@ -133,16 +133,38 @@ def test_a_type_that_requires_a_value_refuses_an_event_without_one(
 
 
 @pytest.mark.req("SEV-005", "SEV-007")
+@pytest.mark.parametrize("value", [VALUE, 0], ids=["a value", "a zero value"])
 def test_a_type_that_forbids_a_value_refuses_an_event_with_one(
-    events: SuccessEvents, define: Callable[[str], str]
+    events: SuccessEvents, define: Callable[[str], str], value: int
 ) -> None:
+    """Zero is a value sent, not none: a server testing the value for truth lets it by."""
     code = define("forbidden")
     events.recorded(events.record(code), "SEV-005")
-    response = events.record(code, VALUE)
+    response = events.record(code, value)
     expect_true(  # the type forbids a value: the event is refused
         response, "SEV-007", 400 <= response.status_code < 500, expected="a 4xx", got=str(response)
     )
     expect_refusal(response, "SEV-005", status=422, code="value_basis_mismatch")
+
+
+@pytest.mark.req("SEV-005")
+def test_a_zero_value_is_a_value_where_one_is_required(
+    events: SuccessEvents, define: Callable[[str], str]
+) -> None:
+    """A zero sent where the type needs a value is never refused as none sent
+    (`value_basis_mismatch`). Bounds on the value are not shown: it may be recorded, or
+    refused for another reason."""
+    code = define("required")
+    events.recorded(events.record(code, VALUE), "SEV-005")
+    response = events.record(code, 0)
+    code_of_refusal = error_of(response).get("code") if response.status_code >= 400 else None
+    expect_true(
+        response,
+        "SEV-005",
+        code_of_refusal != "value_basis_mismatch",
+        expected="a zero value recorded, or refused for a reason other than none sent",
+        got=f"{response.status_code} value_basis_mismatch",
+    )
 
 
 @pytest.mark.req("SEV-006")

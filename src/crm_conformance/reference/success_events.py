@@ -115,7 +115,10 @@ def create_event(call: Call) -> Reply:
             )
         needs_value = kind is not None and kind["value"] == "required"
         checked = kind is not None and not call.settings.has_fault("value_basis_unchecked")
-        if checked and (value is not None) != needs_value:
+        sent = (
+            bool(value) if call.settings.has_fault("zero_value_read_as_none") else value is not None
+        )
+        if checked and sent != needs_value:
             raise ApiError(
                 422,
                 "value_basis_mismatch",

@@ -25,6 +25,12 @@ FAULTS = (
         "an event's value is not checked against its type's basis (required or forbidden)",
     ),
     Fault(
+        "zero_value_read_as_none",
+        ("SEV-005",),
+        "an event's value is tested for truth: a zero is taken for no value, recorded "
+        "where the type forbids one and refused where it requires one",
+    ),
+    Fault(
         "unknown_event_code_accepted",
         ("SEV-006",),
         "an event with a code no event type has is recorded instead of 422 unknown_event_code",
