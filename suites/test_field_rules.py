@@ -938,12 +938,13 @@ def test_a_tag_is_applied_only_to_records_of_its_catalogues_kind(
 
 # --- money: "string (monetary ...)", "number in the body" ---------------------------------
 
-MONEY = ("19.99", "0.07", "0.1", "1234567.89", "100", "21474836.48", "42949672.97")
-"""Amounts a binary float or a cents conversion by truncation gets wrong, and two a
-32-bit count of cents wraps (2^31 and 2^32+1 cents)."""
-LARGE = frozenset({"21474836.48", "42949672.97"})
-"""Amounts a workspace may refuse as too large (no bound is shown, none is forbidden):
-refused, they are not applicable; taken, they read back exactly."""
+MONEY = ("19.99", "0.07", "0.1", "1234567.89", "100", "21474836.48", "42949672.97", "0")
+"""Amounts a binary float or a cents conversion by truncation gets wrong, two a 32-bit
+count of cents wraps (2^31 and 2^32+1 cents), and zero, which a value tested for truth
+loses."""
+REFUSABLE = frozenset({"21474836.48", "42949672.97", "0"})
+"""Amounts a workspace may refuse (no bound is shown, none is forbidden): too large, or
+not above zero. Refused, they are not applicable; taken, they read back exactly."""
 
 
 @pytest.mark.req("DEAL-014")
@@ -957,7 +958,7 @@ def test_a_deal_value_reads_back_exactly(
     point is then not applicable, no control: the value is the only change) or round
     them to a whole amount (not applicable either); any other amount is a wrong one."""
     response, record_id = write.send(writer, "value", float(amount))
-    if amount in LARGE and response.status_code in (400, 422):
+    if amount in REFUSABLE and response.status_code in (400, 422):
         pytest.skip(f"the target refused value {amount} ({response.status_code}): a bound")
     updates.applied(response, "DEAL-014")
     deal = read_back(updates, write, response, record_id, "DEAL-014")

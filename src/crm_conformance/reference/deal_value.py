@@ -33,7 +33,7 @@ def read(settings: ServerSettings, fields: BodyFields) -> Any:
         return raw  # a text column taking whatever string the body has
     unbounded = settings.has_fault("deal_value_unbounded")  # an overflow: 500
     value = fields.number("value", minimum=0, bounded=not unbounded)
-    if value is None:
+    if value is None or (not value and settings.has_fault("deal_value_zero_unsets")):
         return None
     if settings.has_fault("deal_value_in_int32_cents"):
         cents = (round(float(value) * 100) + 2**31) % 2**32 - 2**31  # a 32-bit column

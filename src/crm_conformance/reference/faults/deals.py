@@ -239,6 +239,11 @@ FAULTS = (
         "-21474836.48, 42949672.97 as 0.01",
     ),
     Fault(
+        "deal_value_zero_unsets",
+        ("DEAL-014",),
+        "a deal's value is tested for truth: 0 is stored as no value and reads back null",
+    ),
+    Fault(
         "deal_move_unknown_stage_stored",
         ("DEAL-009",),
         "a deal's update stores a stage id it never looked up: an unknown stage is taken "
