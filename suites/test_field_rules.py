@@ -629,6 +629,76 @@ def test_a_phone_written_by_any_write_is_normalized_to_e164(
     )
 
 
+# --- one rule per field: a value one write refuses, every write refuses ---------------
+
+
+@dataclass(frozen=True)
+class Doubtful:
+    """A value whose validity the document leaves to the target, on a field of `req`'s
+    row, and the writes that take the field."""
+
+    field: str
+    value: Any
+    req: str
+    writes: tuple[Write, ...]
+
+
+CONTACT_WRITES = (_named_create("contact"), _update("contact"), UPSERT)
+DOUBTFUL = {
+    "email without an at sign": Doubtful("email", "not-an-email", "CON-008", CONTACT_WRITES),
+    "phone of words": Doubtful("phone", "call me maybe", "CON-009", PHONE_WRITES),
+    "blank first_name": Doubtful("first_name", "   ", "CON-006", CONTACT_WRITES),
+    "negative deal value": Doubtful("value", -5, "DEAL-014", PROBABILITY_WRITES),
+    "blank deal title": Doubtful("title", "   ", "DEAL-005", PROBABILITY_WRITES),
+    "blank activity title": Doubtful(
+        "title", "   ", "ACT-004", (_create("activity"), _update("activity"))
+    ),
+}
+"""Values a target may take or refuse (no format, sign or trimming is shown): a
+target's rule for them is the field's, so it is the same on each write."""
+
+
+@pytest.mark.parametrize(
+    "label", [pytest.param(label, marks=pytest.mark.req(d.req)) for label, d in DOUBTFUL.items()]
+)
+def test_a_value_one_write_refuses_every_write_of_the_field_refuses(
+    writer: Writer, label: str, observe: Callable[[str, Any], None]
+) -> None:
+    """A field's row gives one rule, whatever write sends the field: where the target
+    refuses a value as `validation_failed` on one write (and takes a control of the same
+    shape there), it refuses it on every other write, never stores it through one (a
+    check on create that the update path lacks). Taking it everywhere, or refusing it
+    everywhere, are both legal."""
+    doubtful = DOUBTFUL[label]
+    refused: list[str] = []
+    taken: list[tuple[str, httpx.Response]] = []
+    for write in doubtful.writes:
+        try:
+            response, _ = write.send(writer, doubtful.field, doubtful.value)
+        except pytest.skip.Exception:
+            continue  # a write the target file does not give the field (upsert.body)
+        observe(f"{write.name} {label}", response.status_code)
+        if response.is_success:
+            taken.append((write.name, response))
+        elif (
+            response.status_code in (400, 422)
+            and error_of(response).get("code") == "validation_failed"
+            and writer.control is not None
+            and writer.control().is_success
+        ):
+            refused.append(write.name)
+    if len(refused) + len(taken) < 2:
+        pytest.skip(f"fewer than two writes took or plainly refused {label}: nothing to compare")
+    expect_true(
+        taken[0][1] if taken else None,
+        doubtful.req,
+        not (refused and taken),
+        expected=f"{doubtful.field} {doubtful.value!r} refused on every write, as "
+        f"{', '.join(refused)} refuses it",
+        got=f"taken by {', '.join(name for name, _ in taken)}",
+    )
+
+
 OTHER_WORKSPACE_FIELDS: dict[
     str, Callable[[AdapterClient, Callable[[str], str]], dict[str, Any]]
 ] = {

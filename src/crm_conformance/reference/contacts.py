@@ -184,7 +184,8 @@ def read_changes(
         if fields.has(name):
             changes[name] = fields.string(name, max_length=MAX_TEXT)
     if fields.has("email"):
-        changes["email"] = fields.string("email", max_length=320, pattern=EMAIL)
+        loose = current is not None and call.settings.has_fault("email_checked_on_create_only")
+        changes["email"] = fields.string("email", max_length=320, pattern=None if loose else EMAIL)
         if current is None and call.settings.has_fault("contact_email_dropped_on_create"):
             del changes["email"]
     if fields.has("phone"):

@@ -26,13 +26,15 @@ def take_spelled_numbers(settings: ServerSettings, fields: BodyFields) -> None:
             fields.body[name] = int(raw) if name == "probability" else float(raw)
 
 
-def read(settings: ServerSettings, fields: BodyFields) -> Any:
-    """The body's `value` as the deal stores it; None unsets it."""
+def read(settings: ServerSettings, fields: BodyFields, creating: bool = True) -> Any:
+    """The body's `value` as the deal stores it; None unsets it. Under the fault
+    `deal_value_sign_checked_on_create_only`, an update takes a negative amount."""
     raw = fields.body.get("value")
     if isinstance(raw, str) and settings.has_fault("deal_value_string_stored_as_sent"):
         return raw  # a text column taking whatever string the body has
     unbounded = settings.has_fault("deal_value_unbounded")  # an overflow: 500
-    value = fields.number("value", minimum=0, bounded=not unbounded)
+    signless = not creating and settings.has_fault("deal_value_sign_checked_on_create_only")
+    value = fields.number("value", minimum=None if signless else 0, bounded=not unbounded)
     if value is None or (not value and settings.has_fault("deal_value_zero_unsets")):
         return None
     if settings.has_fault("deal_value_in_int32_cents"):

@@ -153,7 +153,7 @@ def read_changes(call: Call, tx: Transaction, body: Any, current: Record | None)
             del changes["owner_id"]
     deal_value.take_spelled_numbers(call.settings, fields)
     if fields.has("value"):
-        changes["value"] = deal_value.read(call.settings, fields)
+        changes["value"] = deal_value.read(call.settings, fields, creating)
     if fields.has("probability"):
         lowest = None if call.settings.has_fault("deal_probability_unbounded_below") else 0
         highest: int | None = 100

@@ -516,4 +516,10 @@ FAULTS = (
         ("SRCH-001",),
         "search by `q` joins the tag table: a contact with two tags is two rows",
     ),
+    Fault(
+        "email_checked_on_create_only",
+        ("CON-008",),
+        "a contact's e-mail address is checked for an at sign on create but not on update, "
+        "which stores 'not-an-email'",
+    ),
 )

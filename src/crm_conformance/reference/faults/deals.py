@@ -347,4 +347,9 @@ FAULTS = (
         "a deal moved to another pipeline's stage keeps its stage_changed_at (only a move "
         "within its pipeline stamps it)",
     ),
+    Fault(
+        "deal_value_sign_checked_on_create_only",
+        ("DEAL-014",),
+        "a negative deal value is refused on create but taken by update (the create's check only)",
+    ),
 )
