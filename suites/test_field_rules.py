@@ -634,8 +634,8 @@ def test_a_phone_written_by_any_write_is_normalized_to_e164(
 
 @dataclass(frozen=True)
 class Doubtful:
-    """A value whose validity the document leaves to the target, on a field of `req`'s
-    row, and the writes that take the field."""
+    """A value whose validity or stored form the document leaves to the target, on a
+    field of `req`'s row, and the writes that take the field."""
 
     field: str
     value: Any
@@ -658,6 +658,45 @@ DOUBTFUL = {
 target's rule for them is the field's, so it is the same on each write."""
 
 
+@dataclass
+class Answers:
+    """What each write of the field answered to one value: the writes that refused it
+    plainly (`validation_failed`, where a control of the same shape is taken) and those
+    that took it, with the written record's id."""
+
+    refused: list[str]
+    taken: list[tuple[Write, httpx.Response, str | None]]
+
+    def compared(self, label: str) -> None:
+        """Skip unless two writes or more answered for the value."""
+        if len(self.refused) + len(self.taken) < 2:
+            pytest.skip(f"fewer than two writes took or plainly refused {label}: no comparison")
+
+
+def send_everywhere(
+    writer: Writer, doubtful: Doubtful, label: str, observe: Callable[[str, Any], None]
+) -> Answers:
+    """`doubtful.value` sent by each of its writes (one the target file does not give the
+    field, an upsert.body without its placeholder, is left out)."""
+    answers = Answers([], [])
+    for write in doubtful.writes:
+        try:
+            response, record_id = write.send(writer, doubtful.field, doubtful.value)
+        except pytest.skip.Exception:
+            continue
+        observe(f"{write.name} {label}", response.status_code)
+        if response.is_success:
+            answers.taken.append((write, response, record_id))
+        elif (
+            response.status_code in (400, 422)
+            and error_of(response).get("code") == "validation_failed"
+            and writer.control is not None
+            and writer.control().is_success
+        ):
+            answers.refused.append(write.name)
+    return answers
+
+
 @pytest.mark.parametrize(
     "label", [pytest.param(label, marks=pytest.mark.req(d.req)) for label, d in DOUBTFUL.items()]
 )
@@ -670,32 +709,65 @@ def test_a_value_one_write_refuses_every_write_of_the_field_refuses(
     check on create that the update path lacks). Taking it everywhere, or refusing it
     everywhere, are both legal."""
     doubtful = DOUBTFUL[label]
-    refused: list[str] = []
-    taken: list[tuple[str, httpx.Response]] = []
-    for write in doubtful.writes:
-        try:
-            response, _ = write.send(writer, doubtful.field, doubtful.value)
-        except pytest.skip.Exception:
-            continue  # a write the target file does not give the field (upsert.body)
-        observe(f"{write.name} {label}", response.status_code)
-        if response.is_success:
-            taken.append((write.name, response))
-        elif (
-            response.status_code in (400, 422)
-            and error_of(response).get("code") == "validation_failed"
-            and writer.control is not None
-            and writer.control().is_success
-        ):
-            refused.append(write.name)
-    if len(refused) + len(taken) < 2:
-        pytest.skip(f"fewer than two writes took or plainly refused {label}: nothing to compare")
+    answers = send_everywhere(writer, doubtful, label, observe)
+    answers.compared(label)
     expect_true(
-        taken[0][1] if taken else None,
+        answers.taken[0][1] if answers.taken else None,
         doubtful.req,
-        not (refused and taken),
+        not (answers.refused and answers.taken),
         expected=f"{doubtful.field} {doubtful.value!r} refused on every write, as "
-        f"{', '.join(refused)} refuses it",
-        got=f"taken by {', '.join(name for name, _ in taken)}",
+        f"{', '.join(answers.refused)} refuses it",
+        got=f"taken by {', '.join(write.name for write, _, _ in answers.taken)}",
+    )
+
+
+RESHAPED = {
+    "e-mail in mixed case": Doubtful("email", "Ann.Lee@Example.COM", "CON-008", CONTACT_WRITES),
+    "first_name with outer spaces": Doubtful("first_name", "  Ann  ", "CON-006", CONTACT_WRITES),
+    "deal title with outer spaces": Doubtful("title", "  Deal  ", "DEAL-005", PROBABILITY_WRITES),
+    "activity title with outer spaces": Doubtful(
+        "title", "  Call  ", "ACT-004", (_create("activity"), _update("activity"))
+    ),
+    "deal value of three decimals": Doubtful("value", 10.125, "DEAL-014", PROBABILITY_WRITES),
+}
+"""Values a target may store as sent or reshape (no letter case, trimming or rounding
+is shown): whatever it does, it does on every write of the field."""
+
+
+def _same(field: str, value: Any) -> Any:
+    """A read-back value in a form two writes can compare: an amount as a number."""
+    if field == "value" and isinstance(value, str):
+        try:
+            return Decimal(value)
+        except InvalidOperation:
+            return value
+    return value
+
+
+@pytest.mark.parametrize(
+    "label", [pytest.param(label, marks=pytest.mark.req(d.req)) for label, d in RESHAPED.items()]
+)
+def test_a_value_every_write_takes_reads_back_alike(
+    writer: Writer, updates: Updates, label: str, observe: Callable[[str, Any], None]
+) -> None:
+    """A field's normalization is the field's: a value every write takes reads back in one
+    form, whichever write stored it (trimmed on create, as sent on update is a
+    normalization one path lacks). The form itself is not judged."""
+    doubtful = RESHAPED[label]
+    answers = send_everywhere(writer, doubtful, label, observe)
+    forms = {
+        write.name: read_back(updates, write, response, record_id, doubtful.req).get(doubtful.field)
+        for write, response, record_id in answers.taken
+    }
+    if len(forms) < 2:
+        pytest.skip(f"fewer than two writes took {label}: no comparison")
+    observe(f"{label} read back", forms)
+    expect_true(
+        answers.taken[-1][1],
+        doubtful.req,
+        len({repr(_same(doubtful.field, form)) for form in forms.values()}) == 1,
+        expected=f"{doubtful.field} {doubtful.value!r} read back alike from every write",
+        got=", ".join(f"{name}: {form!r}" for name, form in forms.items()),
     )
 
 

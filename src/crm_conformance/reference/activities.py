@@ -107,6 +107,8 @@ def create_activity(call: Call) -> Reply:
     limit = MAX_TITLE + 1 if off_by_one else MAX_TITLE
     shortest = 0 if call.settings.has_fault("activity_empty_title_accepted") else 1
     title = fields.string("title", required=True, min_length=shortest, max_length=limit)
+    if title and call.settings.has_fault("activity_title_trimmed_on_create_only"):
+        title = title.strip()
     due_at = fields.instant("due_at", required=True)
     if due_at and due_at < call.now() and call.settings.has_fault("activity_due_at_must_be_future"):
         fields.problem("due_at", "must be in the future", "past")

@@ -184,4 +184,9 @@ FAULTS = (
         "the activity update checks status against the response's enum: conflict and "
         "suggested are written",
     ),
+    Fault(
+        "activity_title_trimmed_on_create_only",
+        ("ACT-004",),
+        "an activity's title is trimmed of outer spaces on create, and stored as sent by update",
+    ),
 )
