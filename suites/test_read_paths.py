@@ -298,6 +298,73 @@ def test_a_contact_retrieved_with_expand_differs_only_by_the_organization(
     )
 
 
+EMBEDDING_READS = {
+    "contact retrieve": "CON-016",
+    "contact list": "CON-016",
+    "contact search": "CON-016",
+    "deal retrieve": "DEAL-026",
+}
+"""Each read that embeds an organization, with the rule of the embedded field."""
+
+
+def _embedded(
+    api: ApiClient, convention: Any, read: str, holder: dict[str, Any], req_id: str
+) -> tuple[httpx.Response, Any]:
+    """The `organization` `read` embeds in `holder` (a contact or deal), and the answer."""
+    query = {"expand": "organization"}
+    if read == "contact search":
+        rows, response = expect_found(api, req_id, {"q": holder["email"], **query})
+    elif read == "contact list":
+        response = api.get(
+            "/v1/contacts",
+            params={convention("contact_filters.external_id"): holder["external_id"], **query},
+        )
+        rows = expect_status(response, req_id, 200).get("data") or []
+    else:
+        path = (
+            f"/v1/contacts/{holder['id']}"
+            if read == "contact retrieve"
+            else conventions.path(convention, "retrieve.deal_path", deal_id=str(holder["id"]))
+        )
+        response = api.get(path, params=query)
+        rows = [expect_success(response, req_id)]
+    row = row_of(rows, str(holder["id"])) or {}
+    return response, row.get("organization")
+
+
+@pytest.mark.parametrize(
+    "read", [pytest.param(r, marks=pytest.mark.req(q)) for r, q in EMBEDDING_READS.items()]
+)
+def test_an_embedded_organization_reads_its_new_name_after_a_change(
+    api: ApiClient, factory: RecordFactory, updates: Updates, convention: Any, read: str
+) -> None:
+    """The embedded `organization` is the "organization record": once the target's update
+    renames it, a read that embeds it shows the new name, though the same read embedded
+    it before the change (an embed cached on first read, never invalidated, would not)."""
+    req_id = EMBEDDING_READS[read]
+    organization = factory.organization()
+    org_id = str(organization["id"])
+    if read.startswith("contact"):
+        word = "ee" + factory.unique("embed").replace("-", "")[-16:]
+        holder = factory.contact(
+            organization_id=org_id, email=f"{word}@example.com", external_id=word
+        )
+    else:
+        holder = factory.deal(organization_id=org_id)
+    _embedded(api, convention, read, holder, req_id)  # the read before the change
+    name = factory.unique("renamed org")
+    response = updates.send("organization", org_id, {"name": name})
+    updates.applied(response, req_id, updates.control("organization", org_id))
+    answer, embedded = _embedded(api, convention, read, holder, req_id)
+    expect_true(
+        answer,
+        req_id,
+        isinstance(embedded, dict) and embedded.get("name") == name,
+        expected=f"organization {org_id} embedded with its new name {name!r}",
+        got=f"organization = {embedded!r}"[:300],
+    )
+
+
 # --- a deal and an activity: the create's answer is the record ----------------------------
 
 

@@ -68,8 +68,13 @@ def put_embedded(
     """Add the expanded `organization` of a contact or deal; absent when it has none or
     the caller does not see it (an OAuth token's person: the id alone stays)."""
     record = by_id(tx, workspace, organization_id, any_workspace=any_workspace)
-    if record is not None and tx.embeds(record):
+    if record is None or not tx.embeds(record):
+        return
+    if tx.embed_cache is None:
         rendered["organization"] = render(tx, workspace, record)
+    else:  # a read-through cache nobody invalidates on update
+        key = (workspace, record["id"])
+        rendered["organization"] = tx.embed_cache.setdefault(key, render(tx, workspace, record))
 
 
 def by_id(

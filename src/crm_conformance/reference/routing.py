@@ -139,6 +139,8 @@ class Call:
         with self.store.transaction() as tx:
             if self.personal and not self.settings.has_fault("expand_ignores_visibility"):
                 tx.embeds = self.sees
+            if self.settings.has_fault("embedded_organization_cached"):
+                tx.embed_cache = self.store.stale
             yield tx
 
     @property

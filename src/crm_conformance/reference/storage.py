@@ -123,6 +123,8 @@ class Store:
         self._all_writes = 0
         self._other_writes = 0
         """Writes not counted per kind: raw SQL through `execute`, settings."""
+        self.stale: dict[Hashable, Any] = {}
+        """What the fault `embedded_organization_cached` keeps for the server's life."""
         self._rows: dict[Hashable, tuple[tuple[int, int, int], Any]] = {}
         if path != ":memory:":
             self._connection.execute("PRAGMA journal_mode=WAL")
@@ -225,6 +227,9 @@ class Transaction:
         self.embeds: Callable[[Record], bool] = lambda _: True
         """Whether a record embedded in another (an expanded organization) may be shown
         to the caller: what an OAuth token's person sees (`routing.Call.transaction`)."""
+        self.embed_cache: dict[Hashable, Any] | None = None
+        """Under the fault `embedded_organization_cached`, embedded organizations as first
+        rendered, kept across writes (`routing.Call.transaction` hands in `Store.stale`)."""
 
     def execute(self, sql: str, parameters: tuple[Any, ...] = ()) -> sqlite3.Cursor:
         """Raw SQL, for modules that own a table of their own (tokens, idempotency).

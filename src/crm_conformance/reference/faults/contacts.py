@@ -522,4 +522,10 @@ FAULTS = (
         "a contact's e-mail address is checked for an at sign on create but not on update, "
         "which stores 'not-an-email'",
     ),
+    Fault(
+        "embedded_organization_cached",
+        ("CON-016", "DEAL-026"),
+        "an expanded organization is rendered once and kept: after an update renames it, "
+        "contacts and deals still embed the old name",
+    ),
 )
