@@ -26,6 +26,7 @@ from crm_conformance.core.model import conventions, document
 from crm_conformance.steps import (
     RecordFactory,
     Updates,
+    error_of,
     expect_error,
     expect_success,
     expect_true,
@@ -436,6 +437,54 @@ def test_a_key_of_256_characters_is_refused(
     headers = {KEY_HEADER: unique("key").ljust(MAX_KEY + 1, "k")}
     response = write.send(api, write.body(), headers)
     expect_error(response, "IDEM-002", status=400, code="validation_failed")
+
+
+ON_A_RECORD = [
+    name
+    for name in sorted(WRITES)
+    if name.startswith(("update ", "delete ", "resume "))
+    or name in ("close", "pause", "handoff", "assign", "cancel activity", "reverse success event")
+]
+"""The writes whose path names the record they act on: two records, two paths."""
+
+
+@pytest.mark.req("IDEM-003")
+@pytest.mark.parametrize("name", ON_A_RECORD)
+def test_a_key_reused_on_another_records_path_is_no_replay(
+    api: ApiClient,
+    factory: RecordFactory,
+    maker: operations.Maker,
+    unique: Callable[[str], str],
+    name: str,
+) -> None:
+    """ "A repeat of a write" replays; the same key and body sent to another record's path
+    is not a repeat of it. It acts on that record, or is refused as the key reused
+    (409 `idempotency_key_reused`), never answered with the first record's response (a
+    fingerprint of the route's template and the body, not the path)."""
+    first_write, second_write = WRITES[name](factory, maker), WRITES[name](factory, maker)
+    if first_write.path == second_write.path:
+        pytest.skip(f"the target's {name} names its record in the body, not the path")
+    keyed = first_write.keyed(api, unique("key"), "IDEM-003")
+    response = second_write.send(api, keyed.body, keyed.headers)
+    reused = response.status_code == 409 and error_of(response).get("code") == (
+        "idempotency_key_reused"
+    )
+    original, answer = _body(keyed.first), _body(response)
+    same_record = (
+        isinstance(original, dict)
+        and isinstance(answer, dict)
+        and original.get("id") is not None
+        and original.get("id") == answer.get("id")
+    )
+    expect_true(
+        response,
+        "IDEM-003",
+        reused or not (_replayed(response) or same_record),
+        expected=f"{second_write.method} {second_write.path} acting on its own record, or "
+        f"409 idempotency_key_reused (the key was used on {first_write.path})",
+        got=f"{response.status_code} {REPLAY_HEADER}: {response.headers.get(REPLAY_HEADER)!r}, "
+        f"id {answer.get('id') if isinstance(answer, dict) else None!r}",
+    )
 
 
 @pytest.mark.req("IDEM-003", "TEN-001")

@@ -177,6 +177,8 @@ def _run(spec: RouteSpec, call: Call) -> Reply:
     ):
         return spec.handler(call)
     target = call.path + (f"?{call.query}" if call.query else "")
+    if call.settings.has_fault("idempotency_print_ignores_path"):
+        target = spec.path  # the route's template: every record's path prints alike
     body = call.raw_body
     if spec.path.endswith("/assign") and call.settings.has_fault("assign_key_ignores_body"):
         body = b""  # the moves were wired as if their bodies were fixed

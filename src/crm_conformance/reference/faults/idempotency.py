@@ -86,4 +86,10 @@ FAULTS = (
         "the idempotency store keeps the tag, not the answer: a repeat of a tag's create "
         "after a rename replays the tag as it is now",
     ),
+    Fault(
+        "idempotency_print_ignores_path",
+        ("IDEM-003",),
+        "a request's fingerprint takes the route's template, not its path: a key reused "
+        "with the same body on another record's path replays the first record's answer",
+    ),
 )
