@@ -904,11 +904,13 @@ def _expect_change_moves_updated_at(
     change: Callable[[dict[str, Any]], httpx.Response],
     control: Callable[[str], Callable[[], httpx.Response] | None],
     what: str,
+    **fields: Any,
 ) -> None:
-    """A record of `kind` (stamped an hour ago where the adapter honours `created_at`),
-    changed by `change(record)` (the record as read before), reads back with a later
-    `updated_at` (SYNC-005)."""
-    made = updates.made(kind, created_at=stamp(datetime.now(UTC) - timedelta(hours=1)))
+    """A record of `kind` with `fields` (stamped an hour ago where the adapter honours
+    `created_at`), changed by `change(record)` (the record as read before), reads back
+    with a later `updated_at` (SYNC-005). `control` None: the change is taken as given,
+    and a refusal makes the point not applicable."""
+    made = updates.made(kind, created_at=stamp(datetime.now(UTC) - timedelta(hours=1)), **fields)
     record_id = str(made["id"])
     record = updates.read(kind, record_id, "SYNC-005")
     before = record.get("updated_at")
@@ -933,9 +935,11 @@ ENUM_CHANGES = {
 }
 """A field of each kind that is not plain text, and two values of it (an enum's, or two
 probabilities): the update sends one the record does not hold."""
-CHANGES = ("plain", "other", "custom_fields")
+CHANGES = ("plain", "other", "custom_fields", "owner")
 """What an update changes: a plain text field, a field of another type (`ENUM_CHANGES`),
-a custom field (the adapter's sample; the kinds whose table has `custom_fields`)."""
+a custom field (the adapter's sample; the kinds whose table has `custom_fields`), the
+owner (the kinds whose table has `owner_id`; an activity's `assignee_id`)."""
+OWNER_FIELD = {"contact": "owner_id", "organization": "owner_id", "deal": "owner_id"}
 
 
 def _change_of(updates: Updates, kind: str, record: dict[str, Any], what: str) -> dict[str, Any]:
@@ -946,6 +950,12 @@ def _change_of(updates: Updates, kind: str, record: dict[str, Any], what: str) -
     if what == "other":
         field, values = ENUM_CHANGES[kind]
         return {field: next(v for v in values if v != record.get(field))}
+    if what == "owner":
+        field = OWNER_FIELD.get(kind, "assignee_id")
+        user_id = updates.factory.listed_user_id()
+        if record.get(field) == user_id:
+            pytest.skip(f"the {kind} made already has {field} {user_id}")
+        return {field: user_id}
     key, sample = next(iter(_samples(updates.factory, kind).items()))
     shown = (record.get("custom_fields") or {}).get(key)
     if shown == sample.accepted:
@@ -980,16 +990,66 @@ def test_an_update_moves_updated_at(updates: Updates, kind: str, what: str) -> N
     )
 
 
+def _resume_plan() -> dict[str, Any]:
+    """The fields of the AI agent's resume plan, due tomorrow (the adapter makes one: "it
+    can be read and canceled, never created")."""
+    return {"type": "resume_conversation", "due_at": stamp(datetime.now(UTC) + timedelta(days=1))}
+
+
+PLANS: dict[str, Callable[[], dict[str, Any]]] = {"a task": dict, "the resume plan": _resume_plan}
+"""The activities a cancel or completion ends: an ordinary one, and the AI agent's plan."""
+
+
 @pytest.mark.req("SYNC-005")
-def test_a_cancel_moves_updated_at(updates: Updates) -> None:
-    """The activity cancel the target names changes the activity: its `updated_at` moves
-    as an update's does, or a sync never sees the cancel."""
+@pytest.mark.parametrize("plan", PLANS)
+def test_a_cancel_moves_updated_at(updates: Updates, plan: str) -> None:
+    """The activity cancel the target names changes the activity, the AI agent's resume
+    plan too: its `updated_at` moves as an update's does, or a sync never sees the
+    cancel."""
     _expect_change_moves_updated_at(
         updates,
         "activity",
         lambda record: updates.cancel(str(record["id"])),
         lambda record_id: None,
         "was canceled",
+        **PLANS[plan](),
+    )
+
+
+@pytest.mark.req("SYNC-005", "ACT-022")
+def test_completing_the_resume_plan_moves_updated_at(updates: Updates) -> None:
+    """The resume plan "can only be completed or canceled": completed by the target's
+    update, it is changed, and its `updated_at` moves."""
+    _expect_change_moves_updated_at(
+        updates,
+        "activity",
+        lambda record: updates.send("activity", str(record["id"]), {"status": "completed"}),
+        lambda record_id: None,
+        "was completed",
+        **_resume_plan(),
+    )
+
+
+@pytest.mark.req("SYNC-005")
+@pytest.mark.parametrize("kind", ["contact", "organization", "deal"])
+def test_an_update_of_tags_alone_moves_updated_at(updates: Updates, kind: str) -> None:
+    """Tags are a field of the record (`tags`, array of Tag): an update that changes
+    them alone changes the record, and its `updated_at` moves. How a body names tags is
+    not shown: a target that refuses them as ids, or takes them and applies none, makes
+    the point not applicable."""
+    tag_id = updates.factory.tag(kind=kind)["id"]
+
+    def change(record: dict[str, Any]) -> httpx.Response:
+        response = updates.send(kind, str(record["id"]), {"tags": [tag_id]})
+        if not response.is_success:
+            pytest.skip(f"the {kind} update refused tags given as ids ({response.status_code})")
+        now = updates.read(kind, str(record["id"]), "SYNC-005")
+        if tag_id not in _tag_ids(now):
+            pytest.skip(f"the {kind} update does not apply tags given as ids")
+        return response
+
+    _expect_change_moves_updated_at(
+        updates, kind, change, lambda record_id: None, "had a tag added"
     )
 
 

@@ -346,6 +346,8 @@ def update_activity(call: Call) -> Reply:
             changes["status_reason"] = fields.string("status_reason", max_length=MAX_DESCRIPTION)
         fields.check()
         touch = not call.settings.has_fault("activity_update_keeps_updated_at")
+        if current["type"] == AGENT_TYPE and call.settings.has_fault("agent_plan_unstamped"):
+            touch = False  # the agent's plan is written by the agent's own path, unstamped
         record = tx.update(call.workspace, "activity", {**current, **changes}, touch=touch)
         return Reply(200, render(tx, call.workspace, record))
 

@@ -242,10 +242,11 @@ def update_organization(call: Call) -> Reply:
     organization_id = call.path_id("organization_id", "organization")
     with call.transaction() as tx:
         record = _visible(call, tx, organization_id)
+        changes = read_changes(call, tx, call.json(), record)
+        # a tag is a link row of its own: a change of tags alone leaves the record unstamped
+        links_only = set(changes) == {"tags"} and call.settings.has_fault("tag_change_unstamped")
         record = tx.update(
-            call.workspace,
-            "organization",
-            {**record, **read_changes(call, tx, call.json(), record)},
+            call.workspace, "organization", {**record, **changes}, touch=not links_only
         )
         return Reply(200, render(tx, call.workspace, record))
 

@@ -115,4 +115,15 @@ FAULTS = (
         "an unfiltered page of the contact list is served from a 30-second cache no write "
         "evicts: a contact deleted just after it was read stays listed",
     ),
+    Fault(
+        "tag_change_unstamped",
+        ("SYNC-005",),
+        "an organization update that changes its tags alone leaves updated_at as it was",
+    ),
+    Fault(
+        "agent_plan_unstamped",
+        ("SYNC-005",),
+        "canceling or completing the AI agent's resume plan leaves its updated_at as it was "
+        "(the plan is written unstamped)",
+    ),
 )
