@@ -115,14 +115,26 @@ def test_a_name_outside_1_to_100_characters_is_refused(
     expect_error(response, "TAG-013" if length else "TAG-003", status=422, code="validation_failed")
 
 
+SECOND_BODIES: dict[str, dict[str, Any]] = {"same body": {}, "another colour": {"color": "#3a7"}}
+"""What else the second create of a name says: nothing, or a colour the first lacks (a
+name is unique whatever the colour: a uniqueness over name and colour lets it by)."""
+
+
 @pytest.mark.req("TAG-004", "TAG-005")
+@pytest.mark.parametrize("second", SECOND_BODIES)
 @pytest.mark.parametrize("kind", CATALOGUES)
 def test_a_repeated_name_answers_tag_already_exists_with_the_existing_id(
-    api: ApiClient, factory: RecordFactory, convention: Callable[[str], str], kind: str
+    api: ApiClient,
+    factory: RecordFactory,
+    convention: Callable[[str], str],
+    kind: str,
+    second: str,
 ) -> None:
-    """ "unique within its catalogue": in each catalogue, not only the first one met."""
+    """ "unique within its catalogue": in each catalogue, not only the first one met, and
+    whatever else the second create's body says."""
     first = factory.tag(kind=kind)
-    response = api.post("/v1/tags", json=_body(convention, kind, name=first["name"]))
+    body = _body(convention, kind, name=first["name"], **SECOND_BODIES[second])
+    response = api.post("/v1/tags", json=body)
     error = expect_error(response, "TAG-005", status=409, code="tag_already_exists")
     expect_true(
         response,

@@ -123,12 +123,22 @@ def _color(fields: BodyFields, *, required: bool, checked: bool) -> str | None:
 
 
 def _refuse_taken(
-    call: Call, tx: Transaction, catalogue: str | None, name: str, *, other_than: str = ""
+    call: Call,
+    tx: Transaction,
+    catalogue: str | None,
+    name: str,
+    *,
+    other_than: str = "",
+    colour: str | None = None,
 ) -> None:
     """409 `tag_already_exists`, naming the tag, when a tag of `catalogue` (of any when
-    None: a fault's reading) other than `other_than` has `name`, in any case."""
+    None: a fault's reading) other than `other_than` has `name`, in any case. `colour`,
+    a create's, matters under the fault `tag_unique_with_colour` only."""
     scope = {"catalogue": catalogue} if catalogue else {}
     for existing in tx.find(call.workspace, "tag", **scope):
+        with_colour = colour is not None and call.settings.has_fault("tag_unique_with_colour")
+        if with_colour and existing.get("color") != colour:
+            continue  # a unique index over (catalogue, name, color)
         if existing["name"].casefold() == name.casefold() and existing["id"] != other_than:
             named = (
                 "" if call.settings.has_fault("tag_conflict_without_id") else f" ({existing['id']})"
@@ -173,12 +183,11 @@ def create_tag(call: Call) -> Reply:
     with call.transaction() as tx:
         same_catalogue = not call.settings.has_fault("tag_names_unique_across_catalogues")
         unchecked = catalogue == "deal" and call.settings.has_fault("deal_tag_names_unchecked")
+        color = color or _default_color(call)
         if not unchecked:
-            _refuse_taken(call, tx, catalogue if same_catalogue else None, name)
+            _refuse_taken(call, tx, catalogue if same_catalogue else None, name, colour=color)
         tag = tx.insert(
-            call.workspace,
-            "tag",
-            {"name": name, "catalogue": catalogue, "color": color or _default_color(call)},
+            call.workspace, "tag", {"name": name, "catalogue": catalogue, "color": color}
         )
     rendered = render(tag)
     if call.settings.has_fault("tag_id_label_prefix"):

@@ -122,4 +122,10 @@ FAULTS = (
         "renaming a tag checks the new name against every catalogue (the create checks its "
         "own): a deal tag cannot take a contact tag's name",
     ),
+    Fault(
+        "tag_unique_with_colour",
+        ("TAG-005",),
+        "a tag's name is unique with its colour (a unique index over catalogue, name and "
+        "colour): the same name with another colour is a second tag",
+    ),
 )
