@@ -163,16 +163,25 @@ def test_a_person_lists_what_they_see_and_not_another_persons_private_record(
         )
 
 
+OWNERLESS = "private without an owner"
 HIDDEN = {"private": ("OAUTH-004", "OAUTH-002"), "team": ("OAUTH-002",)}
 HIDDEN["team_and_subteams"] = HIDDEN["team"]
-"""Each visibility that hides another person's record from a person with no team (the
-adapter's `createUser`: "sees only records they own and records with `company`
-visibility"), and the rules that say so: `private` "owner only"; a team's records are
-their team's, and the person is in none."""
+HIDDEN[OWNERLESS] = HIDDEN["private"]
+"""Each record that hides from a person with no team (the adapter's `createUser`: "sees
+only records they own and records with `company` visibility"), and the rules that say
+so: another person's `private` ("owner only") or team one (a team's records are their
+team's, and the person is in none), and a private one nobody owns."""
 HIDING = [
     pytest.param(visibility, marks=pytest.mark.req(*reqs), id=visibility)
     for visibility, reqs in HIDDEN.items()
 ]
+
+
+def hiding(hidden: str, other_id: str) -> dict[str, Any]:
+    """The fields of a record `hidden` (a key of `HIDDEN`) whose owner is `other_id`."""
+    if hidden == OWNERLESS:
+        return {"visibility": "private"}
+    return {"visibility": hidden, "owner_id": other_id}
 
 
 @pytest.mark.req("OAUTH-003")
@@ -186,7 +195,7 @@ def test_a_person_retrieves_a_record_of_another_kind_only_when_they_see_it(
     one is not (4xx)."""
     me, other = factory.user(), factory.user()
     own = updates.made(kind, owner_id=me["id"], visibility="private")
-    hidden = updates.made(kind, owner_id=other["id"], visibility=visibility)
+    hidden = updates.made(kind, **hiding(visibility, other["id"]))
     oauth = api.with_token(factory.token(kind="oauth", user_id=me["id"]).token)
     key = f"retrieve.{kind}_path"
 
@@ -210,7 +219,7 @@ def test_a_person_lists_records_of_another_kind_only_when_they_see_them(
     another person's private or team one."""
     me, other = factory.user(), factory.user()
     own = updates.made(kind, owner_id=me["id"], visibility="private")
-    hidden = updates.made(kind, owner_id=other["id"], visibility=visibility)
+    hidden = updates.made(kind, **hiding(visibility, other["id"]))
     oauth = api.with_token(factory.token(kind="oauth", user_id=me["id"]).token)
     path = conventions.path(updates.convention, f"lists.{kind}_path")
     stamps = [r.get("updated_at") for r in (own, hidden) if isinstance(r.get("updated_at"), str)]
@@ -269,8 +278,15 @@ def test_a_person_searches_what_they_see_and_not_another_persons_private_record(
 CONTACT_READS = reads.contact_reads(id_filters=True)
 
 
-@pytest.mark.parametrize("hidden", HIDING)
-@pytest.mark.parametrize("name", list(CONTACT_READS))
+@pytest.mark.parametrize(
+    ("name", "hidden"),
+    [
+        pytest.param(name, hidden.values[0], marks=hidden.marks, id=f"{name}-{hidden.id}")
+        for hidden in HIDING
+        for name in CONTACT_READS
+        if not (hidden.values[0] == OWNERLESS and name.endswith("owner_id"))
+    ],
+)
 def test_no_read_shows_a_person_another_persons_private_contact(
     name: str,
     api: ApiClient,
@@ -289,7 +305,8 @@ def test_no_read_shows_a_person_another_persons_private_contact(
     fields = reads.findable(
         factory.unique("oauth"), owner_id=other["id"], organization_id=organization_id
     )
-    contact = factory.contact(**fields, visibility=hidden)
+    unowned = {name: value for name, value in fields.items() if name != "owner_id"}
+    contact = factory.contact(**unowned, **hiding(hidden, other["id"]))
     read = CONTACT_READS[name](convention, contact)
     shown, answer = reads.seen(oauth, read, HIDDEN[hidden][0])
     for req_id in HIDDEN[hidden]:

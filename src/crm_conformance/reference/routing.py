@@ -281,10 +281,9 @@ class Call:
             return record.get("owner_id") == self.principal.user_id
         # this server's people are in no team: a team's records are its members' only
         hidden = ("private",) if self.settings.has_fault("team_records_seen_by_all") else HIDDEN
-        return (
-            record.get("visibility") not in hidden
-            or record.get("owner_id") == self.principal.user_id
-        )
+        owners = (self.principal.user_id, None)  # the fault's: no owner, no one to hide from
+        mine = owners if self.settings.has_fault("ownerless_private_seen_by_all") else owners[:1]
+        return record.get("visibility") not in hidden or record.get("owner_id") in mine
 
     def now(self) -> str:
         """The current instant in the stored form."""

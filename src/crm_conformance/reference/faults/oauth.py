@@ -108,4 +108,10 @@ FAULTS = (
         "visibility team and team_and_subteams hide nothing: an OAuth token's person in no "
         "team is shown another person's team records",
     ),
+    Fault(
+        "ownerless_private_seen_by_all",
+        ("OAUTH-004",),
+        "a private record with no owner is shown to every person's OAuth token (a check "
+        "of the owner that passes when there is none)",
+    ),
 )
