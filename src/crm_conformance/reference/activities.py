@@ -323,9 +323,10 @@ def update_activity(call: Call) -> Reply:
                 "title", required=True, min_length=1, max_length=None if unbounded else MAX_TITLE
             )
         if fields.has("description"):
-            changes["description"] = (
-                fields.string("description", nullable=False, max_length=MAX_DESCRIPTION) or ""
-            )
+            loose = call.settings.has_fault("activity_update_takes_null_description")
+            changes["description"] = fields.string(
+                "description", nullable=loose, max_length=MAX_DESCRIPTION
+            ) or (None if loose else "")
         if fields.has("status"):
             every = call.settings.has_fault("activity_update_takes_response_statuses")
             statuses = STATUSES if every else UPDATE_STATUSES  # the response's enum, not the body's

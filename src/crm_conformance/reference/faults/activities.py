@@ -189,4 +189,10 @@ FAULTS = (
         ("ACT-004",),
         "an activity's title is trimmed of outer spaces on create, and stored as sent by update",
     ),
+    Fault(
+        "activity_update_takes_null_description",
+        ("ACT-005",),
+        "an activity update with description null stores it: the activity reads "
+        "description null, not a string",
+    ),
 )
