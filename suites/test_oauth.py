@@ -78,6 +78,25 @@ def people(api: ApiClient, factory: RecordFactory) -> People:
     )
 
 
+@dataclass(frozen=True)
+class Persons:
+    """Two persons of the workspace, `me` and `other`, and `me`'s OAuth client."""
+
+    me: dict[str, Any]
+    other: dict[str, Any]
+    oauth: ApiClient
+
+
+@pytest.fixture(scope="module")
+def persons(api: ApiClient, module_factory: RecordFactory) -> Persons:
+    """Made once per module (in each process running it): a test reads only the records
+    it makes for the two, by their unique values, so what other tests made for them does
+    not matter."""
+    me, other = module_factory.user(), module_factory.user()
+    issued = module_factory.token(kind="oauth", user_id=me["id"])
+    return Persons(me, other, api.with_token(issued.token))
+
+
 def _listed(client: ApiClient, since: str) -> tuple[httpx.Response, set[str]]:
     """Ids of contacts changed since `since`, and the first page's answer (to report)."""
     query = {"updated_since": since, "sort": "updated_at"}
@@ -188,15 +207,19 @@ def hiding(hidden: str, other_id: str) -> dict[str, Any]:
 @pytest.mark.parametrize("visibility", HIDING)
 @pytest.mark.parametrize("kind", ["organization", "deal"])
 def test_a_person_retrieves_a_record_of_another_kind_only_when_they_see_it(
-    api: ApiClient, factory: RecordFactory, updates: Updates, kind: str, visibility: str
+    api: ApiClient,
+    factory: RecordFactory,
+    updates: Updates,
+    kind: str,
+    visibility: str,
+    persons: Persons,
 ) -> None:
     """The person's view holds on every read, the retrieves the target names too: their
     own private organization or deal is read (200), another person's private or team
     one is not (4xx)."""
-    me, other = factory.user(), factory.user()
+    me, other, oauth = persons.me, persons.other, persons.oauth
     own = updates.made(kind, owner_id=me["id"], visibility="private")
     hidden = updates.made(kind, **hiding(visibility, other["id"]))
-    oauth = api.with_token(factory.token(kind="oauth", user_id=me["id"]).token)
     key = f"retrieve.{kind}_path"
 
     def read(record: dict[str, Any]) -> httpx.Response:
@@ -212,15 +235,19 @@ def test_a_person_retrieves_a_record_of_another_kind_only_when_they_see_it(
 @pytest.mark.parametrize("visibility", HIDING)
 @pytest.mark.parametrize("kind", ["organization", "deal"])
 def test_a_person_lists_records_of_another_kind_only_when_they_see_them(
-    api: ApiClient, factory: RecordFactory, updates: Updates, kind: str, visibility: str
+    api: ApiClient,
+    factory: RecordFactory,
+    updates: Updates,
+    kind: str,
+    visibility: str,
+    persons: Persons,
 ) -> None:
     """The person's view holds on the lists the target names too: the list of the kind
     (from the two records' `updated_at` on) holds their own private record and not
     another person's private or team one."""
-    me, other = factory.user(), factory.user()
+    me, other, oauth = persons.me, persons.other, persons.oauth
     own = updates.made(kind, owner_id=me["id"], visibility="private")
     hidden = updates.made(kind, **hiding(visibility, other["id"]))
-    oauth = api.with_token(factory.token(kind="oauth", user_id=me["id"]).token)
     path = conventions.path(updates.convention, f"lists.{kind}_path")
     stamps = [r.get("updated_at") for r in (own, hidden) if isinstance(r.get("updated_at"), str)]
     if len(stamps) < 2:
@@ -293,14 +320,14 @@ def test_no_read_shows_a_person_another_persons_private_contact(
     factory: RecordFactory,
     convention: conventions.Lookup,
     hidden: str,
+    persons: Persons,
 ) -> None:
     """ "sees only what that person can see", on every read that can find a contact:
     the list under each filter the target names (owner and organization too) and each
     date-time query, search by `q` on name, email and phone and by a condition. The
     other person's private contact has every field those match set; the workspace
     token's same read finds it (else the read proves nothing here, not applicable)."""
-    me, other = factory.user(), factory.user()
-    oauth = api.with_token(factory.token(kind="oauth", user_id=me["id"]).token)
+    other, oauth = persons.other, persons.oauth
     organization_id = factory.organization()["id"]
     fields = reads.findable(
         factory.unique("oauth"), owner_id=other["id"], organization_id=organization_id
@@ -380,7 +407,7 @@ def _embeds(response: httpx.Response, marker: str) -> bool:
     "read", ["list contacts", "retrieve contact", "search contacts", "list deals", "retrieve deal"]
 )
 def test_no_expand_shows_a_person_another_persons_private_organization(
-    read: str, api: ApiClient, factory: RecordFactory, updates: Updates
+    read: str, api: ApiClient, factory: RecordFactory, updates: Updates, persons: Persons
 ) -> None:
     """ "sees only what that person can see", inside a record they see: the person's own
     private contact and deal name another person's private organization, and no read
@@ -388,8 +415,7 @@ def test_no_expand_shows_a_person_another_persons_private_organization(
     name, unique, is in no `organization` object of the answers; what stands in its
     place, null or the id alone or a refusal, is not shown). The workspace token's same
     read shows it, else the read embeds nothing here and the point is not applicable."""
-    me, other = factory.user(), factory.user()
-    oauth = api.with_token(factory.token(kind="oauth", user_id=me["id"]).token)
+    me, other, oauth = persons.me, persons.other, persons.oauth
     marker = search_word(factory.unique("hidden"))
     hidden = updates.made("organization", owner_id=other["id"], visibility="private", name=marker)
     word = search_word(factory.unique("seen"))
@@ -472,14 +498,14 @@ def test_a_body_record_id_invisible_to_the_token_answers_record_not_found(
     factory: RecordFactory,
     here: WorkspaceRecords,
     convention: conventions.Lookup,
+    persons: Persons,
 ) -> None:
     """ "contact, organization or deal id in the body missing or invisible to the token;
     `param` names the field", on every write whose body names one (the shown creates,
     the target's creates and updates): the person's OAuth token writes with their own
     private record (the control: which writes a person may make is not shown), then with
     another person's, which it cannot see."""
-    me, other = factory.user(), factory.user()
-    oauth = api.with_token(factory.token(kind="oauth", user_id=me["id"]).token)
+    me, other, oauth = persons.me, persons.other, persons.oauth
     id_inputs.expect_body_id_not_found(
         id_inputs.sender(point, here, convention),
         oauth,
