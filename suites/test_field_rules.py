@@ -654,11 +654,13 @@ DOUBTFUL = {
     "blank first_name": Doubtful("first_name", "   ", "CON-006", CONTACT_WRITES),
     "negative deal value": Doubtful("value", -5, "DEAL-014", PROBABILITY_WRITES),
     "blank deal title": Doubtful("title", "   ", "DEAL-005", PROBABILITY_WRITES),
+    "deal title of 300 characters": Doubtful("title", "t" * 300, "DEAL-005", PROBABILITY_WRITES),
+    "last_name of 300 characters": Doubtful("last_name", "n" * 300, "CON-006", CONTACT_WRITES),
     "blank activity title": Doubtful(
         "title", "   ", "ACT-004", (_create("activity"), _update("activity"))
     ),
 }
-"""Values a target may take or refuse (no format, sign or trimming is shown): a
+"""Values a target may take or refuse (no format, sign, trimming or maximum is shown): a
 target's rule for them is the field's, so it is the same on each write."""
 
 

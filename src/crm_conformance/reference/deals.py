@@ -137,8 +137,9 @@ def read_changes(call: Call, tx: Transaction, body: Any, current: Record | None)
             not creating and call.settings.has_fault("deal_empty_title_on_update")
         )
         shortest = 0 if empty else 1
+        uncapped = not creating and call.settings.has_fault("deal_title_capped_on_create_only")
         changes["title"] = fields.string(
-            "title", required=True, min_length=shortest, max_length=MAX_TITLE
+            "title", required=True, min_length=shortest, max_length=None if uncapped else MAX_TITLE
         )
     if call.settings.has_fault("deal_ids_case_folded"):  # a case-insensitive collation
         fields.body = {

@@ -352,4 +352,9 @@ FAULTS = (
         ("DEAL-014",),
         "a negative deal value is refused on create but taken by update (the create's check only)",
     ),
+    Fault(
+        "deal_title_capped_on_create_only",
+        ("DEAL-005",),
+        "a deal's title is capped at 255 characters on create and taken at any length by update",
+    ),
 )
