@@ -742,12 +742,8 @@ is shown): whatever it does, it does on every write of the field."""
 
 def _same(field: str, value: Any) -> Any:
     """A read-back value in a form two writes can compare: an amount as a number."""
-    if field == "value" and isinstance(value, str):
-        try:
-            return Decimal(value)
-        except InvalidOperation:
-            return value
-    return value
+    amount = _amount(value) if field == "value" and isinstance(value, str) else None
+    return value if amount is None else amount
 
 
 @pytest.mark.parametrize(

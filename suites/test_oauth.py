@@ -203,23 +203,25 @@ def hiding(hidden: str, other_id: str) -> dict[str, Any]:
     return {"visibility": hidden, "owner_id": other_id}
 
 
+def own_and_hidden(
+    updates: Updates, persons: Persons, kind: str, hidden: str
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A `kind` record the first person owns, private, and one `hidden` from them."""
+    own = updates.made(kind, owner_id=persons.me["id"], visibility="private")
+    return own, updates.made(kind, **hiding(hidden, persons.other["id"]))
+
+
 @pytest.mark.req("OAUTH-003")
 @pytest.mark.parametrize("visibility", HIDING)
 @pytest.mark.parametrize("kind", ["organization", "deal"])
 def test_a_person_retrieves_a_record_of_another_kind_only_when_they_see_it(
-    api: ApiClient,
-    factory: RecordFactory,
-    updates: Updates,
-    kind: str,
-    visibility: str,
-    persons: Persons,
+    updates: Updates, kind: str, visibility: str, persons: Persons
 ) -> None:
     """The person's view holds on every read, the retrieves the target names too: their
     own private organization or deal is read (200), another person's private or team
     one is not (4xx)."""
-    me, other, oauth = persons.me, persons.other, persons.oauth
-    own = updates.made(kind, owner_id=me["id"], visibility="private")
-    hidden = updates.made(kind, **hiding(visibility, other["id"]))
+    oauth = persons.oauth
+    own, hidden = own_and_hidden(updates, persons, kind, visibility)
     key = f"retrieve.{kind}_path"
 
     def read(record: dict[str, Any]) -> httpx.Response:
@@ -235,19 +237,13 @@ def test_a_person_retrieves_a_record_of_another_kind_only_when_they_see_it(
 @pytest.mark.parametrize("visibility", HIDING)
 @pytest.mark.parametrize("kind", ["organization", "deal"])
 def test_a_person_lists_records_of_another_kind_only_when_they_see_them(
-    api: ApiClient,
-    factory: RecordFactory,
-    updates: Updates,
-    kind: str,
-    visibility: str,
-    persons: Persons,
+    updates: Updates, kind: str, visibility: str, persons: Persons
 ) -> None:
     """The person's view holds on the lists the target names too: the list of the kind
     (from the two records' `updated_at` on) holds their own private record and not
     another person's private or team one."""
-    me, other, oauth = persons.me, persons.other, persons.oauth
-    own = updates.made(kind, owner_id=me["id"], visibility="private")
-    hidden = updates.made(kind, **hiding(visibility, other["id"]))
+    oauth = persons.oauth
+    own, hidden = own_and_hidden(updates, persons, kind, visibility)
     path = conventions.path(updates.convention, f"lists.{kind}_path")
     stamps = [r.get("updated_at") for r in (own, hidden) if isinstance(r.get("updated_at"), str)]
     if len(stamps) < 2:
@@ -494,7 +490,6 @@ PRIVATE_OF: dict[str, Callable[[RecordFactory, str], dict[str, Any]]] = {
 @pytest.mark.parametrize("point", id_inputs.body_record_points(), ids=str)
 def test_a_body_record_id_invisible_to_the_token_answers_record_not_found(
     point: id_inputs.Point,
-    api: ApiClient,
     factory: RecordFactory,
     here: WorkspaceRecords,
     convention: conventions.Lookup,

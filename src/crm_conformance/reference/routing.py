@@ -281,9 +281,13 @@ class Call:
             return record.get("owner_id") == self.principal.user_id
         # this server's people are in no team: a team's records are its members' only
         hidden = ("private",) if self.settings.has_fault("team_records_seen_by_all") else HIDDEN
-        owners = (self.principal.user_id, None)  # the fault's: no owner, no one to hide from
-        mine = owners if self.settings.has_fault("ownerless_private_seen_by_all") else owners[:1]
-        return record.get("visibility") not in hidden or record.get("owner_id") in mine
+        owner = record.get("owner_id")
+        return (
+            record.get("visibility") not in hidden
+            or owner == self.principal.user_id
+            # the fault's reading: no owner, no one to hide it from
+            or (owner is None and self.settings.has_fault("ownerless_private_seen_by_all"))
+        )
 
     def now(self) -> str:
         """The current instant in the stored form."""

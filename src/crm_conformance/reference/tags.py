@@ -135,8 +135,8 @@ def _refuse_taken(
     None: a fault's reading) other than `other_than` has `name`, in any case. `colour`,
     a create's, matters under the fault `tag_unique_with_colour` only."""
     scope = {"catalogue": catalogue} if catalogue else {}
+    with_colour = colour is not None and call.settings.has_fault("tag_unique_with_colour")
     for existing in tx.find(call.workspace, "tag", **scope):
-        with_colour = colour is not None and call.settings.has_fault("tag_unique_with_colour")
         if with_colour and existing.get("color") != colour:
             continue  # a unique index over (catalogue, name, color)
         if existing["name"].casefold() == name.casefold() and existing["id"] != other_than:
