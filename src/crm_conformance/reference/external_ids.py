@@ -17,6 +17,12 @@ def read(fields: BodyFields, settings: ServerSettings, *, updating: bool = False
     units = len(value.encode("utf-16-le")) // 2 if isinstance(value, str) else 0
     if units > MAX_LENGTH and settings.has_variant("lengths_in_utf16_units"):
         fields.problem("external_id", f"must be at most {MAX_LENGTH} characters", "string_too_long")
+    if (
+        isinstance(value, str)
+        and not updating
+        and settings.has_fault("external_id_trimmed_on_create")
+    ):
+        return value.strip()
     return value
 
 

@@ -20,6 +20,9 @@ FIELDS = (
     "name", "visibility", "created_at", "updated_at", "website", "external_id",
     "custom_fields", "owner_id", "owner", "tags",
 )  # fmt: skip
+WEB = r"(https?://)?[^\s/]+\.[^\s]+"
+"""A web address, as the fault `website_checked_on_create_only` checks it on creates."""
+
 WRITABLE = ("name", "website", "external_id", "custom_fields", "owner_id", "tags", "visibility")
 MAX_NAME = 255
 
@@ -113,9 +116,11 @@ def read_changes(call: Call, tx: Transaction, body: Any, current: Record | None)
     creating = current is None
     if creating or fields.has("name"):
         changes["name"] = fields.string("name", required=True, min_length=1, max_length=MAX_NAME)
-    for name in ("website",):
-        if fields.has(name):
-            changes[name] = fields.string(name, max_length=2000)
+    if fields.has("website"):
+        checked = creating and call.settings.has_fault("website_checked_on_create_only")
+        changes["website"] = fields.string(
+            "website", max_length=2000, pattern=WEB if checked else None
+        )
     if fields.has("external_id"):
         changes["external_id"] = external_ids.read(
             fields, call.settings, updating=current is not None

@@ -523,6 +523,18 @@ FAULTS = (
         "which stores 'not-an-email'",
     ),
     Fault(
+        "external_id_trimmed_on_create",
+        ("CON-048", "DEAL-032"),
+        "an external_id is trimmed of outer spaces by creates and upserts that create, and "
+        "stored as sent by updates: one key, two forms",
+    ),
+    Fault(
+        "website_checked_on_create_only",
+        ("CON-026",),
+        "an organization's website must look like a web address on create, but an update "
+        "stores any text",
+    ),
+    Fault(
         "embedded_organization_cached",
         ("CON-016", "DEAL-026"),
         "an expanded organization is rendered once and kept: after an update renames it, "
