@@ -183,6 +183,17 @@ def test_redactor_filters_known_secrets_bearer_values_and_token_shapes() -> None
     assert headers == {"Authorization": f"Bearer {FILTERED}", "X-Other": FILTERED}
 
 
+def test_a_secret_added_later_and_one_inside_another_are_filtered_whole() -> None:
+    """The order of replacement is kept per `add`: longest first, whatever the order of
+    adding; a short text still loses a token-shaped string it holds."""
+    redactor = Redactor(["inner-secret"])
+    redactor.add("outer-inner-secret-tail")
+    text = "x outer-inner-secret-tail y inner-secret z"
+    assert redactor.text(text) == f"x {FILTERED} y {FILTERED} z"
+    assert redactor.text("sk_test_a") == FILTERED
+    assert redactor.text("short") == "short"
+
+
 @pytest.mark.parametrize(
     "prose",
     [

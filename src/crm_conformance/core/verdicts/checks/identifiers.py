@@ -1,17 +1,18 @@
 """Identifiers and objects: id prefixes and formats, owners, the "Always present" fields."""
 
+import functools
 import json
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
 
 from crm_conformance.core.verdicts.checks.body import (
+    NO_BODY,
     api_path,
-    body_json,
     failed,
     first_five,
+    parsed_json,
     shorten,
 )
 from crm_conformance.core.verdicts.checks.registry import Evaluated, check
@@ -48,21 +49,41 @@ _DOCUMENTED_OBJECTS = frozenset(OBJECT_PREFIXES) | {"campaign_stats"}
 _HEX32 = re.compile(r"^[0-9a-f]{32}$")
 
 
-def walk_resources(value: Any) -> Iterator[dict[str, Any]]:
-    """Every object carrying a documented `object` value, however deeply embedded.
+def walk_resources(value: Any) -> list[dict[str, Any]]:
+    """Every object carrying a documented `object` value, however deeply embedded, in
+    document order.
 
     `custom_fields` is not entered: its keys are the workspace's own, so a custom field
     called `partner_id` says nothing about identifier formats.
     """
+    found: list[dict[str, Any]] = []
+    _walk(value, found)
+    return found
+
+
+def _walk(value: Any, found: list[dict[str, Any]]) -> None:
     if isinstance(value, dict):
         if value.get("object") in _DOCUMENTED_OBJECTS:
-            yield value
+            found.append(value)
         for key, item in value.items():
-            if key != "custom_fields":
-                yield from walk_resources(item)
+            if key != "custom_fields" and isinstance(item, dict | list):
+                _walk(item, found)
     elif isinstance(value, list):
         for item in value:
-            yield from walk_resources(item)
+            if isinstance(item, dict | list):
+                _walk(item, found)
+
+
+def resources_of(response: httpx.Response) -> list[dict[str, Any]]:
+    """`walk_resources` of the answer's body, walked once for every check that reads it
+    (four of them run on each answer); read, never changed."""
+    return _resources(response.content) if response.content else []
+
+
+@functools.lru_cache(maxsize=4)
+def _resources(content: bytes) -> list[dict[str, Any]]:
+    body = parsed_json(content)
+    return [] if body is NO_BODY else walk_resources(body)
 
 
 PREFIX_REQUIREMENTS: dict[str, str] = {
@@ -111,10 +132,9 @@ def identifier_formats(response: httpx.Response) -> Evaluated:
     """
     if not 200 <= response.status_code < 300:
         return False
-    body = body_json(response)
     problems: list[tuple[str, str]] = []
     seen: set[str] = set()
-    for resource in walk_resources(body):
+    for resource in resources_of(response):
         kind = resource["object"]
         values: list[tuple[str, Any, tuple[str, ...]]] = []
         if kind in OBJECT_PREFIXES and "id" in resource:
@@ -201,7 +221,7 @@ def owners(response: httpx.Response) -> Evaluated:
         return False
     present = [
         (f"{resource['object']}.{field}", resource[field])
-        for resource in walk_resources(body_json(response))
+        for resource in resources_of(response)
         for field in OWNER_FIELDS.get(resource["object"], ())
         if resource.get(field) is not None
     ]
@@ -291,7 +311,7 @@ def always_present_fields(response: httpx.Response) -> Evaluated:
     ):
         return False
     seen: set[str] = set()
-    for resource in walk_resources(body_json(response)):
+    for resource in resources_of(response):
         rule = ALWAYS_PRESENT.get(resource["object"])
         if rule is None:
             continue

@@ -6,12 +6,11 @@ from typing import Any
 import httpx
 
 from crm_conformance.core.verdicts.checks.body import (
-    body_json,
     failed,
     first_five,
     shorten,
 )
-from crm_conformance.core.verdicts.checks.identifiers import walk_resources
+from crm_conformance.core.verdicts.checks.identifiers import resources_of
 from crm_conformance.core.verdicts.checks.registry import Evaluated, check
 
 
@@ -53,7 +52,7 @@ def timestamps(response: httpx.Response) -> Evaluated:
         return False
     present = [
         (resource, field)
-        for resource in walk_resources(body_json(response))
+        for resource in resources_of(response)
         for field in DATE_TIME_FIELDS.get(resource["object"], ())
         if resource.get(field) is not None
     ]
