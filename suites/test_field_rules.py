@@ -652,12 +652,18 @@ class Doubtful:
     """A field whose values are unique (an external_id, a tag's name): each write sends
     `value` with "{u}" replaced by a fresh unique string, so no write meets another's."""
 
+    fill_to: int | None = None
+    """Astral characters (each one character, two UTF-16 code units) pad the value to
+    this many characters: a bound a write may count either way, as long as every write
+    counts it alike."""
+
     def sent(self, writer: "Writer") -> tuple[Any, str | None]:
         """The value one write sends, and the unique string in it (None if none)."""
-        if not self.unique:
-            return self.value, None
-        unique = writer.factory.unique("d")
-        return str(self.value).replace("{u}", unique), unique
+        unique = writer.factory.unique("d") if self.unique else None
+        value = self.value if unique is None else str(self.value).replace("{u}", unique)
+        if self.fill_to is not None:
+            value = str(value) + WIDE["astral"] * (self.fill_to - len(str(value)))
+        return value, unique
 
 
 CONTACT_WRITES = (_named_create("contact"), _update("contact"), UPSERT)
@@ -678,9 +684,22 @@ DOUBTFUL = {
     "website that is no web address": Doubtful(
         "website", "not a web address", "CON-026", ORGANIZATION_WRITES
     ),
+    "tag name of 100 astral characters": Doubtful(
+        "name", "{u}", "TAG-003", TAG_WRITES, unique=True, fill_to=100
+    ),
+    "activity title of 500 astral characters": Doubtful(
+        "title", "", "ACT-004", (_create("activity"), _update("activity")), fill_to=500
+    ),
+    "contact external_id of 255 astral characters": Doubtful(
+        "external_id", "{u}", "CON-048", CONTACT_WRITES, unique=True, fill_to=255
+    ),
+    "deal external_id of 255 astral characters": Doubtful(
+        "external_id", "{u}", "DEAL-032", PROBABILITY_WRITES, unique=True, fill_to=255
+    ),
 }
-"""Values a target may take or refuse (no format, sign, trimming or maximum is shown): a
-target's rule for them is the field's, so it is the same on each write."""
+"""Values a target may take or refuse (no format, sign, trimming or maximum is shown, and
+"characters" reads as code points or as UTF-16 units): a target's rule for them is the
+field's, so it is the same on each write."""
 
 
 @dataclass

@@ -128,4 +128,10 @@ FAULTS = (
         "a tag's name is unique with its colour (a unique index over catalogue, name and "
         "colour): the same name with another colour is a second tag",
     ),
+    Fault(
+        "tag_name_in_units_on_create",
+        ("TAG-003",),
+        "a tag's create counts its name's length in UTF-16 code units (an astral character "
+        "is two), its update in characters: 100 astral characters are refused, then taken",
+    ),
 )
