@@ -718,13 +718,13 @@ class Answers:
         if len(self.refused) + len(self.taken) < 2:
             pytest.skip(f"fewer than two writes took or plainly refused {label}: no comparison")
 
-    def expect_one_rule(self, doubtful: "Doubtful") -> None:
+    def expect_one_rule(self, doubtful: "Doubtful", label: str) -> None:
         """No write took the value that another refused."""
         expect_true(
             self.taken[0][1] if self.taken else None,
             doubtful.req,
             not (self.refused and self.taken),
-            expected=f"{doubtful.field} {doubtful.value!r} refused on every write, as "
+            expected=f"{doubtful.field}: {label} refused on every write, as "
             f"{', '.join(self.refused)} refuses it",
             got=f"taken by {', '.join(write.name for write, _, _ in self.taken)}",
         )
@@ -771,7 +771,7 @@ def test_a_value_one_write_refuses_every_write_of_the_field_refuses(
     doubtful = DOUBTFUL[label]
     answers = send_everywhere(writer, doubtful, label, observe)
     answers.compared(label)
-    answers.expect_one_rule(doubtful)
+    answers.expect_one_rule(doubtful, label)
 
 
 RESHAPED = {
@@ -826,7 +826,7 @@ def test_a_value_every_write_takes_reads_back_alike(
     every write refuses the value."""
     doubtful = RESHAPED[label]
     answers = send_everywhere(writer, doubtful, label, observe)
-    answers.expect_one_rule(doubtful)
+    answers.expect_one_rule(doubtful, label)
     forms = {
         write.name: read_back(updates, write, response, record_id, doubtful.req).get(doubtful.field)
         for write, response, record_id in answers.taken
@@ -844,7 +844,7 @@ def test_a_value_every_write_takes_reads_back_alike(
             }
         )
         == 1,
-        expected=f"{doubtful.field} {doubtful.value!r} read back alike from every write",
+        expected=f"{doubtful.field}: {label} read back alike from every write",
         got=", ".join(f"{name}: {form!r}" for name, form in forms.items()),
     )
 
