@@ -56,6 +56,7 @@ CONVENTIONS: dict[str, Any] = {
         "resume_body": "{}",
     },
     "campaigns": {"resume_path": "/v1/campaigns/{campaign_id}/resume"},
+    "expand": {"contact": "organization", "deal": "organization,contact,pipeline,stage,activities"},
     "activities": {
         "cancel_method": "POST",
         "cancel_path": "/v1/activities/{activity_id}/cancel",

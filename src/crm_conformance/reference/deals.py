@@ -8,6 +8,7 @@ deal needs `lost_reason_id` (`lost_justification` stays optional free text), and
 the body name the field in `param`.
 """
 
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -15,6 +16,7 @@ from typing import Any
 from starlette.datastructures import QueryParams
 
 from crm_conformance.reference import (
+    activities,
     contacts,
     deal_value,
     external_ids,
@@ -62,7 +64,7 @@ SPEC = ListSpec(
         "expected_close_date": lambda r: r.get("expected_close_date"),
         "stage_changed_at": lambda r: r.get("stage_changed_at"),
     },
-    expands=frozenset({"organization", "contact"}),
+    expands=frozenset({"organization", "contact", "pipeline", "stage", "activities"}),
 )
 
 
@@ -118,7 +120,32 @@ def render(
         contact = tx.get(workspace, "contact", contact_id) if contact_id else None
         if contact is not None:
             rendered["contact"] = contacts.render(tx, workspace, contact)
+    _put_placement(rendered, tx, workspace, record, expand)
     return rendered
+
+
+def _put_placement(
+    rendered: dict[str, Any],
+    tx: Transaction,
+    workspace: str,
+    record: Record,
+    expand: Sequence[str],
+) -> None:
+    """The relationships beyond the document's `organization` and `contact` this server
+    expands on a deal (the `expand` convention names all five, so the bound "at most 4"
+    can be sent with names all on the resource): its pipeline, its stage and its
+    activities."""
+    placed = pipelines.stage_of(tx, workspace, record["stage_id"])
+    if "pipeline" in expand and placed is not None:
+        rendered["pipeline"] = pipelines.render(placed[0])
+    if "stage" in expand and placed is not None:
+        rendered["stage"] = dict(placed[1])
+    if "activities" in expand:
+        rendered["activities"] = [
+            activities.render(tx, workspace, row)
+            for row in tx.all(workspace, "activity")
+            if row.get("record_id") == record["id"]
+        ]
 
 
 def read_changes(call: Call, tx: Transaction, body: Any, current: Record | None) -> dict[str, Any]:

@@ -178,6 +178,8 @@ def parse_expand(
     )
     if spec.name == "deals" and settings and settings.has_fault("deal_expand_counts_names_sent"):
         too_many = len(sent) >= MAX_EXPAND
+    if settings and settings.has_fault("expand_limit_spared_for_known_names"):
+        too_many = too_many and not set(names) <= spec.expands
     if too_many and settings is not None and settings.has_fault("expand_limit_answers_422"):
         problem = Problem("expand", f"at most {MAX_EXPAND} relationships", "max_items")
         raise validation_failed([problem])

@@ -91,6 +91,10 @@ KEYS: tuple[Key, ...] = (
         for part in ("path", "body")
     ),
     Key("campaigns.resume_path", "the path resuming a campaign, with {campaign_id}"),
+    *(
+        Key(f"expand.{kind}", f"every relationship expand takes on a {kind}, comma-separated")
+        for kind in ("contact", "deal")
+    ),
     Key("activities.cancel_method", "the HTTP method canceling an activity"),
     Key("activities.cancel_path", "the path canceling an activity, with {activity_id}"),
     Key("activities.cancel_body", "its JSON body (null: none)"),

@@ -271,6 +271,12 @@ FAULTS = (
         "name is a relationship of the resource",
     ),
     Fault(
+        "expand_limit_spared_for_known_names",
+        ("QRY-008",),
+        "more than four expand names are refused only when one is not on the resource (the "
+        "count is checked with the unknown names): five relationships of a deal are embedded",
+    ),
+    Fault(
         "limit_read_by_leading_digits",
         ("PAG-008",),
         "a query limit is read by its leading digits (parseInt): limit=12abc lists 12 rows",
