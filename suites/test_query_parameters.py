@@ -207,7 +207,7 @@ def test_more_than_four_expand_names_are_refused(
 def _relationships(convention: Callable[[str], str], read: str) -> list[str]:
     """The relationships the target names for the resource `read` renders
     (`[conventions.expand]`), each once; the test is not applicable with four or fewer."""
-    kind = "contact" if read.endswith("contact") or read.endswith("contacts") else "deal"
+    kind = "contact" if "contact" in read else "deal"
     names = list(dict.fromkeys(n.strip() for n in convention(f"expand.{kind}").split(",")))
     names = [name for name in names if name]
     if len(names) <= MAX_EXPAND:

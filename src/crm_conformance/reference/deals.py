@@ -120,11 +120,11 @@ def render(
         contact = tx.get(workspace, "contact", contact_id) if contact_id else None
         if contact is not None:
             rendered["contact"] = contacts.render(tx, workspace, contact)
-    _put_placement(rendered, tx, workspace, record, expand)
+    _put_relationships(rendered, tx, workspace, record, expand)
     return rendered
 
 
-def _put_placement(
+def _put_relationships(
     rendered: dict[str, Any],
     tx: Transaction,
     workspace: str,
@@ -134,8 +134,9 @@ def _put_placement(
     """The relationships beyond the document's `organization` and `contact` this server
     expands on a deal (the `expand` convention names all five, so the bound "at most 4"
     can be sent with names all on the resource): its pipeline, its stage and its
-    activities."""
-    placed = pipelines.stage_of(tx, workspace, record["stage_id"])
+    activities. Looked up only when asked for: every deal answer renders here."""
+    wanted = {"pipeline", "stage"} & set(expand)
+    placed = pipelines.stage_of(tx, workspace, record["stage_id"]) if wanted else None
     if "pipeline" in expand and placed is not None:
         rendered["pipeline"] = pipelines.render(placed[0])
     if "stage" in expand and placed is not None:

@@ -112,8 +112,8 @@ def _name(call: Call, fields: BodyFields, *, required: bool, bounded: bool) -> s
         fields.problem("name", "must not be blank", "blank")
     if name and len(name.encode()) > MAX_NAME and call.settings.has_fault("tag_name_in_bytes"):
         fields.problem("name", f"must be at most {MAX_NAME} bytes", "string_too_long")
-    units = len(name.encode("utf-16-le")) // 2 if name else 0
-    if required and units > MAX_NAME and call.settings.has_fault("tag_name_in_units_on_create"):
+    in_units = required and call.settings.has_fault("tag_name_in_units_on_create")
+    if name and in_units and len(name.encode("utf-16-le")) // 2 > MAX_NAME:
         fields.problem("name", f"must be at most {MAX_NAME} characters", "string_too_long")
     return name
 
