@@ -696,6 +696,17 @@ DOUBTFUL = {
     "deal external_id of 255 astral characters": Doubtful(
         "external_id", "{u}", "DEAL-032", PROBABILITY_WRITES, unique=True, fill_to=255
     ),
+    "first_name of 300 characters": Doubtful("first_name", "f" * 300, "CON-006", CONTACT_WRITES),
+    "job_title of 300 characters": Doubtful("job_title", "j" * 300, "CON-010", CONTACT_WRITES),
+    "organization name of 300 characters": Doubtful(
+        "name", "{u}" + "o" * 280, "CON-026", ORGANIZATION_WRITES, unique=True
+    ),
+    "expected_close_date that is a date alone": Doubtful(
+        "expected_close_date", "2027-03-01", "DEAL-021", PROBABILITY_WRITES
+    ),
+    "due_at that is a date alone": Doubtful(
+        "due_at", "2027-03-01", "ACT-011", (_create("activity"), _update("activity"))
+    ),
 }
 """Values a target may take or refuse (no format, sign, trimming or maximum is shown, and
 "characters" reads as code points or as UTF-16 units): a target's rule for them is the
@@ -799,6 +810,18 @@ RESHAPED = {
         "external_id", "  {u}  ", "DEAL-032", PROBABILITY_WRITES, unique=True
     ),
     "tag name with outer spaces": Doubtful("name", "  {u}  ", "TAG-003", TAG_WRITES, unique=True),
+    "website without a scheme": Doubtful("website", "example.com", "CON-026", ORGANIZATION_WRITES),
+    "deal value as a numeric string": Doubtful("value", "12.50", "DEAL-014", PROBABILITY_WRITES),
+    "deal probability as a numeric string": Doubtful(
+        "probability", "50", "DEAL-035", PROBABILITY_WRITES
+    ),
+    "expected_close_date without an offset": Doubtful(
+        "expected_close_date", "2027-03-01T10:00:00", "DEAL-021", PROBABILITY_WRITES
+    ),
+    "due_at without an offset": Doubtful(
+        "due_at", "2027-03-01T10:00:00", "ACT-011", (_create("activity"), _update("activity"))
+    ),
+    "tag colour in capitals": Doubtful("color", "#A1B2C3", "TAG-007", TAG_WRITES),
 }
 """Values a target may store as sent or reshape (no letter case, trimming or rounding
 is shown): whatever it does, it does on every write of the field."""

@@ -232,7 +232,10 @@ def read_changes(call: Call, tx: Transaction, body: Any, current: Record | None)
             changes["lost_justification"] = justification
     if fields.has("expected_close_date"):
         lenient = call.settings.has_fault("deal_close_date_rolls_over")
-        changes["expected_close_date"] = fields.instant("expected_close_date", lenient=lenient)
+        naive = not creating and call.settings.has_fault("close_date_offset_optional_on_update")
+        changes["expected_close_date"] = fields.instant(
+            "expected_close_date", lenient=lenient, naive=naive
+        )
         if changes["expected_close_date"] and call.settings.has_fault(
             "expected_close_date_as_date"
         ):

@@ -183,14 +183,16 @@ class BodyFields:
             return None
         return value
 
-    def instant(self, name: str, *, required: bool = False, lenient: bool = False) -> str | None:
+    def instant(
+        self, name: str, *, required: bool = False, lenient: bool = False, naive: bool = False
+    ) -> str | None:
         """A date-time with a timezone offset, returned in the stored form (`lenient`: a
         fault's parser, which rolls a day past the month's end over, as JavaScript's
-        `Date` does)."""
+        `Date` does; `naive`: a fault's, which reads a date-time without offset as UTC)."""
         value = self._value(name, required, True)
         if value is None:
             return None
-        parsed = parse_instant(value) if isinstance(value, str) else None
+        parsed = parse_instant(value, require_offset=not naive) if isinstance(value, str) else None
         if parsed is None and lenient and isinstance(value, str):
             parsed = _rolled_over(value)
         if parsed is None:

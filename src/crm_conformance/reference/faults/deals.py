@@ -255,6 +255,12 @@ FAULTS = (
         "a deal's update ignores a pipeline id it does not know and keeps the deal's own",
     ),
     Fault(
+        "close_date_offset_optional_on_update",
+        ("DEAL-021",),
+        "a deal's expected_close_date needs a timezone offset on create, but an update reads "
+        "one without an offset as UTC: one field, two parsers",
+    ),
+    Fault(
         "deal_close_date_rolls_over",
         ("IDN-022",),
         "a deal's expected_close_date is read with a lenient parser: 30 February is 2 March",
