@@ -707,6 +707,13 @@ DOUBTFUL = {
     "due_at that is a date alone": Doubtful(
         "due_at", "2027-03-01", "ACT-011", (_create("activity"), _update("activity"))
     ),
+    "empty first_name": Doubtful("first_name", "", "CON-006", CONTACT_WRITES),
+    "empty last_name": Doubtful("last_name", "", "CON-006", CONTACT_WRITES),
+    "empty e-mail": Doubtful("email", "", "CON-008", CONTACT_WRITES),
+    "empty phone": Doubtful("phone", "", "CON-009", PHONE_WRITES),
+    "empty job_title": Doubtful("job_title", "", "CON-010", CONTACT_WRITES),
+    "empty organization name": Doubtful("name", "", "CON-026", ORGANIZATION_WRITES),
+    "empty website": Doubtful("website", "", "CON-026", ORGANIZATION_WRITES),
 }
 """Values a target may take or refuse (no format, sign, trimming or maximum is shown, and
 "characters" reads as code points or as UTF-16 units): a target's rule for them is the

@@ -115,6 +115,8 @@ def create_activity(call: Call) -> Reply:
     optional = call.settings.has_fault("activity_record_id_optional")
     if call.settings.has_fault("activity_record_kind_by_prefix"):
         record_id = fields.string("record_id", required=True, pattern=r"[a-z]+_[0-9a-f]{32}")
+    elif call.settings.has_fault("activity_record_id_only_looked_up"):
+        record_id = fields.string("record_id", required=True)
     elif call.settings.has_fault("activity_record_id_any_case"):
         record_id = fields.string("record_id", required=True, pattern=r"[a-z]+_[0-9a-fA-F]{32}")
     else:

@@ -115,7 +115,14 @@ def read_changes(call: Call, tx: Transaction, body: Any, current: Record | None)
     changes: dict[str, Any] = {}
     creating = current is None
     if creating or fields.has("name"):
-        changes["name"] = fields.string("name", required=True, min_length=1, max_length=MAX_NAME)
+        shortest = (
+            0
+            if not creating and call.settings.has_fault("organization_empty_name_on_update")
+            else 1
+        )
+        changes["name"] = fields.string(
+            "name", required=True, min_length=shortest, max_length=MAX_NAME
+        )
     if fields.has("website"):
         checked = creating and call.settings.has_fault("website_checked_on_create_only")
         changes["website"] = fields.string(

@@ -137,6 +137,12 @@ FAULTS = (
         "ever issued, not the records that exist",
     ),
     Fault(
+        "activity_record_id_only_looked_up",
+        ("ACT-012",),
+        "an activity's record_id is not checked against its pattern, only looked up: a "
+        "user's id or any text answers 404 record_not_found, not 422 validation_failed",
+    ),
+    Fault(
         "activity_record_id_any_case",
         ("ACT-012",),
         "an activity's record_id is looked up whatever its case: a contact's id in capitals "

@@ -529,6 +529,12 @@ FAULTS = (
         "stored as sent by updates: one key, two forms",
     ),
     Fault(
+        "organization_empty_name_on_update",
+        ("CON-026",),
+        "an organization's name must have a character on create, but an update stores an "
+        "empty name",
+    ),
+    Fault(
         "website_checked_on_create_only",
         ("CON-026",),
         "an organization's website must look like a web address on create, but an update "
