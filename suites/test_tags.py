@@ -25,6 +25,7 @@ from crm_conformance.steps import (
     expect_success,
     expect_true,
     matches,
+    operations,
 )
 
 CATALOGUES = ("contact", "organization", "deal")
@@ -262,6 +263,35 @@ def test_a_colour_of_the_pattern_is_kept_on_update(updates: Updates) -> None:
         str(color).casefold() == "#a1b2c3",
         expected="color '#A1B2C3' kept (in any case)",
         got=f"color = {color!r}",
+    )
+
+
+@pytest.mark.parametrize(
+    "kind", [pytest.param(k, marks=pytest.mark.req(r)) for k, r in CARRIERS.items()]
+)
+def test_a_deleted_tag_is_carried_by_no_record(
+    api: ApiClient,
+    updates: Updates,
+    factory: RecordFactory,
+    convention: Callable[[str], str],
+    kind: str,
+) -> None:
+    """A record's `tags` are Tags of its kind's catalogue: once the target's own delete
+    of a tag it carries succeeds, that tag is in no catalogue, and the record no longer
+    shows it. A delete refused (a tag in use may be a conflict with current state) or
+    not named deletes nothing: the point is then not applicable."""
+    req_id = CARRIERS[kind]
+    tag_id = str(factory.tag(kind=kind)["id"])
+    record_id = str(updates.made(kind, tags=[tag_id])["id"])
+    operations.delete_through_api(api, convention, "tag", tag_id)
+    tags = updates.read(kind, record_id, req_id).get("tags")
+    carried = [t.get("id") if isinstance(t, dict) else t for t in tags or ()]
+    expect_true(
+        None,
+        req_id,
+        tag_id not in carried,
+        expected=f"the deleted tag {tag_id} not among the {kind}'s tags",
+        got=f"tags = {tags!r}",
     )
 
 

@@ -54,11 +54,19 @@ def render(tag: Record) -> dict[str, Any]:
     }
 
 
+APPLIED_COPY = "applied_tag"
+"""Where the fault `deleted_tag_kept_on_records` keeps a deleted tag, as applied."""
+
+
 def render_many(tx: Transaction, workspace: str, ids: list[str] | None) -> list[dict[str, Any]]:
     """The Tag objects of `ids`, skipping any deleted since they were applied."""
     if not ids:  # most rows of a page: no generator to build
         return []
-    tags = (tx.get(workspace, "tag", tag_id) for tag_id in ids)
+    # a tag deleted under the fault `deleted_tag_kept_on_records` is read from its copy
+    tags = (
+        tx.get(workspace, "tag", tag_id) or tx.get(workspace, APPLIED_COPY, tag_id)
+        for tag_id in ids
+    )
     # a tag renamed under the fault `tag_rename_stale_on_records` embeds its first name
     return [{**render(tag), "name": tag.get("applied_name", tag["name"])} for tag in tags if tag]
 
@@ -291,6 +299,9 @@ def update_tag(call: Call) -> Reply:
 def delete_tag(call: Call) -> Reply:
     tag_id = call.path_id("tag_id", "tag")
     with call.transaction() as tx:
+        tag = tx.get(call.workspace, "tag", tag_id)
         if not tx.delete(call.workspace, "tag", tag_id):
             raise not_found("tag")
+        if tag and call.settings.has_fault("deleted_tag_kept_on_records"):
+            tx.insert(call.workspace, APPLIED_COPY, tag, id=tag_id)
     return Reply(204)

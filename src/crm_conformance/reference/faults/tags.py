@@ -99,6 +99,12 @@ FAULTS = (
         "renaming a tag to a name its catalogue has is taken: two tags of one name",
     ),
     Fault(
+        "deleted_tag_kept_on_records",
+        ("CON-023", "DEAL-029"),
+        "records keep a copy of each tag applied to them: a deleted tag is gone from its "
+        "catalogue but still shows on the contacts and deals that carried it",
+    ),
+    Fault(
         "tag_rename_stale_on_records",
         ("CON-023", "DEAL-029"),
         "a record embeds a tag under the name it had when first renamed from (a copy kept "
