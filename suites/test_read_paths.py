@@ -768,6 +768,45 @@ def test_a_deleted_record_of_a_named_kind_is_read_by_no_path(
     expect_error_among(response, "ERR-012", {404: ("not_found", "record_not_found")})
 
 
+@pytest.mark.req("ERR-012", "SYNC-006")
+@pytest.mark.parametrize("by", DELETED_BY)
+@pytest.mark.parametrize("kind", ["contact", "deal"])
+def test_a_deleted_organization_is_embedded_by_no_record(
+    api: ApiClient,
+    maker: operations.Maker,
+    updates: Updates,
+    convention: Callable[[str], str],
+    kind: str,
+    by: str,
+) -> None:
+    """A deleted organization is "no such record" inside another record too: a contact or
+    deal that named it, retrieved with `expand=organization`, embeds no object of that
+    organization. What stands in its place (null, absent, the bare id) is not shown, so
+    any is accepted; so is a refusal of the read."""
+    organization_id = str(maker.record("organization")["id"])
+    fields = {"organization_id": organization_id}
+    if kind == "deal":
+        fields["contact_id"] = str(updates.made("contact")["id"])
+    record_id = str(updates.made(kind, **fields)["id"])
+    _delete(by, api, maker, "organization", organization_id)
+    ids = {f"{kind}_id": record_id}
+    path = (
+        f"/v1/contacts/{record_id}"
+        if kind == "contact"
+        else conventions.path(convention, "retrieve.deal_path", **ids)
+    )
+    answer = api.get(path, params={"expand": "organization"})
+    body = answer.json() if answer.is_success and answer.content else {}
+    embedded = body.get("organization") if isinstance(body, dict) else None
+    expect_true(
+        answer,
+        "SYNC-006",
+        not (isinstance(embedded, dict) and embedded.get("id") == organization_id),
+        expected=f"the deleted organization {organization_id} embedded in no {kind}",
+        got=f"organization = {embedded!r}",
+    )
+
+
 # --- the object discriminator of every named read -------------------------------------
 
 

@@ -60,6 +60,10 @@ def render(tx: Transaction, workspace: str, record: Record) -> dict[str, Any]:
     return rendered
 
 
+DELETED_COPY = "organization_copy"
+"""Where the fault `deleted_organization_still_embedded` keeps a deleted organization."""
+
+
 def put_embedded(
     rendered: dict[str, Any],
     tx: Transaction,
@@ -90,7 +94,14 @@ def by_id(
         return None
     places = tx.workspaces() if any_workspace else [workspace]
     return next(
-        (found for place in places if (found := tx.get(place, "organization", organization_id))),
+        (
+            found
+            for place in places
+            if (
+                found := tx.get(place, "organization", organization_id)
+                or tx.get(place, DELETED_COPY, organization_id)
+            )
+        ),
         None,
     )
 
@@ -271,5 +282,8 @@ def delete_organization(call: Call) -> Reply:
     with call.transaction() as tx:
         _visible(call, tx, organization_id)
         noted = not call.settings.has_fault("organization_delete_unnoted")
+        kept = tx.get(call.workspace, "organization", organization_id)
         tx.delete(call.workspace, "organization", organization_id, noted=noted)
+        if kept and call.settings.has_fault("deleted_organization_still_embedded"):
+            tx.insert(call.workspace, DELETED_COPY, kept, id=organization_id)
     return Reply(204)

@@ -126,4 +126,10 @@ FAULTS = (
         "canceling or completing the AI agent's resume plan leaves its updated_at as it was "
         "(the plan is written unstamped)",
     ),
+    Fault(
+        "deleted_organization_still_embedded",
+        ("SYNC-006",),
+        "an organization deleted through the API is kept as a copy that embedding reads: "
+        "contacts and deals that named it still embed it with expand=organization",
+    ),
 )
