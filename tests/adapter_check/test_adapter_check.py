@@ -86,6 +86,18 @@ def test_an_adapter_that_withholds_no_permission_is_broken(tmp_path: Path) -> No
     assert "1 of 10 listed features broken" in result.output
 
 
+def test_an_adapter_that_revokes_any_id_is_broken(tmp_path: Path) -> None:
+    """The adapter fault `adapter_revoke_unknown_ok`: "an id the adapter never issued is a
+    404", and adapter-check sends one."""
+    settings = ServerSettings(adapter_faults=frozenset({"adapter_revoke_unknown_ok"}))
+    with running_server(settings) as served:
+        result = invoke("adapter-check", "--target", str(target_file(served, tmp_path)))
+    assert result.exit_code == 1, result.output
+    assert "broken  tokens: " in result.output
+    assert "1 of 10 listed features broken" in result.output
+    assert not leaks(result.output, served)
+
+
 def test_custom_field_samples_the_api_does_not_honour_are_broken(tmp_path: Path) -> None:
     """The adapter fault `adapter_samples_untrue`: a number field's sample says it takes
     text. The suites would fail the target's custom field tests for the fixture's

@@ -88,6 +88,8 @@ def _tokens(probe: Probe) -> list[str]:
     probe.refused(
         "createToken", json={"workspace": "primary", "kind": "workspace", "scopes": ["nope:read"]}
     )
+    # "an id the adapter never issued is a 404"
+    probe.refused("revokeToken", path={"token_id": f"tok_{NOWHERE}"}, status=404)
     with probe.cleanup() as undo:
         made, reader = _issue(probe, undo, scopes=["contacts:read"])
         if sorted(made["scopes"]) != ["contacts:read"]:
@@ -306,6 +308,11 @@ def _close(client: ApiClient, conversation_id: str) -> httpx.Response:
 @check("conversations")
 def _conversations(probe: Probe) -> list[str]:
     probe.refused("createConversation", json={"workspace": "primary", "status": "closed"})
+    for impossible in (  # "refused (422)": combinations the document's states do not allow
+        {"status": "waiting", "handler": "agent"},
+        {"status": "active", "handler": "agent", "agent_available": False},
+    ):
+        probe.refused("createConversation", json={"workspace": "primary", **impossible}, status=422)
     for body, holder in (
         ({"status": "waiting"}, None),
         ({"status": "active", "handler": "agent"}, "agent"),

@@ -16,6 +16,10 @@ ADAPTER_FAULTS: dict[str, str] = {
         "the adapter answers a person's permissions as set but withholds nothing: their "
         "OAuth tokens still change records and act on conversations"
     ),
+    "adapter_revoke_unknown_ok": (
+        "revoking a token id the adapter never issued answers 204 instead of 404: a typo in "
+        "a vendor's cleanup goes unnoticed"
+    ),
     "adapter_samples_untrue": (
         "the fixtures' custom field samples swap a number field's values: the accepted "
         "one is text the API refuses"
