@@ -775,7 +775,6 @@ def test_a_deleted_organization_is_embedded_by_no_record(
     api: ApiClient,
     maker: operations.Maker,
     updates: Updates,
-    convention: Callable[[str], str],
     kind: str,
     by: str,
 ) -> None:
@@ -789,13 +788,7 @@ def test_a_deleted_organization_is_embedded_by_no_record(
         fields["contact_id"] = str(updates.made("contact")["id"])
     record_id = str(updates.made(kind, **fields)["id"])
     _delete(by, api, maker, "organization", organization_id)
-    ids = {f"{kind}_id": record_id}
-    path = (
-        f"/v1/contacts/{record_id}"
-        if kind == "contact"
-        else conventions.path(convention, "retrieve.deal_path", **ids)
-    )
-    answer = api.get(path, params={"expand": "organization"})
+    answer = api.get(updates.retrieve_path(kind, record_id), params={"expand": "organization"})
     body = answer.json() if answer.is_success and answer.content else {}
     embedded = body.get("organization") if isinstance(body, dict) else None
     expect_true(

@@ -132,14 +132,17 @@ class Updates:
             )
         expect_status(response, req_id, *range(200, 300))
 
-    def read(self, kind: str, record_id: str, req_id: str) -> dict[str, Any]:
-        """The record as the target reads it now: a 200 with a JSON object."""
+    def retrieve_path(self, kind: str, record_id: str) -> str:
+        """The retrieve of `record_id`: the document's for a contact, the target's
+        `retrieve.<kind>_path` for another kind (a skip where it names none)."""
         ids = {f"{kind}_id": record_id}
         if kind == "contact":
-            path = conventions.fill_path(CONTACT_PATH, "contact retrieve", **ids)
-        else:
-            path = conventions.path(self.convention, f"retrieve.{kind}_path", **ids)
-        response = self.api.get(path)
+            return conventions.fill_path(CONTACT_PATH, "contact retrieve", **ids)
+        return conventions.path(self.convention, f"retrieve.{kind}_path", **ids)
+
+    def read(self, kind: str, record_id: str, req_id: str) -> dict[str, Any]:
+        """The record as the target reads it now: a 200 with a JSON object."""
+        response = self.api.get(self.retrieve_path(kind, record_id))
         body = expect_status(response, req_id, 200)
         expect_true(
             response,
