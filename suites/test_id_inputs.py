@@ -1,5 +1,5 @@
-"""Every id input of every operation: one naming nothing is not found, one in capitals is
-no id.
+"""Every id input of every operation: one naming nothing is not found, one in capitals or
+of another kind is no id.
 
 "`not_found` | no such record in the workspace": a well-formed id of the path's kind that
 no record has answers 404, on every operation with a path id the document shows or the
@@ -10,6 +10,10 @@ them for a path. Identifiers are "Prefix, underscore, 32 lowercase hex character
 real record's id with its hex in capitals is none: refused, as a path problem (400,
 "Query, path and header problems answer 400") or as no such record (404), never served
 (a delete's is sent with a record of its own, which a server that serves it deletes).
+The table gives each kind its prefix, so a real record's id of another kind is none
+either: a real organization's id on a contact path, or in a deal's `contact_id`, is
+refused on every path id and every body id of every write (a server keeping every
+record in one table, or reading only the hex, would take it).
 A contact, organization or deal id naming nothing in the body of any write is
 `record_not_found` with `param` naming the field ("contact, organization or deal id in
 the body missing"): the shown creates, and the creates and updates the target names.
@@ -36,6 +40,25 @@ PATH_POINTS = [point for point in id_inputs.points() if point.input.where == "pa
 
 SHAPED_PATH_POINTS = [p for p in PATH_POINTS if p.prefix not in id_inputs.UNSHOWN_FORMATS]
 """The path ids whose form the identifier table shows: a malformed one is defined."""
+
+FOREIGN_KINDS = ("con", "org", "deal")
+"""The kinds a real id of another kind is taken from: records every workspace has, the
+ones a server keeping every record in one table, or looking ids up by their hex, finds."""
+
+
+def _foreign_kind(point: id_inputs.Point) -> str | None:
+    """The first of `FOREIGN_KINDS` the point's input does not name (None for an input
+    naming all three, an activity's `record_id`, whose pattern its own test holds)."""
+    return next((k for k in FOREIGN_KINDS if k not in point.input.prefixes), None)
+
+
+FOREIGN_BODY_POINTS = [
+    p
+    for p in id_inputs.points()
+    if p.input.where == "body" and p.input.name != id_inputs.TAGS and _foreign_kind(p)
+]
+"""The body ids of every write but a record's `tags`, whose form in a body is not shown
+(a server may take a tag's name there, and make a tag of any string)."""
 
 CODES = {
     "con": ("not_found", "contact_not_found", "record_not_found"),
@@ -69,13 +92,7 @@ def test_a_real_path_id_in_capitals_is_refused(
     real = here.another(point.prefix) if point.removes else here.id_of(point.prefix)
     prefix, _, digits = real.partition("_")
     response = id_inputs.sender(point, here, convention)(api, f"{prefix}_{digits.upper()}")
-    expect_true(
-        response,
-        "ERR-011",
-        response.status_code in (400, 404),
-        expected=f"{real} with its hex in capitals refused (400, or 404 as no such record)",
-        got=f"{response.status_code} {response.text[:200]}",
-    )
+    _expect_refused(response, (400, 404), f"{real} with its hex in capitals")
 
 
 @pytest.mark.req("ERR-011")
@@ -88,6 +105,46 @@ def test_a_malformed_path_id_answers_400_validation_failed(
     "Query, path and header problems answer 400 with the same code"."""
     response = id_inputs.sender(point, here, convention)(api, f"not_a_{point.prefix}_id")
     expect_error(response, "ERR-011", status=400, code="validation_failed")
+
+
+@pytest.mark.req("ERR-011")
+@pytest.mark.parametrize("point", SHAPED_PATH_POINTS, ids=str)
+def test_a_real_id_of_another_kind_on_a_path_is_refused(
+    point: id_inputs.Point, api: ApiClient, here: WorkspaceRecords, convention: conventions.Lookup
+) -> None:
+    """The identifier table gives each kind its prefix, so a real organization's id is
+    no contact's: on every path id it is refused, as a path problem (400) or as no such
+    record (404), never served as the record it names (a server keeping every record in
+    one table, or reading only the hex, would). A delete's is a record of its own."""
+    kind = _foreign_kind(point)
+    assert kind is not None  # every path names one kind
+    foreign = here.another(kind) if point.removes else here.id_of(kind)
+    response = id_inputs.sender(point, here, convention)(api, foreign)
+    _expect_refused(response, (400, 404), f"{foreign}, a {kind}_ id on a {point.prefix}_ path")
+
+
+@pytest.mark.req("ERR-011")
+@pytest.mark.parametrize("point", FOREIGN_BODY_POINTS, ids=str)
+def test_a_real_id_of_another_kind_in_a_body_is_refused(
+    point: id_inputs.Point, api: ApiClient, here: WorkspaceRecords, convention: conventions.Lookup
+) -> None:
+    """As on a path: a field typed as one kind's id (`contact_id` a `con_` id, `owner_id`
+    a `usr_` id, ...) holds no real id of another kind, on every write that takes it.
+    The write takes the field (the control, a real id of the field's kind, is accepted,
+    and the answer, where it shows the field, holds it; else not applicable); a real
+    organization's or contact's id is then refused (400, 404 or 422)."""
+    send = id_inputs.sender(point, here, convention)
+    kind = _foreign_kind(point)
+    assert kind is not None
+    real = here.another(point.prefix) if point.prefix in FOREIGN_KINDS else here.id_of(point.prefix)
+    control = send(api, real)
+    answer = control.json() if control.is_success and control.content else {}
+    shown = answer.get(point.input.name, real) if isinstance(answer, dict) else real
+    if not control.is_success or shown != real:
+        pytest.skip(f"{point}: a real {point.prefix}_ id not taken ({control.status_code})")
+    foreign = here.id_of(kind)
+    response = send(api, foreign)
+    _expect_refused(response, (400, 404, 422), f"{foreign}, a {kind}_ id in {point.input.name}")
 
 
 @pytest.mark.req("ERR-022")
@@ -128,11 +185,16 @@ def test_a_real_body_id_in_capitals_is_refused(
         pytest.skip(f"{point}: a real {point.prefix}_ id refused too ({control.status_code})")
     prefix, _, digits = real.partition("_")
     response = send(api, f"{prefix}_{digits.upper()}")
+    _expect_refused(response, (400, 404, 422), f"{prefix}_{digits} with its hex in capitals")
+
+
+def _expect_refused(response: httpx.Response, statuses: tuple[int, ...], sent: str) -> None:
+    """What was `sent` for an id is refused with one of `statuses`, never taken."""
     expect_true(
         response,
         "ERR-011",
-        response.status_code in (400, 404, 422),
-        expected=f"{prefix}_{digits} with its hex in capitals refused (400, 404 or 422)",
+        response.status_code in statuses,
+        expected=f"{sent} refused ({', '.join(map(str, statuses))})",
         got=f"{response.status_code} {response.text[:200]}",
     )
 

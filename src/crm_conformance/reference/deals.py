@@ -21,6 +21,7 @@ from crm_conformance.reference import (
     deal_value,
     external_ids,
     field_definitions,
+    identifiers,
     organizations,
     owners,
     pipelines,
@@ -174,7 +175,10 @@ def read_changes(call: Call, tx: Transaction, body: Any, current: Record | None)
             k: v.lower() if k.endswith("_id") and isinstance(v, str) else v
             for k, v in fields.body.items()
         }
-    contact_id = fields.identifier("contact_id", "contact")
+    any_record = call.settings.has_fault("deal_contact_id_any_record")
+    contact_id = fields.identifier(
+        "contact_id", activities.RECORD_KINDS if any_record else "contact"
+    )
     organization_id = fields.identifier("organization_id", "organization")
     if fields.has("owner_id"):
         changes["owner_id"] = owners.user_field(tx, call.workspace, fields, "owner_id")
@@ -301,6 +305,8 @@ def read_changes(call: Call, tx: Transaction, body: Any, current: Record | None)
                 places = [call.workspace]
                 if kind == "contact" and call.settings.has_fault("deal_contact_any_workspace"):
                     places = tx.workspaces()  # looked up by the id alone
+                if kind == "contact" and any_record:
+                    kind = identifiers.kind_of(merged[name], activities.RECORD_KINDS) or kind
                 record = next(
                     (found for place in places if (found := tx.get(place, kind, merged[name]))),
                     None,

@@ -8,7 +8,14 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from crm_conformance.reference import external_ids, field_definitions, owners, tags, visibility
+from crm_conformance.reference import (
+    external_ids,
+    field_definitions,
+    identifiers,
+    owners,
+    tags,
+    visibility,
+)
 from crm_conformance.reference.api_errors import bad_query, not_found
 from crm_conformance.reference.listing import ListSpec, parse_since
 from crm_conformance.reference.reply import Reply
@@ -278,6 +285,8 @@ def update_organization(call: Call) -> Reply:
     "/v1/organizations/{organization_id}", scopes=("organizations:write",), entity="organizations"
 )
 def delete_organization(call: Call) -> Reply:
+    if call.settings.has_fault("organization_delete_any_record"):
+        return _delete_any_record(call)
     organization_id = call.path_id("organization_id", "organization")
     with call.transaction() as tx:
         _visible(call, tx, organization_id)
@@ -286,4 +295,17 @@ def delete_organization(call: Call) -> Reply:
         tx.delete(call.workspace, "organization", organization_id, noted=noted)
         if kept and call.settings.has_fault("deleted_organization_still_embedded"):
             tx.insert(call.workspace, DELETED_COPY, kept, id=organization_id)
+    return Reply(204)
+
+
+def _delete_any_record(call: Call) -> Reply:
+    """Fault `organization_delete_any_record`: the record of any kind with the path's id."""
+    record_id = call.path_params["organization_id"]
+    kind = identifiers.kind_of(record_id, ("contact", "organization", "deal"))
+    if kind is None:  # no id of any kind: the path's own check answers
+        record_id, kind = call.path_id("organization_id", "organization"), "organization"
+    with call.transaction() as tx:
+        if tx.get(call.workspace, kind, record_id) is None:
+            raise not_found("organization")
+        tx.delete(call.workspace, kind, record_id, noted=True)
     return Reply(204)

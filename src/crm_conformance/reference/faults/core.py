@@ -26,6 +26,18 @@ FAULTS = (
         "404 answers carry type api_error, which tells clients to retry a missing record",
     ),
     Fault(
+        "deal_contact_id_any_record",
+        ("ERR-011",),
+        "a deal's contact_id takes the id of a contact, an organization or a deal (one table "
+        "of records, looked up by the id alone)",
+    ),
+    Fault(
+        "organization_delete_any_record",
+        ("ERR-011",),
+        "the organization delete removes whichever contact, organization or deal has the "
+        "path's id (a delete by the id alone)",
+    ),
+    Fault(
         "query_errors_answer_422",
         ("ERR-011",),
         "invalid query, path and header values answer 422 validation_failed instead of 400",
