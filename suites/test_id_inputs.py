@@ -13,7 +13,9 @@ real record's id with its hex in capitals is none: refused, as a path problem (4
 The table gives each kind its prefix, so a real record's id of another kind is none
 either: a real organization's id on a contact path, or in a deal's `contact_id`, is
 refused on every path id and every body id of every write (a server keeping every
-record in one table, or reading only the hex, would take it).
+record in one table, or reading only the hex, would take it). A deleted record, by the
+adapter or the target's own delete, is no such record on every path and in every body
+that names it.
 A contact, organization or deal id naming nothing in the body of any write is
 `record_not_found` with `param` naming the field ("contact, organization or deal id in
 the body missing"): the shown creates, and the creates and updates the target names.
@@ -22,6 +24,7 @@ The points come from `steps.id_inputs`, so a path or body the target names is re
 
 import json
 import secrets
+from collections.abc import Callable
 
 import httpx
 import pytest
@@ -34,6 +37,7 @@ from crm_conformance.steps import (
     expect_error,
     expect_true,
     id_inputs,
+    operations,
 )
 
 PATH_POINTS = [point for point in id_inputs.points() if point.input.where == "path"]
@@ -81,6 +85,45 @@ def test_a_path_id_naming_nothing_answers_404(
             f"a {point.prefix}'s id format is not shown, and {real!r} is not prefix_<32 hex>"
         )
     response = id_inputs.sender(point, here, convention)(api, missing)
+    expect_error(response, "ERR-012", status=404, code=CODES.get(point.prefix, ("not_found",)))
+
+
+DELETABLE = {"con": "contact", "org": "organization", "deal": "deal", "act": "activity"}
+"""The kinds the adapter deletes (feature `records`), by prefix, with each kind's name."""
+
+
+@pytest.fixture(params=operations.DELETED_BY)
+def deleted(
+    request: pytest.FixtureRequest, api: ApiClient, here: WorkspaceRecords, maker: operations.Maker
+) -> Callable[[str], str]:
+    """Makes a new record of a kind (by prefix) and deletes it, through the adapter or
+    the target's own delete (the parameter): its id."""
+
+    def make(prefix: str) -> str:
+        gone = here.another(prefix)
+        operations.delete_by(request.param, api, maker, DELETABLE[prefix], gone)
+        return gone
+
+    return make
+
+
+@pytest.mark.req("ERR-012")
+@pytest.mark.parametrize(
+    "point", [p for p in PATH_POINTS if p.prefix in DELETABLE and not p.removes], ids=str
+)
+def test_a_path_id_of_a_deleted_record_answers_404(
+    point: id_inputs.Point,
+    api: ApiClient,
+    here: WorkspaceRecords,
+    convention: conventions.Lookup,
+    deleted: Callable[[str], str],
+) -> None:
+    """A deleted record is "no such record" on every path naming it, not only on its
+    retrieve: its update and an activity's cancel answer 404 too (a server that marks
+    rows deleted checks the mark on every path). A second delete is left out: a server
+    may answer it as done, and nothing is left to show."""
+    gone = deleted(point.prefix)
+    response = id_inputs.sender(point, here, convention)(api, gone)
     expect_error(response, "ERR-012", status=404, code=CODES.get(point.prefix, ("not_found",)))
 
 
@@ -163,6 +206,30 @@ def test_a_body_record_id_naming_nothing_answers_record_not_found(
         point,
         control_id=here.another(point.prefix),
         refused_id=absent_id(point.prefix),
+        req_id="ERR-022",
+        skip_why=f"a real {point.prefix}_ id refused too: this write does not take the field",
+    )
+
+
+@pytest.mark.req("ERR-022")
+@pytest.mark.parametrize("point", id_inputs.body_record_points(), ids=str)
+def test_a_body_id_of_a_deleted_record_answers_record_not_found(
+    point: id_inputs.Point,
+    api: ApiClient,
+    here: WorkspaceRecords,
+    convention: conventions.Lookup,
+    deleted: Callable[[str], str],
+) -> None:
+    """A deleted contact, organization or deal is "missing" in the body of every write
+    naming one (a deal's contact, an activity's record, a contact's organization):
+    `record_not_found` naming the field, once a real id there is taken (the control)."""
+    gone = deleted(point.prefix)
+    id_inputs.expect_body_id_not_found(
+        id_inputs.sender(point, here, convention),
+        api,
+        point,
+        control_id=here.another(point.prefix),
+        refused_id=gone,
         req_id="ERR-022",
         skip_why=f"a real {point.prefix}_ id refused too: this write does not take the field",
     )

@@ -667,21 +667,8 @@ def test_a_teammate_changed_by_update_reads_anew_on_every_read(
 # --- a deleted record is read by no path ----------------------------------------------------
 
 
-DELETED_BY = ("adapter", "api")
-"""The ways a record is deleted: the adapter's delete, and the target's own
-(`[conventions.deletes]`): "no such record" whatever deleted it."""
-
-
-def _delete(by: str, api: ApiClient, maker: operations.Maker, kind: str, record_id: str) -> None:
-    """Delete `record_id` the way `by` names."""
-    if by == "adapter":
-        maker.adapter.delete_record(record_id)
-    else:
-        operations.delete_through_api(api, maker.convention, kind, record_id)
-
-
 @pytest.mark.req("ERR-012", "SYNC-006")
-@pytest.mark.parametrize("by", DELETED_BY)
+@pytest.mark.parametrize("by", operations.DELETED_BY)
 def test_a_deleted_contact_is_read_by_no_path(
     api: ApiClient,
     maker: operations.Maker,
@@ -699,7 +686,7 @@ def test_a_deleted_contact_is_read_by_no_path(
     newest = {"limit": 200}
     before = expect_status(api.get("/v1/contacts", params=newest), "SYNC-006", 200)
     unfiltered = contact_id in {row.get("id") for row in before.get("data") or ()}
-    _delete(by, api, maker, "contact", contact_id)
+    operations.delete_by(by, api, maker, "contact", contact_id)
     response = api.get(f"/v1/contacts/{contact_id}")
     expect_error_among(response, "ERR-012", {404: ("contact_not_found", "not_found")})
     listed = api.get(
@@ -727,7 +714,7 @@ def test_a_deleted_contact_is_read_by_no_path(
 
 
 @pytest.mark.req("ERR-012", "SYNC-006")
-@pytest.mark.parametrize("by", DELETED_BY)
+@pytest.mark.parametrize("by", operations.DELETED_BY)
 @pytest.mark.parametrize("kind", conventions.SYNCED)
 def test_a_deleted_record_of_a_named_kind_is_read_by_no_path(
     api: ApiClient,
@@ -755,7 +742,7 @@ def test_a_deleted_record_of_a_named_kind_is_read_by_no_path(
 
     if record_id not in listed():
         pytest.skip(f"GET {path} did not list the record before it was deleted")
-    _delete(by, api, maker, kind, record_id)
+    operations.delete_by(by, api, maker, kind, record_id)
     expect_true(
         None,
         "SYNC-006",
@@ -769,7 +756,7 @@ def test_a_deleted_record_of_a_named_kind_is_read_by_no_path(
 
 
 @pytest.mark.req("ERR-012", "SYNC-006")
-@pytest.mark.parametrize("by", DELETED_BY)
+@pytest.mark.parametrize("by", operations.DELETED_BY)
 @pytest.mark.parametrize("kind", ["contact", "deal"])
 def test_a_deleted_organization_is_embedded_by_no_record(
     api: ApiClient,
@@ -797,7 +784,7 @@ def test_a_deleted_organization_is_embedded_by_no_record(
     _, before = embedded_now()
     if not (isinstance(before, dict) and before.get("id") == organization_id):
         pytest.skip(f"the {kind} does not embed its organization before the delete")
-    _delete(by, api, maker, "organization", organization_id)
+    operations.delete_by(by, api, maker, "organization", organization_id)
     answer, embedded = embedded_now()
     expect_true(
         answer,

@@ -192,10 +192,9 @@ def _linked_on_create(call: Call, tx: Transaction, record_id: str | None) -> str
     missing = kind is not None and tx.get(call.workspace, kind, record_id) is None
     if missing and call.settings.has_fault("activity_record_not_found_names_kind"):
         raise ApiError(404, "record_not_found", f"No such {kind}.", param=f"{kind}_id")
-    if missing and kind and call.settings.has_fault("activity_on_deleted_record_taken"):
-        deleted = "SELECT 1 FROM deletions WHERE id = ? AND workspace = ?"
-        if tx.execute(deleted, (record_id, call.workspace)).fetchone():
-            return kind  # the id was checked against every id ever issued
+    ever = call.settings.has_fault("activity_on_deleted_record_taken")
+    if missing and kind and ever and tx.was_deleted(call.workspace, record_id):
+        return kind  # the id was checked against every id ever issued
     return linked_record(call, tx, record_id)
 
 

@@ -311,6 +311,9 @@ def read_changes(call: Call, tx: Transaction, body: Any, current: Record | None)
                     (found for place in places if (found := tx.get(place, kind, merged[name]))),
                     None,
                 )
+                ever = call.settings.has_fault("deal_links_deleted_records")
+                if record is None and ever and tx.was_deleted(call.workspace, merged[name]):
+                    continue  # the id was checked against every id ever issued
                 unchecked = call.settings.has_fault("deal_update_links_unchecked")
                 if record is None and not creating and unchecked:
                     continue  # the update's partial write stores the id as given
@@ -516,6 +519,10 @@ def get_deal(call: Call) -> Reply:
 def update_deal(call: Call) -> Reply:
     deal_id = call.path_id("deal_id", "deal")
     with call.transaction() as tx:
+        unchecked = call.settings.has_fault("deleted_deal_update_answers_200")
+        gone = unchecked and tx.get(call.workspace, "deal", deal_id) is None
+        if gone and tx.was_deleted(call.workspace, deal_id):  # UPDATE of no row, as done
+            return Reply(200, {"id": deal_id, "object": "deal"})
         current = _visible(call, tx, deal_id)
         record = tx.update(
             call.workspace, "deal", {**current, **read_changes(call, tx, call.json(), current)}

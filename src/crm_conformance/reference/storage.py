@@ -382,6 +382,12 @@ class Transaction:
         rows = self._read(sql + " ORDER BY created_at, id", tuple(parameters))
         return [json.loads(row[0]) for row in rows]
 
+    def was_deleted(self, workspace: str, id: str) -> bool:
+        """Whether the deletion feed of `workspace` holds `id` (for faults that take a
+        deleted record's id as one still made)."""
+        found = "SELECT 1 FROM deletions WHERE id = ? AND workspace = ?"
+        return self._read(found, (id, workspace)).fetchone() is not None
+
     def deletions(self, workspace: str) -> list[Record]:
         """The deletion feed of `workspace` in order: `{id, kind, deleted_at, seq}`."""
         rows = self._read(

@@ -187,6 +187,19 @@ def delete_through_api(
         pytest.skip(f"DELETE {call.path} of a new {kind} answered {done.status_code}")
 
 
+DELETED_BY = ("adapter", "api")
+"""The ways a record is deleted: the adapter's delete, and the target's own
+(`[conventions.deletes]`): "no such record" whatever deleted it."""
+
+
+def delete_by(by: str, client: ApiClient, maker: Maker, kind: str, record_id: str) -> None:
+    """Delete `record_id` the way `by` (one of `DELETED_BY`) names."""
+    if by == "adapter":
+        maker.adapter.delete_record(record_id)
+    else:
+        delete_through_api(client, maker.convention, kind, record_id)
+
+
 def _delete(resource: str) -> Callable[[Maker], Call]:
     return lambda maker: delete_call(maker.convention, resource, maker.record_id(resource))
 

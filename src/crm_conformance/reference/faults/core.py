@@ -38,6 +38,17 @@ FAULTS = (
         "path's id (a delete by the id alone)",
     ),
     Fault(
+        "deal_links_deleted_records",
+        ("ERR-022",),
+        "a deal's contact_id or organization_id is checked against every id ever made, so "
+        "a deleted contact or organization is taken",
+    ),
+    Fault(
+        "deleted_deal_update_answers_200",
+        ("ERR-012",),
+        "an update of a deleted deal answers 200 (the UPDATE touched no row and was not checked)",
+    ),
+    Fault(
         "query_errors_answer_422",
         ("ERR-011",),
         "invalid query, path and header values answer 422 validation_failed instead of 400",
