@@ -191,6 +191,8 @@ def read_changes(
     if fields.has("phone"):
         raw = fields.string("phone", max_length=40)
         changes["phone"] = phones.normalize(raw) if raw is not None else None
+        if raw and set(raw) & set("().") and call.settings.has_fault("phone_brackets_refused"):
+            changes["phone"] = None  # the parser drops spaces and dashes only
         if raw is not None and changes["phone"] is None:
             fields.problem("phone", "is not a phone number that can be written in E.164", "phone")
         elif raw is not None and call.settings.has_fault("phone_not_normalized"):

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from crm_conformance.steps.expect import strings_in as strings_in
     from crm_conformance.steps.expect import universal as universal
     from crm_conformance.steps.expect import words_in as words_in
+    from crm_conformance.steps.factories import PHONE_FORMS as PHONE_FORMS
     from crm_conformance.steps.factories import RecordFactory as RecordFactory
     from crm_conformance.steps.factories import absent_id as absent_id
     from crm_conformance.steps.factories import create_fields as create_fields

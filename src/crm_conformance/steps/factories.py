@@ -49,6 +49,16 @@ def spaced(phone: str) -> str:
     return f"{phone[:3]} {phone[3:5]} {phone[5:9]} {phone[9:]}"
 
 
+PHONE_FORMS: dict[str, Callable[[str], str]] = {
+    "spaces": spaced,
+    "dashes": lambda phone: f"{phone[:3]}-{phone[3:5]}-{phone[5:9]}-{phone[9:]}",
+    "parentheses": lambda phone: f"{phone[:3]} ({phone[3:5]}) {phone[5:9]}-{phone[9:]}",
+    "dots": lambda phone: f"{phone[:3]}.{phone[3:5]}.{phone[5:9]}.{phone[9:]}",
+}
+"""A number `phone_number` made, written each of the ways people write it: "E.164,
+normalized on write" reads each back as the number."""
+
+
 def create_fields(kind: str, unique: Callable[[str], str]) -> dict[str, Any]:
     """The fields of a new contact or organization for the target's create
     (`[conventions.creates]`): a contact's name parts and a phone of its own ("contact

@@ -5,6 +5,12 @@ from crm_conformance.reference.faults.fault import Fault
 
 FAULTS = (
     Fault(
+        "phone_brackets_refused",
+        ("CON-009",),
+        "the phone parser drops spaces and dashes only: a number written with parentheses "
+        "or dots is refused",
+    ),
+    Fault(
         "upsert_changes_phone",
         ("CON-044",),
         "an upsert matched by external_id writes the phone it was sent over the contact's",
