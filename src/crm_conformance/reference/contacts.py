@@ -105,6 +105,8 @@ def render(
         if fault("contact_name_first_name_only")
         else None
         if fault("contact_name_needs_first_name") and not record.get("first_name")
+        else (record.get("first_name") or "") + (record.get("last_name") or "")
+        if fault("contact_name_parts_run_together")
         else record.get("stored_name") or display_name(record),
         "email": record.get("email"),
         "phone": record.get("phone"),

@@ -5,6 +5,11 @@ from crm_conformance.reference.faults.fault import Fault
 
 FAULTS = (
     Fault(
+        "contact_name_parts_run_together",
+        ("CON-007",),
+        "a contact's name joins first_name and last_name with no separator (AdaLovelace)",
+    ),
+    Fault(
         "phone_brackets_refused",
         ("CON-009",),
         "the phone parser drops spaces and dashes only: a number written with parentheses "
