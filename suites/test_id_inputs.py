@@ -92,17 +92,31 @@ DELETABLE = {"con": "contact", "org": "organization", "deal": "deal", "act": "ac
 """The kinds the adapter deletes (feature `records`), by prefix, with each kind's name."""
 
 
+@pytest.fixture(scope="module")
+def deleted_ids() -> dict[tuple[str, str], str]:
+    """The deleted record of each kind and way of deleting, made once per module (in
+    each process): a point only sends its id, and a refusal changes nothing."""
+    return {}
+
+
 @pytest.fixture(params=operations.DELETED_BY)
 def deleted(
-    request: pytest.FixtureRequest, api: ApiClient, here: WorkspaceRecords, maker: operations.Maker
+    request: pytest.FixtureRequest,
+    api: ApiClient,
+    here: WorkspaceRecords,
+    maker: operations.Maker,
+    deleted_ids: dict[tuple[str, str], str],
 ) -> Callable[[str], str]:
-    """Makes a new record of a kind (by prefix) and deletes it, through the adapter or
-    the target's own delete (the parameter): its id."""
+    """The id of a record of a kind (by prefix) deleted through the adapter or the
+    target's own delete (the parameter)."""
 
     def make(prefix: str) -> str:
-        gone = here.another(prefix)
-        operations.delete_by(request.param, api, maker, DELETABLE[prefix], gone)
-        return gone
+        key = (request.param, prefix)
+        if key not in deleted_ids:
+            gone = here.another(prefix)
+            operations.delete_by(request.param, api, maker, DELETABLE[prefix], gone)
+            deleted_ids[key] = gone
+        return deleted_ids[key]
 
     return make
 
