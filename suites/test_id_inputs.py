@@ -45,15 +45,13 @@ PATH_POINTS = [point for point in id_inputs.points() if point.input.where == "pa
 SHAPED_PATH_POINTS = [p for p in PATH_POINTS if p.prefix not in id_inputs.UNSHOWN_FORMATS]
 """The path ids whose form the identifier table shows: a malformed one is defined."""
 
-FOREIGN_KINDS = ("con", "org", "deal")
-"""The kinds a real id of another kind is taken from: records every workspace has, the
-ones a server keeping every record in one table, or looking ids up by their hex, finds."""
-
 
 def _foreign_kind(point: id_inputs.Point) -> str | None:
-    """The first of `FOREIGN_KINDS` the point's input does not name (None for an input
-    naming all three, an activity's `record_id`, whose pattern its own test holds)."""
-    return next((k for k in FOREIGN_KINDS if k not in point.input.prefixes), None)
+    """The first record kind (`id_inputs.RECORD_KINDS`: records every workspace has, the
+    ones a server keeping every record in one table, or looking ids up by their hex,
+    finds) the point's input does not name (None for an input naming all three, an
+    activity's `record_id`, whose pattern its own test holds)."""
+    return next((k for k in id_inputs.RECORD_KINDS if k not in point.input.prefixes), None)
 
 
 FOREIGN_BODY_POINTS = [
@@ -193,7 +191,11 @@ def test_a_real_id_of_another_kind_in_a_body_is_refused(
     send = id_inputs.sender(point, here, convention)
     kind = _foreign_kind(point)
     assert kind is not None
-    real = here.another(point.prefix) if point.prefix in FOREIGN_KINDS else here.id_of(point.prefix)
+    real = (
+        here.another(point.prefix)
+        if point.prefix in id_inputs.RECORD_KINDS
+        else here.id_of(point.prefix)
+    )
     control = send(api, real)
     answer = control.json() if control.is_success and control.content else {}
     shown = answer.get(point.input.name, real) if isinstance(answer, dict) else real

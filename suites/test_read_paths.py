@@ -43,6 +43,7 @@ from crm_conformance.steps import (
     expect_success,
     expect_true,
     expect_unset_custom_fields,
+    is_record_object,
     json_equal,
     listings,
     operations,
@@ -782,14 +783,14 @@ def test_a_deleted_organization_is_embedded_by_no_record(
         return answer, body.get("organization") if isinstance(body, dict) else None
 
     _, before = embedded_now()
-    if not (isinstance(before, dict) and before.get("id") == organization_id):
+    if not is_record_object(before, organization_id):
         pytest.skip(f"the {kind} does not embed its organization before the delete")
     operations.delete_by(by, api, maker, "organization", organization_id)
     answer, embedded = embedded_now()
     expect_true(
         answer,
         "SYNC-006",
-        not (isinstance(embedded, dict) and embedded.get("id") == organization_id),
+        not is_record_object(embedded, organization_id),
         expected=f"the deleted organization {organization_id} embedded in no {kind}",
         got=f"organization = {embedded!r}",
     )

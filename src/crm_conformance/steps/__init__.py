@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from crm_conformance.steps.factories import phone_number as phone_number
     from crm_conformance.steps.factories import spaced as spaced
     from crm_conformance.steps.factories import stamp as stamp
+    from crm_conformance.steps.json_values import is_record_object as is_record_object
     from crm_conformance.steps.json_values import json_equal as json_equal
     from crm_conformance.steps.pages import PageRead as PageRead
     from crm_conformance.steps.pages import expect_each_once as expect_each_once

@@ -24,3 +24,9 @@ def json_equal(got: Any, expected: Any) -> bool:
     if isinstance(expected, (list, tuple)) and type(got) is type(expected):
         return len(got) == len(expected) and all(map(json_equal, got, expected))
     return bool(got == expected)
+
+
+def is_record_object(value: Any, record_id: str) -> bool:
+    """Whether `value` is the object of the record `record_id` (a JSON object with that
+    id), as an expand embeds it: null, the bare id or an absent member are not."""
+    return isinstance(value, Mapping) and value.get("id") == record_id
