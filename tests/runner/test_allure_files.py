@@ -1,13 +1,19 @@
 """A run's Allure results leave out the fixture containers that show nothing."""
 
+import json
+
 import allure_pytest.plugin
+import pytest
 from allure_commons import model2
 
 from crm_conformance.reporting.allure_files import (
+    QuickListener,
     QuietFileLogger,
     shows_something,
     use_quiet_logger,
 )
+
+pytest_plugins = ["pytester"]
 
 
 def test_only_a_fixture_with_something_to_show_keeps_its_container() -> None:
@@ -29,9 +35,71 @@ def test_allure_pytest_still_builds_its_logger_by_the_name_the_run_replaces() ->
     """Fails on an allure-pytest upgrade that no longer looks `AllureFileLogger` up in
     its plugin module when it configures: the run would then write every container."""
     assert "AllureFileLogger" in allure_pytest.plugin.pytest_configure.__code__.co_names
-    original = allure_pytest.plugin.AllureFileLogger
+    listener, logger = allure_pytest.plugin.AllureListener, allure_pytest.plugin.AllureFileLogger
     try:
         use_quiet_logger()
         assert allure_pytest.plugin.AllureFileLogger is QuietFileLogger
     finally:
-        allure_pytest.plugin.AllureFileLogger = original
+        allure_pytest.plugin.AllureListener = listener
+        allure_pytest.plugin.AllureFileLogger = logger
+
+
+def test_allure_pytest_still_builds_its_listener_by_the_name_the_run_replaces() -> None:
+    """As above, for `QuickListener`: an upgrade that drops the name would bring back the
+    look through every container's children, slower but the same files."""
+    assert "AllureListener" in allure_pytest.plugin.pytest_configure.__code__.co_names
+    listener, logger = allure_pytest.plugin.AllureListener, allure_pytest.plugin.AllureFileLogger
+    try:
+        use_quiet_logger()
+        assert allure_pytest.plugin.AllureListener is QuickListener
+    finally:
+        allure_pytest.plugin.AllureListener = listener
+        allure_pytest.plugin.AllureFileLogger = logger
+
+
+INNER_TESTS = """
+import pytest
+
+@pytest.fixture(scope="session")
+def shared():
+    return 1
+
+@pytest.fixture
+def own(shared):
+    return shared
+
+@pytest.mark.parametrize("n", range(4))
+def test_uses_both(own, n):
+    assert own == 1
+
+def test_uses_shared(shared):
+    assert shared
+"""
+
+
+def _containers(pytester: pytest.Pytester, quick: bool) -> list[tuple[str, int]]:
+    """(fixture name, number of children) of each container file an inner run writes."""
+    if quick:
+        pytester.makeconftest(
+            "import allure_pytest.plugin\n"
+            "from crm_conformance.reporting.allure_files import QuickListener\n"
+            "allure_pytest.plugin.AllureListener = QuickListener\n"
+        )
+    pytester.makepyfile(test_inner=INNER_TESTS)
+    results = pytester.path / ("quick" if quick else "plain")
+    outcome = pytester.runpytest_subprocess(f"--alluredir={results}", "-p", "no:cacheprovider")
+    outcome.assert_outcomes(passed=5)
+    found = []
+    for path in results.glob("*-container.json"):
+        container = json.loads(path.read_text(encoding="utf-8"))
+        names = ",".join(sorted(before["name"] for before in container.get("befores", [])))
+        found.append((names, len(container.get("children", []))))
+    return sorted(found)
+
+
+def test_the_quick_listener_writes_the_containers_allure_pytest_writes(
+    pytester: pytest.Pytester,
+) -> None:
+    plain = _containers(pytester, quick=False)
+    assert ("shared", 5) in plain  # the session fixture's container holds every test
+    assert plain == _containers(pytester, quick=True)
