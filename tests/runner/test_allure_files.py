@@ -31,27 +31,18 @@ def test_only_a_fixture_with_something_to_show_keeps_its_container() -> None:
     assert shows_something(model2.TestResultContainer(befores=[attached]))
 
 
-def test_allure_pytest_still_builds_its_logger_by_the_name_the_run_replaces() -> None:
-    """Fails on an allure-pytest upgrade that no longer looks `AllureFileLogger` up in
-    its plugin module when it configures: the run would then write every container."""
-    assert "AllureFileLogger" in allure_pytest.plugin.pytest_configure.__code__.co_names
+@pytest.mark.parametrize(
+    ("name", "ours"), [("AllureFileLogger", QuietFileLogger), ("AllureListener", QuickListener)]
+)
+def test_allure_pytest_still_builds_by_the_names_the_run_replaces(name: str, ours: type) -> None:
+    """Fails on an allure-pytest upgrade that no longer looks these names up in its plugin
+    module when it configures: the run would then write every container (the logger), or
+    look through every container's children again (the listener: slower, same files)."""
+    assert name in allure_pytest.plugin.pytest_configure.__code__.co_names
     listener, logger = allure_pytest.plugin.AllureListener, allure_pytest.plugin.AllureFileLogger
     try:
         use_quiet_logger()
-        assert allure_pytest.plugin.AllureFileLogger is QuietFileLogger
-    finally:
-        allure_pytest.plugin.AllureListener = listener
-        allure_pytest.plugin.AllureFileLogger = logger
-
-
-def test_allure_pytest_still_builds_its_listener_by_the_name_the_run_replaces() -> None:
-    """As above, for `QuickListener`: an upgrade that drops the name would bring back the
-    look through every container's children, slower but the same files."""
-    assert "AllureListener" in allure_pytest.plugin.pytest_configure.__code__.co_names
-    listener, logger = allure_pytest.plugin.AllureListener, allure_pytest.plugin.AllureFileLogger
-    try:
-        use_quiet_logger()
-        assert allure_pytest.plugin.AllureListener is QuickListener
+        assert getattr(allure_pytest.plugin, name) is ours
     finally:
         allure_pytest.plugin.AllureListener = listener
         allure_pytest.plugin.AllureFileLogger = logger
