@@ -62,6 +62,7 @@ from crm_conformance.steps import (
     phone_number,
     settle,
     stamp,
+    universal,
 )
 
 WIDE = {"ascii": "x", "two-byte": "é", "astral": "\U0001d11e"}
@@ -654,9 +655,12 @@ class Doubtful:
     counts it alike."""
 
     def sent(self, writer: "Writer") -> tuple[Any, str | None]:
-        """The value one write sends, and the unique string in it (None if none)."""
+        """The value one write sends (made anew for each write when `value` is a
+        function: a phone, unique in a workspace), and the unique string in it (None if
+        none)."""
         unique = writer.factory.unique("d") if self.unique else None
-        value = self.value if unique is None else str(self.value).replace("{u}", unique)
+        value = self.value() if callable(self.value) else self.value
+        value = value if unique is None else str(value).replace("{u}", unique)
         if self.fill_to is not None:
             value = str(value) + WIDE["astral"] * (self.fill_to - len(str(value)))
         return value, unique
@@ -668,6 +672,9 @@ TAG_WRITES = (_create("tag"), _update("tag"))
 DOUBTFUL = {
     "email without an at sign": Doubtful("email", "not-an-email", "CON-008", CONTACT_WRITES),
     "phone of words": Doubtful("phone", "call me maybe", "CON-009", PHONE_WRITES),
+    "phone of 16 digits": Doubtful(
+        "phone", lambda: phone_number() + "1234", "CON-009", PHONE_WRITES
+    ),
     "blank first_name": Doubtful("first_name", "   ", "CON-006", CONTACT_WRITES),
     "negative deal value": Doubtful("value", -5, "DEAL-014", PROBABILITY_WRITES),
     "blank deal title": Doubtful("title", "   ", "DEAL-005", PROBABILITY_WRITES),
@@ -713,7 +720,9 @@ DOUBTFUL = {
 }
 """Values a target may take or refuse (no format, sign, trimming or maximum is shown, and
 "characters" reads as code points or as UTF-16 units): a target's rule for them is the
-field's, so it is the same on each write."""
+field's, so it is the same on each write. A phone of words or of 16 digits may be
+refused, or taken and stored as no phone; one stored as sent is no E.164 number, which
+the run-wide `phones_in_e164` fails on whichever answer shows it."""
 
 
 @dataclass
@@ -760,6 +769,7 @@ def send_everywhere(
             answers.uniques[write.name] = unique
         observe(f"{write.name} {label}", response.status_code)
         if response.is_success:
+            universal(response)  # what it stored, as its answer shows it (a phone in E.164)
             answers.taken.append((write, response, record_id))
         elif (
             response.status_code in (400, 422)

@@ -86,6 +86,17 @@ GOOD = [
         method="POST",
     ),
     response(200, {"object": "owner", "id": hexid("agt_"), "kind": "agent"}, path="/v1/x"),
+    response(
+        200,
+        {
+            **collection(),
+            "data": [
+                {"object": "contact", "id": hexid("con_"), "phone": phone}
+                for phone in ("+442079460958", "+12", None, "")
+            ],
+        },
+        path="/v1/x",
+    ),
     response(200, {"pipelines": [{"id": "whatever"}]}, path="/v1/pipelines"),
     response(204, raw=b"", method="DELETE", path="/v1/x"),
     error(400, "invalid_request_error", "invalid_cursor"),
@@ -216,6 +227,16 @@ BAD = {
     ),
     "always_present_fields": response(
         200, {"object": "contact", "id": hexid("con_"), "status": "open"}, path="/v1/contacts/x"
+    ),
+    "phones_in_e164": response(
+        200, {"object": "contact", "id": hexid("con_"), "phone": "+4420794609581234"}, path="/v1/x"
+    ),
+    "phones_in_e164_spaced": response(
+        200,
+        {**collection(), "data": [{"object": "contact", "id": hexid("con_"), "phone": "+44 20"}]},
+    ),
+    "phones_in_e164_zero": response(
+        200, {"object": "contact", "id": hexid("con_"), "phone": "+0442079460958"}, path="/v1/x"
     ),
     "always_present_fields_nested": response(
         200,

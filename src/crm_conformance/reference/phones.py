@@ -8,14 +8,14 @@ becomes `+`. Without a country prefix the number is read as already internationa
 import re
 
 _SEPARATORS = re.compile(r"[\s().\-/]")
-_E164 = re.compile(r"\+[1-9][0-9]{7,14}")
 
 
-def normalize(text: str) -> str | None:
-    """The E.164 form of `text`, or None when it cannot be one."""
+def normalize(text: str, *, longest: int = 15) -> str | None:
+    """The E.164 form of `text`, or None when it cannot be one (`longest` digits at most:
+    a fault's slip may allow one more)."""
     compact = _SEPARATORS.sub("", text)
     if compact.startswith("00"):
         compact = "+" + compact[2:]
     elif not compact.startswith("+"):
         compact = "+" + compact
-    return compact if _E164.fullmatch(compact) else None
+    return compact if re.fullmatch(rf"\+[1-9][0-9]{{7,{longest - 1}}}", compact) else None

@@ -46,6 +46,12 @@ FAULTS = (
         "the contact list's default order is oldest first",
     ),
     Fault(
+        "phone_sixteen_digits_taken",
+        ("CON-009",),
+        "every contact write takes a phone of 16 digits, one past E.164's 15, and stores it "
+        "as sent",
+    ),
+    Fault(
         "phone_not_normalized",
         ("CON-009",),
         "phones are stored as sent (trimmed) instead of in E.164",

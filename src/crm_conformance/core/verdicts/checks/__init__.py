@@ -61,6 +61,8 @@ from crm_conformance.core.verdicts.checks.identifiers import (
     DOCUMENTED_RENDERINGS as DOCUMENTED_RENDERINGS,
     renders_records as renders_records,
     always_present_fields as always_present_fields,
+    E164 as E164,
+    phones_in_e164 as phones_in_e164,
 )
 from crm_conformance.core.verdicts.checks.timestamps import (
     is_timestamp as is_timestamp,

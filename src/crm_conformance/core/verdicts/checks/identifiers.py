@@ -327,3 +327,32 @@ def always_present_fields(response: httpx.Response) -> Evaluated:
                 f"{', '.join(missing)}",
             )
     return frozenset(seen)
+
+
+E164 = re.compile(r"\+[1-9][0-9]{1,14}")
+"""E.164 as written: `+`, a country code that does not start with 0, at most 15 digits."""
+
+
+@check("CON-009")
+def phones_in_e164(response: httpx.Response) -> Evaluated:
+    """Contact: `phone` is "E.164, normalized on write", so a phone a contact shows,
+    wherever it is rendered (a write's answer, a read, a list, a search, a contact inside
+    another answer), is in E.164: a write that took `+4420…` with spaces, or words, or a
+    16th digit, stored something no E.164 number is. Null, and an empty string, are no
+    phone: what a write of "" does is the target's (`DOUBTFUL` in the field rules)."""
+    if not 200 <= response.status_code < 300:
+        return False
+    seen = False
+    for resource in resources_of(response):
+        phone = resource.get("phone") if resource["object"] == "contact" else None
+        if phone is None or phone == "":
+            continue
+        seen = True
+        if not isinstance(phone, str) or not E164.fullmatch(phone):
+            raise failed(
+                "CON-009",
+                response,
+                expected="a contact's phone in E.164 (+, at most 15 digits, the first not 0)",
+                got=f"contact {shorten(resource.get('id'))} phone {shorten(phone)}",
+            )
+    return seen
