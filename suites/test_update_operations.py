@@ -16,7 +16,7 @@ client's reach.
 """
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -303,8 +303,12 @@ def same(field: str, left: Any, right: Any) -> bool:
     return bool(left == right)
 
 
+PLAN_FIELDS = ("title", "description", "type", "due_at", "assignee_id")
+"""The fields of an activity an update may change (`other_value` makes another value)."""
+
+
 @pytest.mark.req("ACT-023", "ACT-022")
-@pytest.mark.parametrize("field", ["title", "description", "type", "due_at", "assignee_id"])
+@pytest.mark.parametrize("field", PLAN_FIELDS)
 def test_changing_the_resume_plan_is_refused_and_leaves_it(
     factory: RecordFactory,
     updates: Updates,
@@ -323,6 +327,33 @@ def test_changing_the_resume_plan_is_refused_and_leaves_it(
         same(field, now.get(field), resume_plan.get(field)),
         expected=f"{field} still {resume_plan.get(field)!r} after a refused change",
         got=f"{field} = {now.get(field)!r}",
+    )
+
+
+@pytest.mark.req("ACT-022")
+@pytest.mark.parametrize("field", PLAN_FIELDS)
+def test_completing_the_resume_plan_changes_nothing_else(
+    factory: RecordFactory,
+    updates: Updates,
+    resume_plan: dict[str, Any],
+    field: str,
+    observe: Callable[[str, Any], None],
+) -> None:
+    """The plan "can only be completed or canceled": an update completing it that also
+    changes another field does not change that field, whether the target refuses the
+    whole update or completes the plan and leaves the rest (its answer is observed,
+    not judged)."""
+    changes = {"status": "completed", field: other_value(factory, resume_plan, field)}
+    response = updates.send("activity", resume_plan["id"], changes)
+    observe(f"completing the plan with a change of {field}", response.status_code)
+    now = updates.read("activity", resume_plan["id"], "ACT-022")
+    expect_true(
+        response,
+        "ACT-022",
+        same(field, now.get(field), resume_plan.get(field)),
+        expected=f"{field} still {resume_plan.get(field)!r} after completing the plan with "
+        f"a change of it",
+        got=f"{field} = {now.get(field)!r} ({response.status_code})",
     )
 
 

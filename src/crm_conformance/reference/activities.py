@@ -363,6 +363,11 @@ def _check_agent_change(call: Call, fields: BodyFields) -> None:
         return
     if call.settings.has_fault("resume_activity_not_completable"):
         others = set(fields.body)
+    if call.settings.has_fault("resume_plan_edited_with_a_move") and status in (
+        "completed",
+        "canceled",
+    ):
+        return  # the move is checked, what comes with it is not
     allowed: tuple[str, ...] = ("completed", "canceled")
     if call.settings.has_fault("resume_plan_reopenable"):
         allowed = (*allowed, "open")  # a plan completed by mistake could be taken back

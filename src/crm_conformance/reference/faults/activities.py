@@ -120,6 +120,12 @@ FAULTS = (
         "an activity update takes a title of any length (the 500 bound is checked on create only)",
     ),
     Fault(
+        "resume_plan_edited_with_a_move",
+        ("ACT-022",),
+        "an update completing or canceling the AI agent's resume plan also applies the other "
+        "changes it carries: only the move was checked",
+    ),
+    Fault(
         "resume_plan_reopenable",
         ("ACT-023",),
         "the AI agent's resume plan can be set back to open after it was completed",
