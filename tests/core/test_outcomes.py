@@ -42,6 +42,12 @@ def failure(req_id: str) -> ConformanceFailure:
         (httpx.ReadTimeout("timed out"), Outcome.ERROR, False),
         (TargetUnavailable("GET /v1/me met 502 ×4"), Outcome.ERROR, False),
         (ExceptionGroup("flaky", [TargetUnavailable("502 ×4")]), Outcome.ERROR, False),
+        # the target went away between Hypothesis's example and its replay
+        (
+            ExceptionGroup("gone", [TargetUnavailable("refused ×4"), TargetUnreachable("open")]),
+            Outcome.ERROR,
+            True,
+        ),
     ],
 )
 def test_the_harness_classifies_its_own_exceptions(

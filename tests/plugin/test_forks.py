@@ -134,9 +134,11 @@ def test_every_test_runs_once_in_a_child_and_the_parent_reports_them(
     assert "output of passes" not in shown
 
 
-def test_a_child_that_dies_fails_the_test_it_ran_and_the_one_it_held(
+def test_a_child_that_dies_errs_the_test_it_ran_and_the_one_it_held(
     pytester: pytest.Pytester, project: Path
 ) -> None:
+    """A worker's death judged nothing of the target: the test it ran and the one it held
+    are errors (of their setup), never failures charged to a rule."""
     pytester.makepyfile(
         test_third="""
 import os
@@ -145,14 +147,15 @@ def test_dies():
     os._exit(7)
 """
     )
-    result = _forked(pytester, "-rf")
+    result = _forked(pytester, "-rE")
     result.stdout.fnmatch_lines(["*test_dies*forked worker gw* died (exit 7) in this test*"])
     outcomes = result.parseoutcomes()
-    held = outcomes.get("failed", 0) - 2  # test_fails, test_dies, and what the child held
+    assert outcomes["failed"] == 1  # test_fails alone
+    held = outcomes.get("errors", 0) - 1  # test_dies, and what the child held
     assert held in (0, 1)
     if held:
         result.stdout.fnmatch_lines(["*not run: forked worker gw* died (exit 7) before it*"])
-    assert outcomes["failed"] + outcomes.get("passed", 0) + 2 == 16  # + skipped, xfailed
+    assert outcomes["failed"] + outcomes.get("passed", 0) + outcomes["errors"] + 2 == 16
 
 
 def test_a_first_failure_with_x_stops_the_children(
@@ -176,6 +179,34 @@ def test_slow(n):
     # parent (about 0.5 s late: a child's first failure report imports what reporting
     # needs), not after the 30 slow tests queued behind it (44 would run).
     assert sum(outcomes.values()) <= 30, outcomes
+
+
+def test_a_stop_one_child_decides_stops_the_run_and_leaves_the_rest_not_run(
+    pytester: pytest.Pytester, project: Path
+) -> None:
+    """A target found unreachable in one child stops the run as in one process: the
+    other child takes no more tests, and what no child ran is neither failed nor an
+    error (a server that dies mid-run made 1,750 tests "failed", charged to nothing)."""
+    pytester.makepyfile(
+        test_third="""
+import time
+import pytest
+from crm_conformance import TargetUnreachable
+
+@pytest.mark.parametrize("n", range(30))
+def test_slow(n):
+    if n == 3:
+        raise TargetUnreachable("the target stopped answering")
+    time.sleep(0.25)
+"""
+    )
+    result = _forked(pytester)
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    outcomes = result.parseoutcomes()
+    assert outcomes["failed"] <= 1  # test_fails of the first module, if it ran first
+    assert outcomes.get("errors", 0) == 1  # the test that met the unreachable target
+    assert sum(outcomes.values()) <= 30, outcomes
+    assert "every forked worker ended" not in result.stdout.str()
 
 
 def test_the_warnings_of_a_childs_tests_reach_the_parents_summary(

@@ -128,7 +128,8 @@ def _gather(
     session: pytest.Session, children: list[_Child], claims: int, queue: int, indices: bytes
 ) -> None:
     """Feed the queue and pass each child's messages to this process's plugins until
-    every child has ended; then fail what no child ran because every one died."""
+    every child has ended; then report as errors what no child ran because every one died
+    (a stop one child decided stops them all, and what is left is not run)."""
     config = session.config
     by_id = {item.nodeid: item for item in session.items}
     os.set_blocking(queue, False)
@@ -155,7 +156,7 @@ def _gather(
                     continue
                 child.buffer += chunk
                 for message in _frames(child):
-                    _handle(config, child, message)
+                    _handle(session, child, message)
             if session.shouldfail or session.shouldstop:
                 _drain(claims)
                 if queue in selector.get_map():
@@ -187,7 +188,8 @@ def _indices(data: bytes) -> list[int]:
     return [index for (index,) in _INDEX.iter_unpack(data)]
 
 
-def _handle(config: pytest.Config, child: _Child, message: dict[str, Any]) -> None:
+def _handle(session: pytest.Session, child: _Child, message: dict[str, Any]) -> None:
+    config = session.config
     kind = message["kind"]
     if kind == "claimed":
         child.claimed.append(message["nodeid"])
@@ -207,6 +209,9 @@ def _handle(config: pytest.Config, child: _Child, message: dict[str, Any]) -> No
             child.claimed.remove(message["nodeid"])
     elif kind == "warning":
         config.hook.pytest_warning_recorded.call_historic(kwargs=_warning_from(message))
+    elif kind == "stopped":
+        session.shouldfail = session.shouldfail or message["fail"]
+        session.shouldstop = session.shouldstop or message["stop"]
     elif kind == "done":
         child.done = True
 
@@ -228,7 +233,9 @@ def _died(session: pytest.Session, child: _Child, by_id: dict[str, pytest.Item])
 
 
 def _fail(config: pytest.Config, item: pytest.Item, why: str) -> None:
-    for when, outcome in (("call", "failed"), ("teardown", "passed")):
+    """Report `item` as an error of its setup: a worker that died, or ended before the
+    test, judged nothing of the target (an error, never a failure charged to a rule)."""
+    for when, outcome in (("setup", "failed"), ("teardown", "passed")):
         report = pytest.TestReport(
             item.nodeid,
             item.location,
@@ -363,6 +370,11 @@ def _child(session: pytest.Session, number: int, count: int, claims: int, writer
                     runner = manager.get_plugin("runner")
                     if runner is not None:
                         runner.pytest_sessionfinish(session)
+                # Why: a stop this child decided (the target unreachable) stops the run,
+                # as in one process, and leaves the rest of the queue not run, not failed.
+                sender.send(
+                    {"kind": "stopped", "fail": session.shouldfail, "stop": session.shouldstop}
+                )
                 break
             current = following
         config.hook.pytest_crm_fork_finished(config=config, worker=f"gw{number}")

@@ -192,20 +192,25 @@ def classify(exc: BaseException) -> Classified | None:
     return None
 
 
-def _only_unavailable(exc: BaseException) -> TargetUnavailable | None:
-    """The first `TargetUnavailable` of a group holding nothing else (nested groups
-    included); None otherwise. Hypothesis replays a failing example: when the target
-    answered the replay, it raises the fault in a group (`FlakyFailure`), still no
-    failure of the target."""
+def _only_unavailable(exc: BaseException) -> TargetUnavailable | TargetUnreachable | None:
+    """Of a group holding nothing but a target unavailable or unreachable (nested groups
+    included), the first unreachable (it stops the run), else the first unavailable; None
+    otherwise. Hypothesis replays a failing example: when the target answered the replay,
+    it raises the fault in a group (`FlakyFailure`), and when the target went away
+    between the two, the group holds both kinds; still no failure of the target."""
     if not isinstance(exc, BaseExceptionGroup) or not exc.exceptions:
         return None
-    found: list[TargetUnavailable] = []
+    found: list[TargetUnavailable | TargetUnreachable] = []
     for member in exc.exceptions:
-        inner = member if isinstance(member, TargetUnavailable) else _only_unavailable(member)
+        inner = (
+            member
+            if isinstance(member, TargetUnavailable | TargetUnreachable)
+            else _only_unavailable(member)
+        )
         if inner is None:
             return None
         found.append(inner)
-    return found[0]
+    return next((e for e in found if isinstance(e, TargetUnreachable)), found[0])
 
 
 _CHECK_RESOLVERS: list[Callable[[BaseException], Iterable[str] | None]] = []
