@@ -303,6 +303,24 @@ def same(field: str, left: Any, right: Any) -> bool:
     return bool(left == right)
 
 
+def expect_plan_field_kept(
+    updates: Updates,
+    plan: Mapping[str, Any],
+    field: str,
+    response: httpx.Response,
+    after: str,
+) -> None:
+    """The plan, read again, still holds its `field` as made (ACT-022)."""
+    now = updates.read("activity", plan["id"], "ACT-022")
+    expect_true(
+        response,
+        "ACT-022",
+        same(field, now.get(field), plan.get(field)),
+        expected=f"{field} still {plan.get(field)!r} after {after}",
+        got=f"{field} = {now.get(field)!r} ({response.status_code})",
+    )
+
+
 PLAN_FIELDS = ("title", "description", "type", "due_at", "assignee_id")
 """The fields of an activity an update may change (`other_value` makes another value)."""
 
@@ -320,14 +338,7 @@ def test_changing_the_resume_plan_is_refused_and_leaves_it(
     changes = {field: other_value(factory, resume_plan, field)}
     response = updates.send("activity", resume_plan["id"], changes)
     expect_error(response, "ACT-023", status=422, code="agent_activity_read_only")
-    now = updates.read("activity", resume_plan["id"], "ACT-022")
-    expect_true(
-        response,
-        "ACT-022",
-        same(field, now.get(field), resume_plan.get(field)),
-        expected=f"{field} still {resume_plan.get(field)!r} after a refused change",
-        got=f"{field} = {now.get(field)!r}",
-    )
+    expect_plan_field_kept(updates, resume_plan, field, response, "a refused change")
 
 
 @pytest.mark.req("ACT-022")
@@ -346,14 +357,8 @@ def test_completing_the_resume_plan_changes_nothing_else(
     changes = {"status": "completed", field: other_value(factory, resume_plan, field)}
     response = updates.send("activity", resume_plan["id"], changes)
     observe(f"completing the plan with a change of {field}", response.status_code)
-    now = updates.read("activity", resume_plan["id"], "ACT-022")
-    expect_true(
-        response,
-        "ACT-022",
-        same(field, now.get(field), resume_plan.get(field)),
-        expected=f"{field} still {resume_plan.get(field)!r} after completing the plan with "
-        f"a change of it",
-        got=f"{field} = {now.get(field)!r} ({response.status_code})",
+    expect_plan_field_kept(
+        updates, resume_plan, field, response, "completing the plan with a change of it"
     )
 
 
