@@ -46,8 +46,7 @@ def upsert_contact(call: Call) -> Reply:
     fields = BodyFields(body, allowed=WRITABLE)
     external_id = external_ids.read(fields, call.settings) if fields.has("external_id") else None
     raw_phone = fields.string("phone", max_length=40)
-    longest = 16 if call.settings.has_fault("phone_sixteen_digits_taken") else 15
-    phone = phones.normalize(raw_phone, longest=longest) if raw_phone is not None else None
+    phone = phones.written(raw_phone, call.settings)
     if raw_phone is not None and phone is None:
         fields.problem("phone", "is not a phone number that can be written in E.164", "phone")
     if external_id is None and raw_phone is None and not fields.problems:

@@ -192,8 +192,7 @@ def read_changes(
             del changes["email"]
     if fields.has("phone"):
         raw = fields.string("phone", max_length=40)
-        longest = 16 if call.settings.has_fault("phone_sixteen_digits_taken") else 15
-        changes["phone"] = phones.normalize(raw, longest=longest) if raw is not None else None
+        changes["phone"] = phones.written(raw, call.settings)
         if raw and set(raw) & set("().") and call.settings.has_fault("phone_brackets_refused"):
             changes["phone"] = None  # the parser drops spaces and dashes only
         if raw is not None and changes["phone"] is None:
