@@ -171,6 +171,21 @@ GOOD = [
         {**collection(), "data": [{**contact(), "custom_fields": {"p": {"object": "contact"}}}]},
     ),
     stats(hexid("camp_")),
+    response(  # a deal as typed: value a string, probability an integer, nulls where allowed
+        200,
+        {
+            "object": "deal",
+            "id": hexid("deal_"),
+            "value": "12.50",
+            "probability": 50,
+            "status": None,
+            "score": None,
+            "organization": {"object": "organization", "id": hexid("org_"), "name": None},
+            "tags": [{"object": "tag", "id": hexid("tag_"), "name": "vip", "color": "#abc"}],
+        },
+        method="PATCH",
+        path="/v1/deals/x",
+    ),
     # a shape the document does not show: "Always present" is about Contact and Deal answers
     response(
         200,
@@ -300,6 +315,20 @@ BAD = {
     ),
     "collection_envelope_extended": response(
         200, {**collection(), "links": {"next": 5}, "object": "list"}, path="/v1/x"
+    ),
+    "field_types": response(  # an update's answer echoing the number it was sent
+        200,
+        {"object": "deal", "id": hexid("deal_"), "value": 12.5},
+        method="PATCH",
+        path="/v1/deals/x",
+    ),
+    "field_types_enum": response(
+        200, {**collection(), "data": [{**contact(), "status": "active"}]}
+    ),
+    "field_types_nested": response(
+        200,
+        {"object": "contact", "id": hexid("con_"), "channels": [{"identifier": 5}]},
+        path="/v1/x",
     ),
     "has_more_matches_next": mutate(
         response(200, collection()), lambda b: b["links"].update(next="cursor")
@@ -441,3 +470,32 @@ def test_an_id_with_another_kinds_prefix_breaks_its_kinds_row(case: str, charged
     with pytest.raises(ConformanceFailure) as caught:
         checks.identifier_formats(BAD[case])
     assert caught.value.req_id == charged
+
+
+@pytest.mark.parametrize(
+    ("case", "charged"),
+    [
+        ("field_types", "DEAL-014"),
+        ("field_types_enum", "CON-004"),
+        ("field_types_nested", "CON-022"),
+    ],
+)
+def test_a_wrong_type_is_charged_to_its_fields_own_row(case: str, charged: str) -> None:
+    with pytest.raises(ConformanceFailure) as caught:
+        checks.field_types(BAD[case])
+    assert caught.value.req_id == charged
+
+
+def test_every_typed_field_is_in_its_schema_and_its_row_in_the_catalogue() -> None:
+    """A row naming a field the spec does not give the resource, or an id the catalogue
+    does not hold, would never judge anything."""
+    from crm_conformance.core.model.catalogue import load_catalogue
+    from crm_conformance.core.model.document import schema
+
+    catalogue = load_catalogue()
+    for kind, rows in checks.FIELD_ROWS.items():
+        for field, req_id in rows.items():
+            assert field in schema(kind.capitalize())["properties"], (kind, field)
+            requirement = catalogue.get(req_id)
+            assert requirement is not None, req_id
+            assert requirement.testable, req_id

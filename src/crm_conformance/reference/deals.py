@@ -524,10 +524,14 @@ def update_deal(call: Call) -> Reply:
         if gone and tx.was_deleted(call.workspace, deal_id):  # UPDATE of no row, as done
             return Reply(200, {"id": deal_id, "object": "deal"})
         current = _visible(call, tx, deal_id)
+        body = call.json()
         record = tx.update(
-            call.workspace, "deal", {**current, **read_changes(call, tx, call.json(), current)}
+            call.workspace, "deal", {**current, **read_changes(call, tx, body, current)}
         )
-        return Reply(200, shown(call, tx, record))
+        rendered = shown(call, tx, record)
+        if call.settings.has_fault("deal_update_answer_echoes_value") and "value" in body:
+            rendered["value"] = body["value"]  # the answer built from the body sent
+        return Reply(200, rendered)
 
 
 @routes.delete("/v1/deals/{deal_id}", scopes=("deals:write",), entity="deals")

@@ -207,4 +207,10 @@ FAULTS = (
         "an activity update with description null stores it: the activity reads "
         "description null, not a string",
     ),
+    Fault(
+        "activity_list_type_as_label",
+        ("ACT-007", "SYNC-005"),
+        "the activity list renders each row's type as its display label (Task, Follow up), "
+        "so a row is not its retrieve; create, retrieve and update render the enum",
+    ),
 )

@@ -26,6 +26,12 @@ FAULTS = (
         "a deal's value is rendered as a JSON number instead of a string",
     ),
     Fault(
+        "deal_update_answer_echoes_value",
+        ("DEAL-014",),
+        "the deal update's answer shows value as sent (a JSON number); the deal stored, and "
+        "every read of it, shows the string",
+    ),
+    Fault(
         "stage_pipeline_unchecked",
         ("DEAL-007",),
         "a deal is placed in a stage of another pipeline without stage_not_in_pipeline",

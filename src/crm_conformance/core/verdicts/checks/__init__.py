@@ -10,7 +10,8 @@ response (an error rule on a 200) returns quietly.
 The document states many things and leaves others "not shown"; each docstring says
 which sentence the check rests on and why it is no stricter than that.
 
-One module per area (`errors`, `headers`, `identifiers`, `timestamps`, `collections`),
+One module per area (`errors`, `headers`, `identifiers`, `timestamps`, `field_types`,
+`collections`),
 imported here in the order their checks register, which is the order `failures` runs
 them; `registry` holds the registry, `body` what the areas share.
 """
@@ -68,6 +69,10 @@ from crm_conformance.core.verdicts.checks.timestamps import (
     is_timestamp as is_timestamp,
     DATE_TIME_FIELDS as DATE_TIME_FIELDS,
     timestamps as timestamps,
+)
+from crm_conformance.core.verdicts.checks.field_types import (
+    FIELD_ROWS as FIELD_ROWS,
+    field_types as field_types,
 )
 from crm_conformance.core.verdicts.checks.collections import (
     COLLECTION_OBJECTS as COLLECTION_OBJECTS,
