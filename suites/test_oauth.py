@@ -32,7 +32,7 @@ from crm_conformance.steps import (
     expect_true,
     first_page,
     id_inputs,
-    instant,
+    lookup_since,
     matches,
     reads,
     search_word,
@@ -48,7 +48,7 @@ class People:
     other_private: str
     other_company: str
     since: str
-    """`updated_since` value at or before every contact's `updated_at`."""
+    """`updated_since` value before every contact's `updated_at` (`lookup_since`)."""
     names: dict[str, str]
     """Each contact's first name, unique to it: what search's `q` finds it by."""
 
@@ -66,14 +66,13 @@ def people(api: ApiClient, factory: RecordFactory) -> People:
         factory.contact(owner_id=other["id"], visibility="private"),
         factory.contact(owner_id=other["id"], visibility="company"),
     ]
-    since = min(instant(c["updated_at"]) for c in made)
     token = factory.token(kind="oauth", user_id=me["id"])
     return People(
         oauth=api.with_token(token.token),
         own_private=made[0]["id"],
         other_private=made[1]["id"],
         other_company=made[2]["id"],
-        since=since.isoformat(),
+        since=lookup_since(*(c["updated_at"] for c in made)),
         names={c["id"]: c["first_name"] for c in made},
     )
 
@@ -248,7 +247,7 @@ def test_a_person_lists_records_of_another_kind_only_when_they_see_them(
     stamps = [r.get("updated_at") for r in (own, hidden) if isinstance(r.get("updated_at"), str)]
     if len(stamps) < 2:
         pytest.skip(f"the adapter's {kind} shows no updated_at to list from")
-    query = {"updated_since": min(stamps, key=instant), "sort": "updated_at"}
+    query = {"updated_since": lookup_since(*stamps), "sort": "updated_at"}
     listed = {str(row.get("id")) for row in expect_pages(oauth, path, "OAUTH-003", query)}
     first = first_page(oauth, path, query)
     expect_true(
@@ -352,7 +351,7 @@ def _expanded_reads(
     by the target, of a record the person sees: each its answers, every page of a list."""
     expand = {"expand": "organization"}
     external = {convention("contact_filters.external_id"): str(contact["external_id"])}
-    since = {"updated_since": str(deal["updated_at"]), "limit": "200"}
+    since = {"updated_since": lookup_since(deal["updated_at"]), "limit": "200"}
 
     def pages(path: str, query: dict[str, str]) -> Callable[[ApiClient], list[httpx.Response]]:
         def read(client: ApiClient) -> list[httpx.Response]:

@@ -49,6 +49,7 @@ from crm_conformance.steps import (
     is_record_object,
     json_equal,
     listings,
+    lookup_since,
     operations,
     phone_number,
     reads,
@@ -511,7 +512,8 @@ def test_a_record_reads_the_same_in_the_list_the_target_names(
         since = reference.get("updated_at")
         if not isinstance(since, str):
             pytest.skip(f"the {kind} retrieve shows no updated_at to list from")
-        rows = expect_pages(api, path, req_id, {"updated_since": since, "sort": "updated_at"})
+        query = {"updated_since": lookup_since(since), "sort": "updated_at"}
+        rows = expect_pages(api, path, req_id, query)
     else:
         pages = expect_pages_until(
             api,
@@ -555,7 +557,7 @@ def _reads_of(
         (f"GET {path}", response, expect_success(response, "SYNC-005"))
     ]
     listing = conventions.path(convention, f"lists.{kind}_path")
-    query = {"updated_since": str(record["updated_at"]), "sort": "updated_at"}
+    query = {"updated_since": lookup_since(record["updated_at"]), "sort": "updated_at"}
     rows = expect_pages(api, listing, "SYNC-005", query)
     found.append((f"GET {listing}", None, row_of(rows, str(record["id"]))))
     return found

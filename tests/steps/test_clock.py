@@ -40,3 +40,12 @@ def test_settle_waits_not_when_the_targets_clock_is_already_past_the_stamp(
     clock.settle("2026-01-02T03:04:05Z", clock=answer)
     clock.settle("2026-01-02T02:04:05Z", clock=httpx.Response(200))
     assert waits == [1.1, 1.1]
+
+
+def test_a_lookup_starts_a_second_before_the_earliest_stamp_in_its_offset() -> None:
+    since = clock.lookup_since("2026-03-01T10:00:00.250+02:00", "2026-03-01T09:00:00Z")
+    assert clock.instant(since) == clock.instant("2026-03-01T07:59:59.250Z")
+
+
+def test_a_lookup_from_a_stamp_that_is_no_date_time_sends_it_as_written() -> None:
+    assert clock.lookup_since("yesterday", "2026-03-01T09:00:00Z") == "yesterday"

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from crm_conformance.steps.clock import NOT_A_DATE_TIME as NOT_A_DATE_TIME
     from crm_conformance.steps.clock import instant as instant
     from crm_conformance.steps.clock import later as later
+    from crm_conformance.steps.clock import lookup_since as lookup_since
     from crm_conformance.steps.clock import same_instant as same_instant
     from crm_conformance.steps.clock import settle as settle
     from crm_conformance.steps.details import detail_fields as detail_fields

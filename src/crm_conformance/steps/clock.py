@@ -3,7 +3,7 @@ later, and waiting until a change made now is stamped later than a given one."""
 
 import re
 import time
-from datetime import datetime
+from datetime import datetime, timedelta
 from email.utils import parsedate_to_datetime
 from typing import Any
 
@@ -23,6 +23,22 @@ def instant(value: Any) -> datetime:
     """The instant an ISO 8601 date-time string names, so stamps in any offset compare
     as instants (ValueError when `value` is not one)."""
     return datetime.fromisoformat(str(value).replace("z", "Z"))
+
+
+def lookup_since(first: Any, *others: Any) -> str:
+    """An `updated_since` a second before the earliest of the stamps, for a read that
+    finds records by their own changes: it needs the rows from that instant on, and must
+    not stand on the filter's edge. "At or after" is SYNC-001's own point; a server that
+    reads it as "after" fails that rule, not every rule whose test looked a record up (an
+    OAuth person's view, a list row compared with its retrieve).
+
+    Stamps that are no date-time (the `timestamps` check fails them) leave the first sent
+    as the target wrote it."""
+    try:
+        earliest = min(instant(value) for value in (first, *others))
+    except ValueError:
+        return str(first)
+    return (earliest - timedelta(seconds=1)).isoformat()
 
 
 def later(after: Any, before: Any) -> bool:

@@ -18,6 +18,7 @@ import pytest
 
 from crm_conformance.core.model import conventions, document
 from crm_conformance.core.transport.client import ApiClient
+from crm_conformance.steps.clock import lookup_since
 from crm_conformance.steps.expect import expect_status, strings_in
 from crm_conformance.steps.factories import phone_number
 from crm_conformance.steps.pages import with_cursor
@@ -82,7 +83,7 @@ def _contact_list(
     its last change (so the answer stays a page or two)."""
 
     def read(convention: conventions.Lookup, contact: Mapping[str, Any]) -> Read:
-        query = {"updated_since": contact["updated_at"], "sort": "updated_at"}
+        query = {"updated_since": lookup_since(contact["updated_at"]), "sort": "updated_at"}
         return Read(
             "GET", CONTACTS, {**query, **filter_of(convention, contact)}, None, contact["id"]
         )
