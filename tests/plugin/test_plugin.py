@@ -14,7 +14,7 @@ import pytest
 import yaml  # noqa: F401  # kept imported across in-process runs (above)
 from support.fake_target import TOKEN, conformant, error_body, rate_headers, serve
 
-from crm_conformance.core.verdicts.outcomes import read_records
+from crm_conformance.core.verdicts.outcomes import cause_for, read_records
 from crm_conformance.plugin import session
 from crm_conformance.plugin.state import BREAKER_THRESHOLD, RunState
 
@@ -823,6 +823,9 @@ def test_each_broken_rule_is_charged_and_a_harness_exception_is_a_suite_error(
     records = {r.nodeid.rsplit("::", 1)[1]: r for r in read_records(pytester.path / "out.jsonl")}
     both = records["test_two_rules_broken"]
     assert (both.outcome, sorted(both.failed_requirements)) == ("failed", ["PAG-001", "PAG-004"])
+    # each rule's own message, never the test's first failure's for both
+    assert "broken" in cause_for(both.cause, "PAG-004")
+    assert "broken" not in cause_for(both.cause, "PAG-001")
     for name in ("test_broken_then_a_consequence", "test_broken_then_skipped"):
         assert (records[name].outcome, records[name].failed_requirements) == (
             "failed",

@@ -29,6 +29,7 @@ from crm_conformance.core.verdicts.outcomes import (
     PROP_REQUESTS,
     PROP_REQUIREMENT,
     PROP_TOKEN,
+    Classified,
     Outcome,
     classify,
     failed_requirements,
@@ -246,7 +247,7 @@ def pytest_runtest_makereport(
                 report.longrepr = classified.cause
             properties += [
                 (PROP_OUTCOME, str(classified.outcome)),
-                (PROP_CAUSE, _one_line(classified.cause, state)),
+                (PROP_CAUSE, _cause_lines(exc, classified, state)),
             ]
             if classified.outcome == Outcome.FAILED:
                 _add_details(report, classified.cause, state)
@@ -301,6 +302,15 @@ def _redactor(state: "RunState | None") -> "Redactor":
     from crm_conformance.core.hygiene.redaction import Redactor
 
     return state.wiring.redactor if state is not None and state.wiring is not None else Redactor()
+
+
+def _cause_lines(exc: BaseException, classified: Classified, state: "RunState | None") -> str:
+    """The cause a record keeps: for several failed checks of one test, one line each,
+    charged to its own ids (`outcomes.cause_for` gives each requirement its own line, not
+    the first failure's), else the first line of the classified cause."""
+    if classified.outcome == Outcome.FAILED and isinstance(exc, BaseExceptionGroup):
+        return "\n".join(_one_line(line, state) for line in failure_causes(exc))
+    return _one_line(classified.cause, state)
 
 
 def _one_line(cause: str, state: "RunState | None") -> str:

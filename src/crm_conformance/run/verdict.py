@@ -6,6 +6,7 @@ an unreachable target apart with an exit status of its own
 (3) can never read as "unreachable".
 """
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -125,6 +126,17 @@ def _class_lines(summary: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _own_words(cause: str, req_id: str) -> str:
+    """The first line of a requirement's cause without the ids it is charged to: a
+    failure's title line (`PAG-001  Wraps lists ...`) or one line of several failed
+    checks (`PAG-001, PAG-004: expected ...; got ...`)."""
+    line = cause.splitlines()[0] if cause else ""
+    charged, colon, words = line.partition(": ")
+    if colon and all(re.fullmatch(r"[A-Z]+-\d{3}", i) for i in charged.split(", ")):
+        return words.strip()
+    return line.removeprefix(req_id).strip()
+
+
 def verdict_text(result: RunResult) -> str:
     """The short verdict printed after a run; its first line never says more than ran."""
     summary = result.summary
@@ -146,8 +158,7 @@ def verdict_text(result: RunResult) -> str:
         lines.append("Requirements failed:")
         for req_id, entry in failed:
             cause = entry["causes"][0].split(": ", 1)[-1] if entry["causes"] else entry["title"]
-            cause = cause.removeprefix(req_id).strip()
-            lines.append(f"  {req_id}  {cause.splitlines()[0][:110] if cause else ''}")
+            lines.append(f"  {req_id}  {_own_words(cause, req_id)[:110]}")
     errors = tests.get(Outcome.ERROR, 0) + tests.get(Outcome.BLOCKED, 0)
     if errors:
         lines.append(f"Could not run for setup errors (not target failures): {errors} tests")
