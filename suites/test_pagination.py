@@ -37,6 +37,7 @@ from crm_conformance.steps import (
     ids_of,
     instant,
     listings,
+    lookup_since,
     operations,
     search_word,
     settle,
@@ -720,7 +721,8 @@ def test_a_walk_of_one_row_a_page_serves_each_row_once(
     tied: bool,
 ) -> None:
     """ "paging never repeats or skips rows": four rows of a list of records, stamped at a
-    past instant no other test uses, lead its `updated_since` walk in `updated_at` order;
+    past instant no other test uses, lead its `updated_since` walk in `updated_at` order
+    (from a second before them: the filter's edge is SYNC-001's, `lookup_since`);
     walked one row a page, every cursor is a boundary, so a cursor that steps over a row
     or serves one twice shows on them. Stamped a second apart, they come in that order;
     stamped at one instant ("results are totally ordered"), in whatever order breaks the
@@ -739,7 +741,7 @@ def test_a_walk_of_one_row_a_page_serves_each_row_once(
         api,
         listing.path(convention),
         "PAG-005",
-        {"limit": 1, "updated_since": stamps[0], "sort": "updated_at"},
+        {"limit": 1, "updated_since": lookup_since(stamps[0]), "sort": "updated_at"},
         max_pages=STEADY_ROWS * 2,
         done=lambda rows: not set(made) - set(ids_of(rows)),
     )

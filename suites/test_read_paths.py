@@ -750,7 +750,7 @@ def test_a_deleted_record_of_a_named_kind_is_read_by_no_path(
     ).isoformat()
     record_id = str(maker.record(kind, created_at=at, updated_at=at)["id"])
     path = convention(f"lists.{kind}_path")
-    query = {"updated_since": at, "sort": "updated_at", "limit": 20}
+    query = {"updated_since": lookup_since(at), "sort": "updated_at", "limit": 20}
 
     def listed() -> set[str]:
         body = expect_status(api.get(path, params=query), "SYNC-006", 200)

@@ -45,6 +45,7 @@ from crm_conformance.steps import (
     expect_walk,
     ids_of,
     listings,
+    lookup_since,
     operations,
     phone_number,
     search_word,
@@ -381,8 +382,8 @@ def test_every_sort_key_of_a_named_list_orders_rows_by_its_values_both_ways(
     is held to it too: three records whose values of `key` are distinct (an amount
     compared as a number, "100.00" after "9.00"; a probability that inherits its stage's
     default compared by the default it reads) come in that order both ways. They share
-    one past `updated_at`, and `updated_since` at that instant narrows the list to them
-    and whatever else changed since."""
+    one past `updated_at`, and `updated_since` a second before it narrows the list to
+    them and whatever else changed since (`lookup_since`)."""
     path = listing.path(convention)
     kind = str(listing.kind)
     if made == "inherited":
@@ -400,7 +401,7 @@ def test_every_sort_key_of_a_named_list_orders_rows_by_its_values_both_ways(
             record = maker.record(kind, updated_at=since, fields={key: value})
         rows[rank] = str(record["id"])
     ascending = [rows[rank] for rank in sorted(rows)]
-    query = [("updated_since", since), ("limit", "200")]
+    query = [("updated_since", lookup_since(since)), ("limit", "200")]
     expect_sorted_both_ways(api, path, query, key, ascending, observe)
 
 
@@ -415,8 +416,8 @@ def test_a_named_list_sorts_by_two_keys(
 ) -> None:
     """ "comma-separated keys", on a list the target names as on the contact list: three
     groups of three records share an `updated_at`, and `updated_at,-created_at` orders
-    each group newest first (`steps.TWO_KEY_GROUPS`). `updated_since` at the first
-    group's instant narrows the list to them and whatever else changed since."""
+    each group newest first (`steps.TWO_KEY_GROUPS`). `updated_since` a second before
+    the first group's instant narrows the list to them and whatever else changed since."""
     base = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=1)
     made = [
         maker.record(
@@ -426,7 +427,7 @@ def test_a_named_list_sorts_by_two_keys(
             base - timedelta(hours=1), base, timedelta(seconds=1)
         )
     ]
-    query = [("updated_since", base.isoformat()), ("limit", "200")]
+    query = [("updated_since", lookup_since(base.isoformat())), ("limit", "200")]
     path = listing.path(convention)
     expect_sorted(api, path, query, TWO_KEYS, two_key_order(made), observe)
 
@@ -469,11 +470,12 @@ def test_a_named_list_walk_serves_tied_and_null_rows_once_in_every_order(
     order a list the target names offers: two rows tie on `key` (an `external_id` cannot
     tie: three distinct values), one has a higher value,
     two leave it null, all stamped at one past `updated_at` no other test uses. Sorted by
-    `updated_at` first ("comma-separated keys"), they lead the `updated_since` walk at
-    that instant, then in the key's order; walked two a page, a page ends inside the tie
-    and where the values give way to the nulls, so a keyset cursor on the key alone, or
-    one whose `key > ?` drops the NULLs, skips rows. A target that does not sort the list
-    that way (a 400 naming the sort) leaves the point not applicable."""
+    `updated_at` first ("comma-separated keys"), they lead the `updated_since` walk from
+    a second before that instant, then in the key's order; walked two a page, a page
+    ends inside the tie and where the values give way to the nulls, so a keyset cursor
+    on the key alone, or one whose `key > ?` drops the NULLs, skips rows. A target that
+    does not sort the list that way (a 400 naming the sort) leaves the point not
+    applicable."""
     path = listing.path(convention)
     kind = str(listing.kind)
     origin = datetime.now(UTC).replace(microsecond=0) - timedelta(
@@ -494,7 +496,7 @@ def test_a_named_list_walk_serves_tied_and_null_rows_once_in_every_order(
         rows += [maker.record(kind, updated_at=origin.isoformat()) for _ in range(NULLED)]
     ours = ids_of(rows)
     query = [
-        ("updated_since", origin.isoformat()),
+        ("updated_since", lookup_since(origin.isoformat())),
         ("sort", f"updated_at,{sign}{key}"),
         ("limit", str(PAGE)),
     ]

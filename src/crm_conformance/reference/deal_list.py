@@ -38,7 +38,7 @@ def list_deals(call: Call) -> Reply:
             for row in tx.all(call.workspace, "deal")
             if call.sees(row)
             and all(row.get(name) in values for name, values in chosen.items())
-            and (since_stamp is None or row[stamp_of] >= since_stamp)
+            and (since_stamp is None or _since(call, row[stamp_of], since_stamp))
         ]
         return call.list_reply(
             _ordered_as_read(call, lambda: tx.all(call.workspace, "pipeline")),
@@ -47,6 +47,13 @@ def list_deals(call: Call) -> Reply:
             {"filters": chosen, "updated_since": since_stamp},
             lambda r: _listed(call, shown(call, tx, r, params.expand)),
         )
+
+
+def _since(call: Call, stamp: str, since: str) -> bool:
+    """ "At or after": under `deal_list_updated_since_exclusive`, strictly after."""
+    if call.settings.has_fault("deal_list_updated_since_exclusive"):
+        return stamp > since
+    return stamp >= since
 
 
 def _ordered_as_read(call: Call, pipelines: Callable[[], list[Any]]) -> ListSpec:

@@ -26,6 +26,12 @@ FAULTS = (
         "updated_since keeps records changed strictly after the instant, losing the edge",
     ),
     Fault(
+        "deal_list_updated_since_exclusive",
+        ("SYNC-001",),
+        "the deal list's updated_since keeps deals changed strictly after the instant "
+        "(the contact list's is at or after)",
+    ),
+    Fault(
         "naive_updated_since_as_utc",
         ("SYNC-002",),
         "an updated_since without a timezone offset is read as UTC instead of refused",
