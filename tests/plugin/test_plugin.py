@@ -838,3 +838,32 @@ def test_each_broken_rule_is_charged_and_a_harness_exception_is_a_suite_error(
     assert slip.charged == frozenset()
     assert "PAG-001" in slip.checked  # the check that ran before the slip still verified
     assert "SUITE ERROR suites/test_area.py::test_a_suite_error" in result.stdout.str()
+
+
+WAIVED = """
+import pytest
+from crm_conformance.steps import expect_true
+
+@pytest.mark.req("PAG-001", "PAG-004")
+def test_waived(api):
+    expect_true(None, "PAG-001", False, expected="held", got="\\x1b[31mred")
+    expect_true(None, "PAG-004", False, expected="held", got="broken")
+"""
+
+
+def test_a_waived_failure_keeps_each_cause_on_its_own_line_and_inert(
+    pytester: pytest.Pytester, base_url: str
+) -> None:
+    """A waived test's failed checks are told in JUnit as a failed one's: a line each,
+    with its own ids, and the target's text shown, never obeyed (an escape stays
+    visible as text, as `inert` shows it everywhere else)."""
+    suite(pytester, WAIVED)
+    waivers = pytester.path / "waivers.yaml"
+    waivers.write_text("- {id: PAG-001, reason: known}\n- {id: PAG-004, reason: known}\n")
+    result = run(pytester, "--base-url", base_url, "--waivers", str(waivers), "--junitxml=out.xml")
+    result.assert_outcomes(xfailed=1)
+    tree = ET.parse(pytester.path / "out.xml")
+    causes = [p.get("value") or "" for p in tree.iter("property") if p.get("name") == "crm_cause"]
+    assert len(causes) == 1
+    assert cause_for(causes[0], "PAG-001").endswith("got \\x1b[31mred")
+    assert cause_for(causes[0], "PAG-004").endswith("got broken")
