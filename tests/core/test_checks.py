@@ -1,5 +1,6 @@
 """Each registered check passes a conforming response and fails a broken one, with its id."""
 
+import contextlib
 import copy
 import json
 from collections.abc import Callable
@@ -7,6 +8,8 @@ from typing import Any
 
 import httpx
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from support.fake_target import TOKEN, contact, error_body, hexid, rate_headers
 
 from crm_conformance.core.verdicts import checks
@@ -499,3 +502,29 @@ def test_every_typed_field_is_in_its_schema_and_its_row_in_the_catalogue() -> No
             requirement = catalogue.get(req_id)
             assert requirement is not None, req_id
             assert requirement.testable, req_id
+
+
+_KEYS = ["object", "id", "data", "error", "code", "type", "updated_at", "owner", "tags", "value"]
+_LEAVES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.text(max_size=4),
+    st.sampled_from(["contact", "deal", "list", "error", "tag", "organization"]),
+)
+_BODIES = st.recursive(
+    _LEAVES,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(_KEYS), inner),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(body=_BODIES, status=st.sampled_from([200, 201, 400, 404, 422, 429, 500]))
+def test_any_json_answer_is_judged_never_crashes_a_check(body: Any, status: int) -> None:
+    """Whatever JSON a target answers, every check judges it (a failure or nothing),
+    never raises anything else: a record whose `object` is a list or an object crashed
+    the walk of records, so the test that sent the request became a suite error."""
+    for check in checks.registered():
+        with contextlib.suppress(ConformanceFailure):
+            check.function(response(status, body))

@@ -63,7 +63,8 @@ def walk_resources(value: Any) -> list[dict[str, Any]]:
 
 def _walk(value: Any, found: list[dict[str, Any]]) -> None:
     if isinstance(value, dict):
-        if value.get("object") in _DOCUMENTED_OBJECTS:
+        kind = value.get("object")
+        if isinstance(kind, str) and kind in _DOCUMENTED_OBJECTS:  # a list is no kind
             found.append(value)
         for key, item in value.items():
             if key != "custom_fields" and isinstance(item, dict | list):
