@@ -11,6 +11,7 @@ is not JSON (400 `bad_request`). Every answer also goes through the universal ch
 
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -47,26 +48,73 @@ LIMIT, REMAINING, RESET = "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateL
 
 Provoke = Callable[[ApiClient], httpx.Response]
 
-PROVOKED: dict[str, Provoke] = {
-    "401 without a token": lambda api: api.get("/v1/contacts", token=None),
-    "404 for a missing record": lambda api: api.get(MISSING_CONTACT),
-    "an unknown path": lambda api: api.get("/v1/no-such-resource"),
-    "405 for an unsupported method": lambda api: api.delete(CLOSE_PATH),
-    "400 for an invalid query value": lambda api: api.get("/v1/contacts", params={"limit": 0}),
-    "422 for an invalid body field": lambda api: api.post(
-        "/v1/contacts/search", json={"limit": "ten"}
+
+@dataclass(frozen=True)
+class Provocation:
+    """A request every conforming target refuses, and the rule a target that takes it
+    breaks: the envelope and its fields are rules of errors, so a request answered 2xx
+    fails its own refusal's requirement, never ERR-001 or ERR-005 (a server taking
+    `limit=0` breaks the refusal of an invalid query value, not the envelope). Each is
+    a core rule, so no provocation moves its test out of a run that claims core only."""
+
+    send: Provoke
+    refused_by: str
+    statuses: tuple[int, ...]
+    """What the refusal's own test holds it to, said in the failure's message."""
+
+
+PROVOKED: dict[str, Provocation] = {
+    "401 without a token": Provocation(
+        lambda api: api.get("/v1/contacts", token=None), "AUTH-003", (401,)
     ),
-    "400 for a body that is not JSON": lambda api: api.post(
-        "/v1/contacts/search", content="{not json", headers={"Content-Type": "application/json"}
+    "404 for a missing record": Provocation(
+        lambda api: api.get(MISSING_CONTACT), "ERR-012", (404,)
+    ),
+    "an unknown path": Provocation(
+        lambda api: api.get("/v1/no-such-resource"), "ERR-001", tuple(range(400, 500))
+    ),
+    "405 for an unsupported method": Provocation(
+        lambda api: api.delete(CLOSE_PATH), "ERR-013", (405,)
+    ),
+    "400 for an invalid query value": Provocation(
+        lambda api: api.get("/v1/contacts", params={"limit": 0}), "ERR-011", (400,)
+    ),
+    "422 for an invalid body field": Provocation(
+        lambda api: api.post("/v1/contacts/search", json={"limit": "ten"}), "ERR-010", (400, 422)
+    ),
+    "400 for a body that is not JSON": Provocation(
+        lambda api: api.post(
+            "/v1/contacts/search", content="{not json", headers={"Content-Type": "application/json"}
+        ),
+        "ERR-009",
+        (400,),
     ),
 }
 """Errors any conforming target gives to a full-scope token, by what provokes them."""
 
 
+def _causes(*causes: str) -> list[Any]:
+    """`causes` (default: every one) as parameters naming each one's refusal rule too."""
+    return [
+        pytest.param(cause, marks=pytest.mark.req(PROVOKED[cause].refused_by))
+        for cause in causes or sorted(PROVOKED)
+    ]
+
+
+def _provoked(api: ApiClient, cause: str) -> httpx.Response:
+    """The error `cause` provokes. A target that takes the request (no error status)
+    fails the provocation's own rule here, and the test stops: its rules are an error's."""
+    provocation = PROVOKED[cause]
+    response = provocation.send(api)
+    if response.status_code < 400:
+        expect_status(response, provocation.refused_by, *provocation.statuses)
+    return response
+
+
 @pytest.mark.req("ERR-001", "ERR-002", "ERR-003", "ERR-004", "HDR-001", "HDR-003", "HDR-004")
-@pytest.mark.parametrize("cause", sorted(PROVOKED))
+@pytest.mark.parametrize("cause", _causes())
 def test_every_error_has_the_envelope_and_headers(api: ApiClient, cause: str) -> None:
-    response = PROVOKED[cause](api)
+    response = _provoked(api, cause)
     universal(response)
     expect_true(
         response,
@@ -78,11 +126,11 @@ def test_every_error_has_the_envelope_and_headers(api: ApiClient, cause: str) ->
 
 
 @pytest.mark.req("ERR-005", "HDR-003")
-@pytest.mark.parametrize("cause", sorted(PROVOKED))
+@pytest.mark.parametrize("cause", _causes())
 def test_error_request_id_equals_the_header(api: ApiClient, cause: str) -> None:
     """`request_id` "equals the `X-Request-ID` response header", and every response
     carries that header, so a null `request_id` beside a header does not equal it."""
-    response = PROVOKED[cause](api)
+    response = _provoked(api, cause)
     universal(response)
     request_id = error_of(response).get("request_id")
     header = response.headers.get("X-Request-ID")
@@ -110,9 +158,9 @@ def _same_codes(maker: operations.Maker) -> list[Provoke]:
         ),
         lambda a: a.post("/v1/deals", json={**deal, "title": ""}),
         lambda a: a.post("/v1/activities", json={"title": ""}),
-        PROVOKED["404 for a missing record"],
-        PROVOKED["400 for an invalid query value"],
-        PROVOKED["422 for an invalid body field"],
+        PROVOKED["404 for a missing record"].send,
+        PROVOKED["400 for an invalid query value"].send,
+        PROVOKED["422 for an invalid body field"].send,
     ]
     paths = [listing.name for listing in listings.SHOWN]
     for kind in conventions.LISTED:
@@ -221,14 +269,15 @@ def test_a_missing_record_answers_404_not_found(api: ApiClient) -> None:
 
 @pytest.mark.req("ERR-006")
 @pytest.mark.parametrize(
-    ("cause", "field"),
-    [("400 for an invalid query value", "limit"), ("422 for an invalid body field", "limit")],
+    "cause", _causes("400 for an invalid query value", "422 for an invalid body field")
 )
-def test_param_names_the_offending_field(api: ApiClient, cause: str, field: str) -> None:
-    """`param` is "string or null" and names the "offending request field": null passes,
-    a string must name the one field the request got wrong (a dotted path ending in it
-    is read as naming it too)."""
-    response = PROVOKED[cause](api)
+def test_param_names_the_offending_field(api: ApiClient, cause: str) -> None:
+    """`param` is "string or null" and names the "offending request field" (`limit` in
+    both requests): null passes, a string must name the one field the request got wrong
+    (a dotted path ending in it is read as naming it too). A request taken (no error)
+    fails its refusal's rule, not this one: a 200 has no `param` to judge."""
+    field = "limit"
+    response = _provoked(api, cause)
     param = error_of(response).get("param")
     expect_true(
         response,
@@ -358,7 +407,7 @@ def test_every_write_lists_each_invalid_field_in_detail(
 
 @pytest.mark.req("ERR-009")
 def test_a_body_that_is_not_json_answers_400_bad_request(api: ApiClient) -> None:
-    response = PROVOKED["400 for a body that is not JSON"](api)
+    response = PROVOKED["400 for a body that is not JSON"].send(api)
     expect_error(response, "ERR-009", status=400, code="bad_request")
 
 
@@ -503,7 +552,7 @@ def test_a_success_carries_the_headers_and_no_retry_after(api: ApiClient) -> Non
 @pytest.mark.req("HDR-005")
 def test_each_response_has_its_own_request_id(api: ApiClient) -> None:
     responses = [api.get("/v1/users", params={"limit": 1}) for _ in range(3)]
-    responses += [PROVOKED[cause](api) for cause in sorted(PROVOKED)]
+    responses += [PROVOKED[cause].send(api) for cause in sorted(PROVOKED)]
     ids = [response.headers.get("X-Request-ID") for response in responses]
     expect_true(
         responses[-1],
