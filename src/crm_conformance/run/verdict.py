@@ -137,6 +137,23 @@ def _own_words(cause: str, req_id: str) -> str:
     return line.removeprefix(req_id).strip()
 
 
+CAUSE_WIDTH = 110
+"""Characters of a failed requirement's line in the printed verdict (summary.md has all)."""
+
+
+def short_cause(words: str, width: int = CAUSE_WIDTH) -> str:
+    """`words` within `width`: a cause's closing request (`(GET /v1/deals?... -> 200)`)
+    kept whole where it leaves the message room, and the message cut before it, so the
+    line still says which request failed."""
+    if len(words) <= width:
+        return words
+    message, opening, request = words.rpartition(" (")
+    room = width - len(request) - len(opening) - 3
+    if opening and request.endswith(")") and room >= width // 3:
+        return f"{message[:room]}...{opening}{request}"
+    return words[: width - 3] + "..."
+
+
 def verdict_text(result: RunResult) -> str:
     """The short verdict printed after a run; its first line never says more than ran."""
     summary = result.summary
@@ -158,7 +175,7 @@ def verdict_text(result: RunResult) -> str:
         lines.append("Requirements failed:")
         for req_id, entry in failed:
             cause = entry["causes"][0].split(": ", 1)[-1] if entry["causes"] else entry["title"]
-            lines.append(f"  {req_id}  {_own_words(cause, req_id)[:110]}")
+            lines.append(f"  {req_id}  {short_cause(_own_words(cause, req_id))}")
     errors = tests.get(Outcome.ERROR, 0) + tests.get(Outcome.BLOCKED, 0)
     if errors:
         lines.append(f"Could not run for setup errors (not target failures): {errors} tests")
