@@ -123,3 +123,34 @@ def test_forget_stops_sharing(tmp_path: Path) -> None:
     answers.forget()
     (tmp_path / "answers-gw1.jsonl").write_text(json.dumps(["req_1", None, None, "x"]) + "\n")
     assert answers.answers_with("req_1") == 0
+
+
+def _error_answer(header: str, body_request_id: str, **headers: str) -> httpx.Response:
+    body = {"error": {"code": "validation_failed", "type": "invalid_request_error"}}
+    body["error"]["request_id"] = body_request_id
+    return httpx.Response(
+        422,
+        json=body,
+        headers={"X-Request-ID": header, **headers},
+        request=httpx.Request("POST", "https://api.test/v1/tags"),
+    )
+
+
+def test_a_replayed_error_may_keep_the_originals_request_id_under_its_own_header() -> None:
+    """ "returns the original response": a replay under a header of its own carries the
+    original's body, whose request_id names the original answer (ERR-005 not judged);
+    a request_id naming no answer of the run, or on an answer no replay, still fails."""
+    original = _error_answer("req_1", "req_1")
+    answers.note(original)
+    replay = _error_answer("req_2", "req_1", **{"Idempotent-Replay": "true"})
+    answers.note(replay)
+    assert checks.error_request_id_matches_header(original) is True
+    assert checks.error_request_id_matches_header(replay) is False
+    for broken in (
+        _error_answer("req_3", "req_9", **{"Idempotent-Replay": "true"}),
+        _error_answer("req_4", "req_1"),
+    ):
+        answers.note(broken)
+        with pytest.raises(ConformanceFailure) as failure:
+            checks.error_request_id_matches_header(broken)
+        assert failure.value.req_id == "ERR-005"
