@@ -256,8 +256,8 @@ def pytest_runtest_makereport(
         if call.when == "call" and (classified is None or classified.outcome == Outcome.FAILED):
             properties += _charged(item, exc)
         if call.when == "call" and classified is None and _says_per_failure(exc):
-            properties.append((PROP_CAUSE, _per_failure(exc, state)))
             causes = failure_causes(exc)
+            properties.append((PROP_CAUSE, _per_failure(causes, state)))
             _add_details(report, "\n".join([*causes, *_reproductions(exc)]), state)
         # On the item too: JUnit writes the teardown report's properties only.
         item.user_properties.extend(properties)
@@ -308,14 +308,14 @@ def _cause_lines(exc: BaseException, classified: Classified, state: "RunState | 
     charged to its own ids (`outcomes.cause_for` gives each requirement its own line, not
     the first failure's), else the first line of the classified cause."""
     if classified.outcome == Outcome.FAILED and isinstance(exc, BaseExceptionGroup):
-        return _per_failure(exc, state)
+        return _per_failure(failure_causes(exc), state)
     return _one_line(classified.cause, state)
 
 
-def _per_failure(exc: BaseException, state: "RunState | None") -> str:
-    """One line per failure in `exc` with its own ids (`outcomes.failure_causes`), each
+def _per_failure(causes: list[str], state: "RunState | None") -> str:
+    """The lines of `outcomes.failure_causes`, one per failure with its own ids, each
     redacted, then inert: a waived failure's cause quotes the target as a failed one's."""
-    return "\n".join(_one_line(line, state) for line in failure_causes(exc))
+    return "\n".join(_one_line(line, state) for line in causes)
 
 
 def _one_line(cause: str, state: "RunState | None") -> str:

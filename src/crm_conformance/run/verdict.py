@@ -137,11 +137,11 @@ def _own_words(cause: str, req_id: str) -> str:
     return line.removeprefix(req_id).strip()
 
 
-CAUSE_WIDTH = 110
+VERDICT_LINE_WIDTH = 110
 """Characters of a failed requirement's line in the printed verdict (summary.md has all)."""
 
 
-def short_cause(words: str, width: int = CAUSE_WIDTH) -> str:
+def short_cause(words: str, width: int = VERDICT_LINE_WIDTH) -> str:
     """`words` within `width`: a cause's closing request (`(GET /v1/deals?... -> 200)`)
     kept whole where it leaves the message room, and the message cut before it, so the
     line still says which request failed."""

@@ -214,13 +214,13 @@ def error_request_id_matches_header(response: httpx.Response) -> Evaluated:
     if not is_error_answer(response) or error is None or header is None:
         return False
     got = error.get("request_id", "(absent)")
-    if got != header and _replayed_from(response, got):
+    if got == header:
+        return True
+    if _replayed_from(response, got):
         return False  # the original's body, replayed: its request_id names that answer
-    if got != header:
-        raise failed(
-            "ERR-005",
-            response,
-            expected="error.request_id equal to the X-Request-ID header",
-            got=f"error.request_id = {got!r}, X-Request-ID = {header!r}",
-        )
-    return True
+    raise failed(
+        "ERR-005",
+        response,
+        expected="error.request_id equal to the X-Request-ID header",
+        got=f"error.request_id = {got!r}, X-Request-ID = {header!r}",
+    )
