@@ -57,3 +57,15 @@ def test_passes_against_the_reference_server(module: str) -> None:
 def test_a_fault_is_killed(module: str, fault: str, keyword: str) -> None:
     run = run_suite([module], faults={fault}, keyword=keyword)
     assert run.kills(FAULTS[fault].reqs), run.output
+
+
+def test_a_wrong_scope_guard_is_charged_to_the_guard_alone() -> None:
+    """A call guarded by another scope than the document's fails where the guard lives:
+    the call's scope row and the refusal rule (SCOPE-021 and its 403 row), never the
+    `param` of a refusal that never came (SCOPE-022), nor the mirror policy of a write
+    its own scope check refused before the policy was reached (SCOPE-025, -029, -024)."""
+    fault = "activity_create_guarded_by_contacts_write"
+    run = run_suite(["test_scopes.py"], faults={fault}, keyword="createActivity")
+    charged = {req for result in run.with_outcome("failed") for req in result.charged}
+    assert run.kills(FAULTS[fault].reqs), run.output
+    assert charged <= {*FAULTS[fault].reqs, "SCOPE-021", "SCOPE-028"}, (charged, run.output)
