@@ -362,6 +362,59 @@ def test_a_repeat_after_the_record_changed_replays_the_original_response(
     expect_value(repeat, "IDEM-003", "body of the repeat", got=_body(repeat), expected=original)
 
 
+@dataclass(frozen=True)
+class Refused:
+    """A move made once, so that doing it again meets the state the document refuses."""
+
+    made: str
+    """The requirement the first move answers to."""
+    refused: str
+    status: int
+    code: str
+
+
+REFUSED_AGAIN = {
+    "close": Refused("CONV-024", "CONV-033", 409, "conversation_closed"),
+    "pause": Refused("CAMP-004", "CAMP-006", 409, "campaign_not_running"),
+}
+"""The keyed writes a stated refusal answers the second time they are made."""
+
+
+@pytest.mark.req("IDEM-003", "CONV-033", "CAMP-006")
+@pytest.mark.parametrize("name", sorted(REFUSED_AGAIN))
+def test_a_repeated_refusal_is_replayed_whole_or_refused_again(
+    api: ApiClient,
+    factory: RecordFactory,
+    maker: operations.Maker,
+    unique: Callable[[str], str],
+    observe: Callable[[str, Any], None],
+    name: str,
+) -> None:
+    """Whether a key keeps a refused write is not shown: a repeat may act again, and
+    meet the same state, or replay the refusal. A replay is "the original response",
+    status and body (its `request_id` names the first answer, whatever the repeat's own
+    `X-Request-ID`); acting again is the same refusal."""
+    write, rule = WRITES[name](factory, maker), REFUSED_AGAIN[name]
+    write.succeeded(write.send(api, write.body(), {}), rule.made)
+    body, keyed = write.body(), {KEY_HEADER: unique("key")}
+    first = write.send(api, body, keyed)
+    expect_error(first, rule.refused, status=rule.status, code=rule.code)
+    repeat = write.send(api, body, keyed)
+    observe(
+        f"{name} refused, repeated under its key", "replayed" if _replayed(repeat) else "made again"
+    )
+    if not _replayed(repeat):
+        expect_error(repeat, rule.refused, status=rule.status, code=rule.code)
+        return
+    expect_true(
+        repeat,
+        "IDEM-003",
+        repeat.status_code == first.status_code and _body(repeat) == _body(first),
+        expected=f"the original refusal again: {first.status_code} {first.text[:200]}",
+        got=f"{repeat.status_code} {repeat.text[:200]}",
+    )
+
+
 @pytest.mark.req("IDEM-005")
 @pytest.mark.parametrize("write", WITH_BODY, indirect=True)
 def test_the_same_key_with_another_body_is_refused(

@@ -240,6 +240,12 @@ OBSERVATIONS: dict[str, Callable[[TestClient], Any]] = {
     "search_ignores_idempotency_key": lambda c: (
         c.post("/v1/contacts/search", json={}, headers={"Idempotency-Key": "k" * 256}).status_code
     ),
+    "replays_refusals": lambda c: [
+        c.post("/v1/contacts", json={"email": "no"}, headers={"Idempotency-Key": "k"}).headers.get(
+            "Idempotent-Replay"
+        )
+        for _ in range(2)
+    ],
     "every_contact_field_sortable": lambda c: (
         c.get("/v1/contacts", params={"sort": "job_title"}).status_code
     ),

@@ -21,7 +21,7 @@ from starlette.routing import Route
 
 from crm_conformance.reference import grants, idempotency, policy
 from crm_conformance.reference.api_errors import ApiError
-from crm_conformance.reference.rendering import error_response, render
+from crm_conformance.reference.rendering import error_envelope, error_response, render
 from crm_conformance.reference.reply import Reply
 from crm_conformance.reference.routing import (
     WRITE_METHODS,
@@ -189,5 +189,17 @@ def _run(spec: RouteSpec, call: Call) -> Reply:
         token_id=call.principal.token_id,
         key=call.headers.get(idempotency.HEADER),
         fingerprint=idempotency.fingerprint(spec.method, target, body),
-        handler=lambda: spec.handler(call),
+        handler=lambda: _answered(spec, call),
     )
+
+
+def _answered(spec: RouteSpec, call: Call) -> Reply:
+    """The handler's reply; a refusal its key keeps (the variant `replays_refusals`) too,
+    rendered as answered, so that a repeat replays it."""
+    try:
+        return spec.handler(call)
+    except ApiError as error:
+        if error.status >= 300 and not idempotency.keeps(error.status, call.settings):
+            raise
+        answered, body = error_envelope(error, call.request_id, call.settings)
+        return Reply(answered.status, body, dict(answered.headers))

@@ -5,7 +5,9 @@ Stored per workspace, token and key for 24 hours with a fingerprint of the reque
 `processing` before the handler runs, so a concurrent duplicate sees it and answers
 409 `idempotency_key_in_flight` instead of writing a second record. Only successful
 answers are kept: a refused or failed request releases its key, so the client can fix
-the request and retry with the same key.
+the request and retry with the same key. Under the variant `replays_refusals` a refusal
+(a 4xx but 429, which a retry must be able to outwait) is kept and replayed too, as a
+server reading "returns the original response" of every answer does.
 """
 
 import hashlib
@@ -133,7 +135,7 @@ def run_once(
     except BaseException:
         _release(store, identity)
         raise
-    if not 200 <= reply.status < 300:
+    if not keeps(reply.status, settings):
         _release(store, identity)
         return reply
     with store.transaction() as tx:
@@ -164,7 +166,9 @@ def _answer_repeat(row: tuple[object, ...], fingerprint: str, settings: ServerSe
             "The first request with this Idempotency-Key is still processing; retry shortly.",
             param=HEADER,
         )
-    replayed_status = 200 if settings.has_fault("replay_returns_200") else int(status)  # type: ignore[call-overload]  # stored JSON: an int
+    stored = int(status)  # type: ignore[call-overload]  # stored JSON: an int
+    refused = stored >= 400 and settings.has_fault("refusal_replayed_as_success")
+    replayed_status = 200 if settings.has_fault("replay_returns_200") or refused else stored
     marked = {} if settings.has_fault("replay_missing_header") else {"Idempotent-Replay": "true"}
     return Reply(replayed_status, json.loads(str(body)), {**json.loads(str(headers)), **marked})
 
@@ -182,6 +186,19 @@ def follow(tx: Transaction, rendered: dict[str, Any]) -> None:
                 "UPDATE idempotency SET body = ? WHERE workspace = ? AND token_id = ? AND key = ?",
                 (json.dumps(rendered), workspace, token_id, key),
             )
+
+
+def keeps(status: int, settings: ServerSettings) -> bool:
+    """Whether an answer of `status` is stored for replay: a success, or under the
+    variant `replays_refusals` (and the fault `refusal_replayed_as_success`) a refusal
+    the client cannot outwait."""
+    if 200 <= status < 300:
+        return True
+    refusal = 400 <= status < 500 and status != 429
+    kept = settings.has_variant("replays_refusals") or settings.has_fault(
+        "refusal_replayed_as_success"
+    )
+    return refusal and kept
 
 
 def _release(store: Store, identity: tuple[str, str, str]) -> None:

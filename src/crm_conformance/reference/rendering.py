@@ -251,6 +251,16 @@ def _contact_tags_without_color(value: Any) -> Any:
 
 def error_response(error: ApiError, request_id: str, settings: ServerSettings) -> Response:
     """The envelope of `error` as a response."""
+    error, body = error_envelope(error, request_id, settings)
+    problem = settings.has_variant("problem_json_errors")
+    media_type = "application/problem+json" if problem else "application/json"
+    return json_response(body, error.status, error.headers, settings, media_type=media_type)
+
+
+def error_envelope(
+    error: ApiError, request_id: str, settings: ServerSettings
+) -> tuple[ApiError, dict[str, Any]]:
+    """The error as answered (a fault or variant may recast it) and its envelope."""
     if (
         settings.has_fault("query_errors_answer_422")
         and error.status == 400
@@ -286,9 +296,7 @@ def error_response(error: ApiError, request_id: str, settings: ServerSettings) -
             item["code"] = PYDANTIC_CODES.get(item["code"], f"value_error.{item['code']}")
     if settings.has_variant("empty_detail_array") and body["error"]["detail"] is None:
         body["error"]["detail"] = []
-    problem = settings.has_variant("problem_json_errors")
-    media_type = "application/problem+json" if problem else "application/json"
-    return json_response(body, error.status, error.headers, settings, media_type=media_type)
+    return error, body
 
 
 PYDANTIC_CODES = {

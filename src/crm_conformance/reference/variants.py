@@ -402,6 +402,12 @@ _VARIANTS = (
         "the document gives the key to writes)",
     ),
     Variant(
+        "replays_refusals",
+        "a keyed write refused with a 4xx other than 429 keeps its key: a repeat replays "
+        "the refusal (Idempotent-Replay: true, the original error.request_id under a fresh "
+        "X-Request-ID), as 'returns the original response' reads too",
+    ),
+    Variant(
         "every_contact_field_sortable",
         "the contact list also sorts by every other scalar field (id, visibility, phone, "
         "address, city, state, job_title, company_name, organization_id, owner_id, "

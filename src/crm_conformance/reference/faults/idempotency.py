@@ -15,6 +15,12 @@ FAULTS = (
         "an idempotent replay of a create answers 200 instead of the original status",
     ),
     Fault(
+        "refusal_replayed_as_success",
+        ("IDEM-003",),
+        "a keyed write's refusal is kept, and a repeat replays its body under 200 (the "
+        "replay path was written for successes)",
+    ),
+    Fault(
         "idempotency_key_ignored_across_bodies",
         ("IDEM-005",),
         "a repeated Idempotency-Key with a different body replays the first answer",
