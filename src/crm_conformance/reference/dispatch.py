@@ -199,7 +199,7 @@ def _answered(spec: RouteSpec, call: Call) -> Reply:
     try:
         return spec.handler(call)
     except ApiError as error:
-        if error.status >= 300 and not idempotency.keeps(error.status, call.settings):
+        if not idempotency.keeps(error.status, call.settings):
             raise
         answered, body = error_envelope(error, call.request_id, call.settings)
         return Reply(answered.status, body, dict(answered.headers))
