@@ -117,6 +117,29 @@ def conversations(factory: RecordFactory) -> RecordFactory:
     return factory.requiring("conversations")
 
 
+# --- no send --------------------------------------------------------------------------
+
+
+@pytest.mark.req("CONV-043")
+def test_no_operation_sends_a_message_into_a_conversation(
+    api: ApiClient, conversations: RecordFactory, unique: Callable[[str], str]
+) -> None:
+    """ "There is no public operation that sends a message into a conversation." No test
+    can show an absence, so the rule stays untestable and this never verifies it; a send
+    where a REST API puts one, answered 2xx by the full token, shows one and fails it."""
+    conversation = conversations.conversation(status="active")
+    response = api.post(
+        f"/v1/conversations/{conversation['id']}/messages", json={"text": unique("message")}
+    )
+    expect_true(
+        response,
+        "CONV-043",
+        not response.is_success,
+        expected="no message sent: the POST refused, as no such operation exists",
+        got=f"{response.status_code} {response.text[:200]}",
+    )
+
+
 # --- close: the answer --------------------------------------------------------------
 
 

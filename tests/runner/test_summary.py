@@ -73,26 +73,26 @@ def test_a_requirement_passes_when_one_test_asserting_it_passed_and_none_failed(
 
 
 def test_a_marker_gives_nothing_only_a_check_that_ran_verifies() -> None:
-    unchecked = verdicts(record("passed", "TAG-001", "TAG-002", checked={"TAG-001": ["x"]}))
+    unchecked = verdicts(record("passed", "TAG-001", "DEAL-002", checked={"TAG-001": ["x"]}))
     assert unchecked["TAG-001"]["verdict"] == "passed"
-    assert unchecked["TAG-001"]["checks"] == ["suites/t.py::test_TAG-001_TAG-002_passed: x"]
-    assert unchecked["TAG-002"]["verdict"] == "not_verified"
-    assert "no check of it" in unchecked["TAG-002"]["reason"]
+    assert unchecked["TAG-001"]["checks"] == ["suites/t.py::test_TAG-001_DEAL-002_passed: x"]
+    assert unchecked["DEAL-002"]["verdict"] == "not_verified"
+    assert "no check of it" in unchecked["DEAL-002"]["reason"]
     # a check of an id the marker does not name verifies it too: it ran
     beyond = verdicts(record("passed", "TAG-001", checked={"TAG-001": ["x"], "HDR-003": ["y"]}))
     assert beyond["HDR-003"]["verdict"] == "passed"
     # a check that passed before the test failed on another rule still verifies its rule
     partly = verdicts(
-        record("failed", "TAG-001", "TAG-002", failed=["TAG-002"], checked={"TAG-001": ["x"]})
+        record("failed", "TAG-001", "DEAL-002", failed=["DEAL-002"], checked={"TAG-001": ["x"]})
     )
-    assert (partly["TAG-001"]["verdict"], partly["TAG-002"]["verdict"]) == ("passed", "failed")
+    assert (partly["TAG-001"]["verdict"], partly["DEAL-002"]["verdict"]) == ("passed", "failed")
 
 
 def test_a_point_that_could_not_run_is_listed_with_why() -> None:
-    found = verdicts(record("not_applicable", "TAG-002", cause="add contact_filters.score"))
-    assert found["TAG-002"]["verdict"] == "not_verified"
-    assert found["TAG-002"]["not_run"] == [
-        "suites/t.py::test_TAG-002_not_applicable: add contact_filters.score"
+    found = verdicts(record("not_applicable", "DEAL-002", cause="add contact_filters.score"))
+    assert found["DEAL-002"]["verdict"] == "not_verified"
+    assert found["DEAL-002"]["not_run"] == [
+        "suites/t.py::test_DEAL-002_not_applicable: add contact_filters.score"
     ]
 
 
@@ -183,6 +183,13 @@ def test_no_class_passes_while_core_is_not_passed_in_full() -> None:
         verdicts(record("passed", "TAG-001"), record("passed", "HDR-003")), CATALOGUE
     )
     assert (passed["core"]["verdict"], passed["tags"]["verdict"]) == ("passed", "passed")
+
+
+def test_a_pass_never_verifies_an_untestable_row() -> None:
+    """An absence no test can show: a test that looked and found nothing says nothing."""
+    found = verdicts(record("passed", "TAG-002", checked={"TAG-002": ["expect_true"]}))
+    assert found["TAG-002"]["verdict"] == "untestable"
+    assert class_verdicts(found, CATALOGUE)["tags"] == class_verdicts(verdicts(), CATALOGUE)["tags"]
 
 
 def test_a_test_naming_an_untestable_row_still_counts() -> None:

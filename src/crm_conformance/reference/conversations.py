@@ -15,6 +15,7 @@ token's person cannot act on a conversation whose contact they cannot see (403
 """
 
 import json
+import secrets
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
@@ -331,6 +332,19 @@ def _close_answer(call: Call, answer: Reply, before: Record, outcome: str) -> Re
     if fault("close_renders_last_message_at_epoch") and body.get("last_message_at"):
         body["last_message_at"] = int(datetime.fromisoformat(body["last_message_at"]).timestamp())
     return replace(answer, body=body)
+
+
+@routes.post(
+    "/v1/conversations/{conversation_id}/messages", scopes=WRITE, variant="message_send_operation"
+)
+def send_message(call: Call) -> Reply:
+    """The fault `message_send_operation`: a send, which "no public operation" may make."""
+    conversation_id = call.path_id("conversation_id", "conversation")
+    with call.transaction() as tx:
+        if tx.get(call.workspace, "conversation", conversation_id) is None:
+            raise not_found("conversation")
+    sent = {"id": f"msg_{secrets.token_hex(16)}", "object": "message", "body": call.json()}
+    return call.created({**sent, "conversation_id": conversation_id})
 
 
 @routes.post(

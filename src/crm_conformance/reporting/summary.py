@@ -90,6 +90,11 @@ def _contribution(record: OutcomeRecord, req_id: str) -> tuple[Verdict, str]:
     return _FROM_OUTCOME[record.outcome], record.cause
 
 
+_BREACHES = (Verdict.FAILED, Verdict.EXPECTED_FAILURE)
+"""What a test may say of an untestable requirement: a rule no test can verify (an
+absence: "there is no public operation that sends a message") can still be seen broken
+(a send found), and only that counts; its passes, skips and errors say nothing."""
+
 _LISTED = 5
 """Checks (and points that could not run) listed per requirement; the count says the rest."""
 
@@ -113,6 +118,8 @@ def requirement_verdicts(
     result: dict[str, dict[str, Any]] = {}
     for requirement in sorted(catalogue, key=lambda r: r.id):
         contributions = said.get(requirement.id, [])
+        if not requirement.testable:  # an absence no test shows; a presence fails it
+            contributions = [c for c in contributions if c[0] in _BREACHES]
         if contributions:
             verdict = min((v for v, _, _ in contributions), key=_PRECEDENCE.index)
             # sorted: a run split in shards and merged says the same as the whole run

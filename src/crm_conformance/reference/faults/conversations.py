@@ -6,6 +6,12 @@ from crm_conformance.reference.faults.fault import Fault
 
 FAULTS = (
     Fault(
+        "message_send_operation",
+        ("CONV-043",),
+        "POST /v1/conversations/{conversation_id}/messages sends a message (201), though "
+        "no public operation may",
+    ),
+    Fault(
         "conversation_resume_missing",
         ("CONV-034", "CONV-037", "CONV-038"),
         "the conversation resume operation the target file names is not served (404)",
