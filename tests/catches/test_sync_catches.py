@@ -29,3 +29,15 @@ def test_passes_against_the_reference_server() -> None:
 def test_a_fault_is_killed(fault: str, keyword: str) -> None:
     run = run_suite(["test_sync.py"], faults={fault}, keyword=keyword)
     assert run.kills(FAULTS[fault].reqs), run.output
+
+
+def test_a_list_ignoring_updated_since_is_charged_to_the_filter_alone() -> None:
+    """The walks of the sort-order tests find their rows from `updated_since` on: a deal
+    list ignoring it serves older rows first, which the walks charged to their order
+    (QRY-002) and the sync walks to their paging (SYNC-003). Every page read with the
+    filter now holds it first (`steps.pages.expect_since_held`)."""
+    fault = "deals_list_ignores_updated_since"
+    run = run_suite(["test_sort_order.py", "test_sync.py"], faults={fault}, keyword="deal")
+    charged = {req for result in run.with_outcome("failed") for req in result.charged}
+    assert run.kills(FAULTS[fault].reqs), run.output
+    assert charged <= set(FAULTS[fault].reqs), (charged, run.output)

@@ -17,7 +17,7 @@ from crm_conformance.steps.expect import (
     expect_success,
     expect_timestamp,
 )
-from crm_conformance.steps.pages import expect_pages, with_cursor
+from crm_conformance.steps.pages import expect_pages, expect_since_held, with_cursor
 
 REQUEST_ID = "req_" + "b" * 32
 
@@ -135,6 +135,28 @@ def test_expect_pages_asks_for_the_first_page_without_a_cursor() -> None:
     assert sent[0].params.get_list("email") == ["a@x.io", "b@x.io"]
     assert sent[1].params["cursor"] == "c1"
     assert with_cursor([("a", "1")], None) == [("a", "1")]
+
+
+@pytest.mark.parametrize(
+    ("updated_at", "holds"),
+    [
+        ("2026-01-02T03:04:05.500Z", True),  # at the instant
+        ("2026-01-02T03:04:05Z", True),  # a stamp kept finer, rendered in whole seconds
+        ("2026-01-02T04:04:06+01:00", True),  # after, in another offset
+        ("2026-01-02T03:04:04Z", False),
+        ("yesterday", True),  # no date-time: the timestamps check's to judge
+    ],
+)
+def test_a_page_read_with_updated_since_holds_no_older_row(updated_at: str, holds: bool) -> None:
+    """An older row fails the filter's rule (SYNC-001), whatever rule the walk judges."""
+    rows = [{**contact(), "updated_at": updated_at}]
+    response = answer(200, {"data": rows})
+    query = [("updated_since", "2026-01-02T03:04:05.500000+00:00"), ("limit", "2")]
+    if holds:
+        expect_since_held(response, query, rows)
+    else:
+        fails_with("SYNC-001", expect_since_held, response, query, rows)
+    expect_since_held(response, {"limit": "2"}, rows)  # no filter, nothing to hold
 
 
 def test_got_and_expected_are_named_so_they_cannot_be_swapped() -> None:

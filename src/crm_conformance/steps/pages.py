@@ -10,13 +10,22 @@ a busy target cannot make a command loop.
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 import httpx
 
 from crm_conformance.core.model import document
 from crm_conformance.core.transport.client import ApiClient
+from crm_conformance.core.verdicts.failure import ConformanceFailure
+from crm_conformance.steps.clock import instant
 from crm_conformance.steps.expect import expect_status, expect_true
+
+SINCE_RULE = "SYNC-001"
+"""`updated_since`: "records changed at or after that instant", on every list."""
+RENDERED_SLACK = timedelta(seconds=1)
+"""How far a row's rendered `updated_at` may read below the instant the target compared
+(a stamp kept in microseconds and rendered in whole seconds)."""
 
 
 @dataclass
@@ -83,12 +92,41 @@ def expect_pages(
     query = {**params, "limit": str(document.page_limit())}
     cursor: str | None = None
     for _ in range(max_pages):
-        page = expect_status(client.get(path, params=with_cursor(query, cursor)), req_id, 200)
+        response = client.get(path, params=with_cursor(query, cursor))
+        page = expect_status(response, req_id, 200)
+        expect_since_held(response, query, page.get("data") or ())
         records.extend(item for item in page.get("data") or () if isinstance(item, dict))
         cursor = (page.get("links") or {}).get("next")
         if not isinstance(cursor, str) or not page.get("meta", {}).get("has_more", True):
             break
     return records
+
+
+def expect_since_held(response: httpx.Response, query: Query, rows: Sequence[Any]) -> None:
+    """No row of a page read with `updated_since` was last changed before it.
+
+    A walk that finds its rows by their own changes (`lookup_since`) stands on the
+    filter: a list ignoring it serves older rows first, and the walk would charge what it
+    then misses to the order it judges. Fail-only: a page of rows after the instant says
+    nothing of the rows at it, which are SYNC-001's own tests' point."""
+    pairs = query.items() if isinstance(query, Mapping) else query
+    since = next((value for name, value in pairs if name == "updated_since"), None)
+    try:
+        floor = instant(since) - RENDERED_SLACK
+    except (TypeError, ValueError):
+        return
+    for row in rows:
+        try:
+            changed = instant(row.get("updated_at")) if isinstance(row, dict) else None
+        except (TypeError, ValueError):
+            continue  # no date-time: the `timestamps` check judges it
+        if changed is not None and changed < floor:
+            raise ConformanceFailure(
+                SINCE_RULE,
+                expected=f"rows changed at or after updated_since={since}",
+                got=f"{row.get('id')} with updated_at {row.get('updated_at')}",
+                response=response,
+            )
 
 
 @dataclass(frozen=True)
@@ -121,7 +159,9 @@ def expect_pages_until(
     rows: list[dict[str, Any]] = []
     cursor: str | None = None
     while len(pages) < max_pages:
-        body = expect_status(client.get(path, params=with_cursor(query, cursor)), req_id, 200)
+        response = client.get(path, params=with_cursor(query, cursor))
+        body = expect_status(response, req_id, 200)
+        expect_since_held(response, query, body.get("data") or ())
         meta, links = body.get("meta") or {}, body.get("links") or {}
         page = PageRead(
             [row for row in body.get("data") or () if isinstance(row, dict)],
