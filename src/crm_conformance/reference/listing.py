@@ -195,9 +195,10 @@ def parse_expand(
     for name in names:
         if name not in spec.expands:
             offered = ", ".join(sorted(spec.expands)) or "none"
+            generic = settings is not None and settings.has_fault("unknown_expand_bad_request")
             raise ApiError(
                 400,
-                "unknown_expand",
+                "bad_request" if generic else "unknown_expand",
                 f"{name!r} cannot be expanded on {spec.name} (expandable: {offered}).",
                 param="expand",
             )

@@ -113,6 +113,11 @@ FAULTS = (
         "the contact list validates expand but embeds nothing (only retrieve expands)",
     ),
     Fault(
+        "unknown_expand_bad_request",
+        ("QRY-007",),
+        "an expand name not on the resource answers 400 with the generic code bad_request",
+    ),
+    Fault(
         "unknown_expand_ignored",
         ("QRY-007",),
         "a list leaves out the expand names it does not know instead of refusing them",
