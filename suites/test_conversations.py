@@ -33,6 +33,7 @@ from crm_conformance.steps import (
     expect_error_among,
     expect_field,
     expect_identifier,
+    expect_insufficient_scope,
     expect_pages,
     expect_present,
     expect_refused_body,
@@ -589,7 +590,7 @@ def test_a_closed_conversation_cannot_be_moved(
     expect_error(response, "CONV-034", status=409, code="conversation_closed")
 
 
-@pytest.mark.req("SCOPE-018", "SCOPE-021")
+@pytest.mark.req("SCOPE-018", "SCOPE-021", "SCOPE-023", "SCOPE-028")
 def test_a_handoff_without_conversations_write_is_insufficient_scope(
     api: ApiClient, conversations: RecordFactory, convention: conventions.Lookup
 ) -> None:
@@ -599,14 +600,7 @@ def test_a_handoff_without_conversations_write_is_insufficient_scope(
     conversation = conversations.conversation(status="active", handler="agent")
     reader = api.with_token(conversations.token(scopes=["conversations:read"]).token)
     response = move(reader, conversations, convention, conversation["id"], "handoff")
-    error = expect_error(response, "SCOPE-018", status=403, code="insufficient_scope")
-    expect_true(
-        response,
-        "SCOPE-018",
-        "conversations:write" in str(error.get("message")),
-        expected="error.message names conversations:write",
-        got=f"error.message = {error.get('message')!r}",
-    )
+    expect_insufficient_scope(response, "conversations:write", "SCOPE-018", first=False)
 
 
 HOLDERS: dict[str, dict[str, Any]] = {

@@ -34,16 +34,16 @@ from crm_conformance.core.model import conventions, document
 from crm_conformance.steps import (
     discover,
     error_of,
-    expect_error,
+    expect_insufficient_scope,
     expect_refusal,
     expect_status,
     expect_success,
-    expect_text,
     expect_true,
     expect_value,
     expect_written,
     matches,
     operations,
+    refused_for_scope,
     tokens,
     words_in,
 )
@@ -149,34 +149,6 @@ def _cases(points: tuple[Point, ...]) -> list[Any]:
 @pytest.fixture(scope="module")
 def minted(adapter: AdapterClient) -> tokens.Minted:
     return tokens.Minted(adapter)
-
-
-def _refused_for_scope(response: httpx.Response) -> bool:
-    """Whether the answer is the scope refusal, 403 `insufficient_scope`."""
-    return response.status_code == 403 and error_of(response).get("code") == "insufficient_scope"
-
-
-def expect_insufficient_scope(response: httpx.Response, missing: str, guard: str) -> None:
-    """Refused (a success is charged to the guard's requirement: the scope guards
-    nothing), with 403 `insufficient_scope`, `param` the first missing scope, the
-    message naming it. The `param` and message of a refusal that never came are not
-    judged: an answer other than the refusal is charged to the refusal's rules only."""
-    expect_true(
-        response,
-        guard,
-        not response.is_success,
-        expected=f"the call refused to a token without {missing}",
-        got=f"{response.status_code} {response.text[:200]}",
-    )
-    expect_refusal(response, "SCOPE-021", status=403, code="insufficient_scope")
-    expect_refusal(response, "SCOPE-028", status=403, code="insufficient_scope")  # the 403 row
-    if not _refused_for_scope(response):
-        return  # charged above to SCOPE-021 and SCOPE-028
-    error = expect_error(
-        response, "SCOPE-022", status=403, code="insufficient_scope", param=missing
-    )
-    why = "error.message names the missing scope"
-    expect_text(response, "SCOPE-023", error, "message", containing=missing, why=why)
 
 
 def expect_not_refused_for_scope(response: httpx.Response, point: Point) -> None:
@@ -398,7 +370,7 @@ def test_a_mirrored_entity_refuses_writes_whatever_the_scopes(
     with mirrored(adapter, entity):
         for client, call in zip((other_api, only_write), calls, strict=False):
             response = call.send(client)
-            if client is only_write and _refused_for_scope(response):
+            if client is only_write and refused_for_scope(response):
                 # it holds the scopes the document names for the call: the refusal
                 # breaks the call's guard, and the policy was never reached
                 _fail_guard(response, op)

@@ -29,6 +29,7 @@ from crm_conformance.core.model import conventions
 from crm_conformance.steps import (
     RecordFactory,
     expect_error,
+    expect_insufficient_scope,
     expect_pages,
     expect_status,
     expect_true,
@@ -253,16 +254,14 @@ def test_a_deletion_through_the_api_appears_in_the_deletion_feed(
     _expect_in_feed(api, convention, entity, record_id)
 
 
-@pytest.mark.req("SCOPE-020", "SCOPE-021")
+@pytest.mark.req("SCOPE-020", "SCOPE-021", "SCOPE-022", "SCOPE-023", "SCOPE-028")
 def test_the_deletion_feed_needs_the_read_scope_of_the_resource(
     api: ApiClient, factory: RecordFactory, convention: Callable[[str], str]
 ) -> None:
     query = conventions.deletion_feed(convention, "contacts")
     without = factory.token(scopes=["contacts:write", "deals:read"]).token
     response = api.with_token(without).get(FEED, params=query)
-    expect_error(
-        response, "SCOPE-020", status=403, code="insufficient_scope", param="contacts:read"
-    )
+    expect_insufficient_scope(response, "contacts:read", "SCOPE-020")
     only_read = factory.token(scopes=["contacts:read"]).token
     expect_status(api.with_token(only_read).get(FEED, params=query), "SCOPE-020", 200)
 

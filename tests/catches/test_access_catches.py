@@ -69,3 +69,20 @@ def test_a_wrong_scope_guard_is_charged_to_the_guard_alone() -> None:
     charged = {req for result in run.with_outcome("failed") for req in result.charged}
     assert run.kills(FAULTS[fault].reqs), run.output
     assert charged <= {*FAULTS[fault].reqs, "SCOPE-021", "SCOPE-028"}, (charged, run.output)
+
+
+@pytest.mark.parametrize(
+    "fault", ["missing_scope_forbidden", "scope_param_names_resource", "scope_message_generic"]
+)
+def test_a_wrong_scope_refusal_is_charged_to_its_own_sentence(fault: str) -> None:
+    """Each part of the scope refusal is its own sentence, wherever a suite meets it: the
+    handoff and the deletion feed charged a wrong code, `param` or message to the guard
+    of the call (SCOPE-018, SCOPE-020), which held (`steps.expect_insufficient_scope`)."""
+    run = run_suite(
+        ["test_conversations.py", "test_sync.py"],
+        faults={fault},
+        keyword="handoff_without_conversations_write or deletion_feed_needs_the_read_scope",
+    )
+    charged = {req for result in run.with_outcome("failed") for req in result.charged}
+    assert run.kills(FAULTS[fault].reqs), run.output
+    assert charged <= set(FAULTS[fault].reqs), (charged, run.output)

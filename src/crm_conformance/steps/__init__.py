@@ -74,6 +74,10 @@ if TYPE_CHECKING:
     from crm_conformance.steps.record_parts import (
         expect_unset_custom_fields as expect_unset_custom_fields,
     )
+    from crm_conformance.steps.scope_refusals import (
+        expect_insufficient_scope as expect_insufficient_scope,
+    )
+    from crm_conformance.steps.scope_refusals import refused_for_scope as refused_for_scope
     from crm_conformance.steps.sorting import NOT_SORTABLE as NOT_SORTABLE
     from crm_conformance.steps.sorting import TWO_KEYS as TWO_KEYS
     from crm_conformance.steps.sorting import expect_sorted as expect_sorted
