@@ -92,9 +92,7 @@ def expect_pages(
     query = {**params, "limit": str(document.page_limit())}
     cursor: str | None = None
     for _ in range(max_pages):
-        response = client.get(path, params=with_cursor(query, cursor))
-        page = expect_status(response, req_id, 200)
-        expect_since_held(response, query, page.get("data") or ())
+        page = _page(client, path, query, cursor, req_id)
         records.extend(item for item in page.get("data") or () if isinstance(item, dict))
         cursor = (page.get("links") or {}).get("next")
         if not isinstance(cursor, str) or not page.get("meta", {}).get("has_more", True):
@@ -129,6 +127,16 @@ def expect_since_held(response: httpx.Response, query: Query, rows: Sequence[Any
             )
 
 
+def _page(
+    client: ApiClient, path: str, query: Query, cursor: str | None, req_id: str
+) -> Any:
+    """One page of `GET path` under `query`: a 200, whose rows hold its `updated_since`."""
+    response = client.get(path, params=with_cursor(query, cursor))
+    body = expect_status(response, req_id, 200)
+    expect_since_held(response, query, body.get("data") or ())
+    return body
+
+
 @dataclass(frozen=True)
 class PageRead:
     """One page of a walk: its rows, `meta.has_more` and `links.next`."""
@@ -159,9 +167,7 @@ def expect_pages_until(
     rows: list[dict[str, Any]] = []
     cursor: str | None = None
     while len(pages) < max_pages:
-        response = client.get(path, params=with_cursor(query, cursor))
-        body = expect_status(response, req_id, 200)
-        expect_since_held(response, query, body.get("data") or ())
+        body = _page(client, path, query, cursor, req_id)
         meta, links = body.get("meta") or {}, body.get("links") or {}
         page = PageRead(
             [row for row in body.get("data") or () if isinstance(row, dict)],
