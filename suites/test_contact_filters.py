@@ -255,20 +255,13 @@ def _expect_found(
     )
 
 
-def _stamped(
-    adapter: AdapterClient, factory: RecordFactory, at: datetime, fields: dict[str, Any]
-) -> dict[str, Any]:
+def _stamped(factory: RecordFactory, at: datetime, fields: dict[str, Any]) -> dict[str, Any]:
     """A contact with `fields` and an `external_id` of its own, created and changed at
     `at` (the adapter's stamps), left for the factory to delete."""
     stamp = at.isoformat()
-    record = adapter.create_record(
-        kind="contact",
-        fields={"external_id": factory.unique("ext"), **fields},
-        created_at=stamp,
-        updated_at=stamp,
+    return factory.contact(
+        **{"external_id": factory.unique("ext"), **fields}, created_at=stamp, updated_at=stamp
     )
-    factory.created.append(("contact", str(record["id"])))
-    return record
 
 
 SINCE = {"updated_since": "updated_since", "created since": "created_since_param"}
@@ -294,7 +287,7 @@ def test_a_time_filter_is_anded_with_every_other_filter(
     before, after = instant - timedelta(minutes=1), instant + timedelta(minutes=1)
     values = _two_values(other, factory, adapter)
     made = [
-        _stamped(adapter, factory, at, {other: value})
+        _stamped(factory, at, {other: value})
         for value, at in ((values[0], before), (values[1], after), (values[0], after))
     ]
     name = SINCE[since] if since == "updated_since" else convention(SINCE[since])
@@ -370,7 +363,7 @@ def test_a_filter_applies_whatever_else_the_read_asks(
     if field in SINCE:
         instant = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=30)
         made = [
-            _stamped(adapter, factory, at, {})
+            _stamped(factory, at, {})
             for at in (instant - timedelta(minutes=1), instant + timedelta(minutes=1))
         ]
         name = SINCE[field] if field == "updated_since" else convention(SINCE[field])

@@ -67,11 +67,9 @@ class Contacts:
         updated_at: datetime | None = None,
         **fields: Any,
     ) -> dict[str, Any]:
-        contact = self.factory.adapter.create_record(
-            kind="contact",
-            fields={
+        contact = self.factory.contact(
+            **{
                 "first_name": self.factory.unique("query"),
-                "last_name": "Conformance",
                 "external_id": self.factory.unique("ext"),
                 **fields,
             },

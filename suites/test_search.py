@@ -64,9 +64,8 @@ class Searched:
         created_at: datetime | None = None,
         **fields: Any,
     ) -> dict[str, Any]:
-        contact = self.factory.adapter.create_record(
-            kind="contact",
-            fields={
+        contact = self.factory.contact(
+            **{
                 "first_name": "Search",
                 "last_name": self.token,
                 "email": f"{self.token}.{ascii_lowercase[len(self.made)]}@example.com",

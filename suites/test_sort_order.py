@@ -270,11 +270,7 @@ def _ordered(factory: RecordFactory, key: str, word: str) -> list[dict[str, Any]
         fields["first_name" if key == "last_name" else "last_name"] = word
         created, updated = fields.pop("created_at", None), fields.pop("updated_at", None)
         fields.setdefault("external_id", factory.unique("ext"))
-        record = factory.adapter.create_record(
-            kind="contact", fields=fields, created_at=created, updated_at=updated
-        )
-        factory.created.append(("contact", str(record["id"])))
-        made[rank] = record
+        made[rank] = factory.contact(**fields, created_at=created, updated_at=updated)
     return [made[rank] for rank in sorted(made)]
 
 

@@ -66,9 +66,7 @@ def test_a_wrong_scope_guard_is_charged_to_the_guard_alone() -> None:
     its own scope check refused before the policy was reached (SCOPE-025, -029, -024)."""
     fault = "activity_create_guarded_by_contacts_write"
     run = run_suite(["test_scopes.py"], faults={fault}, keyword="createActivity")
-    charged = {req for result in run.with_outcome("failed") for req in result.charged}
-    assert run.kills(FAULTS[fault].reqs), run.output
-    assert charged <= {*FAULTS[fault].reqs, "SCOPE-021", "SCOPE-028"}, (charged, run.output)
+    assert run.kills_alone(FAULTS[fault].reqs, also={"SCOPE-021", "SCOPE-028"}), run.output
 
 
 @pytest.mark.parametrize(
@@ -83,6 +81,4 @@ def test_a_wrong_scope_refusal_is_charged_to_its_own_sentence(fault: str) -> Non
         faults={fault},
         keyword="handoff_without_conversations_write or deletion_feed_needs_the_read_scope",
     )
-    charged = {req for result in run.with_outcome("failed") for req in result.charged}
-    assert run.kills(FAULTS[fault].reqs), run.output
-    assert charged <= set(FAULTS[fault].reqs), (charged, run.output)
+    assert run.kills_alone(FAULTS[fault].reqs), run.output

@@ -47,3 +47,14 @@ def test_passes_against_the_reference_server() -> None:
 def test_fails_under_the_fault(module: str, fault: str, keyword: str) -> None:
     run = run_suite([module], faults={fault}, keyword=keyword)
     assert run.kills(FAULTS[fault].reqs), run.output
+
+
+def test_a_list_refusing_its_largest_page_is_charged_to_the_bound_alone() -> None:
+    """The walks of the sync, tenancy and pagination suites read at `limit=200` to judge
+    their own rules: an organization list refusing that size was charged to each of them
+    (SYNC-001, TEN-001, PAG-005, ...). A page size within the bounds refused, naming
+    `limit`, now fails the bound (`checks.limit_refused`)."""
+    fault = "organizations_list_refuses_limit_200"
+    modules = ["test_pagination.py", "test_sync.py", "test_tenancy.py"]
+    run = run_suite(modules, faults={fault}, keyword="organization or Organization")
+    assert run.kills_alone(FAULTS[fault].reqs), run.output

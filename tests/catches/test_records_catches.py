@@ -50,3 +50,14 @@ def test_passes_against_the_reference_server(module: str) -> None:
 def test_a_fault_is_killed(module: str, fault: str, keyword: str) -> None:
     run = run_suite([module], faults={fault}, keyword=keyword)
     assert run.kills(FAULTS[fault].reqs), run.output
+
+
+def test_a_contact_link_dropped_on_create_is_charged_to_the_link() -> None:
+    """Filter, expand and search tests link a contact to an organization to judge their
+    own rules: a create ignoring `organization_id` was charged to each of them (CON-031,
+    CON-035, QRY-006, SRCH-002, ...). The factory holds a contact to the links its create
+    was given (`RecordFactory.linked`), charging the link's own rule."""
+    fault = "contact_organization_id_ignored"
+    modules = ["test_contact_filters.py", "test_query_parameters.py", "test_search.py"]
+    run = run_suite(modules, faults={fault}, keyword="organization")
+    assert run.kills_alone(FAULTS[fault].reqs), run.output

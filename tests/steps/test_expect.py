@@ -38,6 +38,49 @@ def fails_with(req_id: str, step: Any, *args: Any, **kwargs: Any) -> Conformance
     return caught.value
 
 
+def refused_read(
+    method: str, url: str, *, status: int = 400, param: str, **sent: Any
+) -> httpx.Response:
+    request = httpx.Request(method, url, **sent)
+    body = error_body("invalid_request_error", "validation_failed", request_id=REQUEST_ID)
+    body["error"]["param"] = param
+    return httpx.Response(status, json=body, headers=rate_headers(REQUEST_ID), request=request)
+
+
+@pytest.mark.parametrize(
+    ("read", "charged"),
+    [
+        (refused_read("GET", "http://t/v1/organizations?limit=200", param="limit"), "PAG-008"),
+        (refused_read("GET", "http://t/v1/contacts?limit=1", param="limit"), "PAG-008"),
+        (
+            refused_read("POST", "http://t/v1/contacts/search", param="limit", json={"limit": 200}),
+            "SRCH-008",
+        ),
+        (refused_read("GET", "http://t/v1/contacts?limit=201", param="limit"), "TEN-001"),
+        (refused_read("GET", "http://t/v1/contacts?limit=0", param="limit"), "TEN-001"),
+        (refused_read("GET", "http://t/v1/contacts?limit=50&cursor=c1", param="limit"), "TEN-001"),
+        (refused_read("GET", "http://t/v1/contacts?limit=50", param="sort"), "TEN-001"),
+        (
+            refused_read(
+                "POST",
+                "http://t/v1/contacts/search",
+                param="limit",
+                json={"limit": 50, "cursor": "c"},
+            ),
+            "TEN-001",
+        ),
+    ],
+)
+def test_a_page_size_within_the_bounds_refused_is_charged_to_the_bound(
+    read: httpx.Response, charged: str
+) -> None:
+    """A test reading a list to judge something else (here TEN-001) stands on its page
+    size being taken: a first page refused for a `limit` from 1 to 200, naming it, breaks
+    the bound (PAG-008, SRCH-008 on search); anything else stays the test's own."""
+    fails_with(charged, expect_status, read, "TEN-001", 200)
+    fails_with(charged, expect_success, read, "TEN-001")
+
+
 def test_expect_status_returns_the_body_of_an_allowed_status() -> None:
     assert expect_status(answer(201, contact()), "DEAL-001", 200, 201)["object"] == "contact"
     fails_with("DEAL-001", expect_status, answer(202, contact()), "DEAL-001", 200, 201)

@@ -12,6 +12,7 @@ from crm_conformance import SetupFailed
 from crm_conformance.adapter.provisioning import AdapterClient
 from crm_conformance.core.model.target import Target
 from crm_conformance.core.transport.client import ApiClient
+from crm_conformance.core.verdicts.failure import ConformanceFailure
 from crm_conformance.steps.factories import RecordFactory
 
 
@@ -46,6 +47,7 @@ def adapter_answer(request: httpx.Request) -> httpx.Response:
 def make(
     api_answer: Callable[[httpx.Request], httpx.Response],
     *,
+    adapter_answer: Callable[[httpx.Request], httpx.Response] = adapter_answer,
     with_adapter: bool = True,
     conventions: dict[str, str] | None = None,
 ) -> tuple[RecordFactory, list[httpx.Request]]:
@@ -106,3 +108,48 @@ def test_a_refused_create_is_a_setup_failure_not_a_conformance_failure() -> None
     factory, _ = make(lambda request: httpx.Response(422, json={"error": {"code": "x"}}))
     with pytest.raises(SetupFailed, match="POST /v1/activities answered 422"):
         factory.activity(record_id=hexid("con_"))
+
+
+def dropping_links(request: httpx.Request) -> httpx.Response:
+    """The adapter of a target whose contact create ignores `organization_id`."""
+    answer = adapter_answer(request)
+    if request.url.path.endswith("/records"):
+        return httpx.Response(201, json={**answer.json(), "organization_id": None})
+    return answer
+
+
+def retrieved(organization_id: str | None, status: int = 200) -> Callable[..., httpx.Response]:
+    def answer(request: httpx.Request) -> httpx.Response:
+        contact_id = request.url.path.rsplit("/", 1)[-1]
+        body = {"id": contact_id, "object": "contact", "organization_id": organization_id}
+        return httpx.Response(status, json=body if status == 200 else {"error": {}})
+
+    return answer
+
+
+def test_a_link_the_contact_create_dropped_fails_the_links_own_rule() -> None:
+    """A test linking a contact to judge a filter or an embed would charge the missing
+    link to its own rule; the link's rule ("`organization_id` | string | `org_` id") is
+    the one broken, seen on the public retrieve."""
+    factory, sent = make(retrieved(None), adapter_answer=dropping_links)
+    with pytest.raises(ConformanceFailure) as caught:
+        factory.contact(organization_id="org_a")
+    assert caught.value.req_id == "CON-015"
+    assert sent[0].url.path.startswith("/v1/contacts/con_")
+
+
+def test_a_link_only_the_adapters_answer_dropped_goes_on_with_the_retrieved_contact() -> None:
+    factory, _ = make(retrieved("org_a"), adapter_answer=dropping_links)
+    assert factory.contact(organization_id="org_a")["organization_id"] == "org_a"
+
+
+def test_a_dropped_link_without_a_retrieve_blocks_the_test() -> None:
+    factory, _ = make(retrieved(None, status=404), adapter_answer=dropping_links)
+    with pytest.raises(SetupFailed, match="organization_id = None, not 'org_a'"):
+        factory.contact(organization_id="org_a")
+
+
+def test_a_contact_holding_its_links_is_not_read_again() -> None:
+    factory, sent = make(retrieved(None))
+    assert factory.contact(organization_id="org_a")["organization_id"] == "org_a"
+    assert sent == []

@@ -83,6 +83,15 @@ class SuiteRun:
         """
         return bool(self.killers(reqs))
 
+    def kills_alone(self, reqs: Iterable[str], *, also: Iterable[str] = ()) -> bool:
+        """Whether the run kills `reqs` and charges nothing else (but the rules in `also`,
+        which the fault breaks with them): a fault caught where it lives and nowhere
+        beside it, since a test standing on the broken rule to judge another charges the
+        broken one."""
+        wanted = set(reqs)
+        charged = {req for result in self.with_outcome(FAILED) for req in result.charged}
+        return self.kills(wanted) and charged <= wanted | set(also)
+
 
 def run_suite(
     modules: Sequence[str],

@@ -18,7 +18,12 @@ from typing import Any
 import httpx
 
 from crm_conformance.core.verdicts import evidence
-from crm_conformance.core.verdicts.checks import ALWAYS_PRESENT, failures, is_timestamp
+from crm_conformance.core.verdicts.checks import (
+    ALWAYS_PRESENT,
+    failures,
+    is_timestamp,
+    limit_refused,
+)
 from crm_conformance.core.verdicts.evidence import checks_predicate, checks_requirement
 from crm_conformance.core.verdicts.failure import ConformanceFailure
 from crm_conformance.steps.json_values import json_equal
@@ -44,7 +49,7 @@ def expect_status(response: httpx.Response, req_id: str, *statuses: int) -> Any:
         raise ValueError("expect_status needs at least one status")
     universal(response)
     if response.status_code not in statuses:
-        raise ConformanceFailure(
+        raise limit_refused(response) or ConformanceFailure(
             req_id,
             expected=f"status {_statuses(statuses)}",
             got=_text(response),
@@ -75,7 +80,7 @@ def expect_success(response: httpx.Response, req_id: str) -> dict[str, Any]:
     universal(response)
     body = response.json() if 200 <= response.status_code < 300 and response.content else None
     if not isinstance(body, dict):
-        raise ConformanceFailure(
+        raise limit_refused(response) or ConformanceFailure(
             req_id,
             expected="a 2xx answer with a JSON object body",
             got=_text(response),

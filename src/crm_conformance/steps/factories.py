@@ -19,6 +19,7 @@ from crm_conformance.adapter.provisioning import AdapterClient
 from crm_conformance.adapter_kit import IssuedToken
 from crm_conformance.core.model.target import Target
 from crm_conformance.core.transport.client import ApiClient
+from crm_conformance.core.verdicts.failure import ConformanceFailure
 
 NO_ADAPTER = (
     "needs the provisioning adapter: add adapter_url to the target file "
@@ -57,6 +58,11 @@ PHONE_FORMS: dict[str, Callable[[str], str]] = {
 }
 """A number `phone_number` made, written each of the ways people write it: "E.164,
 normalized on write" reads each back as the number."""
+
+
+CONTACT_LINKS = {"organization_id": "CON-015", "owner_id": "CON-017"}
+"""The links a contact's create may be given, each with the rule of its field
+("`organization_id` | string | `org_` id", "`owner_id` | string | `usr_` id")."""
 
 
 def create_fields(kind: str, unique: Callable[[str], str]) -> dict[str, Any]:
@@ -113,10 +119,17 @@ class RecordFactory:
 
     # --- records through the adapter (no documented create body) ---------------------
 
-    def contact(self, **fields: Any) -> dict[str, Any]:
-        """A contact (adapter: "Contact create and update bodies: not shown")."""
+    def contact(
+        self, *, created_at: str | None = None, updated_at: str | None = None, **fields: Any
+    ) -> dict[str, Any]:
+        """A contact (adapter: "Contact create and update bodies: not shown"), with the
+        adapter's stamps when given."""
         values = {"first_name": self.unique("contact"), "last_name": "Conformance", **fields}
-        return self._made("contact", self.adapter.create_record(kind="contact", fields=values))
+        made = self.adapter.create_record(
+            kind="contact", fields=values, created_at=created_at, updated_at=updated_at
+        )
+        made = self._made("contact", made)
+        return self.linked(made, values)
 
     def organization(self, **fields: Any) -> dict[str, Any]:
         """An organization (adapter: its create body is not shown)."""
@@ -241,6 +254,40 @@ class RecordFactory:
             )
         active = [user for user in users if user.get("status") == "active"]
         return str((active or users)[0]["id"])
+
+    def linked(self, made: dict[str, Any], asked: Mapping[str, Any]) -> dict[str, Any]:
+        """The new contact `made`, holding the links its create was `asked` for.
+
+        A test links a contact in its setup to judge something else (a filter by
+        `organization_id`, an embedded organization, what a person sees). A link the
+        create dropped would be charged to that test's rule; it is the link field's own
+        rule, judged here on the public retrieve (the adapter's answer alone could be
+        the adapter's slip). A retrieve that shows the links is the contact to go on with."""
+        dropped = [
+            name for name in CONTACT_LINKS if name in asked and made.get(name) != asked[name]
+        ]
+        if not dropped:
+            return made
+        response = self.api.get(f"/v1/contacts/{made.get('id')}")
+        try:
+            record = response.json() if response.status_code == 200 else None
+        except ValueError:
+            record = None
+        if not isinstance(record, dict):
+            raise SetupFailed(
+                f"could not make test data: the new contact shows {dropped[0]} = "
+                f"{made.get(dropped[0])!r}, not {asked[dropped[0]]!r}, and its retrieve "
+                f"answered {response.status_code}"
+            )
+        for name in dropped:
+            if record.get(name) != asked[name]:
+                raise ConformanceFailure(
+                    CONTACT_LINKS[name],
+                    expected=f"{name} = {asked[name]!r}, as the contact's create gave it",
+                    got=f"{name} = {record.get(name)!r}",
+                    response=response,
+                )
+        return record
 
     def _made(self, kind: str, record: dict[str, Any]) -> dict[str, Any]:
         if isinstance(record.get("id"), str):

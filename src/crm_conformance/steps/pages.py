@@ -127,9 +127,7 @@ def expect_since_held(response: httpx.Response, query: Query, rows: Sequence[Any
             )
 
 
-def _page(
-    client: ApiClient, path: str, query: Query, cursor: str | None, req_id: str
-) -> Any:
+def _page(client: ApiClient, path: str, query: Query, cursor: str | None, req_id: str) -> Any:
     """One page of `GET path` under `query`: a 200, whose rows hold its `updated_since`."""
     response = client.get(path, params=with_cursor(query, cursor))
     body = expect_status(response, req_id, 200)

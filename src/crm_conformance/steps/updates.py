@@ -177,4 +177,4 @@ class Updates:
             return self.factory.tag(**values)
         made = self.factory.adapter.create_record(kind=kind, fields=values, created_at=created_at)
         self.factory.created.append((kind, str(made.get("id"))))
-        return made
+        return self.factory.linked(made, values) if kind == "contact" else made

@@ -79,6 +79,7 @@ from crm_conformance.core.verdicts.checks.collections import (
     collection_envelope as collection_envelope,
     collection_row_objects as collection_row_objects,
     has_more_matches_next as has_more_matches_next,
+    limit_refused as limit_refused,
     page_within_limit as page_within_limit,
 )
 # isort: on

@@ -14,6 +14,7 @@ from crm_conformance.core.verdicts.checks.body import (
     shorten,
 )
 from crm_conformance.core.verdicts.checks.registry import Evaluated, check
+from crm_conformance.core.verdicts.failure import ConformanceFailure
 
 COLLECTION_OBJECTS: dict[tuple[str, str], str] = {
     ("GET", "/v1/contacts"): "contact",
@@ -165,14 +166,51 @@ def page_within_limit(response: httpx.Response) -> Evaluated:
     return True
 
 
+SEARCH = ("POST", "/v1/contacts/search")
+"""The read whose page size is a body field with a rule of its own (SRCH-008)."""
+
+
+def limit_refused(response: httpx.Response) -> ConformanceFailure | None:
+    """The failure of a first page refused for a `limit` within "1 to 200", or None.
+
+    A test reading a list at a page size the document accepts, to judge something else,
+    stands on that size being taken: a refusal whose `param` names `limit` breaks the
+    bound's rule (PAG-008, SRCH-008 on search), not the rule the test judges. Only a
+    read without a cursor is judged: a cursor "valid only for the query that produced
+    it" may be refused beside another page size, and such a refusal may name `limit`."""
+    if response.status_code not in (400, 422):
+        return None
+    request = response.request
+    requested = _requested_limit(response)
+    if requested is None or "cursor" in request.url.params or _body_field(request, "cursor"):
+        return None
+    body = body_json(response)
+    error = body.get("error") if isinstance(body, dict) else None
+    if not isinstance(error, dict) or error.get("param") != "limit":
+        return None
+    return failed(
+        "SRCH-008" if (request.method, api_path(request)) == SEARCH else "PAG-008",
+        response,
+        expected=f"limit={requested} taken (limit is 1 to 200)",
+        got=f"{response.status_code} {shorten(error.get('code'))} naming limit",
+    )
+
+
+def _body_field(request: httpx.Request, name: str) -> Any:
+    """Field `name` of a POST's JSON object body, None without one."""
+    if request.method != "POST" or not request.content:
+        return None
+    try:
+        return json.loads(request.content).get(name)
+    except (ValueError, AttributeError):
+        return None
+
+
 def _requested_limit(response: httpx.Response) -> int | None:
     request = response.request
     raw: Any = request.url.params.get("limit")
-    if raw is None and request.method == "POST" and request.content:
-        try:
-            raw = json.loads(request.content).get("limit")
-        except (ValueError, AttributeError):
-            raw = None
+    if raw is None:
+        raw = _body_field(request, "limit")
     if isinstance(raw, str) and raw.isdigit():
         raw = int(raw)
     if isinstance(raw, int) and not isinstance(raw, bool) and 1 <= raw <= 200:
