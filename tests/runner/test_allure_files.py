@@ -1,6 +1,7 @@
 """A run's Allure results leave out the fixture containers that show nothing."""
 
 import json
+from pathlib import Path
 
 import allure_pytest.plugin
 import pytest
@@ -12,6 +13,7 @@ from crm_conformance.reporting.allure_files import (
     shows_something,
     use_quiet_logger,
 )
+from crm_conformance.reporting.allure_labels import HISTORY_LABEL
 
 pytest_plugins = ["pytester"]
 
@@ -94,3 +96,19 @@ def test_the_quick_listener_writes_the_containers_allure_pytest_writes(
     plain = _containers(pytester, quick=False)
     assert ("shared", 5) in plain  # the session fixture's container holds every test
     assert plain == _containers(pytester, quick=True)
+
+
+def test_a_result_is_written_with_the_history_id_of_its_label(tmp_path: Path) -> None:
+    """allure-pytest's own ids move when a suite file is renamed; the label's does not."""
+    logger = QuietFileLogger(tmp_path)
+    labelled = model2.TestResult(
+        uuid="a", historyId="moves", testCaseId="moves", labels=[model2.Label(HISTORY_LABEL, "k")]
+    )
+    plain = model2.TestResult(uuid="b", historyId="own", testCaseId="own")
+    logger.report_result(labelled)
+    logger.report_result(plain)
+    written = {
+        data["uuid"]: (data["historyId"], data["testCaseId"])
+        for data in (json.loads(p.read_text()) for p in tmp_path.glob("*-result.json"))
+    }
+    assert written == {"a": ("k", "k"), "b": ("own", "own")}

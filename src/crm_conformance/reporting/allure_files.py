@@ -30,6 +30,8 @@ from allure_commons.logger import AllureFileLogger
 from allure_commons.model2 import TestResultContainer
 from allure_pytest.listener import AllureListener, _test_fixtures
 
+from crm_conformance.reporting.allure_labels import stabilise_history
+
 
 def shows_something(container: Any) -> bool:
     """Whether a reader learns anything from `container`'s fixtures."""
@@ -71,13 +73,14 @@ def make_inert(result: Any, redact: Callable[[str], str] = _shapes_only) -> None
 
 class QuietFileLogger(AllureFileLogger):
     """Allure's file logger, less the containers that show nothing, the target's text
-    inert, every token redacted."""
+    inert, every token redacted, each test's history id its own (`stabilise_history`)."""
 
     redact: Callable[[str], str] = staticmethod(_shapes_only)
     """The run's redaction (`use_quiet_logger`)."""
 
     @hookimpl
     def report_result(self, result: Any) -> None:
+        stabilise_history(result)
         make_inert(result, self.redact)
         super().report_result(result)  # type: ignore[no-untyped-call]  # allure-pytest is untyped
 

@@ -32,7 +32,6 @@ from crm_conformance.core.verdicts.outcomes import (
     read_records,
 )
 from crm_conformance.core.verdicts.waivers import Waiver, load_waivers
-from crm_conformance.reporting.allure_labels import stabilise_history
 from crm_conformance.reporting.certificate import write_certificate
 from crm_conformance.reporting.replay import replay_command
 from crm_conformance.reporting.summary import (
@@ -243,7 +242,6 @@ def run(request: RunRequest, *, echo: Callable[[str], None] = print) -> RunResul
         raise UsageError(message)
     results = report_dir / "allure-results"
     if results.is_dir():
-        stabilise_history(results)
         _write_allure_extras(results, target, request, run_id, seed)
     catalogue = catalogue_read.result()
     info = RunInfo(
