@@ -113,7 +113,7 @@ def test_a_bound_breach_mid_run_is_an_error_not_a_failure_nor_a_stop() -> None:
 
 def test_bound_breaches_that_go_on_open_the_breaker() -> None:
     with serve_unending("endless", lasts=2) as url:
-        api = api_of(url, breaker=CircuitBreaker(2))
+        api = api_of(url, breaker=CircuitBreaker(2, spread=1))
         for _ in range(2):
             with pytest.raises(ExchangeBoundExceeded):
                 api.get("/v1/contacts")

@@ -109,11 +109,26 @@ def test_the_budget_stops_requests_with_a_clear_error() -> None:
 def test_the_breaker_opens_after_consecutive_5xx_and_stays_open() -> None:
     transport = httpx.MockTransport(lambda request: httpx.Response(500, text="boom"))
     api, _ = client(transport, breaker=CircuitBreaker(3))
-    for _ in range(3):
-        assert api.get("/v1/me").status_code == 500
-    with pytest.raises(TargetUnreachable, match="circuit breaker open after 3 consecutive"):
+    for path in ("/v1/me", "/v1/contacts", "/v1/deals/deal_1"):
+        assert api.get(path).status_code == 500
+    with pytest.raises(TargetUnreachable, match=r"open after 3 consecutive .* on 3 operations"):
         api.get("/v1/me")
     assert len(api.log.exchanges) == 3
+
+
+def test_one_broken_operation_never_opens_the_breaker() -> None:
+    """A list answering 500 to every request, met by many tests in a row, is that list's
+    failure, not a target that is down: the streak opens the breaker only once it spans
+    `spread` operations (a list and a retrieve of one resource are one)."""
+    transport = httpx.MockTransport(lambda request: httpx.Response(500, text="boom"))
+    api, _ = client(transport, breaker=CircuitBreaker(3, spread=2))
+    for _ in range(5):
+        assert api.get("/v1/organizations").status_code == 500
+        assert api.get("/v1/organizations/org_1").status_code == 500
+    assert api.breaker.opened is None
+    assert api.post("/v1/organizations", json={}).status_code == 500
+    with pytest.raises(TargetUnreachable, match="on 2 operations"):
+        api.get("/v1/me")
 
 
 def test_connection_errors_count_towards_the_breaker_and_are_recorded() -> None:
@@ -121,7 +136,9 @@ def test_connection_errors_count_towards_the_breaker_and_are_recorded() -> None:
         raise httpx.ConnectError("refused", request=request)
 
     api, _ = client(
-        httpx.MockTransport(refuse), breaker=CircuitBreaker(2), retry=RetryPolicy(attempts=1)
+        httpx.MockTransport(refuse),
+        breaker=CircuitBreaker(2, spread=1),
+        retry=RetryPolicy(attempts=1),
     )
     with pytest.raises(TargetUnavailable, match="met dropped connection"):
         api.get("/v1/me")

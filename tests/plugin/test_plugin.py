@@ -345,10 +345,12 @@ def test_a_test_skipped_before_setup_records_no_request_of_the_tests_before_it(
     assert requests == {"test_reads": 2, "test_skipped_before_setup": 0}
 
 
+READS = ("/v1/contacts", "/v1/users", "/v1/audiences", "/v1/deals")
 MANY = "import pytest\n" + "".join(
-    f"\n@pytest.mark.req('HDR-001')\ndef test_{n}(api):\n    api.get('/v1/contacts')\n"
+    f"\n@pytest.mark.req('HDR-001')\ndef test_{n}(api):\n    api.get({READS[n % 4]!r})\n"
     for n in range(12)
 )
+"""Twelve tests reading one of four lists each: a target that is down fails them all."""
 
 
 def test_a_crashing_target_stops_the_run_with_one_breaker_error(

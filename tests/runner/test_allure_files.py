@@ -100,7 +100,7 @@ def test_the_quick_listener_writes_the_containers_allure_pytest_writes(
 
 def test_a_result_is_written_with_the_history_id_of_its_label(tmp_path: Path) -> None:
     """allure-pytest's own ids move when a suite file is renamed; the label's does not."""
-    logger = QuietFileLogger(tmp_path)
+    logger = QuietFileLogger(tmp_path)  # type: ignore[no-untyped-call]  # allure is untyped
     labelled = model2.TestResult(
         uuid="a", historyId="moves", testCaseId="moves", labels=[model2.Label(HISTORY_LABEL, "k")]
     )

@@ -17,7 +17,7 @@ from crm_conformance.core.transport import answers, retries
 from crm_conformance.core.transport.bounds import ExchangeBounds, read_bounded
 from crm_conformance.core.transport.exchanges import Exchange, Wait, record_exchange
 from crm_conformance.core.transport.pacing import RESET_SLACK, token_key
-from crm_conformance.core.transport.wiring import Wiring
+from crm_conformance.core.transport.wiring import Wiring, operation_of
 
 
 class Delivery:
@@ -152,7 +152,7 @@ class Delivery:
             elapsed = time.perf_counter() - started
             problem = f"{type(exc).__name__} on {request.method} {request.url.path}"
             self.parts.log.exchanges.append(self._record(request, None, elapsed, error=problem))
-            self.parts.breaker.record(problem=problem)
+            self.parts.breaker.record(problem=problem, operation=operation_of(request))
             raise
         elapsed = time.perf_counter() - started
         self.parts.log.exchanges.append(self._record(request, response, elapsed))
@@ -162,7 +162,8 @@ class Delivery:
         self.parts.breaker.record(
             problem=f"{response.status_code} on {request.method} {request.url.path}"
             if server_error
-            else None
+            else None,
+            operation=operation_of(request),
         )
         return response
 

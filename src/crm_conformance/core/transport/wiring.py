@@ -12,6 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import httpx
+
 from crm_conformance._errors import BudgetExhausted, TargetUnreachable
 from crm_conformance.core.hygiene.redaction import Redactor
 from crm_conformance.core.transport import retries
@@ -44,16 +46,24 @@ class RequestBudget:
 
 
 class CircuitBreaker:
-    """Opens after `threshold` consecutive connection errors or 5xx answers, and stays open.
+    """Opens after `threshold` consecutive connection errors or 5xx answers met on at least
+    `spread` operations, and stays open.
 
-    A crashed target then shows as one clear error instead of dozens of failures.
+    A crashed target then shows as one clear error instead of dozens of failures. One
+    broken operation is no crashed target: a list that answers 500 to every request, met
+    by eight tests in a row, would have stopped the run there, every test after it
+    unjudged (an independent server's organization list did). The streak must reach
+    `spread` operations (method and resource, `operation_of`): a target that is down
+    fails whatever is asked of it.
     """
 
-    def __init__(self, threshold: int = 8) -> None:
-        if threshold < 1:
-            raise ValueError(f"threshold={threshold!r}: must be at least 1")
+    def __init__(self, threshold: int = 8, *, spread: int = 3) -> None:
+        if threshold < 1 or spread < 1:
+            raise ValueError(f"threshold={threshold!r}, spread={spread!r}: must be at least 1")
         self.threshold = threshold
+        self.spread = spread
         self.consecutive = 0
+        self.operations: set[str] = set()
         self.last_problem = ""
         self.opened: str | None = None
 
@@ -62,18 +72,30 @@ class CircuitBreaker:
         if self.opened is not None:
             raise TargetUnreachable(self.opened)
 
-    def record(self, *, problem: str | None) -> None:
-        """Count a bad outcome (`problem` says what) or reset on a good one."""
+    def record(self, *, problem: str | None, operation: str = "") -> None:
+        """Count a bad outcome of `operation` (`problem` says what) or reset on a good one."""
         if problem is None:
             self.consecutive = 0
+            self.operations.clear()
             return
         self.consecutive += 1
+        self.operations.add(operation)
         self.last_problem = problem
-        if self.consecutive >= self.threshold:
+        if self.consecutive >= self.threshold and len(self.operations) >= self.spread:
             self.opened = (
                 f"circuit breaker open after {self.consecutive} consecutive connection errors "
-                f"or 5xx answers from the target (last: {problem}); the run stops here"
+                f"or 5xx answers from the target on {len(self.operations)} operations "
+                f"(last: {problem}); the run stops here"
             )
+
+
+def operation_of(request: httpx.Request) -> str:
+    """The method and the resource a request addresses (`GET organizations` for a list and
+    a retrieve alike): what the breaker counts a streak's spread in."""
+    parts = [part for part in request.url.path.split("/") if part]
+    if parts[1:] and parts[0] == "v1":
+        parts = parts[1:]
+    return f"{request.method} {parts[0] if parts else ''}"
 
 
 @dataclass(frozen=True)
