@@ -81,6 +81,16 @@ def test_a_page_size_within_the_bounds_refused_is_charged_to_the_bound(
     fails_with(charged, expect_success, read, "TEN-001")
 
 
+def test_a_server_fault_where_a_success_was_expected_is_charged_to_the_fault() -> None:
+    """A read that crashes says nothing of the rule a test reads it for (ERR-018: "server
+    fault"); where the test expects a refusal, the 500 is its own to judge."""
+    crashed = refusal(500, "api_error", "internal_error")
+    fails_with("ERR-018", expect_status, crashed, "TEN-001", 200)
+    fails_with("ERR-018", expect_success, crashed, "TEN-001")
+    fails_with("ERR-011", expect_status, crashed, "ERR-011", 400)
+    fails_with("DEAL-001", expect_status, refusal(501, "api_error", "x"), "DEAL-001", 200)
+
+
 def test_expect_status_returns_the_body_of_an_allowed_status() -> None:
     assert expect_status(answer(201, contact()), "DEAL-001", 200, 201)["object"] == "contact"
     fails_with("DEAL-001", expect_status, answer(202, contact()), "DEAL-001", 200, 201)

@@ -29,6 +29,11 @@ from crm_conformance.core.verdicts.failure import ConformanceFailure
 from crm_conformance.steps.json_values import json_equal
 
 _SHORT = 200
+SERVER_FAULT = "ERR-018"
+"""`internal_error`: "server fault". A 500 to a request a test expected to succeed says
+the server failed, not that the rule the test judges is broken: a list that crashes on
+every read would otherwise fail the rule of every test that reads it (an independent
+server's organization list failed 25 rules that way)."""
 
 
 def universal(response: httpx.Response) -> None:
@@ -49,13 +54,27 @@ def expect_status(response: httpx.Response, req_id: str, *statuses: int) -> Any:
         raise ValueError("expect_status needs at least one status")
     universal(response)
     if response.status_code not in statuses:
-        raise limit_refused(response) or ConformanceFailure(
+        raise _elsewhere(response, statuses) or ConformanceFailure(
             req_id,
             expected=f"status {_statuses(statuses)}",
             got=_text(response),
             response=response,
         )
     return response.json() if response.content else None
+
+
+def _elsewhere(response: httpx.Response, statuses: tuple[int, ...]) -> ConformanceFailure | None:
+    """The failure of an answer that breaks another rule than the test's, where the test
+    expected a success: a server fault (ERR-018), or a page size within the bounds
+    refused (`limit_refused`). None when the answer is the test's own to judge."""
+    if response.status_code == 500 and all(status < 400 for status in statuses):
+        return ConformanceFailure(
+            SERVER_FAULT,
+            expected=f"status {_statuses(statuses)}, to a request the document lets succeed",
+            got=_text(response),
+            response=response,
+        )
+    return limit_refused(response)
 
 
 def _statuses(statuses: tuple[int, ...]) -> str:
@@ -80,7 +99,7 @@ def expect_success(response: httpx.Response, req_id: str) -> dict[str, Any]:
     universal(response)
     body = response.json() if 200 <= response.status_code < 300 and response.content else None
     if not isinstance(body, dict):
-        raise limit_refused(response) or ConformanceFailure(
+        raise _elsewhere(response, (200,)) or ConformanceFailure(
             req_id,
             expected="a 2xx answer with a JSON object body",
             got=_text(response),
