@@ -153,3 +153,10 @@ def test_a_contact_holding_its_links_is_not_read_again() -> None:
     factory, sent = make(retrieved(None))
     assert factory.contact(organization_id="org_a")["organization_id"] == "org_a"
     assert sent == []
+
+
+def test_a_link_given_as_none_is_not_held() -> None:
+    """An owner the service chose for a create given none is no dropped link."""
+    factory, sent = make(retrieved("org_a"), adapter_answer=dropping_links)
+    assert factory.contact(organization_id=None, owner_id=None)["organization_id"] is None
+    assert sent == []

@@ -262,9 +262,13 @@ class RecordFactory:
         `organization_id`, an embedded organization, what a person sees). A link the
         create dropped would be charged to that test's rule; it is the link field's own
         rule, judged here on the public retrieve (the adapter's answer alone could be
-        the adapter's slip). A retrieve that shows the links is the contact to go on with."""
+        the adapter's slip). A retrieve that shows the links is the contact to go on with.
+        Only links given as ids are held: a create given none may find an owner of its
+        own."""
         dropped = [
-            name for name in CONTACT_LINKS if name in asked and made.get(name) != asked[name]
+            name
+            for name in CONTACT_LINKS
+            if isinstance(asked.get(name), str) and made.get(name) != asked[name]
         ]
         if not dropped:
             return made
