@@ -369,6 +369,30 @@ def test_a_crashing_target_stops_the_run_with_one_breaker_error(
     result.stdout.fnmatch_lines(["*circuit breaker open after 8 consecutive*"])
 
 
+ONE_LIST = "import pytest\n" + "".join(
+    f"\n@pytest.mark.req('HDR-001')\ndef test_{n}(api):\n    api.get('/v1/organizations')\n"
+    for n in range(12)
+)
+
+
+def test_one_crashing_operation_never_stops_the_run(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A list answering 500 to every read is that list's failure, met test after test;
+    the target is up, so every test runs."""
+    monkeypatch.setenv("CRM_TOKEN_FULL", TOKEN)
+    suite(pytester, ONE_LIST)
+
+    def crash(request: httpx.Request) -> httpx.Response:
+        body = error_body("api_error", "internal_error", request_id="r")
+        return httpx.Response(500, json=body, headers=rate_headers("r"))
+
+    with serve(crash) as url:
+        result = run(pytester, "--base-url", url)
+    result.assert_outcomes(passed=12)
+    assert "circuit breaker" not in result.stdout.str()
+
+
 ADAPTER_FAILS = """
 import pytest
 
