@@ -345,34 +345,30 @@ def test_a_test_skipped_before_setup_records_no_request_of_the_tests_before_it(
     assert requests == {"test_reads": 2, "test_skipped_before_setup": 0}
 
 
-READS = ("/v1/contacts", "/v1/users", "/v1/audiences", "/v1/deals")
-MANY = "import pytest\n" + "".join(
-    f"\n@pytest.mark.req('HDR-001')\ndef test_{n}(api):\n    api.get({READS[n % 4]!r})\n"
-    for n in range(12)
-)
-"""Twelve tests reading one of four lists each: a target that is down fails them all."""
+def reading(*paths: str) -> str:
+    """A suite of twelve tests, each reading the next of `paths` in turn."""
+    body = "\n@pytest.mark.req('HDR-001')\ndef test_{n}(api):\n    api.get({path!r})\n"
+    return "import pytest\n" + "".join(
+        body.format(n=n, path=paths[n % len(paths)]) for n in range(12)
+    )
+
+
+def crash(request: httpx.Request) -> httpx.Response:
+    """A server fault, whatever is asked."""
+    body = error_body("api_error", "internal_error", request_id="r")
+    return httpx.Response(500, json=body, headers=rate_headers("r"))
 
 
 def test_a_crashing_target_stops_the_run_with_one_breaker_error(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """A target that is down fails every read: four lists in turn open the breaker."""
     monkeypatch.setenv("CRM_TOKEN_FULL", TOKEN)
-    suite(pytester, MANY)
-
-    def crash(request: httpx.Request) -> httpx.Response:
-        body = error_body("api_error", "internal_error", request_id="r")
-        return httpx.Response(500, json=body, headers=rate_headers("r"))
-
+    suite(pytester, reading("/v1/contacts", "/v1/users", "/v1/audiences", "/v1/deals"))
     with serve(crash) as url:
         result = run(pytester, "--base-url", url)
     result.assert_outcomes(passed=BREAKER_THRESHOLD, errors=1)
     result.stdout.fnmatch_lines(["*circuit breaker open after 8 consecutive*"])
-
-
-ONE_LIST = "import pytest\n" + "".join(
-    f"\n@pytest.mark.req('HDR-001')\ndef test_{n}(api):\n    api.get('/v1/organizations')\n"
-    for n in range(12)
-)
 
 
 def test_one_crashing_operation_never_stops_the_run(
@@ -381,12 +377,7 @@ def test_one_crashing_operation_never_stops_the_run(
     """A list answering 500 to every read is that list's failure, met test after test;
     the target is up, so every test runs."""
     monkeypatch.setenv("CRM_TOKEN_FULL", TOKEN)
-    suite(pytester, ONE_LIST)
-
-    def crash(request: httpx.Request) -> httpx.Response:
-        body = error_body("api_error", "internal_error", request_id="r")
-        return httpx.Response(500, json=body, headers=rate_headers("r"))
-
+    suite(pytester, reading("/v1/organizations"))
     with serve(crash) as url:
         result = run(pytester, "--base-url", url)
     result.assert_outcomes(passed=12)
@@ -606,7 +597,7 @@ def test_an_embedded_server_that_cannot_start_stops_the_run_with_one_error(
         raise RuntimeError("port in use")
 
     monkeypatch.setattr(session, "start_reference", fail)
-    suite(pytester, MANY)
+    suite(pytester, reading("/v1/contacts"))
     result = run(pytester)
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(

@@ -33,7 +33,7 @@ SERVER_FAULT = "ERR-018"
 """`internal_error`: "server fault". A 500 to a request a test expected to succeed says
 the server failed, not that the rule the test judges is broken: a list that crashes on
 every read would otherwise fail the rule of every test that reads it (an independent
-server's organization list failed 25 rules that way)."""
+server's organization list failed 22 rules that way)."""
 
 
 def universal(response: httpx.Response) -> None:

@@ -9,6 +9,7 @@ import httpx
 from crm_conformance.core.verdicts.checks.body import (
     api_path,
     body_json,
+    error_object,
     failed,
     first_five,
     shorten,
@@ -184,9 +185,8 @@ def limit_refused(response: httpx.Response) -> ConformanceFailure | None:
     requested = _requested_limit(response)
     if requested is None or "cursor" in request.url.params or _body_field(request, "cursor"):
         return None
-    body = body_json(response)
-    error = body.get("error") if isinstance(body, dict) else None
-    if not isinstance(error, dict) or error.get("param") != "limit":
+    error = error_object(response)
+    if error is None or error.get("param") != "limit":
         return None
     return failed(
         "SRCH-008" if (request.method, api_path(request)) == SEARCH else "PAG-008",
